@@ -1,0 +1,227 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// EdgeKind is the origin of a content edge.
+type EdgeKind uint8
+
+const (
+	// Order links text nodes that are close in reading order.
+	Order EdgeKind = 1 << iota
+	// KNN links semantic nearest neighbours.
+	KNN
+	// Link is an LLM-suggested link from the evolution rounds.
+	Link
+)
+
+// String names the kinds set in k, joined by "|".
+func (k EdgeKind) String() string {
+	s := ""
+	add := func(n string) {
+		if s != "" {
+			s += "|"
+		}
+		s += n
+	}
+	if k&Order != 0 {
+		add("order")
+	}
+	if k&KNN != 0 {
+		add("knn")
+	}
+	if k&Link != 0 {
+		add("link")
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Edge is an undirected content edge between nodes U < V. Kind is a bit set:
+// one pair of nodes has one edge, whatever the number of reasons for it.
+// Weight is max(cos(e_U, e_V), 0) (v1 Eq. 13).
+type Edge struct {
+	U, V   int32
+	Kind   EdgeKind
+	Weight float32
+}
+
+// Errors returned by New and by persistence.
+var (
+	ErrDimension = errors.New("graph: embedding dimension mismatch")
+	ErrNaN       = errors.New("graph: NaN or Inf in embedding")
+	ErrEdge      = errors.New("graph: invalid edge")
+)
+
+// Graph is a content graph: nodes, their embeddings in one contiguous slice
+// (row i is node i), and an undirected adjacency in CSR form. A Graph is
+// immutable once made and safe for concurrent readers.
+type Graph struct {
+	Nodes []Node
+	// Dim is the embedding dimension.
+	Dim int
+	// Emb holds len(Nodes)*Dim float32s; row i is node i's embedding,
+	// L2-normalised (or all zero).
+	Emb []float32
+	// Edges are the undirected edges, sorted by (U, V), U < V.
+	Edges []Edge
+	// Embedder names the embedder that made Emb.
+	Embedder string
+
+	// CSR adjacency over both directions of every edge: the neighbours of
+	// node i are adj[off[i]:off[i+1]], with edge index eid[...] into Edges.
+	off []int32
+	adj []int32
+	eid []int32
+}
+
+// New makes a graph. Embeddings are L2-normalised in place (zero rows stay
+// zero). Edges are canonicalised (U < V), duplicates merged (kinds OR-ed),
+// self-loops dropped, and their weights recomputed from the embeddings.
+func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
+	n := len(nodes)
+	if dim < 0 || len(emb) != n*dim {
+		return nil, fmt.Errorf("%w: %d values for %d nodes of dimension %d", ErrDimension, len(emb), n, dim)
+	}
+	for i, x := range emb {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("%w: node %d", ErrNaN, i/max(dim, 1))
+		}
+	}
+	for i := 0; i < n; i++ {
+		normalize(emb[i*dim : (i+1)*dim])
+	}
+	g := &Graph{Nodes: nodes, Dim: dim, Emb: emb}
+	es := make([]Edge, 0, len(edges))
+	for _, e := range edges {
+		if e.U < 0 || e.V < 0 || int(e.U) >= n || int(e.V) >= n {
+			return nil, fmt.Errorf("%w: (%d,%d) with %d nodes", ErrEdge, e.U, e.V, n)
+		}
+		if e.U == e.V {
+			continue
+		}
+		if e.U > e.V {
+			e.U, e.V = e.V, e.U
+		}
+		es = append(es, e)
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].U != es[j].U {
+			return es[i].U < es[j].U
+		}
+		return es[i].V < es[j].V
+	})
+	out := es[:0]
+	for _, e := range es {
+		if k := len(out); k > 0 && out[k-1].U == e.U && out[k-1].V == e.V {
+			out[k-1].Kind |= e.Kind
+			continue
+		}
+		out = append(out, e)
+	}
+	for i := range out {
+		out[i].Weight = float32(math.Max(g.Cos(int(out[i].U), int(out[i].V)), 0))
+	}
+	g.Edges = out
+	g.buildCSR()
+	return g, nil
+}
+
+func (g *Graph) buildCSR() {
+	n := len(g.Nodes)
+	g.off = make([]int32, n+1)
+	for _, e := range g.Edges {
+		g.off[e.U+1]++
+		g.off[e.V+1]++
+	}
+	for i := 0; i < n; i++ {
+		g.off[i+1] += g.off[i]
+	}
+	g.adj = make([]int32, 2*len(g.Edges))
+	g.eid = make([]int32, 2*len(g.Edges))
+	pos := make([]int32, n)
+	copy(pos, g.off[:n])
+	// Edges are sorted by (U,V), so each node's neighbour list comes out sorted.
+	for i, e := range g.Edges {
+		g.adj[pos[e.U]], g.eid[pos[e.U]] = e.V, int32(i)
+		pos[e.U]++
+	}
+	for i, e := range g.Edges {
+		g.adj[pos[e.V]], g.eid[pos[e.V]] = e.U, int32(i)
+		pos[e.V]++
+	}
+	for i := 0; i < n; i++ {
+		a, b := g.off[i], g.off[i+1]
+		sort.Sort(byNeighbour{g.adj[a:b], g.eid[a:b]})
+	}
+}
+
+type byNeighbour struct{ adj, eid []int32 }
+
+func (s byNeighbour) Len() int           { return len(s.adj) }
+func (s byNeighbour) Less(i, j int) bool { return s.adj[i] < s.adj[j] }
+func (s byNeighbour) Swap(i, j int) {
+	s.adj[i], s.adj[j] = s.adj[j], s.adj[i]
+	s.eid[i], s.eid[j] = s.eid[j], s.eid[i]
+}
+
+// Len returns the number of nodes.
+func (g *Graph) Len() int { return len(g.Nodes) }
+
+// Embedding returns node i's (unit or zero) embedding; do not modify it.
+func (g *Graph) Embedding(i int) []float32 { return g.Emb[i*g.Dim : (i+1)*g.Dim] }
+
+// Neighbors returns node i's neighbours (sorted ascending) and, aligned with
+// them, the indexes of the connecting edges in g.Edges. The slices alias the
+// graph's storage: do not modify them. It does not allocate.
+func (g *Graph) Neighbors(i int) (nbrs, edges []int32) {
+	a, b := g.off[i], g.off[i+1]
+	return g.adj[a:b], g.eid[a:b]
+}
+
+// Degree returns the number of neighbours of node i.
+func (g *Graph) Degree(i int) int { return int(g.off[i+1] - g.off[i]) }
+
+// Cos returns the cosine of nodes i and j (embeddings are unit or zero).
+func (g *Graph) Cos(i, j int) float64 {
+	return Dot(g.Embedding(i), g.Embedding(j))
+}
+
+// Dot is the dot product of a and b (equal lengths), summed in four
+// float32 lanes in a fixed order so that results are deterministic.
+func Dot(a, b []float32) float64 {
+	var s0, s1, s2, s3 float32
+	n := len(a)
+	b = b[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0) + float64(s1) + float64(s2) + float64(s3)
+}
+
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(s)
+	for i := range v {
+		v[i] = float32(float64(v[i]) * inv)
+	}
+}

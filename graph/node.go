@@ -1,0 +1,87 @@
+package graph
+
+// Modality is the kind of content a node holds. Equations are text.
+type Modality uint8
+
+const (
+	// Text is a chunk of prose, a list, code or an equation.
+	Text Modality = iota
+	// Table is a table (rendered to text, possibly with an image).
+	Table
+	// Figure is an image, chart or slide.
+	Figure
+)
+
+// String returns "text", "table" or "figure".
+func (m Modality) String() string {
+	switch m {
+	case Text:
+		return "text"
+	case Table:
+		return "table"
+	case Figure:
+		return "figure"
+	}
+	return "unknown"
+}
+
+// Visual reports whether the modality is visual (table or figure). Both
+// formulations use two modality classes, text and visual (METHOD §0).
+func (m Modality) Visual() bool { return m == Table || m == Figure }
+
+// ImageRef locates a node's image inside the collection.
+type ImageRef struct {
+	// Path is slash-separated and relative to the collection root; it never
+	// escapes it (ingest rejects such paths).
+	Path string
+	// MIME is image/png or image/jpeg.
+	MIME string
+}
+
+// Node is one content node: a text chunk, table or figure.
+type Node struct {
+	// ID is stable across builds of the same input: document ID plus position.
+	ID string
+	// Doc is the document the node comes from.
+	Doc string
+	// Page is the 0-based page, or -1 when unknown.
+	Page int
+	// Order is the node's reading-order position within its document.
+	Order int
+	// Modality is text, table or figure.
+	Modality Modality
+	// Section is the nearest heading above the node, if any.
+	Section string
+	// Content is the node's text (a table rendered to text for tables).
+	Content string
+	// Caption and Footnote are the caption and footnotes of visual nodes.
+	Caption  string
+	Footnote string
+	// Summary, Keywords and Tags come from node analysis (model or offline).
+	Summary  string
+	Keywords []string
+	Tags     []string
+	// ImageText is text read inside the image (visual nodes).
+	ImageText string
+	// Image is the node's image, nil when it has none.
+	Image *ImageRef
+	// Context is surrounding text given to visual nodes (up to 1,000 words
+	// before and after).
+	Context string
+}
+
+// EmbeddingText is the text a node is embedded from:
+// "summary keywords: k1, k2, ..." (v1 Eq. 12; METHOD §0).
+func (n *Node) EmbeddingText() string {
+	s := n.Summary
+	if len(n.Keywords) > 0 {
+		s += " keywords: "
+		for i, k := range n.Keywords {
+			if i > 0 {
+				s += ", "
+			}
+			s += k
+		}
+	}
+	return s
+}

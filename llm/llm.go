@@ -1,0 +1,158 @@
+package llm
+
+import "context"
+
+// Kind says what an embedded text is. Embedders with task prefixes (for example
+// nomic-embed-text-v1.5, which wants "search_document: " and "search_query: ")
+// need to know; embedders without them may ignore it.
+type Kind int
+
+const (
+	// Document is a passage that will be retrieved.
+	Document Kind = iota
+	// Query is a question that retrieves passages.
+	Query
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Document:
+		return "document"
+	case Query:
+		return "query"
+	}
+	return "unknown"
+}
+
+// Embedder turns texts into vectors. Implementations must return exactly
+// len(texts) vectors of length Dimension(), in order, and must be safe for
+// concurrent use.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error)
+	Dimension() int
+}
+
+// Namer is an optional capability: an Embedder or Model that reports a stable
+// name (used in graph file headers and cache keys).
+type Namer interface {
+	Name() string
+}
+
+// BatchSizer is an optional Embedder capability: the largest batch the backend
+// accepts in one call.
+type BatchSizer interface {
+	MaxBatch() int
+}
+
+// EmbedderFunc adapts a function to the Embedder interface, as
+// net/http.HandlerFunc adapts a function to Handler. Its Dimension is 0,
+// which means "unknown until the first call": consumers (the graph builder)
+// take the dimension from the vectors returned. Use FixedDim to declare it.
+type EmbedderFunc func(ctx context.Context, texts []string, kind Kind) ([][]float32, error)
+
+// Embed calls f.
+func (f EmbedderFunc) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
+	return f(ctx, texts, kind)
+}
+
+// Dimension returns 0: unknown until the first call.
+func (f EmbedderFunc) Dimension() int { return 0 }
+
+// FixedDim wraps an Embedder (typically an EmbedderFunc) so that it reports
+// dim as its Dimension.
+func FixedDim(dim int, e Embedder) Embedder { return fixedDim{e, dim} }
+
+type fixedDim struct {
+	Embedder
+	dim int
+}
+
+func (f fixedDim) Dimension() int { return f.dim }
+
+// Model generates text (or JSON) from a conversation of text and image parts.
+// Implementations must be safe for concurrent use.
+type Model interface {
+	Generate(ctx context.Context, req *Request) (*Response, error)
+}
+
+// ModelFunc adapts a function to the Model interface.
+type ModelFunc func(ctx context.Context, req *Request) (*Response, error)
+
+// Generate calls f.
+func (f ModelFunc) Generate(ctx context.Context, req *Request) (*Response, error) { return f(ctx, req) }
+
+// ImageAccepter is an optional Model capability. A model that does not
+// implement it, or returns false, is sent a text rendering of visual nodes.
+type ImageAccepter interface {
+	AcceptsImages() bool
+}
+
+// Role is the author of a message.
+type Role string
+
+// Message roles of the OpenAI-compatible chat protocol.
+const (
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// Part is one piece of a message: text, or an image. Exactly one of Text or
+// Image is set.
+type Part struct {
+	Text  string `json:"text,omitempty"`
+	Image *Image `json:"image,omitempty"`
+}
+
+// Image is raw image bytes with their MIME type (image/png or image/jpeg).
+type Image struct {
+	Data []byte `json:"data"`
+	MIME string `json:"mime"`
+}
+
+// TextPart returns a text part.
+func TextPart(s string) Part { return Part{Text: s} }
+
+// ImagePart returns an image part.
+func ImagePart(data []byte, mime string) Part { return Part{Image: &Image{Data: data, MIME: mime}} }
+
+// Message is one turn of a conversation; its parts keep their order.
+type Message struct {
+	Role  Role   `json:"role"`
+	Parts []Part `json:"parts"`
+}
+
+// Request is one generation request. Zero values mean: temperature 0 (greedy,
+// the paper's setting for workers and reasoner), top-p 1, the server's default
+// maximum tokens, free text output.
+type Request struct {
+	Messages    []Message `json:"messages"`
+	Temperature float64   `json:"temperature"`
+	TopP        float64   `json:"top_p,omitempty"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	// JSONSchema, when set, asks for structured output that validates against
+	// this schema (sent as response_format json_schema).
+	JSONSchema []byte `json:"json_schema,omitempty"`
+	// SchemaName names the schema for backends that require a name.
+	SchemaName string `json:"schema_name,omitempty"`
+	// Seed, when non-zero, asks the backend for reproducible sampling.
+	Seed int64 `json:"seed,omitempty"`
+}
+
+// Usage counts tokens spent by one call.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Response is a model's answer.
+type Response struct {
+	Text         string `json:"text"`
+	FinishReason string `json:"finish_reason"`
+	Usage        Usage  `json:"usage"`
+}
+
+// UserText is a convenience for a single-message, text-only request.
+func UserText(prompt string) *Request {
+	return &Request{Messages: []Message{{Role: User, Parts: []Part{TextPart(prompt)}}}}
+}

@@ -1,0 +1,41 @@
+package score
+
+// Ref is a reference a question or a node makes, such as ("figure", "3") for
+// "Fig. 3" or ("table", "ii") for "Table II".
+type Ref struct {
+	Type string
+	ID   string
+}
+
+// Scores holds every node signal for one query over one graph. Slices are
+// indexed by node and have length g.Len(); a signal that is switched off is
+// nil (except H and R, which are always set).
+type Scores struct {
+	// Query is the query's unit embedding (or zero).
+	Query []float32
+	// Cos is cos(q, e_v).
+	Cos []float64
+	// BM25 is the min–max normalised BM25 score (nil when off).
+	BM25 []float64
+	// Ref is ℓ_v(q) ∈ {0,1}, the reference match (nil when off).
+	Ref []float64
+	// R is the fused relevance r.
+	R []float64
+	// Phi is the propagation φ (classic; nil when off).
+	Phi []float64
+	// Psi is the personalised PageRank ψ normalised by its max (classic; nil when off).
+	Psi []float64
+	// H is the node score h in [0,1].
+	H []float64
+	// A is the answerability a (classic; nil in aspects).
+	A []float64
+	// HMean and RMean are the query's own means h̄ and r̄.
+	HMean, RMean float64
+	// Refs are the references extracted from the question.
+	Refs []Ref
+	// Keywords are the query keywords used for BM25.
+	Keywords []string
+	// Sources are the MMR-selected sources and Sinks the top answerability
+	// nodes (classic; nil in aspects).
+	Sources, Sinks []int
+}
