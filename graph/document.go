@@ -1,0 +1,33 @@
+package graph
+
+// Document is one ingested document, ready for the Builder: its items are
+// the future nodes, in reading order, already chunked.
+type Document struct {
+	// ID is unique within a collection and stable (for example the file's
+	// path relative to the collection root).
+	ID string
+	// Title is a human-readable name.
+	Title string
+	// Root is the folder that image paths are relative to ("" when the
+	// document has no images). Items' image paths never escape it.
+	Root string
+	// Items are the document's content units in reading order.
+	Items []Item
+}
+
+// Item is one content unit of a document: a text chunk, a table or a figure.
+type Item struct {
+	Modality Modality
+	// Text is the chunk's text, or a table rendered to text.
+	Text     string
+	Caption  string
+	Footnote string
+	// Section is the nearest heading above the item.
+	Section string
+	// Page is the 0-based page, or -1 when unknown.
+	Page int
+	// Image is the item's image, relative to the document's Root.
+	Image *ImageRef
+	// Context is surrounding text for visual items (filled by ingest).
+	Context string
+}
