@@ -48,3 +48,9 @@ func (e *APIError) Unwrap() error { return e.Err }
 func (e *APIError) Temporary() bool {
 	return e.StatusCode == 429 || e.StatusCode == 408 || e.StatusCode >= 500
 }
+
+// ErrUnavailable marks a transport-level failure: the backend could not be
+// reached or dropped the connection (refused, reset, unexpected EOF, a
+// per-attempt timeout). Adapters wrap such failures with it; Retry treats it
+// as temporary.
+var ErrUnavailable = errors.New("llm: backend unavailable")

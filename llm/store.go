@@ -1,0 +1,101 @@
+package llm
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Store is a key-value store for cached responses. Keys are lowercase hex
+// SHA-256 digests. Get reports a miss for anything it cannot read; a cache
+// is an optimisation, so an unreadable entry costs a repeated call, never a
+// failure. Implementations must be safe for concurrent use.
+type Store interface {
+	Get(key string) (value []byte, ok bool)
+	Put(key string, value []byte) error
+}
+
+// MemoryStore returns an empty in-memory Store.
+func MemoryStore() Store { return &memStore{m: make(map[string][]byte)} }
+
+type memStore struct {
+	mu sync.RWMutex
+	m  map[string][]byte
+}
+
+func (s *memStore) Get(key string) ([]byte, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := s.m[key]
+	return append([]byte(nil), v...), ok
+}
+
+func (s *memStore) Put(key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[key] = append([]byte(nil), value...)
+	return nil
+}
+
+// DirStore returns a Store keeping one file per entry under dir (created on
+// the first Put), fanned out by the key's first two characters. Each write
+// goes to a temporary file in the same directory and is renamed into place,
+// so a crash never leaves a half-written entry under a valid name and
+// concurrent writers of one key are safe (the last rename wins; both wrote
+// the same value).
+func DirStore(dir string) Store { return dirStore{dir: dir} }
+
+type dirStore struct{ dir string }
+
+func (s dirStore) path(key string) (string, error) {
+	if len(key) < 3 {
+		return "", fmt.Errorf("llm: cache key %q too short", key)
+	}
+	for _, c := range key {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
+			return "", fmt.Errorf("llm: cache key %q has characters unsafe in a file name", key)
+		}
+	}
+	return filepath.Join(s.dir, key[:2], key), nil
+}
+
+func (s dirStore) Get(key string) ([]byte, bool) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+func (s dirStore) Put(key string, value []byte) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("llm: cache: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+key[:8]+"-*")
+	if err != nil {
+		return fmt.Errorf("llm: cache: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(value)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, p)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("llm: cache: %w", werr)
+	}
+	return nil
+}
