@@ -1,0 +1,41 @@
+// Package eval measures how well routers pick evidence on real question
+// answering data with gold evidence: dataset loaders, graph construction
+// for evaluation, evidence metrics at a node budget, paired significance
+// tests, a runner that compares routers on the same graphs and scores, and
+// an answer-accuracy mode that scores answers with the paper's judge prompt.
+//
+// # Metrics
+//
+// For one question, let S be the distinct nodes on the selected chains after
+// capping them at a budget of B distinct nodes, and let G_1..G_m be the gold
+// evidence sets of the m annotators, each a set of units (a unit is covered
+// when one of its nodes is in S). Then
+//
+//	evidence recall = max_j |{u ∈ G_j : u covered}| / |G_j|
+//	all-gold        = max_j [every u ∈ G_j covered]
+//	doc recall      = |{d ∈ D : some node of d in S}| / |D|   (D = gold documents)
+//
+// The best annotator is taken per question, as QASPER scores evidence.
+// Distinct nodes is |S|, node reads the sum of chain lengths (a node on two
+// chains is read twice), chains the number of selected chains. Dataset
+// figures are means over the questions where a metric is defined; the macro
+// row averages the dataset means with equal weight.
+//
+// # Paired significance
+//
+// Routers are compared on the same questions. The recall difference against
+// a baseline router gets a paired bootstrap percentile interval: resample
+// questions with replacement (seeded PCG), take the mean difference, and
+// report the 2.5 and 97.5 percentiles. All-gold rates get McNemar's test on
+// the discordant pairs b (baseline only) and c (router only): exact two-sided
+// binomial p for b+c < 25, else χ² = (|b−c|−1)²/(b+c) with one degree of
+// freedom.
+//
+// # Embedding text
+//
+// Evaluation graphs are built without a language model: node analysis is
+// offline, so a node is embedded from its own content (plus its caption for
+// visual nodes), not from an LLM summary, as the METHOD B.13 prototype did.
+// Dense relevance is therefore that of a static embedder unless a remote
+// embedder is configured.
+package eval
