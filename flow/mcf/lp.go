@@ -1,0 +1,242 @@
+package mcf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+)
+
+// LP solves the minimum-cost flow problem as a linear program with gonum's
+// dense simplex method (optimize/convex/lp). It is the exact, independent
+// oracle the tests check SSP against, and a Solver for tiny networks: the
+// tableau is dense, so the work grows roughly with the cube of the arc
+// count (about 0.3 s at 30 nodes and 130 arcs). Networks whose tableau
+// would exceed lpMaxEntries are refused with ErrLP.
+//
+// Like SSP it adds a super-source S joined to the supply nodes and a
+// super-sink T joined from the demand nodes. When the supplies cannot all be
+// routed it first finds the maximum S–T flow by a second LP (maximise the
+// flow on a return arc T→S) and then routes that much at minimum cost,
+// setting Partial. Negative-cost cycles need no special care: capacities
+// bound the program.
+type LP struct{}
+
+// lpMaxEntries bounds the dense tableau (rows × columns) that LP accepts.
+const lpMaxEntries = 4 << 20
+
+// lpProblem is the network extended with S and T, in arc-list form.
+type lpProblem struct {
+	nodes    int // including S and T
+	s, t     int
+	from, to []int
+	capacity []float64
+	cost     []float64
+	arcs     int // original arcs come first
+	demand   float64
+}
+
+func newLPProblem(n *Network) *lpProblem {
+	nn, m := n.NumNodes(), n.NumArcs()
+	p := &lpProblem{nodes: nn + 2, s: nn, t: nn + 1, arcs: m}
+	for a := 0; a < m; a++ {
+		p.from = append(p.from, int(n.from[a]))
+		p.to = append(p.to, int(n.to[a]))
+		p.capacity = append(p.capacity, n.capacity[a])
+		p.cost = append(p.cost, n.cost[a])
+	}
+	for v, b := range n.supply {
+		switch {
+		case b > 0:
+			p.from, p.to = append(p.from, p.s), append(p.to, v)
+			p.capacity, p.cost = append(p.capacity, b), append(p.cost, 0)
+			p.demand += b
+		case b < 0:
+			p.from, p.to = append(p.from, v), append(p.to, p.t)
+			p.capacity, p.cost = append(p.capacity, -b), append(p.cost, 0)
+		}
+	}
+	return p
+}
+
+// components labels each node with the smallest node id of its weakly
+// connected component (over all arcs, whatever their capacity, since every
+// arc's column touches both rows).
+func (p *lpProblem) components() []int {
+	parent := make([]int, p.nodes)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for a := range p.from {
+		x, y := find(p.from[a]), find(p.to[a])
+		if x < y {
+			parent[y] = x
+		} else if y < x {
+			parent[x] = y
+		}
+	}
+	for i := range parent {
+		parent[i] = find(i)
+	}
+	return parent
+}
+
+// solve minimises Σ cost·x subject to conservation with S supplying F and T
+// demanding F, 0 ≤ x ≤ capacity; with returnArc it instead adds an
+// uncapacitated arc T→S of cost -1, zero supplies and zero arc costs, so the
+// optimum is minus the maximum S–T flow. It returns the arc flows (without
+// the return arc) and the objective.
+func (p *lpProblem) solve(F float64, returnArc bool) ([]float64, float64, error) {
+	comp := p.components()
+	if !returnArc && F > 0 && comp[p.s] != comp[p.t] {
+		return nil, 0, lp.ErrInfeasible
+	}
+	// Drop one conservation row per component (the rows of a component sum
+	// to zero), keeping the rest, which then have full row rank.
+	row := make([]int, p.nodes)
+	rows := 0
+	for v := 0; v < p.nodes; v++ {
+		if comp[v] == v {
+			row[v] = -1
+			continue
+		}
+		row[v] = rows
+		rows++
+	}
+	if returnArc && comp[p.s] != comp[p.t] {
+		return make([]float64, len(p.from)), 0, nil // no S–T path at all
+	}
+	if len(p.from) == 0 {
+		return nil, 0, nil // only isolated nodes; F is 0 or S, T split above
+	}
+	k := len(p.from)
+	extra := 0
+	if returnArc {
+		extra = 1
+	}
+	cols := 2*k + extra
+	nrows := rows + k
+	if nrows*cols > lpMaxEntries {
+		return nil, 0, fmt.Errorf("mcf: LP tableau %d×%d too large: %w", nrows, cols, ErrLP)
+	}
+	if cols < nrows {
+		return nil, 0, fmt.Errorf("mcf: LP with %d rows and %d columns: %w", nrows, cols, ErrLP)
+	}
+	A := mat.NewDense(nrows, cols, nil)
+	b := make([]float64, nrows)
+	c := make([]float64, cols)
+	for a := 0; a < k; a++ {
+		if r := row[p.from[a]]; r >= 0 {
+			A.Set(r, a, A.At(r, a)+1)
+		}
+		if r := row[p.to[a]]; r >= 0 {
+			A.Set(r, a, A.At(r, a)-1)
+		}
+		A.Set(rows+a, a, 1)
+		A.Set(rows+a, k+a, 1)
+		b[rows+a] = p.capacity[a]
+		if !returnArc {
+			c[a] = p.cost[a]
+		}
+	}
+	if returnArc {
+		if r := row[p.t]; r >= 0 {
+			A.Set(r, 2*k, 1)
+		}
+		if r := row[p.s]; r >= 0 {
+			A.Set(r, 2*k, -1)
+		}
+		c[2*k] = -1
+	} else {
+		if r := row[p.s]; r >= 0 {
+			b[r] = F
+		}
+		if r := row[p.t]; r >= 0 {
+			b[r] = -F
+		}
+	}
+	obj, x, err := lp.Simplex(c, A, b, 1e-10, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return x[:k], obj, nil
+}
+
+// Solve implements Solver.
+func (LP) Solve(ctx context.Context, n *Network) (*Solution, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := newLPProblem(n)
+	sol := &Solution{Demand: p.demand, Augmentations: 1}
+	F := p.demand
+	x, _, err := p.solve(F, false)
+	if errors.Is(err, lp.ErrInfeasible) {
+		_, obj, err2 := p.solve(0, true)
+		if err2 != nil {
+			return nil, fmt.Errorf("mcf: LP max flow: %v: %w", err2, ErrLP)
+		}
+		F = -obj
+		if F > p.demand {
+			F = p.demand
+		}
+		sol.Augmentations++
+		x, _, err = p.solve(F, false)
+		if errors.Is(err, lp.ErrInfeasible) {
+			// The maximum flow value carries rounding; back off by a hair.
+			F *= 1 - 1e-12
+			sol.Augmentations++
+			x, _, err = p.solve(F, false)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcf: LP: %v: %w", err, ErrLP)
+	}
+	sol.Flow = make([]float64, p.arcs)
+	for a := range sol.Flow {
+		f := x[a]
+		if f <= Eps {
+			f = 0
+		}
+		sol.Flow[a] = f
+		sol.Cost += f * p.cost[a]
+	}
+	for a := p.arcs; a < len(x); a++ {
+		if p.from[a] == p.s {
+			sol.Routed += x[a]
+		}
+	}
+	sol.Partial = p.demand-sol.Routed > Eps
+	return sol, nil
+}
+
+// lpMaxFlow is the maximum s–t flow of n found by the simplex method,
+// ignoring supplies and costs: the test oracle for MaxFlow.
+func lpMaxFlow(n *Network, s, t int) (float64, error) {
+	m := n.NumArcs()
+	p := &lpProblem{nodes: n.NumNodes(), s: s, t: t, arcs: m}
+	for a := 0; a < m; a++ {
+		p.from = append(p.from, int(n.from[a]))
+		p.to = append(p.to, int(n.to[a]))
+		p.capacity = append(p.capacity, n.capacity[a])
+		p.cost = append(p.cost, 0)
+	}
+	_, obj, err := p.solve(0, true)
+	if err != nil {
+		return 0, err
+	}
+	return -obj, nil
+}

@@ -1,0 +1,111 @@
+package mcf
+
+// residual is the residual network of a Network extended with a virtual
+// super-source S (index n) and super-sink T (index n+1): an arc S→v of
+// capacity b_v for every supply node and v→T of capacity -b_v for every
+// demand node, all of cost 0. A minimum-cost maximum S–T flow in it is a
+// minimum-cost flow of the original problem (or, when the supplies cannot
+// all be routed, the Partial fallback).
+//
+// It is stored in compressed-sparse-row form: the residual arcs leaving node
+// v are start[v]..start[v+1]-1, each original arc contributing a forward arc
+// at its tail and the paired backward arc at its head.
+type residual struct {
+	n     int // nodes, including S and T
+	s, t  int32
+	start []int32
+	head  []int32
+	pair  []int32
+	rcap  []float64
+	cost  []float64
+	fwd   []int32 // fwd[a] is the forward residual arc of original arc a
+	sArcs []int32 // forward residual arcs S→v
+}
+
+// newResidual builds the residual network; net must be valid. demand is the
+// total positive supply. With terminals false, S and T are omitted (n is the
+// network's node count and supplies are ignored), as MaxFlow needs.
+func newResidual(net *Network, terminals bool) (r *residual, demand float64) {
+	nn := len(net.supply)
+	m := len(net.from)
+	r = &residual{n: nn, s: -1, t: -1}
+	if terminals {
+		r.n, r.s, r.t = nn+2, int32(nn), int32(nn+1)
+	}
+	deg := make([]int32, r.n+1)
+	extra := 0
+	for v, b := range net.supply {
+		if !terminals {
+			break
+		}
+		if b > 0 {
+			deg[v]++
+			deg[r.s]++
+			extra++
+			demand += b
+		} else if b < 0 {
+			deg[v]++
+			deg[r.t]++
+			extra++
+		}
+	}
+	for i := 0; i < m; i++ {
+		deg[net.from[i]]++
+		deg[net.to[i]]++
+	}
+	r.start = make([]int32, r.n+1)
+	for v := 0; v < r.n; v++ {
+		r.start[v+1] = r.start[v] + deg[v]
+	}
+	next := deg[:r.n]
+	copy(next, r.start[:r.n])
+	total := 2 * (m + extra)
+	r.head = make([]int32, total)
+	r.pair = make([]int32, total)
+	r.rcap = make([]float64, total)
+	r.cost = make([]float64, total)
+	r.fwd = make([]int32, m)
+	add := func(u, v int32, c, k float64) int32 {
+		a, b := next[u], next[v]
+		next[u]++
+		next[v]++
+		r.head[a], r.head[b] = v, u
+		r.pair[a], r.pair[b] = b, a
+		r.rcap[a] = c
+		r.cost[a], r.cost[b] = k, -k
+		return a
+	}
+	for v, b := range net.supply {
+		if !terminals {
+			break
+		}
+		if b > 0 {
+			r.sArcs = append(r.sArcs, add(r.s, int32(v), b, 0))
+		}
+	}
+	for i := 0; i < m; i++ {
+		r.fwd[i] = add(net.from[i], net.to[i], net.capacity[i], net.cost[i])
+	}
+	for v, b := range net.supply {
+		if !terminals {
+			break
+		}
+		if b < 0 {
+			add(int32(v), r.t, -b, 0)
+		}
+	}
+	return r, demand
+}
+
+// flow returns the flow on original arc a, clamped to [0, cap] and with
+// values at or below Eps reported as 0.
+func (r *residual) flow(a int, capacity float64) float64 {
+	f := r.rcap[r.pair[r.fwd[a]]]
+	if f <= Eps {
+		return 0
+	}
+	if f > capacity {
+		return capacity
+	}
+	return f
+}

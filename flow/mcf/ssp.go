@@ -1,0 +1,293 @@
+package mcf
+
+import (
+	"context"
+	"math"
+)
+
+// Solver computes a minimum-cost flow of a network.
+type Solver interface {
+	// Solve returns a minimum-cost flow meeting the supplies, or, when they
+	// cannot all be routed, a minimum-cost maximum flow with Partial set.
+	Solve(ctx context.Context, n *Network) (*Solution, error)
+}
+
+// SSP is the successive-shortest-path solver: Dijkstra on reduced costs over
+// the CSR residual network, goal-directed initial potentials (one
+// topological pass on a DAG, Bellman–Ford otherwise), a search that stops as
+// soon as the super-sink is settled, and, per phase, augmentation along every
+// further zero-reduced-cost path it can find among the settled nodes.
+//
+// The zero value is ready to use and an SSP may be shared by goroutines.
+type SSP struct {
+	// SinglePath augments along one shortest path per Dijkstra phase instead
+	// of also saturating the other tight paths found among settled nodes.
+	// The result is the same optimum (possibly a different optimal flow when
+	// there are ties); it exists to measure the speed-up.
+	SinglePath bool
+}
+
+// sspState is the per-solve workspace; everything is allocated once up
+// front, so augmentations allocate nothing.
+type sspState struct {
+	*residual
+	pi      []float64
+	dead    []bool
+	dist    []float64
+	parent  []int32 // residual arc by which a node was reached
+	state   []uint8 // 0 untouched, 1 labelled, 2 settled (this phase)
+	touched []int32 // nodes labelled this phase, in labelling order
+	settled []int32 // nodes settled this phase, in settling order
+	cur     []int32 // current-arc pointers for the tight-path search
+	onPath  []bool
+	stack   []int32 // residual arcs of the tight-path search
+	h       *heap
+	augs    int
+}
+
+const (
+	unseen uint8 = iota
+	labelled
+	settledNode
+	deadEnd
+)
+
+// Solve implements Solver.
+func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	r, demand := newResidual(n, true)
+	st := &sspState{
+		residual: r,
+		pi:       make([]float64, r.n),
+		dead:     make([]bool, r.n),
+		dist:     make([]float64, r.n),
+		parent:   make([]int32, r.n),
+		state:    make([]uint8, r.n),
+		cur:      make([]int32, r.n),
+		onPath:   make([]bool, r.n),
+	}
+	for i := range st.dist {
+		st.dist[i] = math.Inf(1)
+	}
+	st.h = newHeap(r.n, st.dist)
+	if err := r.initPotentials(st.pi, st.dead, st.h); err != nil {
+		return nil, err
+	}
+	for i := range st.dist {
+		st.dist[i] = math.Inf(1)
+	}
+	if !st.dead[r.s] {
+		for phase := 0; ; phase++ {
+			if phase&15 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if st.remaining() <= Eps {
+				break
+			}
+			if !st.dijkstra() {
+				st.reset()
+				break
+			}
+			st.augmentTree()
+			if !o.SinglePath {
+				st.tightPaths()
+			}
+			st.reset()
+		}
+	}
+	sol := &Solution{Flow: make([]float64, len(n.from)), Demand: demand, Augmentations: st.augs}
+	for a := range sol.Flow {
+		f := r.flow(a, n.capacity[a])
+		sol.Flow[a] = f
+		sol.Cost += f * n.cost[a]
+	}
+	for _, a := range r.sArcs {
+		sol.Routed += r.rcap[r.pair[a]]
+	}
+	sol.Partial = demand-sol.Routed > Eps
+	return sol, nil
+}
+
+// remaining is the supply not yet routed.
+func (st *sspState) remaining() float64 {
+	var s float64
+	for _, a := range st.sArcs {
+		s += st.rcap[a]
+	}
+	return s
+}
+
+// dijkstra labels nodes from S with reduced-cost distances until T is
+// settled, then moves the potentials of settled nodes v by dist[v]-dist[T].
+// That equals the textbook update pi += min(dist, dist[T]) shifted by the
+// constant -dist[T] (reduced costs ignore constants), so unsettled nodes keep
+// their potentials and a phase costs only what it explored. It reports
+// whether T was reached.
+func (st *sspState) dijkstra() bool {
+	s, t := st.s, st.t
+	dist, pi, h := st.dist, st.pi, st.h
+	dist[s] = 0
+	st.state[s] = labelled
+	st.touched = append(st.touched, s)
+	h.push(s)
+	for !h.empty() {
+		u := h.pop()
+		st.state[u] = settledNode
+		st.settled = append(st.settled, u)
+		if u == t {
+			break
+		}
+		du := dist[u]
+		base := du + pi[u]
+		for a, end := st.start[u], st.start[u+1]; a < end; a++ {
+			if st.rcap[a] <= Eps {
+				continue
+			}
+			v := st.head[a]
+			sv := st.state[v]
+			if sv == settledNode || st.dead[v] {
+				continue
+			}
+			nd := base + st.cost[a] - pi[v]
+			if nd < du {
+				nd = du // rounding noise on a zero reduced cost
+			}
+			if nd < dist[v] {
+				dist[v] = nd
+				st.parent[v] = a
+				if sv == unseen {
+					st.state[v] = labelled
+					st.touched = append(st.touched, v)
+				}
+				h.push(v)
+			}
+		}
+	}
+	if st.state[t] != settledNode {
+		return false
+	}
+	D := dist[t]
+	for _, v := range st.settled {
+		pi[v] += dist[v] - D
+	}
+	return true
+}
+
+// augmentTree sends the bottleneck along the shortest-path tree's S–T path.
+func (st *sspState) augmentTree() {
+	delta := math.Inf(1)
+	for v := st.t; v != st.s; {
+		a := st.parent[v]
+		if c := st.rcap[a]; c < delta {
+			delta = c
+		}
+		v = st.head[st.pair[a]]
+	}
+	for v := st.t; v != st.s; {
+		a := st.parent[v]
+		st.rcap[a] -= delta
+		st.rcap[st.pair[a]] += delta
+		v = st.head[st.pair[a]]
+	}
+	st.augs++
+}
+
+// tightPaths saturates further S–T paths made only of settled nodes and
+// arcs of zero reduced cost (after the potential update): all are shortest
+// paths, so augmenting along them keeps the flow optimal, and doing it now
+// saves one Dijkstra each. It is a depth-first search with current-arc
+// pointers and dead-end marking, so it costs O(arcs of settled nodes) plus
+// the path lengths; arcs into nodes on the current path are skipped, which
+// keeps zero-cost cycles harmless.
+func (st *sspState) tightPaths() {
+	for _, v := range st.settled {
+		st.cur[v] = st.start[v]
+	}
+	s, t := st.s, st.t
+	pi := st.pi
+	stack := st.stack[:0]
+	u := s
+	st.onPath[s] = true
+	for {
+		if u == t {
+			delta := math.Inf(1)
+			for _, a := range stack {
+				if c := st.rcap[a]; c < delta {
+					delta = c
+				}
+			}
+			cut := -1
+			for i, a := range stack {
+				st.rcap[a] -= delta
+				st.rcap[st.pair[a]] += delta
+				if cut < 0 && st.rcap[a] <= Eps {
+					cut = i
+				}
+			}
+			st.augs++
+			// Retreat to the tail of the first saturated arc.
+			for i := len(stack) - 1; i >= cut; i-- {
+				st.onPath[st.head[stack[i]]] = false
+			}
+			stack = stack[:cut]
+			if len(stack) == 0 {
+				u = s
+			} else {
+				u = st.head[stack[len(stack)-1]]
+			}
+			continue
+		}
+		advanced := false
+		for a, end := st.cur[u], st.start[u+1]; a < end; a++ {
+			if st.rcap[a] <= Eps {
+				continue
+			}
+			v := st.head[a]
+			if st.state[v] != settledNode || st.onPath[v] {
+				continue
+			}
+			if st.cost[a]+pi[u]-pi[v] > 0 {
+				continue
+			}
+			st.cur[u] = a
+			stack = append(stack, a)
+			st.onPath[v] = true
+			u = v
+			advanced = true
+			break
+		}
+		if advanced {
+			continue
+		}
+		// Dead end: u leaves the search for this phase.
+		st.cur[u] = st.start[u+1]
+		st.state[u] = deadEnd
+		st.onPath[u] = false
+		if u == s {
+			break
+		}
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			u = s
+		} else {
+			u = st.head[stack[len(stack)-1]]
+		}
+	}
+	st.onPath[s] = false
+	st.stack = stack
+}
+
+// reset clears the labels of this phase's touched nodes only.
+func (st *sspState) reset() {
+	for _, v := range st.touched {
+		st.dist[v] = math.Inf(1)
+		st.state[v] = unseen
+	}
+	st.touched = st.touched[:0]
+	st.settled = st.settled[:0]
+	st.h.clear()
+}
