@@ -1,0 +1,177 @@
+package eval
+
+import (
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+)
+
+// Metrics are one question's figures for one router at one budget.
+type Metrics struct {
+	// EvidenceRecall is the best annotator's share of gold units covered;
+	// meaningful only when HasEvidence.
+	EvidenceRecall float64
+	// AllGold reports whether some annotator's units are all covered.
+	AllGold     bool
+	HasEvidence bool
+	// DocRecall is the share of gold documents with a node read; meaningful
+	// only when HasDoc.
+	DocRecall float64
+	HasDoc    bool
+	// Distinct, Reads and Chains count distinct nodes, node reads (with
+	// repeats across chains) and chains.
+	Distinct, Reads, Chains int
+}
+
+// Measure computes q's metrics for the chains read over g, a graph built from
+// q.Docs whose nodes carry Doc = document ID and Order = item index.
+func Measure(q *Question, g *graph.Graph, chains []flow.Chain) Metrics {
+	var m Metrics
+	read := map[ItemRef]bool{}
+	docs := map[string]bool{}
+	for _, c := range chains {
+		if len(c.Nodes) == 0 {
+			continue
+		}
+		m.Chains++
+		m.Reads += len(c.Nodes)
+		for _, v := range c.Nodes {
+			if v < 0 || v >= g.Len() {
+				continue
+			}
+			n := &g.Nodes[v]
+			r := ItemRef{Doc: n.Doc, Item: n.Order}
+			if !read[r] {
+				read[r] = true
+				m.Distinct++
+			}
+			docs[n.Doc] = true
+		}
+	}
+	for _, units := range q.Gold {
+		if len(units) == 0 {
+			continue
+		}
+		covered := 0
+		for _, u := range units {
+			for _, it := range u.Items {
+				if read[it] {
+					covered++
+					break
+				}
+			}
+		}
+		rec := float64(covered) / float64(len(units))
+		if !m.HasEvidence || rec > m.EvidenceRecall {
+			m.EvidenceRecall = rec
+		}
+		m.HasEvidence = true
+		if covered == len(units) {
+			m.AllGold = true
+		}
+	}
+	if len(q.MainDocs) > 0 {
+		m.HasDoc = true
+		hit := 0
+		for _, d := range q.MainDocs {
+			if docs[d] {
+				hit++
+			}
+		}
+		m.DocRecall = float64(hit) / float64(len(q.MainDocs))
+	}
+	return m
+}
+
+// Summary aggregates Metrics over questions.
+type Summary struct {
+	Questions int
+	// EvidenceQuestions and DocQuestions count the questions where each
+	// recall is defined; the means below are over those.
+	EvidenceQuestions, DocQuestions int
+	EvidenceRecall, AllGoldRate, DocRecall float64
+	// Distinct, Reads and Chains are means per question; ChainLength is
+	// reads per chain (0 without chains).
+	Distinct, Reads, Chains, ChainLength float64
+}
+
+// Summarize averages ms.
+func Summarize(ms []Metrics) Summary {
+	var s Summary
+	s.Questions = len(ms)
+	var reads, chains float64
+	for _, m := range ms {
+		if m.HasEvidence {
+			s.EvidenceQuestions++
+			s.EvidenceRecall += m.EvidenceRecall
+			if m.AllGold {
+				s.AllGoldRate++
+			}
+		}
+		if m.HasDoc {
+			s.DocQuestions++
+			s.DocRecall += m.DocRecall
+		}
+		s.Distinct += float64(m.Distinct)
+		reads += float64(m.Reads)
+		chains += float64(m.Chains)
+	}
+	if s.EvidenceQuestions > 0 {
+		s.EvidenceRecall /= float64(s.EvidenceQuestions)
+		s.AllGoldRate /= float64(s.EvidenceQuestions)
+	}
+	if s.DocQuestions > 0 {
+		s.DocRecall /= float64(s.DocQuestions)
+	}
+	if s.Questions > 0 {
+		n := float64(s.Questions)
+		s.Distinct /= n
+		s.Reads = reads / n
+		s.Chains = chains / n
+	}
+	if chains > 0 {
+		s.ChainLength = reads / chains
+	}
+	return s
+}
+
+// Macro averages dataset summaries with equal weight per dataset (each
+// figure over the summaries where it is defined).
+func Macro(ss []Summary) Summary {
+	var out Summary
+	ne, nd, n := 0, 0, 0
+	for _, s := range ss {
+		out.Questions += s.Questions
+		if s.EvidenceQuestions > 0 {
+			ne++
+			out.EvidenceQuestions += s.EvidenceQuestions
+			out.EvidenceRecall += s.EvidenceRecall
+			out.AllGoldRate += s.AllGoldRate
+		}
+		if s.DocQuestions > 0 {
+			nd++
+			out.DocQuestions += s.DocQuestions
+			out.DocRecall += s.DocRecall
+		}
+		if s.Questions > 0 {
+			n++
+			out.Distinct += s.Distinct
+			out.Reads += s.Reads
+			out.Chains += s.Chains
+			out.ChainLength += s.ChainLength
+		}
+	}
+	if ne > 0 {
+		out.EvidenceRecall /= float64(ne)
+		out.AllGoldRate /= float64(ne)
+	}
+	if nd > 0 {
+		out.DocRecall /= float64(nd)
+	}
+	if n > 0 {
+		out.Distinct /= float64(n)
+		out.Reads /= float64(n)
+		out.Chains /= float64(n)
+		out.ChainLength /= float64(n)
+	}
+	return out
+}
