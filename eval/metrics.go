@@ -87,7 +87,7 @@ type Summary struct {
 	Questions int
 	// EvidenceQuestions and DocQuestions count the questions where each
 	// recall is defined; the means below are over those.
-	EvidenceQuestions, DocQuestions int
+	EvidenceQuestions, DocQuestions        int
 	EvidenceRecall, AllGoldRate, DocRecall float64
 	// Distinct, Reads and Chains are means per question; ChainLength is
 	// reads per chain (0 without chains).
