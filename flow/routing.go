@@ -1,8 +1,14 @@
 package flow
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -12,6 +18,8 @@ import (
 type Chain struct {
 	Nodes []int
 	// Flow is the amount of flow on the chain (the decomposition bottleneck).
+	// Ranked baselines, which route no flow, put a rank weight here that
+	// decreases with rank, so that ordering chains by Flow keeps their order.
 	Flow float64
 	// Cost is the chain's cost per unit of flow, terminal arcs included.
 	Cost float64
@@ -27,6 +35,10 @@ type Aspect struct {
 	Capacity float64
 	// Flow is the flow that reached the aspect's terminal.
 	Flow float64
+	// Direction is the unit aspect direction φ_a (sign fixed toward the query).
+	Direction []float64
+	// Fed is the number of distinct content nodes that send flow to the aspect.
+	Fed int
 }
 
 // Timings splits a routing's wall time by stage.
@@ -57,4 +69,156 @@ type Routing struct {
 	Scores *score.Scores
 	// Timings is the split of wall time by stage.
 	Timings Timings
+
+	// Network is the solved flow network, nil for ranked baselines. Content
+	// node v is network node v; Source and Sink are s and t; the aspect
+	// terminals (aspects only) are the nodes from AspectBase on.
+	Network *mcf.Network
+	// Source, Sink and AspectBase are network node ids (see Network).
+	Source, Sink, AspectBase int
+	// Flow is the optimal flow per arc of Network.
+	Flow []float64
+	// Sources and Sinks are the content nodes joined to s and t (classic);
+	// nil in the aspects formulation, where every node is both.
+	Sources, Sinks []int
+	// Relevant is |C|, the size of the relevant set (aspects).
+	Relevant int
+	// ContentArcs is the number of arcs between content nodes in Network.
+	ContentArcs int
+	// Edits are the System-2 edits applied so far (cumulative over reroutes).
+	Edits Edits
+
+	// cut caches the min-cut side; a pointer so that Routing stays copyable.
+	cut *lazyCut
+}
+
+type lazyCut struct {
+	once sync.Once
+	side []bool
+	err  error
+}
+
+// Nodes returns the distinct content nodes on the chains in first-seen order.
+func (r *Routing) Nodes() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, c := range r.Chains {
+		for _, v := range c.Nodes {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// CutSide returns the source side of a minimum s–t cut of Network (true for
+// nodes reachable from s in the residual graph of a maximum flow), computing
+// it once. It is nil for routings without a network.
+func (r *Routing) CutSide() ([]bool, error) {
+	if r.Network == nil {
+		return nil, nil
+	}
+	c := r.cut
+	if c == nil {
+		// A Routing made by hand has no cache: compute without storing.
+		c = &lazyCut{}
+	}
+	c.once.Do(func() {
+		_, side, err := mcf.MaxFlow(r.Network, r.Source, r.Sink)
+		if err != nil {
+			c.err = fmt.Errorf("flow: min cut: %w", err)
+			return
+		}
+		c.side = side
+	})
+	return c.side, c.err
+}
+
+// Affinity returns the current affinity of the content pair {u, v}: the last
+// System-2 edit of the pair if any, else the graph edge's weight max(cos, 0),
+// else 0 (no edge). It is the value that replaces max(cos, 0) in the classic
+// cost (Eq. 5) and in the aspects gain.
+func (r *Routing) Affinity(g *graph.Graph, u, v int) float64 {
+	if a, ok := lastEdit(r.Edits.Edges, u, v); ok {
+		return a.Affinity
+	}
+	if w, ok := edgeWeight(g, u, v); ok {
+		return w
+	}
+	return 0
+}
+
+func lastEdit(es []EdgeEdit, u, v int) (EdgeEdit, bool) {
+	if u > v {
+		u, v = v, u
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		a, b := es[i].U, es[i].V
+		if a > b {
+			a, b = b, a
+		}
+		if a == u && b == v {
+			return es[i], true
+		}
+	}
+	return EdgeEdit{}, false
+}
+
+// edgeWeight finds the graph edge {u,v} by binary search in u's sorted
+// neighbour list.
+func edgeWeight(g *graph.Graph, u, v int) (float64, bool) {
+	if u < 0 || v < 0 || u >= g.Len() || v >= g.Len() {
+		return 0, false
+	}
+	nb, eid := g.Neighbors(u)
+	i := sort.Search(len(nb), func(i int) bool { return int(nb[i]) >= v })
+	if i < len(nb) && int(nb[i]) == v {
+		return float64(g.Edges[eid[i]].Weight), true
+	}
+	return 0, false
+}
+
+// String explains the routing: demand, routed flow, saturation, κ, aspects
+// with their capacities, total cost, distinct nodes and every chain.
+func (r *Routing) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "router %s: demand %.3f routed %.3f max-flow %.3f saturation %.3f cost %.4f\n",
+		r.Router, r.Demand, r.Routed, r.MaxFlow, r.Saturation, r.Cost)
+	fmt.Fprintf(&b, "chains %d over %d distinct nodes", len(r.Chains), r.Distinct)
+	if r.Network != nil {
+		fmt.Fprintf(&b, "; network %d nodes, %d arcs (%d content)", r.Network.NumNodes(), r.Network.NumArcs(), r.ContentArcs)
+	}
+	b.WriteString("\n")
+	if len(r.Aspects) > 0 {
+		fmt.Fprintf(&b, "relevant set %d, kappa %.4f, %d aspects:\n", r.Relevant, r.Kappa, len(r.Aspects))
+		for i, a := range r.Aspects {
+			fmt.Fprintf(&b, "  aspect %d: sigma %.4f capacity %.3f flow %.3f fed by %d nodes\n", i, a.Sigma, a.Capacity, a.Flow, a.Fed)
+		}
+	}
+	if len(r.Sources) > 0 {
+		fmt.Fprintf(&b, "sources %v sinks %v\n", r.Sources, r.Sinks)
+	}
+	for i, c := range r.Chains {
+		fmt.Fprintf(&b, "  chain %d: nodes %v flow %.3f cost %.4f", i, c.Nodes, c.Flow, c.Cost)
+		if c.Aspect >= 0 {
+			fmt.Fprintf(&b, " aspect %d", c.Aspect)
+		}
+		b.WriteString("\n")
+	}
+	t := r.Timings
+	fmt.Fprintf(&b, "timings: network %v svd %v solve %v decompose %v\n", t.Network, t.SVD, t.Solve, t.Decompose)
+	return b.String()
+}
+
+// distinct counts the distinct nodes over chains.
+func distinct(chains []Chain) int {
+	seen := map[int]bool{}
+	for _, c := range chains {
+		for _, v := range c.Nodes {
+			seen[v] = true
+		}
+	}
+	return len(seen)
 }

@@ -1,0 +1,204 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// Orientation says how an undirected content edge becomes one arc.
+type Orientation int
+
+const (
+	// ByRelevance orients u→v when (h_u, u) < (h_v, v) lexicographically
+	// (METHOD B.2): chains climb in relevance and the network is a DAG.
+	ByRelevance Orientation = iota
+	// ByDocument orients by (document, reading order, index): the
+	// "document order" ablation of Table 3. Also a DAG.
+	ByDocument
+)
+
+// BridgeMode selects the bridge term of the edge score p_uv.
+type BridgeMode int
+
+const (
+	// BridgeBinary is 1 when the two nodes share a keyword whose document
+	// frequency is in [2, cutoff] (METHOD B.3).
+	BridgeBinary BridgeMode = iota
+	// BridgeGraded is max over such keywords of log(N/df)/log(N).
+	BridgeGraded
+	// BridgeOff drops the bridge term.
+	BridgeOff
+)
+
+// KappaMode selects the spread that calibrates the termination scale κ.
+type KappaMode int
+
+const (
+	// KappaCost is the paper's κ = b/(1-b) · sd(w_uv) / sd(c_a(v)).
+	KappaCost KappaMode = iota
+	// KappaRelevance uses the spread of h over nodes instead of sd(w)
+	// (a METHOD B.13 remedy): κ = b/(1-b) · sd(h) / sd(c_a(v)).
+	KappaRelevance
+)
+
+// Aspects is the v3 aspect formulation (METHOD B.2–B.8): a DAG of content
+// arcs oriented toward higher relevance, entry arcs from s at every node,
+// spectral aspect terminals with capacities d_a summing to the demand F0, and
+// one min-cost flow whose decomposition gives the chains.
+//
+// Start from PaperAspects (METHOD B exactly) or DefaultAspects and change
+// fields; the zero value is rejected with ErrConfig. Fields marked
+// [proposed] are the spec's reconstructions of terms the paper lost.
+type Aspects struct {
+	// Label names the router in Routing.Router ("" = "aspects").
+	Label string
+	// Solver solves the network; nil means &mcf.SSP{}.
+	Solver mcf.Solver
+
+	// EdgeKinds selects the graph edges that are content edges (METHOD
+	// B.2: links and kNN; reading order comes from OrderWindow).
+	EdgeKinds graph.EdgeKind
+	// OrderWindow adds reading-order edges between nodes of one document at
+	// most this many positions apart (B.2: 1); 0 adds none. [proposed]
+	OrderWindow int
+	// Orientation orients content edges (B.2: ByRelevance).
+	Orientation Orientation
+
+	// Beta weighs the bridge term and Gamma the cross-modal bonus in
+	// p_uv = clip((1-β) gain + β bridge + γ 1[mod differs], 0, 1) (0.3, 0.2).
+	Beta, Gamma float64
+	// Bridge selects the bridge term [proposed: binary].
+	Bridge BridgeMode
+	// BridgeCutoff is the largest keyword document frequency that counts as
+	// a bridge; 0 means ceil(sqrt(N)) (Table 4).
+	BridgeCutoff int
+	// Climb keeps Δ_uv = h_v - h_u in the traversal cost [proposed: on].
+	Climb bool
+	// Agreement uses ω_uv = max(cos, 0); false sets ω ≡ 1 (the
+	// "− agreement" ablation) [proposed: on].
+	Agreement bool
+	// NodeCredit keeps the credit (ω_uv h_v − h̄) in the traversal cost;
+	// false is the "− node credit" ablation.
+	NodeCredit bool
+
+	// Tau is the demand floor and relevant-set threshold τ (0.5).
+	Tau float64
+	// FMin and FMax clip the demand F0 (1 [proposed], 16).
+	FMin, FMax float64
+	// TopM, when > 0, takes the relevant set C as the TopM nodes by h
+	// instead of {h ≥ τ} (a B.13 remedy); 0 is the paper's threshold.
+	TopM int
+	// Eta is the spectral energy fraction η (0.9).
+	Eta float64
+	// MaxAspects caps the aspect count further (0 = no extra cap; 1 is the
+	// single-sink ablation).
+	MaxAspects int
+	// Center centres the rows of M before the SVD (a B.13 remedy; paper:
+	// uncentred [proposed]).
+	Center bool
+	// QueryAspect makes the query direction the first aspect, with σ the
+	// norm of M q̂, and takes the rest from the SVD of M with q̂ projected
+	// out (a B.13 remedy; off in the paper).
+	QueryAspect bool
+
+	// B is the termination share b in κ = b/(1-b) · spread ratio (0.634).
+	B float64
+	// KappaMode selects the spread κ is calibrated against (KappaCost).
+	KappaMode KappaMode
+	// Kappa, when non-nil, fixes κ (a B.13 remedy: 0 drops the terminal
+	// alignment cost entirely).
+	Kappa *float64
+
+	// Uncapacitated removes the unit capacities on entry, content and
+	// terminal arcs (d_a kept): the "shortest path" ablation.
+	Uncapacitated bool
+	// Feasibility is the fallback factor: when f_max < F0 the router sends
+	// F = min(F0, Feasibility · f_max) (0.99).
+	Feasibility float64
+	// MaxChains caps the decomposition (0 = no cap).
+	MaxChains int
+}
+
+// PaperAspects returns METHOD B exactly: links, kNN and reading order ±1;
+// orientation by (h, index); β = 0.3, γ = 0.2, binary bridge with cutoff
+// ceil(sqrt N); Δ, ω and node credit on; τ = 0.5, F0 ∈ [1, 16]; C = {h ≥ τ};
+// η = 0.9; uncentred SVD; b = 0.634 with κ against sd(w); unit capacities.
+func PaperAspects() *Aspects {
+	return &Aspects{
+		Label:       "aspects-paper",
+		EdgeKinds:   graph.KNN | graph.Link,
+		OrderWindow: 1,
+		Orientation: ByRelevance,
+		Beta:        0.30,
+		Gamma:       0.20,
+		Bridge:      BridgeBinary,
+		Climb:       true,
+		Agreement:   true,
+		NodeCredit:  true,
+		Tau:         0.50,
+		FMin:        1,
+		FMax:        16,
+		Eta:         0.90,
+		B:           0.634,
+		KappaMode:   KappaCost,
+		Feasibility: 0.99,
+	}
+}
+
+// DefaultAspects returns the default preset. It currently equals
+// PaperAspects except for its label; issue 11 tunes it on the dev slices.
+func DefaultAspects() *Aspects {
+	a := PaperAspects()
+	a.Label = "aspects"
+	return a
+}
+
+// Name returns the router's label.
+func (a *Aspects) Name() string {
+	if a.Label == "" {
+		return "aspects"
+	}
+	return a.Label
+}
+
+func (a *Aspects) validate() error {
+	switch {
+	case !(a.FMax > 0) || !(a.FMin > 0) || a.FMin > a.FMax:
+		return fmt.Errorf("%w: need 0 < FMin ≤ FMax (got %g, %g); start from PaperAspects()", ErrConfig, a.FMin, a.FMax)
+	case !(a.Eta > 0 && a.Eta <= 1):
+		return fmt.Errorf("%w: Eta %g not in (0,1]", ErrConfig, a.Eta)
+	case !(a.B >= 0 && a.B < 1):
+		return fmt.Errorf("%w: B %g not in [0,1)", ErrConfig, a.B)
+	case !(a.Feasibility > 0 && a.Feasibility <= 1):
+		return fmt.Errorf("%w: Feasibility %g not in (0,1]", ErrConfig, a.Feasibility)
+	case a.Kappa != nil && !(*a.Kappa >= 0 && !math.IsInf(*a.Kappa, 0)):
+		return fmt.Errorf("%w: Kappa must be finite and ≥ 0", ErrConfig)
+	case a.TopM < 0 || a.MaxAspects < 0 || a.MaxChains < 0 || a.OrderWindow < 0 || a.BridgeCutoff < 0:
+		return fmt.Errorf("%w: negative count", ErrConfig)
+	case math.IsNaN(a.Beta) || math.IsNaN(a.Gamma) || math.IsNaN(a.Tau):
+		return fmt.Errorf("%w: NaN weight", ErrConfig)
+	}
+	return nil
+}
+
+// Route builds G+ for the query and solves it.
+func (a *Aspects) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*Routing, error) {
+	return a.route(ctx, g, s, Edits{})
+}
+
+// Reroute applies System-2 edits (cumulative with prev's) and solves again.
+// Affinity edits replace max(cos, 0) in the gain of p_uv; added pairs become
+// content edges oriented like the others. Extra sources are ignored: every
+// node already has an entry arc.
+func (a *Aspects) Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *Routing, e Edits) (*Routing, error) {
+	var base Edits
+	if prev != nil {
+		base = prev.Edits
+	}
+	return a.route(ctx, g, s, merge(base, e))
+}

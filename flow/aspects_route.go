@@ -1,0 +1,400 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// arc is an oriented content arc with its traversal cost w_uv.
+type arc struct {
+	from, to int
+	w        float64
+}
+
+func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, edits Edits) (*Routing, error) {
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkScores(g, s); err != nil {
+		return nil, err
+	}
+	if err := checkEdits(g, edits); err != nil {
+		return nil, err
+	}
+	r := &Routing{Router: a.Name(), Scores: s, Edits: edits, cut: &lazyCut{}}
+	n := g.Len()
+	if n == 0 {
+		return r, nil
+	}
+	t0 := time.Now()
+	h := s.H
+	f0 := Demand(h, a.Tau, a.FMin, a.FMax)
+	c := relevantSet(h, a.Tau, a.TopM)
+	k := int(math.Floor(f0 + 0.5))
+	k = min(k, len(c))
+	if a.MaxAspects > 0 {
+		k = min(k, a.MaxAspects)
+	}
+	k = max(k, 1)
+	q := unitQuery(s.Query)
+	tNet := time.Since(t0)
+
+	t1 := time.Now()
+	sp, err := spectral(g, h, c, q, k, a.Eta, a.Center, a.QueryAspect)
+	if err != nil {
+		return nil, err
+	}
+	tSVD := time.Since(t1)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	t2 := time.Now()
+	na := len(sp.sigma)
+	caps := aspectCapacities(sp.sigma, f0)
+	align := alignment(g, sp.dirs)
+
+	hbar := mean(h)
+	arcs := a.contentArcs(g, h, hbar, edits)
+	kappa := a.kappa(arcs, align, h)
+
+	src, snk, base := n, n+1, n+2
+	net := mcf.NewNetwork(n + 2 + na)
+	unit := 1.0
+	if a.Uncapacitated {
+		unit = f0
+	}
+	for v := 0; v < n; v++ {
+		net.AddArc(src, v, unit, 1-h[v])
+	}
+	for _, e := range arcs {
+		net.AddArc(e.from, e.to, unit, e.w)
+	}
+	for v := 0; v < n; v++ {
+		for j := 0; j < na; j++ {
+			net.AddArc(v, base+j, unit, kappa*(1-align[v*na+j]))
+		}
+	}
+	sumD := 0.0
+	for j := 0; j < na; j++ {
+		net.AddArc(base+j, snk, caps[j], 0)
+		sumD += caps[j]
+	}
+	// With unit arcs from every node to every aspect, N ≥ F0 nodes can fill
+	// the terminals on their own (a fractional transportation problem), so
+	// f_max = Σ d_a without a max-flow run; otherwise compute it.
+	fmax := sumD
+	if !a.Uncapacitated && float64(n) < f0 {
+		fmax, _, err = mcf.MaxFlow(net, src, snk)
+		if err != nil {
+			return nil, fmt.Errorf("flow: aspects max flow: %w", err)
+		}
+	}
+	f := min(f0, sumD)
+	if fmax < f-mcf.Eps {
+		f = min(f0, a.Feasibility*fmax)
+	}
+	tNet += time.Since(t2)
+
+	r.Network, r.Source, r.Sink, r.AspectBase = net, src, snk, base
+	r.Demand, r.MaxFlow = f0, fmax
+	r.Saturation = math.Min(fmax/f0, 1)
+	r.Kappa = kappa
+	r.Relevant = len(c)
+	r.ContentArcs = len(arcs)
+	r.Aspects = make([]Aspect, na)
+	for j := range r.Aspects {
+		r.Aspects[j] = Aspect{Sigma: sp.sigma[j], Capacity: caps[j], Direction: sp.dirs[j]}
+	}
+	r.Timings = Timings{Network: tNet, SVD: tSVD}
+	if f <= mcf.Eps {
+		r.Flow = make([]float64, net.NumArcs())
+		return r, nil
+	}
+	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains); err != nil {
+		return nil, err
+	}
+	for j := range r.Aspects {
+		r.Aspects[j].Flow = r.Flow[net.NumArcs()-na+j]
+	}
+	first := n + len(arcs) // first terminal arc id
+	for v := 0; v < n; v++ {
+		for j := 0; j < na; j++ {
+			if r.Flow[first+v*na+j] > mcf.Eps {
+				r.Aspects[j].Fed++
+			}
+		}
+	}
+	return r, nil
+}
+
+// solveAndDecompose sets supply f at r.Source, solves r.Network and fills
+// the flow, cost, routed amount, chains and their timings.
+func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int) error {
+	if solver == nil {
+		solver = &mcf.SSP{}
+	}
+	net := r.Network
+	net.SetSupply(r.Source, f)
+	net.SetSupply(r.Sink, -f)
+	t := time.Now()
+	sol, err := solver.Solve(ctx, net)
+	if err != nil {
+		return fmt.Errorf("flow: %s: solve: %w", r.Router, err)
+	}
+	r.Timings.Solve = time.Since(t)
+	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
+	t = time.Now()
+	paths, err := mcf.Decompose(net, sol.Flow, r.Source, r.Sink, maxChains)
+	if err != nil {
+		return fmt.Errorf("flow: %s: decompose: %w", r.Router, err)
+	}
+	r.Chains = chainsFrom(net, paths, r.AspectBase, r.Source, r.Sink)
+	r.Distinct = distinct(r.Chains)
+	r.Timings.Decompose = time.Since(t)
+	return nil
+}
+
+// chainsFrom turns s–t paths into chains: content nodes (ids below s) in
+// path order, the aspect terminal if any, and the per-unit cost. Cycle
+// records carry no chain.
+func chainsFrom(net *mcf.Network, paths []mcf.Path, aspectBase, src, snk int) []Chain {
+	out := make([]Chain, 0, len(paths))
+	for _, p := range paths {
+		if p.Cycle {
+			continue
+		}
+		ch := Chain{Flow: p.Amount, Aspect: -1}
+		for _, v := range p.Nodes {
+			switch {
+			case v < src:
+				ch.Nodes = append(ch.Nodes, v)
+			case v >= aspectBase && aspectBase > snk:
+				ch.Aspect = v - aspectBase
+			}
+		}
+		for _, id := range p.Arcs {
+			_, _, _, cost := net.Arc(id)
+			ch.Cost += cost
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// Demand is F0 = clip((Σ z)² / Σ z², fmin, fmax) with z_v = max(0, h_v − τ),
+// the participation ratio of the excess relevance (METHOD B.4). With no
+// node above τ it is fmin.
+func Demand(h []float64, tau, fmin, fmax float64) float64 {
+	var s1, s2 float64
+	for _, x := range h {
+		if z := x - tau; z > 0 {
+			s1 += z
+			s2 += z * z
+		}
+	}
+	if s2 == 0 {
+		return fmin
+	}
+	return math.Min(math.Max(s1*s1/s2, fmin), fmax)
+}
+
+// relevantSet is C = {v : h_v ≥ τ} in index order, or the topM nodes by h
+// (ties by index) when topM > 0.
+func relevantSet(h []float64, tau float64, topM int) []int {
+	if topM > 0 {
+		idx := byScore(h)
+		idx = idx[:min(topM, len(idx))]
+		sort.Ints(idx)
+		return idx
+	}
+	var c []int
+	for v, x := range h {
+		if x >= tau {
+			c = append(c, v)
+		}
+	}
+	return c
+}
+
+// byScore returns node indexes sorted by x descending, ties by index.
+func byScore(x []float64) []int {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] > x[idx[b]] })
+	return idx
+}
+
+func unitQuery(q []float32) []float64 {
+	if len(q) == 0 {
+		return nil
+	}
+	out := make([]float64, len(q))
+	var s float64
+	for i, x := range q {
+		out[i] = float64(x)
+		s += out[i] * out[i]
+	}
+	if s == 0 {
+		return nil
+	}
+	s = math.Sqrt(s)
+	for i := range out {
+		out[i] /= s
+	}
+	return out
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// popSD is the population standard deviation.
+func popSD(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	m := mean(x)
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return math.Sqrt(s / float64(len(x)))
+}
+
+// aspectCapacities is d_a = F0 σ_a² / Σ σ_j² (equal shares when all σ = 0).
+func aspectCapacities(sigma []float64, f0 float64) []float64 {
+	var e float64
+	for _, s := range sigma {
+		e += s * s
+	}
+	d := make([]float64, len(sigma))
+	for j, s := range sigma {
+		if e > 0 {
+			d[j] = f0 * s * s / e
+		} else {
+			d[j] = f0 / float64(len(sigma))
+		}
+	}
+	return d
+}
+
+// alignment is c_a(v) = max(0, <ê_v, φ_a>), node-major (v*A + a).
+func alignment(g *graph.Graph, dirs [][]float64) []float64 {
+	na := len(dirs)
+	d32 := make([][]float32, na)
+	for j, d := range dirs {
+		d32[j] = make([]float32, len(d))
+		for i, x := range d {
+			d32[j][i] = float32(x)
+		}
+	}
+	out := make([]float64, g.Len()*na)
+	for v := 0; v < g.Len(); v++ {
+		e := g.Embedding(v)
+		for j := range d32 {
+			if len(d32[j]) == len(e) {
+				out[v*na+j] = math.Max(0, graph.Dot(e, d32[j]))
+			}
+		}
+	}
+	return out
+}
+
+// contentArcs orients the content edges and prices them with
+// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (METHOD B.3), terms switched by
+// the options.
+func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits Edits) []arc {
+	pairs := contentPairs(g, a.EdgeKinds, a.OrderWindow, nil, newEditTable(edits.Edges))
+	br := bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff)
+	out := make([]arc, 0, len(pairs))
+	for i, p := range pairs {
+		u, v := p.u, p.v
+		if !a.before(g, h, u, v) {
+			u, v = v, u
+		}
+		cross := 0.0
+		if g.Nodes[u].Modality.Visual() != g.Nodes[v].Modality.Visual() {
+			cross = 1
+		}
+		pv := (1-a.Beta)*Gain(p.aff) + a.Beta*br[i] + a.Gamma*cross
+		pv = math.Min(math.Max(pv, 0), 1)
+		w := 1 - pv
+		if a.Climb {
+			w -= h[v] - h[u]
+		}
+		if a.NodeCredit {
+			omega := 1.0
+			if a.Agreement {
+				omega = p.cos
+			}
+			w -= omega*h[v] - hbar
+		}
+		out = append(out, arc{from: u, to: v, w: w})
+	}
+	return out
+}
+
+// before reports whether the arc between u and v goes u→v.
+func (a *Aspects) before(g *graph.Graph, h []float64, u, v int) bool {
+	if a.Orientation == ByDocument {
+		x, y := &g.Nodes[u], &g.Nodes[v]
+		if x.Doc != y.Doc {
+			return x.Doc < y.Doc
+		}
+		if x.Order != y.Order {
+			return x.Order < y.Order
+		}
+		return u < v
+	}
+	if h[u] != h[v] {
+		return h[u] < h[v]
+	}
+	return u < v
+}
+
+// Gain is 2c·sqrt(1 − c²) for c = clip(affinity, 0, 1): v1's "informative
+// jump" weight c·sqrt(1 − c²), scaled to [0, 1] (METHOD B.3 [proposed]).
+func Gain(affinity float64) float64 {
+	c := math.Min(math.Max(affinity, 0), 1)
+	return 2 * c * math.Sqrt(1-c*c)
+}
+
+// kappa is the termination scale: the override, or b/(1−b) times the ratio
+// of the chosen spread to sd(c_a(v)); 1 when a spread is 0.
+func (a *Aspects) kappa(arcs []arc, align, h []float64) float64 {
+	if a.Kappa != nil {
+		return *a.Kappa
+	}
+	var num float64
+	if a.KappaMode == KappaRelevance {
+		num = popSD(h)
+	} else {
+		w := make([]float64, len(arcs))
+		for i, e := range arcs {
+			w[i] = e.w
+		}
+		num = popSD(w)
+	}
+	den := popSD(align)
+	if num < 1e-12 || den < 1e-12 {
+		return 1
+	}
+	return a.B / (1 - a.B) * num / den
+}

@@ -1,0 +1,211 @@
+package flow
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// checkAspectInvariants asserts METHOD B.12 on one routing.
+func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Aspects, r *Routing) {
+	t.Helper()
+	if !r.Acyclic() {
+		t.Fatal("aspect network has a directed cycle")
+	}
+	checkFlow(t, r)
+	f0 := Demand(s.H, a.Tau, a.FMin, a.FMax)
+	if math.Abs(r.Demand-f0) > 1e-12 {
+		t.Fatalf("demand %g, want F0 %g", r.Demand, f0)
+	}
+	var sumD float64
+	for _, x := range r.Aspects {
+		sumD += x.Capacity
+	}
+	if math.Abs(sumD-f0) > 1e-9 {
+		t.Fatalf("Σ d_a = %.12f, F0 = %.12f", sumD, f0)
+	}
+	if lim := min(int(math.Floor(f0+0.5)), max(r.Relevant, 1)); len(r.Aspects) > lim || len(r.Aspects) < 1 {
+		t.Fatalf("A = %d, want 1 ≤ A ≤ min(round(F0), |C|) = %d", len(r.Aspects), lim)
+	}
+	if math.Abs(r.Routed-f0) < 1e-9 {
+		for j, x := range r.Aspects {
+			if x.Flow < x.Capacity-1e-7 {
+				t.Fatalf("aspect %d not saturated: flow %g of %g", j, x.Flow, x.Capacity)
+			}
+			if need := int(math.Ceil(x.Capacity - 1e-9)); x.Fed < need {
+				t.Fatalf("aspect %d fed by %d nodes, want ≥ ceil(d_a) = %d", j, x.Fed, need)
+			}
+		}
+	}
+	var chainFlow float64
+	for _, c := range r.Chains {
+		chainFlow += c.Flow
+		if len(c.Nodes) == 0 || c.Aspect < 0 || c.Aspect >= len(r.Aspects) {
+			t.Fatalf("bad chain %+v", c)
+		}
+		for i := 1; i < len(c.Nodes); i++ {
+			u, v := c.Nodes[i-1], c.Nodes[i]
+			if a.Orientation == ByRelevance && !(s.H[u] < s.H[v] || (s.H[u] == s.H[v] && u < v)) {
+				t.Fatalf("chain %v steps down in (h, index) at %d→%d", c.Nodes, u, v)
+			}
+		}
+	}
+	if math.Abs(chainFlow-r.Routed) > 1e-7 {
+		t.Fatalf("chain flows sum to %g, routed %g", chainFlow, r.Routed)
+	}
+	if r.Distinct != distinct(r.Chains) {
+		t.Fatal("Distinct wrong")
+	}
+}
+
+func TestAspectsInvariantsSynthetic(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(1); seed <= 12; seed++ {
+		n := 20 + int(seed)*15
+		g := synthGraph(t, n, 24, seed)
+		s := handScores(t, g, seed)
+		for _, a := range []*Aspects{PaperAspects(), NoCredit(nil), NoAgreement(nil), SingleSink(nil), DocOrder(nil)} {
+			r, err := a.Route(ctx, g, s)
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, a.Name(), err)
+			}
+			checkAspectInvariants(t, g, s, a, r)
+		}
+	}
+}
+
+// TestAspectsRemedies runs every B.13 option and checks the invariants that
+// still apply.
+func TestAspectsRemedies(t *testing.T) {
+	ctx := context.Background()
+	g := synthGraph(t, 120, 32, 3)
+	s := handScores(t, g, 3)
+	zero := 0.0
+	variants := map[string]func(a *Aspects){
+		"kappa0":   func(a *Aspects) { a.Kappa = &zero },
+		"b02":      func(a *Aspects) { a.B = 0.2 },
+		"kapparel": func(a *Aspects) { a.KappaMode = KappaRelevance },
+		"topm":     func(a *Aspects) { a.TopM = 32 },
+		"center":   func(a *Aspects) { a.Center = true },
+		"query":    func(a *Aspects) { a.QueryAspect = true },
+		"graded":   func(a *Aspects) { a.Bridge = BridgeGraded },
+		"noclimb":  func(a *Aspects) { a.Climb = false },
+		"order0":   func(a *Aspects) { a.OrderWindow = 0 },
+	}
+	for _, name := range []string{"kappa0", "b02", "kapparel", "topm", "center", "query", "graded", "noclimb", "order0"} {
+		a := PaperAspects()
+		variants[name](a)
+		r, err := a.Route(ctx, g, s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkAspectInvariants(t, g, s, a, r)
+		switch name {
+		case "kappa0":
+			if r.Kappa != 0 {
+				t.Fatalf("κ override ignored: %g", r.Kappa)
+			}
+		case "topm":
+			if r.Relevant != 32 {
+				t.Fatalf("|C| = %d, want 32", r.Relevant)
+			}
+		case "query":
+			q := unitQuery(s.Query)
+			if d := dot(r.Aspects[0].Direction, q); math.Abs(d-1) > 1e-9 {
+				t.Fatalf("first aspect is not the query: <φ_1,q> = %g", d)
+			}
+		}
+	}
+}
+
+// TestAspectsMatchLP checks that the routed cost is the LP optimum of the
+// same network on small cases.
+func TestAspectsMatchLP(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(1); seed <= 8; seed++ {
+		g := synthGraph(t, 8+int(seed), 6, seed+100)
+		s := handScores(t, g, seed)
+		for _, base := range []*Aspects{PaperAspects(), ShortestPath(nil), DocOrder(nil)} {
+			r, err := base.Route(ctx, g, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp := clone(base)
+			lp.Solver = mcf.LP{}
+			r2, err := lp.Route(ctx, g, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(r.Cost-r2.Cost) > 1e-7*math.Max(1, math.Abs(r2.Cost)) {
+				t.Fatalf("seed %d %s: SSP cost %.12f, LP %.12f", seed, base.Name(), r.Cost, r2.Cost)
+			}
+			var sum float64
+			for _, c := range r.Chains {
+				sum += c.Flow * c.Cost
+			}
+			if math.Abs(sum-r.Cost) > 1e-7*math.Max(1, math.Abs(r.Cost)) {
+				t.Fatalf("Σ chain flow·cost %.12f ≠ routing cost %.12f", sum, r.Cost)
+			}
+		}
+	}
+}
+
+// TestNoCreditCostStatement checks METHOD B.12's statement: without node
+// credit, putting a predecessor u in front of v never makes the chain
+// strictly cheaper: (1 − h_u) + w_uv ≥ (1 − h_v), i.e. the change is
+// 1 − p_uv ≥ 0. With credit the statement fails on some arc (it is what lets
+// chains grow).
+func TestNoCreditCostStatement(t *testing.T) {
+	ctx := context.Background()
+	g := synthGraph(t, 150, 16, 9)
+	s := handScores(t, g, 9)
+	check := func(a *Aspects) (violations int) {
+		r, err := a.Route(ctx, g, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := g.Len()
+		for id := 0; id < r.Network.NumArcs(); id++ {
+			u, v, _, w := r.Network.Arc(id)
+			if u >= n || v >= n {
+				continue
+			}
+			if d := (1 - s.H[u]) + w - (1 - s.H[v]); d < -1e-12 {
+				violations++
+			}
+		}
+		return violations
+	}
+	if v := check(NoCredit(nil)); v != 0 {
+		t.Fatalf("no credit: %d arcs make extending strictly cheaper", v)
+	}
+	if v := check(PaperAspects()); v == 0 {
+		t.Fatal("with node credit no arc makes extending cheaper: the test cannot bite")
+	}
+}
+
+func TestAspectsDeterministic(t *testing.T) {
+	ctx := context.Background()
+	g := synthGraph(t, 200, 32, 5)
+	s := handScores(t, g, 5)
+	a := PaperAspects()
+	r1, err := a.Route(ctx, g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := a.Route(ctx, g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r1.Chains, r2.Chains) || r1.Cost != r2.Cost || !reflect.DeepEqual(r1.Aspects, r2.Aspects) {
+		t.Fatal("routing the same query twice gave different results")
+	}
+	if len(r1.Chains) == 0 {
+		t.Fatal("no chains")
+	}
+}

@@ -1,0 +1,99 @@
+package flow
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// normKeyword lowercases a keyword, drops punctuation and collapses
+// whitespace (METHOD B.3).
+func normKeyword(k string) string {
+	k = strings.Map(func(r rune) rune {
+		if unicode.IsPunct(r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, k)
+	return strings.Join(strings.Fields(k), " ")
+}
+
+// bridgeScores returns bridge(u,v) for each pair: whether (binary) or how
+// rarely (graded, log(N/df)/log N) the two nodes share a keyword whose
+// document frequency df is in [2, cutoff]; cutoff 0 means ceil(sqrt N).
+func bridgeScores(g *graph.Graph, pairs []pair, mode BridgeMode, cutoff int) []float64 {
+	out := make([]float64, len(pairs))
+	if mode == BridgeOff || len(pairs) == 0 {
+		return out
+	}
+	n := g.Len()
+	if cutoff <= 0 {
+		cutoff = int(math.Ceil(math.Sqrt(float64(n))))
+	}
+	// Keyword ids are given in first-seen node order, so they (and every
+	// result) are deterministic; the map is only looked up.
+	ids := map[string]int{}
+	sets := make([][]int, n)
+	var df []int
+	for v := range g.Nodes {
+		var s []int
+		for _, k := range g.Nodes[v].Keywords {
+			k = normKeyword(k)
+			if k == "" {
+				continue
+			}
+			id, ok := ids[k]
+			if !ok {
+				id = len(df)
+				ids[k] = id
+				df = append(df, 0)
+			}
+			s = append(s, id)
+		}
+		sort.Ints(s)
+		s = dedupInts(s)
+		for _, id := range s {
+			df[id]++
+		}
+		sets[v] = s
+	}
+	logN := math.Log(float64(n))
+	for i, p := range pairs {
+		x, y := sets[p.u], sets[p.v]
+		best := 0.0
+		for a, b := 0, 0; a < len(x) && b < len(y); {
+			switch {
+			case x[a] < y[b]:
+				a++
+			case x[a] > y[b]:
+				b++
+			default:
+				if d := df[x[a]]; d >= 2 && d <= cutoff {
+					s := 1.0
+					if mode == BridgeGraded && logN > 0 {
+						s = math.Log(float64(n)/float64(d)) / logN
+					}
+					best = math.Max(best, s)
+				}
+				a++
+				b++
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+func dedupInts(s []int) []int {
+	out := s[:0]
+	for _, x := range s {
+		if n := len(out); n > 0 && out[n-1] == x {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// Classic is the v1 formulation (METHOD A.2–A.4): MMR sources and
+// answerable sinks joined to s* and t* with capacities h_u and a_v, content
+// arcs in both directions of every kept edge with cost
+// c_uv = 1 − w_uv (h_u + h_v)/2 and capacity min(h_u, h_v), demand F = 6,
+// saturation σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
+//
+// Start from DefaultClassic; the zero value is rejected with ErrConfig.
+type Classic struct {
+	// Label names the router in Routing.Router ("" = "classic").
+	Label string
+	// Solver solves the network; nil means &mcf.SSP{}.
+	Solver mcf.Solver
+	// EdgeKinds selects the graph edges used (all kinds: "G as built").
+	EdgeKinds graph.EdgeKind
+	// RMin prunes edges with weight below it (A.1: 0.22), unless KeepEdge is set.
+	RMin float64
+	// KeepEdge, when set, decides which edges survive the graph filter; set it
+	// to score.Config.KeepEdge so that scoring and routing prune alike.
+	KeepEdge func(w float32) bool
+	// F is the demand (6).
+	F float64
+	// MaxPaths caps the decomposition (60).
+	MaxPaths int
+	// NumSources and NumSinks are |S| and |T| (8, 8), used only when the
+	// scores carry no Sources or Sinks.
+	NumSources, NumSinks int
+	// LambdaMMR is λ_MMR for sources computed here (0.7).
+	LambdaMMR float64
+	// VisualBonus is β_v in the answerability computed here when the scores
+	// carry neither Sinks nor A (0.05).
+	VisualBonus float64
+}
+
+// DefaultClassic returns METHOD A's constants.
+func DefaultClassic() *Classic {
+	return &Classic{
+		Label:       "classic",
+		EdgeKinds:   graph.Order | graph.KNN | graph.Link,
+		RMin:        0.22,
+		F:           6,
+		MaxPaths:    60,
+		NumSources:  8,
+		NumSinks:    8,
+		LambdaMMR:   0.70,
+		VisualBonus: 0.05,
+	}
+}
+
+// Name returns the router's label.
+func (c *Classic) Name() string {
+	if c.Label == "" {
+		return "classic"
+	}
+	return c.Label
+}
+
+// Route builds G* for the query and solves it.
+func (c *Classic) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*Routing, error) {
+	return c.route(ctx, g, s, Edits{})
+}
+
+// Reroute applies System-2 edits (cumulative with prev's) and solves again:
+// edited affinities replace max(cos, 0) in Eq. 5 (edited and added pairs
+// survive the graph filter), and extra sources join s* with capacity h_v.
+func (c *Classic) Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *Routing, e Edits) (*Routing, error) {
+	var base Edits
+	if prev != nil {
+		base = prev.Edits
+	}
+	return c.route(ctx, g, s, merge(base, e))
+}
+
+func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, edits Edits) (*Routing, error) {
+	if !(c.F > 0) || c.MaxPaths < 0 || c.NumSources < 0 || c.NumSinks < 0 || math.IsNaN(c.RMin) {
+		return nil, fmt.Errorf("%w: classic needs F > 0 and non-negative counts; start from DefaultClassic()", ErrConfig)
+	}
+	if err := checkScores(g, s); err != nil {
+		return nil, err
+	}
+	if err := checkEdits(g, edits); err != nil {
+		return nil, err
+	}
+	r := &Routing{Router: c.Name(), Scores: s, Edits: edits, Demand: c.F}
+	n := g.Len()
+	if n == 0 {
+		return r, nil
+	}
+	t0 := time.Now()
+	h := s.H
+	sources := s.Sources
+	if sources == nil {
+		sources = MMR(g, h, c.NumSources, c.LambdaMMR)
+	}
+	sources = dedupKeep(append(append([]int(nil), sources...), edits.Sources...))
+	ans := s.A
+	if ans == nil {
+		ans = answerability(g, s.R, c.VisualBonus)
+	}
+	sinks := s.Sinks
+	if sinks == nil {
+		sinks = byScore(ans)[:min(c.NumSinks, n)]
+	}
+	keep := c.KeepEdge
+	if keep == nil {
+		rmin := c.RMin
+		keep = func(w float32) bool { return float64(w) >= rmin }
+	}
+	pairs := contentPairs(g, c.EdgeKinds, 0, keep, newEditTable(edits.Edges))
+	src, snk := n, n+1
+	net := mcf.NewNetwork(n + 2)
+	for _, u := range sources {
+		net.AddArc(src, u, h[u], 0)
+	}
+	arcs := 0
+	for _, p := range pairs {
+		capacity := math.Min(h[p.u], h[p.v])
+		if capacity <= 0 {
+			continue
+		}
+		// Affinities are clipped to [0, 1] so that costs stay non-negative
+		// and the two opposite arcs never form a negative cycle.
+		w := math.Min(math.Max(p.aff, 0), 1)
+		cost := 1 - w*(h[p.u]+h[p.v])/2
+		net.AddArc(p.u, p.v, capacity, cost)
+		net.AddArc(p.v, p.u, capacity, cost)
+		arcs += 2
+	}
+	for _, v := range sinks {
+		net.AddArc(v, snk, ans[v], 0)
+	}
+	fmax, side, err := mcf.MaxFlow(net, src, snk)
+	if err != nil {
+		return nil, fmt.Errorf("flow: classic max flow: %w", err)
+	}
+	r.cut = &lazyCut{}
+	r.cut.once.Do(func() { r.cut.side = side })
+	r.Network, r.Source, r.Sink, r.AspectBase = net, src, snk, n+2
+	r.Sources, r.Sinks = sources, append([]int(nil), sinks...)
+	r.ContentArcs = arcs
+	r.MaxFlow = fmax
+	r.Saturation = math.Min(fmax/c.F, 1)
+	r.Aspects = nil
+	r.Timings.Network = time.Since(t0)
+	f := math.Min(c.F, fmax)
+	if f <= mcf.Eps {
+		r.Flow = make([]float64, net.NumArcs())
+		return r, nil
+	}
+	if err := solveAndDecompose(ctx, c.Solver, r, f, c.MaxPaths); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// answerability is a_i = r_i ρ_i with ρ_i = min(1, len(s_i)/max len + β_v
+// 1[visual]) (METHOD A.2), the fallback when the scores carry no A.
+func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
+	maxLen := 0
+	for i := range g.Nodes {
+		maxLen = max(maxLen, len(summaryOf(&g.Nodes[i])))
+	}
+	a := make([]float64, g.Len())
+	for i := range g.Nodes {
+		rho := 0.0
+		if maxLen > 0 {
+			rho = float64(len(summaryOf(&g.Nodes[i]))) / float64(maxLen)
+		}
+		if g.Nodes[i].Modality.Visual() {
+			rho += bonus
+		}
+		a[i] = r[i] * math.Min(1, rho)
+	}
+	return a
+}
+
+func summaryOf(n *graph.Node) string {
+	if n.Summary != "" {
+		return n.Summary
+	}
+	return n.Content
+}
+
+// dedupKeep drops repeated ints, keeping first occurrences in order.
+func dedupKeep(x []int) []int {
+	seen := map[int]bool{}
+	out := x[:0]
+	for _, v := range x {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}

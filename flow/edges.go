@@ -1,0 +1,145 @@
+package flow
+
+import (
+	"math"
+	"sort"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// pair is an undirected content edge u < v as a router sees it.
+type pair struct {
+	u, v int
+	// cos is max(cos(e_u, e_v), 0), the graph weight (agreement ω).
+	cos float64
+	// aff is the affinity: cos unless a System-2 edit set it.
+	aff float64
+}
+
+// editTable resolves cumulative edits: the last edit of a pair wins.
+type editTable struct {
+	last map[[2]int]EdgeEdit
+	adds [][2]int // pairs with Add, in canonical order, deduplicated
+}
+
+func newEditTable(es []EdgeEdit) editTable {
+	t := editTable{last: map[[2]int]EdgeEdit{}}
+	for _, e := range es {
+		k := canon(e.U, e.V)
+		t.last[k] = e
+	}
+	for _, e := range es {
+		k := canon(e.U, e.V)
+		if t.last[k].Add {
+			t.adds = append(t.adds, k)
+		}
+	}
+	sort.Slice(t.adds, func(i, j int) bool {
+		if t.adds[i][0] != t.adds[j][0] {
+			return t.adds[i][0] < t.adds[j][0]
+		}
+		return t.adds[i][1] < t.adds[j][1]
+	})
+	out := t.adds[:0]
+	for _, k := range t.adds {
+		if n := len(out); n > 0 && out[n-1] == k {
+			continue
+		}
+		out = append(out, k)
+	}
+	t.adds = out
+	return t
+}
+
+func canon(u, v int) [2]int {
+	if u > v {
+		u, v = v, u
+	}
+	return [2]int{u, v}
+}
+
+// contentPairs returns the undirected content edges: graph edges whose kind
+// intersects kinds (and pass keep, when set), reading-order pairs within
+// window positions of the same document, and pairs added by edits; sorted by
+// (u, v), without duplicates. Edited pairs carry the edited affinity and are
+// kept whatever keep says (a scorer judged them).
+func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w float32) bool, edits editTable) []pair {
+	var ps []pair
+	for _, e := range g.Edges {
+		if e.Kind&kinds == 0 {
+			continue
+		}
+		_, edited := edits.last[[2]int{int(e.U), int(e.V)}]
+		if keep != nil && !keep(e.Weight) && !edited {
+			continue
+		}
+		ps = append(ps, pair{u: int(e.U), v: int(e.V), cos: float64(e.Weight)})
+	}
+	if window > 0 {
+		for _, k := range orderPairs(g, window) {
+			ps = append(ps, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
+		}
+	}
+	for _, k := range edits.adds {
+		ps = append(ps, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].u != ps[j].u {
+			return ps[i].u < ps[j].u
+		}
+		return ps[i].v < ps[j].v
+	})
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].u == p.u && out[n-1].v == p.v {
+			continue
+		}
+		out = append(out, p)
+	}
+	for i := range out {
+		out[i].aff = out[i].cos
+		if e, ok := edits.last[[2]int{out[i].u, out[i].v}]; ok {
+			out[i].aff = e.Affinity
+		}
+	}
+	return out
+}
+
+// cosWeight is max(cos, 0) rounded through float32 like graph edge weights.
+func cosWeight(g *graph.Graph, u, v int) float64 {
+	return float64(float32(math.Max(g.Cos(u, v), 0)))
+}
+
+// orderPairs links nodes of the same document at most window positions
+// apart in reading order (ranks after sorting by (Doc, Order, index), so that
+// gaps in Order do not matter), canonical u < v.
+func orderPairs(g *graph.Graph, window int) [][2]int {
+	idx := readingOrder(g)
+	var out [][2]int
+	for i := range idx {
+		for j := i + 1; j <= i+window && j < len(idx); j++ {
+			a, b := idx[i], idx[j]
+			if g.Nodes[a].Doc != g.Nodes[b].Doc {
+				break
+			}
+			out = append(out, canon(a, b))
+		}
+	}
+	return out
+}
+
+// readingOrder returns node indexes sorted by (Doc, Order, index).
+func readingOrder(g *graph.Graph) []int {
+	idx := make([]int, g.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &g.Nodes[idx[a]], &g.Nodes[idx[b]]
+		if x.Doc != y.Doc {
+			return x.Doc < y.Doc
+		}
+		return x.Order < y.Order
+	})
+	return idx
+}
