@@ -1,0 +1,209 @@
+package score
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// bm25Epsilon is rank_bm25's BM25Okapi floor: a term in more than half the
+// nodes has a negative Okapi idf, which is replaced by epsilon times the mean
+// idf of the vocabulary.
+const bm25Epsilon = 0.25
+
+// Index is the per-graph, query-independent part of scoring: BM25 postings
+// over each node's summary, keywords, content and caption (lower case, stop
+// words removed, snowball English stems), each node's own references, the
+// summary lengths behind answerability, and (built on first use) the pruned
+// adjacency of the classic signals. Build it once per graph with NewIndex and
+// reuse it for every query; it is safe for concurrent use.
+type Index struct {
+	g *graph.Graph
+	n int
+
+	terms map[string]int32 // term → id; looked up, never iterated
+	// Postings in CSR form: the nodes holding term t are
+	// postDoc[postOff[t]:postOff[t+1]] (ascending), with term frequencies
+	// postTF aligned.
+	postOff []int32
+	postDoc []int32
+	postTF  []float32
+	idf     []float64
+	docLen  []float32
+	avgLen  float64
+
+	refs     map[string][]int32 // refKey → nodes (ascending); looked up, never iterated
+	nodeRefs [][]Ref
+
+	// sumLen is the normalised summary length len(s_i)/max_j len(s_j).
+	sumLen []float64
+
+	mu     sync.Mutex
+	pruned *adjacency // cached for the last RMin asked
+}
+
+// NewIndex builds the lexical index of g. A nil g gives an index of no nodes.
+func NewIndex(g *graph.Graph) *Index {
+	ix := &Index{g: g, terms: make(map[string]int32), refs: make(map[string][]int32)}
+	if g == nil {
+		return ix
+	}
+	n := g.Len()
+	ix.n = n
+	ix.docLen = make([]float32, n)
+	ix.nodeRefs = make([][]Ref, n)
+	ix.sumLen = make([]float64, n)
+
+	st := newStemmer()
+	var (
+		toks   []string
+		ids    []int32
+		pTerm  []int32
+		pDoc   []int32
+		pTF    []float32
+		df     []int32
+		total  float64
+		maxLen int
+	)
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		toks = st.appendTerms(toks[:0], nd.Summary)
+		for _, k := range nd.Keywords {
+			toks = st.appendTerms(toks, k)
+		}
+		toks = st.appendTerms(toks, nd.Content)
+		toks = st.appendTerms(toks, nd.Caption)
+		ix.docLen[i] = float32(len(toks))
+		total += float64(len(toks))
+		ids = ids[:0]
+		for _, t := range toks {
+			id, ok := ix.terms[t]
+			if !ok {
+				id = int32(len(df))
+				ix.terms[t] = id
+				df = append(df, 0)
+			}
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for a := 0; a < len(ids); {
+			b := a + 1
+			for b < len(ids) && ids[b] == ids[a] {
+				b++
+			}
+			pTerm = append(pTerm, ids[a])
+			pDoc = append(pDoc, int32(i))
+			pTF = append(pTF, float32(b-a))
+			df[ids[a]]++
+			a = b
+		}
+
+		rs := NodeRefs(nd)
+		ix.nodeRefs[i] = rs
+		for _, r := range rs {
+			k := refKey(r)
+			ix.refs[k] = append(ix.refs[k], int32(i))
+		}
+
+		l := utf8.RuneCountInString(nd.Summary)
+		if l == 0 {
+			l = utf8.RuneCountInString(nd.Content)
+		}
+		ix.sumLen[i] = float64(l)
+		maxLen = max(maxLen, l)
+	}
+	if maxLen > 0 {
+		for i := range ix.sumLen {
+			ix.sumLen[i] /= float64(maxLen)
+		}
+	}
+	if n > 0 {
+		ix.avgLen = total / float64(n)
+	}
+
+	// Counting sort of the (term, node) pairs by term; nodes stay ascending.
+	T := len(df)
+	ix.postOff = make([]int32, T+1)
+	for t, d := range df {
+		ix.postOff[t+1] = ix.postOff[t] + d
+	}
+	ix.postDoc = make([]int32, len(pDoc))
+	ix.postTF = make([]float32, len(pDoc))
+	next := slices.Clone(ix.postOff[:T])
+	for k, t := range pTerm {
+		p := next[t]
+		next[t]++
+		ix.postDoc[p], ix.postTF[p] = pDoc[k], pTF[k]
+	}
+
+	// Okapi idf as rank_bm25 computes it, negatives floored at ε·mean idf.
+	ix.idf = make([]float64, T)
+	sum := 0.0
+	for t, d := range df {
+		ix.idf[t] = math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
+		sum += ix.idf[t]
+	}
+	if T > 0 {
+		eps := bm25Epsilon * sum / float64(T)
+		for t := range ix.idf {
+			if ix.idf[t] < 0 {
+				ix.idf[t] = eps
+			}
+		}
+	}
+	return ix
+}
+
+// Len returns the number of nodes indexed.
+func (ix *Index) Len() int { return ix.n }
+
+// Graph returns the graph the index was built for.
+func (ix *Index) Graph() *graph.Graph { return ix.g }
+
+// Terms returns the number of distinct terms in the index.
+func (ix *Index) Terms() int { return len(ix.idf) }
+
+// NodeRefs returns node i's own references (see the package function
+// NodeRefs); do not modify the slice.
+func (ix *Index) NodeRefs(i int) []Ref { return ix.nodeRefs[i] }
+
+// bm25 adds the raw BM25 Okapi scores of the query terms to dst (length
+// Len()), touching only the terms' postings, and reports whether any term
+// was found.
+func (ix *Index) bm25(dst []float64, terms []string, k1, b float64) bool {
+	found := false
+	for _, t := range terms {
+		id, ok := ix.terms[t]
+		if !ok {
+			continue
+		}
+		found = true
+		idf := ix.idf[id]
+		lo, hi := ix.postOff[id], ix.postOff[id+1]
+		docs, tfs := ix.postDoc[lo:hi], ix.postTF[lo:hi]
+		c0 := k1 * (1 - b)
+		c1 := 0.0
+		if ix.avgLen > 0 {
+			c1 = k1 * b / ix.avgLen
+		}
+		for j, d := range docs {
+			tf := float64(tfs[j])
+			dst[d] += idf * tf * (k1 + 1) / (tf + c0 + c1*float64(ix.docLen[d]))
+		}
+	}
+	return found
+}
+
+// refMatch sets dst[v] = 1 for every node whose references meet the query's.
+func (ix *Index) refMatch(dst []float64, refs []Ref) {
+	for _, r := range refs {
+		for _, k := range queryKeys(r) {
+			for _, v := range ix.refs[k] {
+				dst[v] = 1
+			}
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package score
+
+import (
+	"math"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// mmrSlack absorbs float32 rounding in the cosines behind the MMR bound.
+const mmrSlack = 1e-5
+
+// mmr selects k sources by maximal marginal relevance (METHOD A.2):
+//
+//	v* = argmax_{v∉S} λ h_v − (1−λ) max_{u∈S} cos(e_v, e_u)
+//
+// the first pick being argmax h; ties go to the lower index. cand lists the
+// nodes considered (nil = all).
+//
+// Exact MMR needs cos(e_v, e_u) for every node v and pick u, a brute-force
+// pass over the embeddings per pick. Most of those are skipped with a bound
+// from the query cosines c_v = cos(q, e_v), which are already known: on the
+// unit sphere the angle between v and u is at most the sum of their angles
+// to q, so when c_v + c_u ≥ 0, cos(e_v, e_u) ≥ c_v c_u − s_v s_u with
+// s = sqrt(1 − c²). That bounds each node's MMR score from above; a node is
+// evaluated exactly only when its bound reaches the best exact score found.
+// The picks are the same as without the bound.
+func mmr(g *graph.Graph, h, cos []float64, cand []int, k int, lambda float64) []int {
+	if cand == nil {
+		cand = make([]int, len(h))
+		for i := range cand {
+			cand[i] = i
+		}
+	}
+	k = min(k, len(cand))
+	if k <= 0 {
+		return nil
+	}
+	m := len(cand)
+	c := make([]float64, m)
+	s := make([]float64, m)
+	lb := make([]float64, m)    // lower bound of max_{u∈S} cos(v,u)
+	exact := make([]float64, m) // max over the first cnt[j] picks
+	cnt := make([]int32, m)     // picks folded into exact
+	picked := make([]bool, m)
+	for j, v := range cand {
+		c[j] = min(max(cos[v], -1), 1)
+		s[j] = math.Sqrt(1 - c[j]*c[j])
+		lb[j] = -1
+		exact[j] = math.Inf(-1)
+	}
+	first := 0
+	for j := 1; j < m; j++ {
+		if h[cand[j]] > h[cand[first]] || (h[cand[j]] == h[cand[first]] && cand[j] < cand[first]) {
+			first = j
+		}
+	}
+	pickJ := []int{first}
+	picked[first] = true
+	out := []int{cand[first]}
+
+	score := func(j int) float64 {
+		v := cand[j]
+		ev := g.Embedding(v)
+		for ; int(cnt[j]) < len(pickJ); cnt[j]++ {
+			exact[j] = math.Max(exact[j], graph.Dot(ev, g.Embedding(cand[pickJ[cnt[j]]])))
+		}
+		return lambda*h[v] - (1-lambda)*exact[j]
+	}
+	ub := make([]float64, m)
+	for len(out) < k {
+		last := pickJ[len(pickJ)-1]
+		top := -1
+		for j := 0; j < m; j++ {
+			if picked[j] {
+				continue
+			}
+			if c[j]+c[last] >= 0 {
+				lb[j] = math.Max(lb[j], c[j]*c[last]-s[j]*s[last]-mmrSlack)
+			}
+			ub[j] = lambda*h[cand[j]] - (1-lambda)*lb[j]
+			if top < 0 || ub[j] > ub[top] {
+				top = j
+			}
+		}
+		best, bestJ := score(top), top
+		for j := 0; j < m; j++ {
+			if picked[j] || j == top || ub[j] < best {
+				continue
+			}
+			if sc := score(j); sc > best || (sc == best && cand[j] < cand[bestJ]) {
+				best, bestJ = sc, j
+			}
+		}
+		picked[bestJ] = true
+		pickJ = append(pickJ, bestJ)
+		out = append(out, cand[bestJ])
+	}
+	return out
+}

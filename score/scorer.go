@@ -1,0 +1,244 @@
+package score
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
+)
+
+// Scorer scores queries over graphs. Set Config (the zero Config means
+// AspectsConfig()), and Embedder for Score. Index, when set, must be the
+// index of the graph being scored; when nil, the Scorer builds the index of
+// the last graph it saw once and reuses it. A Scorer is safe for concurrent
+// use and must not be copied after first use.
+type Scorer struct {
+	Config   Config
+	Embedder llm.Embedder
+	Index    *Index
+
+	mu   sync.Mutex
+	lazy *Index
+}
+
+// Score embeds the question (as an llm.Query, so embedders with task
+// prefixes use the query prefix) and scores every node of g.
+func (s *Scorer) Score(ctx context.Context, g *graph.Graph, question string) (*Scores, error) {
+	if s.Embedder == nil {
+		return nil, ErrNoEmbedder
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	vs, err := s.Embedder.Embed(ctx, []string{question}, llm.Query)
+	if err != nil {
+		return nil, fmt.Errorf("score: embedding the question: %w", err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("%w: got %d vectors for 1 text", ErrEmbed, len(vs))
+	}
+	return s.ScoreVector(g, question, vs[0])
+}
+
+// ScoreVector scores every node of g for a question whose embedding q is
+// already known (it need not be unit length; a zero q gives cosines of 0).
+// It fails with ErrDimension when len(q) ≠ g.Dim and ErrNaN when q holds a
+// NaN or an infinity.
+func (s *Scorer) ScoreVector(g *graph.Graph, question string, q []float32) (*Scores, error) {
+	c := s.Config
+	if c == (Config{}) {
+		c = AspectsConfig()
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, ErrNilGraph
+	}
+	if len(q) != g.Dim {
+		return nil, fmt.Errorf("%w: query has %d values, graph dimension %d", ErrDimension, len(q), g.Dim)
+	}
+	for i, x := range q {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("%w: value %d is %v", ErrNaN, i, x)
+		}
+	}
+	ix, err := s.index(g)
+	if err != nil {
+		return nil, err
+	}
+	return compute(g, ix, c, question, q), nil
+}
+
+func (s *Scorer) index(g *graph.Graph) (*Index, error) {
+	if s.Index != nil {
+		if s.Index.g != g {
+			return nil, ErrIndex
+		}
+		return s.Index, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lazy == nil || s.lazy.g != g {
+		s.lazy = NewIndex(g)
+	}
+	return s.lazy, nil
+}
+
+// compute is the scoring proper; inputs are valid.
+func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32) *Scores {
+	n := g.Len()
+	sc := &Scores{
+		Query:    unit(q),
+		Keywords: Keywords(question),
+		Refs:     ExtractRefs(question),
+		Cos:      make([]float64, n),
+		R:        make([]float64, n),
+		H:        make([]float64, n),
+	}
+
+	// One pass over the contiguous embeddings; a zero query has cosine 0
+	// with every node and needs no pass.
+	if !isZero(sc.Query) {
+		d := g.Dim
+		for i := 0; i < n; i++ {
+			sc.Cos[i] = graph.Dot(sc.Query, g.Emb[i*d:(i+1)*d])
+		}
+	}
+
+	if c.Alpha > 0 {
+		sc.BM25 = make([]float64, n)
+		if ix.bm25(sc.BM25, sc.Keywords, c.K1, c.B) {
+			minMax(sc.BM25)
+		} else {
+			clear(sc.BM25)
+		}
+	}
+	if c.RhoRef > 0 {
+		sc.Ref = make([]float64, n)
+		ix.refMatch(sc.Ref, sc.Refs)
+	}
+
+	for i := range sc.R {
+		d := sc.Cos[i]
+		if !c.RawCos {
+			d = max(d, 0)
+		}
+		r := (1 - c.Alpha) * d
+		if sc.BM25 != nil {
+			r += c.Alpha * sc.BM25[i]
+		}
+		if sc.Ref != nil {
+			r += c.RhoRef * sc.Ref[i]
+		}
+		sc.R[i] = min(max(r, 0), 1)
+	}
+
+	switch c.H {
+	case HNormalised:
+		m := 0.0
+		for _, r := range sc.R {
+			m = max(m, r)
+		}
+		if m > 0 {
+			inv := 1 / m
+			for i, r := range sc.R {
+				sc.H[i] = min(r*inv, 1)
+			}
+		}
+	case HFusion:
+		if c.usesPhi() || c.usesPsi() {
+			a := ix.adjacency(c.RMin)
+			if c.usesPhi() {
+				sc.Phi, _ = propagate(a, sc.R, c)
+			}
+			if c.usesPsi() {
+				sc.Psi, _ = diffusion(a, sc.R, c)
+			}
+		}
+		for i := range sc.H {
+			h := c.LambdaR * sc.R[i]
+			if sc.Phi != nil {
+				h += c.LambdaPhi * sc.Phi[i]
+			}
+			if sc.Psi != nil {
+				h += c.LambdaPsi * sc.Psi[i]
+			}
+			sc.H[i] = min(max(h, 0), 1)
+		}
+	}
+
+	if c.Sinks > 0 {
+		sc.A = answerability(g, ix, sc.R, c.VisualBonus)
+		sc.Sinks = topK(sc.A, c.Sinks, nil)
+	}
+	if c.Sources > 0 {
+		var cand []int
+		if c.MMRCandidates > 0 && c.MMRCandidates < n {
+			cand = topK(sc.H, c.MMRCandidates, nil)
+		}
+		sc.Sources = mmr(g, sc.H, sc.Cos, cand, c.Sources, c.MMRLambda)
+	}
+
+	sc.RMean, sc.HMean = mean(sc.R), mean(sc.H)
+	return sc
+}
+
+// unit returns q scaled to unit length (a copy), or a zero vector.
+func unit(q []float32) []float32 {
+	u := make([]float32, len(q))
+	s := 0.0
+	for _, x := range q {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return u
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range q {
+		u[i] = float32(float64(x) * inv)
+	}
+	return u
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// minMax rescales x to [0,1] in place; a constant x becomes all 0.
+func minMax(x []float64) {
+	if len(x) == 0 {
+		return
+	}
+	lo, hi := x[0], x[0]
+	for _, v := range x {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if hi <= lo {
+		clear(x)
+		return
+	}
+	inv := 1 / (hi - lo)
+	for i, v := range x {
+		x[i] = (v - lo) * inv
+	}
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
