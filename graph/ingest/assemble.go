@@ -1,0 +1,141 @@
+package ingest
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// DefaultContextWords is how many words before and after a visual item it
+// carries as context (G2-Reader).
+const DefaultContextWords = 1000
+
+// Config configures the ingesters. The zero value is G2-Reader's setup.
+type Config struct {
+	// Chunk configures text chunking.
+	Chunk Options
+	// ContextWords is how many words of surrounding text a visual item gets
+	// on each side; 0 means 1000, negative means none.
+	ContextWords int
+	// PDFReader picks the PDF text reader: PDFAuto (""), PDFToText or PDFGo.
+	PDFReader string
+}
+
+func (c Config) contextWords() int {
+	switch {
+	case c.ContextWords == 0:
+		return DefaultContextWords
+	case c.ContextWords < 0:
+		return 0
+	}
+	return c.ContextWords
+}
+
+// block is one parsed unit before chunking: a heading, a text block or a
+// visual item.
+type block struct {
+	heading bool
+	text    string
+	page    int
+	visual  *graph.Item // set for tables and figures
+}
+
+// assemble turns blocks into items: consecutive text blocks (and headings)
+// are joined into runs that end at a visual item or at a heading following
+// body text, and each run is chunked. Visual items get their section and
+// context.
+func (c Config) assemble(blocks []block) []graph.Item {
+	var items []graph.Item
+	section := ""
+	// The current run: its blocks, with the byte offset each starts at.
+	var run []block
+	var runSec []string
+	hasBody := false
+	flush := func() {
+		if !hasBody {
+			// A run of headings alone is not content: the headings live
+			// on as the Section of the items that follow.
+			run, runSec = run[:0], runSec[:0]
+			return
+		}
+		hasBody = false
+		var b strings.Builder
+		starts := make([]int, len(run))
+		for i, bl := range run {
+			if i > 0 {
+				b.WriteString("\n\n")
+			}
+			starts[i] = b.Len()
+			b.WriteString(bl.text)
+		}
+		text := b.String()
+		for _, sp := range chunkSpans(text, c.Chunk) {
+			k := sort.SearchInts(starts, sp[0]+1) - 1 // block holding the chunk's start
+			k = max(k, 0)
+			items = append(items, graph.Item{
+				Modality: graph.Text,
+				Text:     text[sp[0]:sp[1]],
+				Section:  runSec[k],
+				Page:     run[k].page,
+			})
+		}
+		run, runSec = run[:0], runSec[:0]
+	}
+	for _, bl := range blocks {
+		switch {
+		case bl.visual != nil:
+			flush()
+			it := *bl.visual
+			it.Section = section
+			items = append(items, it)
+		case bl.heading:
+			if hasBody {
+				flush()
+			}
+			section = bl.text
+			run = append(run, bl)
+			runSec = append(runSec, section)
+		default:
+			run = append(run, bl)
+			runSec = append(runSec, section)
+			hasBody = true
+		}
+	}
+	flush()
+	c.addContext(blocks, items)
+	return items
+}
+
+// addContext gives each visual item the words of the text blocks around it.
+func (c Config) addContext(blocks []block, items []graph.Item) {
+	n := c.contextWords()
+	if n == 0 {
+		return
+	}
+	var words []string
+	var at []int // word position of each visual block, in order
+	for _, bl := range blocks {
+		if bl.visual != nil {
+			at = append(at, len(words))
+			continue
+		}
+		words = append(words, strings.Fields(bl.text)...)
+	}
+	k := 0
+	for i := range items {
+		if !items[i].Modality.Visual() {
+			continue
+		}
+		p := at[k]
+		k++
+		before := strings.Join(words[max(0, p-n):p], " ")
+		after := strings.Join(words[p:min(len(words), p+n)], " ")
+		switch {
+		case before != "" && after != "":
+			items[i].Context = before + "\n\n" + after
+		default:
+			items[i].Context = before + after
+		}
+	}
+}

@@ -1,0 +1,20 @@
+package ingest
+
+import "errors"
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrPathEscape: an image path leaves the document's folder (via "..",
+	// an absolute path or a symbolic link).
+	ErrPathEscape = errors.New("ingest: path escapes the document folder")
+	// ErrFormat: the input is not valid for its format (malformed JSON,
+	// wrong structure).
+	ErrFormat = errors.New("ingest: malformed input")
+	// ErrNoContentList: a MinerU folder holds no *content_list.json.
+	ErrNoContentList = errors.New("ingest: no content_list.json in folder")
+	// ErrUnsupported: Path was given a file of an unknown type.
+	ErrUnsupported = errors.New("ingest: unsupported file type")
+	// ErrNoPDFReader: neither pdftotext nor the pure-Go reader could read
+	// the PDF.
+	ErrNoPDFReader = errors.New("ingest: no working PDF text reader")
+)

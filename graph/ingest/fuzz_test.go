@@ -1,0 +1,104 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// checkItems asserts invariants every ingester keeps on any input.
+func checkItems(t *testing.T, c Config, items []itemView) {
+	t.Helper()
+	for _, it := range items {
+		if it.img != "" && (!filepath.IsLocal(filepath.FromSlash(it.img)) || strings.Contains(it.img, `\`)) {
+			t.Fatalf("image path %q escapes", it.img)
+		}
+		if utf8.RuneCountInString(it.text) > c.Chunk.norm().Size && !it.visual {
+			t.Fatalf("text chunk of %d runes", utf8.RuneCountInString(it.text))
+		}
+	}
+}
+
+type itemView struct {
+	text, img string
+	visual    bool
+}
+
+func FuzzMinerU(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join(fixtures, "report", "content_list.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`[{"type":"table","table_body":"<table><tr><td rowspan=\"3\" colspan=\"2\">x</td></tr><tr></tr></table>"}]`))
+	f.Add([]byte(`[[{"type":"text","text":["a","b"],"text_level":"1"}],[{"type":"image","img_path":"../x"}]]`))
+	f.Add([]byte(`[{"type":"list","list_items":[["nested"],1.5]},{"type":"code","code_body":null}]`))
+	root := filepath.Join(fixtures, "report")
+	c := Config{Chunk: Options{Size: 200, Overlap: 20}, ContextWords: 50}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := c.parseMinerU(data, root)
+		if err != nil {
+			return
+		}
+		var v []itemView
+		for _, it := range doc.Items {
+			iv := itemView{text: it.Text, visual: it.Modality.Visual()}
+			if it.Image != nil {
+				iv.img = it.Image.Path
+			}
+			v = append(v, iv)
+		}
+		checkItems(t, c, v)
+	})
+}
+
+func FuzzMarkdown(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join(fixtures, "notes", "field-notes.md"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte("# H\n\n| a | b |\n|---|---|\n| 1 | ![i](ridge-map.png) |\n\nTable 1: cap\n"))
+	f.Add([]byte("> quote\n> - list\n>   1. nested\n\n```go\ncode\n```\n<div>html <b>x</b></div>\n[![alt](../up.png)](http://x)"))
+	root := filepath.Join(fixtures, "notes")
+	c := Config{Chunk: Options{Size: 200, Overlap: 20}, ContextWords: 50}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := c.parseMarkdown(data, root)
+		if err != nil {
+			return
+		}
+		var v []itemView
+		for _, it := range doc.Items {
+			iv := itemView{text: it.Text, visual: it.Modality.Visual()}
+			if it.Image != nil {
+				iv.img = it.Image.Path
+			}
+			v = append(v, iv)
+		}
+		checkItems(t, c, v)
+	})
+}
+
+func FuzzPDFText(f *testing.F) {
+	f.Add("Title\r\n\n\nBody   text\n\n3\n\fPage 2 of 9\nNext\x00page\n\f")
+	f.Add("\f\f\f")
+	f.Add("- 12 -\n\xff\xfe broken utf8\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		pages := SplitPDFText(out)
+		if len(pages) > strings.Count(out, "\f")+1 {
+			t.Fatalf("%d pages from %d form feeds", len(pages), strings.Count(out, "\f"))
+		}
+		for _, p := range pages {
+			if strings.ContainsAny(p, "\f\r\x00") || strings.Contains(p, "\n\n\n") || !utf8.ValidString(p) {
+				t.Fatalf("unclean page %q", p)
+			}
+			for _, para := range paragraphs(p) {
+				if strings.TrimSpace(para) == "" {
+					t.Fatal("blank paragraph")
+				}
+			}
+		}
+	})
+}

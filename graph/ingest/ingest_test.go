@@ -1,0 +1,318 @@
+package ingest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+const fixtures = "testdata/collection"
+
+func TestMinerUFixture(t *testing.T) {
+	doc, err := MinerU(filepath.Join(fixtures, "report"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.ID != "report" || doc.Title != "Glacier Melt Sensing with the Aurora Probe" {
+		t.Fatalf("ID %q title %q", doc.ID, doc.Title)
+	}
+	var mods []string
+	for _, it := range doc.Items {
+		mods = append(mods, it.Modality.String())
+		if strings.Contains(it.Text, "Confidential") || strings.Contains(it.Text, "Lumen Labs technical report") {
+			t.Errorf("page furniture kept: %q", it.Text)
+		}
+	}
+	want := "text text table text figure text figure text"
+	if got := strings.Join(mods, " "); got != want {
+		t.Fatalf("modalities %q, want %q", got, want)
+	}
+	table := doc.Items[2]
+	wantTable := "Station | Flow (L/s) | Flow (L/s)\n" +
+		"Station | July | August\n" +
+		"Camp North | 41.5 | 38.2\n" +
+		"Camp Ridge | 27.0 | 29.4\n" +
+		"Camp Delta | 27.0 | 19.8"
+	if table.Text != wantTable {
+		t.Errorf("table text:\n%s\nwant:\n%s", table.Text, wantTable)
+	}
+	if table.Caption != "Table 3: Mean meltwater flow per station (litres per second)." ||
+		table.Footnote != "Values averaged over the trial." || table.Page != 1 || table.Section != "Results" {
+		t.Errorf("table fields: %+v", table)
+	}
+	if table.Image == nil || table.Image.Path != "images/flow_table.png" || table.Image.MIME != "image/png" {
+		t.Errorf("table image %+v", table.Image)
+	}
+	fig := doc.Items[4]
+	if fig.Caption != "Figure 2: Daily flow at Camp North, June to August 2024." || fig.Image == nil {
+		t.Errorf("old img_caption not read: %+v", fig)
+	}
+	if !strings.Contains(fig.Context, "Camp Ridge and Camp Delta was equal") || !strings.Contains(fig.Context, "Aurora Probe is a low-power") {
+		t.Errorf("figure context misses surrounding text: %q", fig.Context)
+	}
+	chart := doc.Items[6]
+	if chart.Caption != "Figure 3: Battery voltage over the trial." || chart.Page != 2 {
+		t.Errorf("chart: %+v", chart)
+	}
+	if !strings.Contains(doc.Items[1].Text, "Thermistor chain: 8 sensors") || doc.Items[1].Section != "Hardware" {
+		t.Errorf("list item missing: %+v", doc.Items[1])
+	}
+	if !strings.Contains(doc.Items[3].Text, "Q = v \\cdot A") {
+		t.Errorf("equation not kept as text: %q", doc.Items[3].Text)
+	}
+	if !strings.Contains(doc.Items[5].Text, "Listing 1: sampling loop") || !strings.Contains(doc.Items[5].Text, "sleep(15") {
+		t.Errorf("code: %q", doc.Items[5].Text)
+	}
+}
+
+func TestMarkdownFixture(t *testing.T) {
+	doc, err := Markdown(filepath.Join(fixtures, "notes", "field-notes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mods []string
+	for _, it := range doc.Items {
+		mods = append(mods, it.Modality.String())
+	}
+	if got := strings.Join(mods, " "); got != "text text table figure text" {
+		t.Fatalf("modalities %q", got)
+	}
+	if !strings.Contains(doc.Items[1].Text, "- The upper probe froze twice in June.\n  - It recovered") {
+		t.Errorf("nested list: %q", doc.Items[1].Text)
+	}
+	tab := doc.Items[2]
+	if tab.Caption != "Table 4: Probe uptime at Camp Ridge." || tab.Text != "Probe | Uptime (%) | Restarts\nUpper | 91.2 | 2\nLower | 99.6 | 0" {
+		t.Errorf("table: %+v", tab)
+	}
+	fig := doc.Items[3]
+	if fig.Caption != "Figure 5: Map of the Camp Ridge probes." || fig.Image == nil || fig.Image.Path != "ridge-map.png" {
+		t.Errorf("figure: %+v", fig)
+	}
+	if fig.Section != "Observations" {
+		t.Errorf("figure section %q", fig.Section)
+	}
+}
+
+func TestPathCollection(t *testing.T) {
+	docs, err := Path(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range docs {
+		ids = append(ids, d.ID)
+	}
+	if got := strings.Join(ids, ","); got != "notes/field-notes.md,report,summary.txt" {
+		t.Fatalf("ids %q", got)
+	}
+	if docs[2].Title != "Trial summary" || len(docs[2].Items) != 1 {
+		t.Fatalf("text doc: %+v", docs[2])
+	}
+	if _, err := Path(filepath.Join(fixtures, "report", "images", "flow_chart.png")); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("png file: %v", err)
+	}
+}
+
+func writeMinerU(t *testing.T, dir, list string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x_content_list.json"), []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPathTraversalRejected(t *testing.T) {
+	for _, p := range []string{"../../etc/passwd", "/etc/passwd", `..\..\secret.png`, "images/../../out.png"} {
+		dir := t.TempDir()
+		writeMinerU(t, filepath.Join(dir, "doc"), `[{"type":"image","img_path":`+quote(p)+`,"image_caption":["Figure 1"]}]`)
+		_, err := MinerU(filepath.Join(dir, "doc"))
+		if !errors.Is(err, ErrPathEscape) {
+			t.Errorf("img_path %q: err = %v, want ErrPathEscape", p, err)
+		}
+	}
+	// Markdown too.
+	dir := t.TempDir()
+	md := filepath.Join(dir, "a.md")
+	os.WriteFile(md, []byte("![x](../../etc/passwd)\n"), 0o644)
+	if _, err := Markdown(md); !errors.Is(err, ErrPathEscape) {
+		t.Errorf("markdown: %v", err)
+	}
+}
+
+func TestSymlinkEscapeRejected(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "secret.png")
+	os.WriteFile(outside, []byte("\x89PNG"), 0o644)
+	doc := filepath.Join(dir, "doc")
+	writeMinerU(t, doc, `[{"type":"image","img_path":"images/link.png","image_caption":["Figure 1"]}]`)
+	os.MkdirAll(filepath.Join(doc, "images"), 0o755)
+	if err := os.Symlink(outside, filepath.Join(doc, "images", "link.png")); err != nil {
+		t.Skip("symlinks unsupported:", err)
+	}
+	if _, err := MinerU(doc); !errors.Is(err, ErrPathEscape) {
+		t.Fatalf("symlink escape: %v", err)
+	}
+	// A symlink that stays inside is fine.
+	os.WriteFile(filepath.Join(doc, "real.png"), []byte("\x89PNG"), 0o644)
+	os.Remove(filepath.Join(doc, "images", "link.png"))
+	os.Symlink(filepath.Join(doc, "real.png"), filepath.Join(doc, "images", "link.png"))
+	d, err := MinerU(doc)
+	if err != nil || d.Items[0].Image == nil {
+		t.Fatalf("inside symlink: %v %+v", err, d.Items)
+	}
+}
+
+func TestMinerUMissingImageAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeMinerU(t, dir, `[{"type":"table","img_path":"images/none.png","table_body":"<table><tr><td>a</td></tr></table>"},
+		{"type":"text","text":"Body.","page_idx":"3"}]`)
+	d, err := MinerU(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Items[0].Image != nil || d.Items[0].Text != "a" || d.Items[1].Page != 3 {
+		t.Fatalf("items %+v", d.Items)
+	}
+	writeMinerU(t, dir, `{"not":"a list"}`)
+	if _, err := MinerU(dir); !errors.Is(err, ErrFormat) {
+		t.Fatalf("object: %v", err)
+	}
+	if _, err := MinerU(t.TempDir()); !errors.Is(err, ErrNoContentList) {
+		t.Fatalf("empty dir: %v", err)
+	}
+}
+
+func TestTableText(t *testing.T) {
+	cases := map[string]string{
+		`<table><tr><td colspan="3">All</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>`: "All | All | All\na | b | c",
+		`<table><caption>Cap</caption><tr><td rowspan="3">x</td><td>1</td></tr><tr><td>2</td></tr><tr><td>3</td></tr></table>`: "Cap\nx | 1\nx | 2\nx | 3",
+		`<table><tr><td>a<br>b</td><td rowspan="0">z</td></tr></table>`: "a b | z",
+		`plain <b>text</b>`: "plain text",
+		`<table><tr><td colspan="99999999">w</td></tr></table>`: strings.TrimSuffix(strings.Repeat("w | ", maxColspan), " | "),
+	}
+	for in, want := range cases {
+		if got := TableText(in); got != want {
+			t.Errorf("TableText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSplitPDFText(t *testing.T) {
+	out := "Title line\r\n\n\n\nFirst   para    text\nnext line\n\n3\n\fPage 2 of 9\nSecond page\x00 text\n\f"
+	got := SplitPDFText(out)
+	if len(got) != 2 {
+		t.Fatalf("pages %q", got)
+	}
+	if got[0] != "Title line\n\nFirst  para  text\nnext line" {
+		t.Errorf("page 0 %q", got[0])
+	}
+	if got[1] != "Second page text" {
+		t.Errorf("page 1 %q", got[1])
+	}
+}
+
+// minimalPDF builds a valid one-page-per-string PDF with Helvetica text.
+func minimalPDF(pages ...string) []byte {
+	var b strings.Builder
+	var offs []int
+	obj := func(s string) {
+		offs = append(offs, b.Len())
+		b.WriteString(s)
+	}
+	b.WriteString("%PDF-1.4\n")
+	n := len(pages)
+	kids := ""
+	for i := range pages {
+		kids += " " + itoa(4+2*i) + " 0 R"
+	}
+	obj("1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n")
+	obj("2 0 obj << /Type /Pages /Kids [" + kids + " ] /Count " + itoa(n) + " >> endobj\n")
+	obj("3 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> endobj\n")
+	for i, p := range pages {
+		content := "BT /F1 12 Tf 72 720 Td (" + p + ") Tj ET"
+		obj(itoa(4+2*i) + " 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents " + itoa(5+2*i) + " 0 R >> endobj\n")
+		obj(itoa(5+2*i) + " 0 obj << /Length " + itoa(len(content)) + " >> stream\n" + content + "\nendstream endobj\n")
+	}
+	xref := b.Len()
+	b.WriteString("xref\n0 " + itoa(len(offs)+1) + "\n0000000000 65535 f \n")
+	for _, o := range offs {
+		s := itoa(o)
+		b.WriteString(strings.Repeat("0", 10-len(s)) + s + " 00000 n \n")
+	}
+	b.WriteString("trailer << /Size " + itoa(len(offs)+1) + " /Root 1 0 R >>\nstartxref\n" + itoa(xref) + "\n%%EOF\n")
+	return []byte(b.String())
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	s := ""
+	for ; i > 0; i /= 10 {
+		s = string(rune('0'+i%10)) + s
+	}
+	return s
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+func TestPDFReaders(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "two.pdf")
+	if err := os.WriteFile(p, minimalPDF("Alpha page one text.", "Beta page two text."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, reader := range []string{PDFGo, PDFToText} {
+		t.Run(reader, func(t *testing.T) {
+			doc, err := Config{PDFReader: reader}.PDF(p)
+			if reader == PDFToText && errors.Is(err, ErrNoPDFReader) {
+				t.Skip("pdftotext not installed (apt-get install poppler-utils)")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := ""
+			for _, it := range doc.Items {
+				all += it.Text + "\n"
+			}
+			if !strings.Contains(all, "Alpha page one") || !strings.Contains(all, "Beta page two") {
+				t.Fatalf("text %q", all)
+			}
+			if len(doc.Items) != 1 || doc.Items[0].Page != 0 {
+				t.Fatalf("items %+v", doc.Items)
+			}
+		})
+	}
+	bad := filepath.Join(dir, "bad.pdf")
+	os.WriteFile(bad, []byte("%PDF-1.4 garbage"), 0o644)
+	if _, err := PDF(bad); !errors.Is(err, ErrNoPDFReader) {
+		t.Fatalf("garbage pdf: %v", err)
+	}
+}
+
+func TestRealPDFs(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "visdombench", "feta_tab_pdfs")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skip("shared data absent")
+	}
+	for _, e := range ents[:min(2, len(ents))] {
+		doc, err := PDF(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if len(doc.Items) == 0 {
+			t.Fatalf("%s: no text", e.Name())
+		}
+	}
+}
+
+var _ = graph.Text

@@ -1,0 +1,201 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Bounds on table spans, so that a hostile rowspan or colspan cannot blow up
+// memory: HTML caps colspan at 1000 and rowspan at 65534; we also cap the
+// number of rendered cells.
+const (
+	maxColspan    = 1000
+	maxRowspan    = 65534
+	maxTableCells = 1 << 20
+)
+
+// TableText renders an HTML table (MinerU's table_body) as text: one line
+// per row, cells separated by " | ". A cell spanning several rows or columns
+// (rowspan, colspan) is repeated in every grid position it covers, so each
+// line reads on its own. A <caption> becomes the first line. Input that is
+// not a table is rendered as its text content.
+func TableText(body string) string {
+	doc, err := html.Parse(strings.NewReader(body))
+	if err != nil {
+		return strings.TrimSpace(body)
+	}
+	var tables []*html.Node
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Table {
+			tables = append(tables, n)
+			return // nested tables are rendered inside their cell
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	if len(tables) == 0 {
+		return collapse(nodeText(doc))
+	}
+	parts := make([]string, 0, len(tables))
+	for _, t := range tables {
+		if s := renderTable(t); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+type carry struct {
+	text string
+	left int // rows still covered below
+}
+
+func renderTable(t *html.Node) string {
+	var lines []string
+	var caption string
+	var carries []carry
+	cells := 0
+	var rows []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Tr:
+				rows = append(rows, c)
+			case atom.Caption:
+				caption = collapse(nodeText(c))
+			case atom.Table:
+				// nested table outside a cell: skip
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(t)
+	if caption != "" {
+		lines = append(lines, caption)
+	}
+	for _, tr := range rows {
+		if cells >= maxTableCells {
+			break
+		}
+		var row []string
+		col := 0
+		take := func() { // cells carried down from rows above
+			for col < len(carries) && carries[col].left > 0 {
+				row = append(row, carries[col].text)
+				carries[col].left--
+				col++
+				cells++
+			}
+		}
+		for c := tr.FirstChild; c != nil && cells < maxTableCells; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
+				continue
+			}
+			take()
+			text := collapse(nodeText(c))
+			cs := min(span(c, "colspan", maxColspan), maxTableCells-cells)
+			rs := span(c, "rowspan", maxRowspan)
+			for k := 0; k < cs; k++ {
+				for len(carries) <= col {
+					carries = append(carries, carry{})
+				}
+				carries[col] = carry{text: text, left: rs - 1}
+				row = append(row, text)
+				col++
+			}
+			cells += cs
+		}
+		take()
+		for ; col < len(carries) && cells < maxTableCells; col++ {
+			if carries[col].left > 0 { // a spanning cell right of the row's last cell
+				for len(row) < col {
+					row = append(row, "")
+				}
+				row = append(row, carries[col].text)
+				carries[col].left--
+				cells++
+			}
+		}
+		if line := joinRow(row); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// joinRow joins cells with " | ", dropping trailing empty cells; an all-empty
+// row gives "".
+func joinRow(row []string) string {
+	end := len(row)
+	for end > 0 && row[end-1] == "" {
+		end--
+	}
+	return strings.Join(row[:end], " | ")
+}
+
+// span reads a rowspan/colspan attribute: 1 when absent or invalid, capped.
+func span(n *html.Node, name string, limit int) int {
+	for _, a := range n.Attr {
+		if a.Key != name {
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(a.Val))
+		if err != nil || v < 1 {
+			return 1
+		}
+		return min(v, limit)
+	}
+	return 1
+}
+
+// nodeText concatenates the text under n; <br> and block ends become
+// spaces.
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var rec func(n *html.Node)
+	rec = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			return
+		case html.ElementNode:
+			switch n.DataAtom {
+			case atom.Br, atom.P, atom.Div, atom.Li, atom.Tr:
+				b.WriteByte(' ')
+			case atom.Td, atom.Th:
+				b.WriteString(" ")
+			case atom.Script, atom.Style:
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(n)
+	return b.String()
+}
+
+// collapse trims s and collapses runs of white space to one space.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mustParseHTML parses an HTML fragment; on error it returns a text node
+// holding the input.
+func mustParseHTML(s string) *html.Node {
+	doc, err := html.Parse(strings.NewReader(s))
+	if err != nil {
+		return &html.Node{Type: html.TextNode, Data: s}
+	}
+	return doc
+}
