@@ -1,0 +1,246 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// CSVHeader is the header of results.csv, an interface other tools rely on.
+var CSVHeader = []string{"dataset", "router", "selector", "budget", "questions", "evidence_recall", "all_gold_rate", "doc_recall", "distinct_nodes", "node_reads", "chains"}
+
+// WriteCSV writes rows under CSVHeader: rates in [0,1] with 4 decimals,
+// empty where undefined; the last three columns are means per question.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.Dataset, r.Router, r.Selector, strconv.Itoa(r.Budget), strconv.Itoa(r.Questions),
+			rate(r.EvidenceRecall, r.EvidenceQuestions), rate(r.AllGoldRate, r.EvidenceQuestions), rate(r.DocRecall, r.DocQuestions),
+			num(r.Distinct), num(r.Reads), num(r.Chains)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func rate(x float64, n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'f', 4, 64)
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// WriteMarkdown writes the results table (one per budget) and, when
+// comparisons are given, the paired differences against the baseline.
+func WriteMarkdown(w io.Writer, rows []Row, cmps []Comparison, notes []string) error {
+	var b strings.Builder
+	budgets := []int{}
+	seen := map[int]bool{}
+	for _, r := range rows {
+		if !seen[r.Budget] {
+			seen[r.Budget] = true
+			budgets = append(budgets, r.Budget)
+		}
+	}
+	sort.Ints(budgets)
+	for _, bud := range budgets {
+		fmt.Fprintf(&b, "## Budget %d distinct nodes\n\n", bud)
+		b.WriteString("| dataset | router | selector | questions | evidence recall | all-gold | doc recall | distinct | reads | chains | chain length |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, r := range rows {
+			if r.Budget != bud {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %.1f | %.1f | %.1f | %.2f |\n", r.Dataset, r.Router, r.Selector,
+				r.Questions, pct(r.EvidenceRecall, r.EvidenceQuestions), pct(r.AllGoldRate, r.EvidenceQuestions),
+				pct(r.DocRecall, r.DocQuestions), r.Distinct, r.Reads, r.Chains, r.ChainLength)
+		}
+		b.WriteString("\n")
+		var cs []Comparison
+		for _, c := range cmps {
+			if c.Budget == bud {
+				cs = append(cs, c)
+			}
+		}
+		if len(cs) > 0 {
+			fmt.Fprintf(&b, "Paired differences against `%s` (points; bootstrap 95%% interval; McNemar on all-gold):\n\n", cs[0].Baseline)
+			b.WriteString("| dataset | router | selector | Δ evidence recall [95% CI] | all-gold only router / only baseline (p) | Δ doc recall [95% CI] |\n")
+			b.WriteString("|---|---|---|---|---|---|\n")
+			for _, c := range cs {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d (p=%.3g) | %s |\n", c.Dataset, c.Router, c.Selector,
+					ci(c.Recall), c.OnlyRouter, c.OnlyBaseline, c.P, ci(c.DocRecall))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("Notes:\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func pct(x float64, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(100*x, 'f', 1, 64)
+}
+
+func ci(iv Interval) string {
+	if iv.N == 0 {
+		return "–"
+	}
+	mark := ""
+	if iv.Excludes0() {
+		mark = " *"
+	}
+	return fmt.Sprintf("%+.1f [%+.1f, %+.1f]%s", 100*iv.Mean, 100*iv.Low, 100*iv.High, mark)
+}
+
+// PlotRecall draws evidence recall against the node budget, one line per
+// router and selector, for one dataset name (MacroName for the macro
+// rows), as a PNG.
+func PlotRecall(rows []Row, dataset string) ([]byte, error) {
+	p := plot.New()
+	p.Title.Text = "Evidence recall vs node budget: " + dataset
+	p.X.Label.Text = "distinct nodes read"
+	p.Y.Label.Text = "evidence recall"
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Top = false
+	p.Legend.Left = false
+	type key struct{ router, selector string }
+	var keys []key
+	pts := map[key]plotter.XYs{}
+	for _, r := range rows {
+		if r.Dataset != dataset || r.EvidenceQuestions == 0 {
+			continue
+		}
+		k := key{r.Router, r.Selector}
+		if _, ok := pts[k]; !ok {
+			keys = append(keys, k)
+		}
+		pts[k] = append(pts[k], plotter.XY{X: float64(r.Budget), Y: r.EvidenceRecall})
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%w: no evidence rows for %q", ErrNoQuestions, dataset)
+	}
+	for i, k := range keys {
+		xy := pts[k]
+		sort.Slice(xy, func(a, b int) bool { return xy[a].X < xy[b].X })
+		l, s, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, err
+		}
+		c := palette[i%len(palette)]
+		l.Color, s.Color = c, c
+		l.Dashes = dashes[(i/len(palette))%len(dashes)]
+		p.Add(l, s)
+		name := k.router
+		if k.selector != "" {
+			name += " (" + k.selector + ")"
+		}
+		p.Legend.Add(name, l, s)
+	}
+	wt, err := p.WriterTo(7*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var palette = []color.Color{
+	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff}, color.RGBA{0x2c, 0xa0, 0x2c, 0xff},
+	color.RGBA{0xff, 0x7f, 0x0e, 0xff}, color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
+	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, color.RGBA{0x7f, 0x7f, 0x7f, 0xff}, color.RGBA{0x17, 0xbe, 0xcf, 0xff},
+}
+
+var dashes = [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees a partial file.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return werr
+	}
+	return nil
+}
+
+// WriteReport writes results.csv, results.md and one recall-vs-budget PNG
+// per dataset (recall_<dataset>.png; "/" in subset names becomes "_") into
+// dir, each atomically.
+func WriteReport(dir string, rows []Row, cmps []Comparison, notes []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var csvBuf, mdBuf bytes.Buffer
+	if err := WriteCSV(&csvBuf, rows); err != nil {
+		return err
+	}
+	if err := WriteMarkdown(&mdBuf, rows, cmps, notes); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "results.csv"), csvBuf.Bytes()); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "results.md"), mdBuf.Bytes()); err != nil {
+		return err
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.Dataset] && r.EvidenceQuestions > 0 {
+			seen[r.Dataset] = true
+			names = append(names, r.Dataset)
+		}
+	}
+	for _, n := range names {
+		png, err := PlotRecall(rows, n)
+		if err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, "recall_"+strings.ReplaceAll(n, "/", "_")+".png"), png); err != nil {
+			return err
+		}
+	}
+	return nil
+}

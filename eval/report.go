@@ -1,0 +1,131 @@
+package eval
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Row is one line of the results table: a router with its selector at one
+// budget on one dataset (or subset, or the macro average).
+type Row struct {
+	Dataset, Router, Selector string
+	Budget                    int
+	Summary
+}
+
+// Comparison is a router against the baseline router on the same questions
+// of one dataset at one budget.
+type Comparison struct {
+	Dataset, Router, Selector string
+	Budget                    int
+	Baseline                  string
+	// Recall is the paired difference in evidence recall (router −
+	// baseline) over questions with evidence; DocRecall likewise.
+	Recall, DocRecall Interval
+	// OnlyRouter and OnlyBaseline count questions where only one of the two
+	// covered all gold; P is McNemar's two-sided p-value.
+	OnlyRouter, OnlyBaseline int
+	P                        float64
+}
+
+// MacroName is the Dataset of macro-average rows.
+const MacroName = "macro"
+
+// groups returns the reporting groups in order: each dataset, or each of
+// its subsets when it has them, as (name, question indexes).
+func (res *Results) groups() (names []string, members [][]int) {
+	idx := map[string]int{}
+	for i, q := range res.Questions {
+		name := res.Datasets[res.DatasetOf[i]].Name
+		if q.Subset != "" {
+			name += "/" + q.Subset
+		}
+		k, ok := idx[name]
+		if !ok {
+			k = len(names)
+			idx[name] = k
+			names = append(names, name)
+			members = append(members, nil)
+		}
+		members[k] = append(members[k], i)
+	}
+	return names, members
+}
+
+// Rows summarises the results per group, router and budget, with a macro
+// row per router and budget when there is more than one group.
+func (res *Results) Rows() []Row {
+	names, members := res.groups()
+	var rows []Row
+	for gi, name := range names {
+		for ri, spec := range res.Routers {
+			for bi, b := range res.Budgets {
+				ms := make([]Metrics, len(members[gi]))
+				for k, qi := range members[gi] {
+					ms[k] = res.Metrics[ri][bi][qi]
+				}
+				rows = append(rows, Row{Dataset: name, Router: spec.Name, Selector: spec.Selector, Budget: b, Summary: Summarize(ms)})
+			}
+		}
+	}
+	if len(names) > 1 {
+		for _, spec := range res.Routers {
+			for _, b := range res.Budgets {
+				var ss []Summary
+				for _, row := range rows {
+					if row.Router == spec.Name && row.Selector == spec.Selector && row.Budget == b {
+						ss = append(ss, row.Summary)
+					}
+				}
+				rows = append(rows, Row{Dataset: MacroName, Router: spec.Name, Selector: spec.Selector, Budget: b, Summary: Macro(ss)})
+			}
+		}
+	}
+	return rows
+}
+
+// Compare pairs every router with the baseline (the first router named
+// baseline) per group and budget: bootstrap intervals (resamples, seed) on
+// evidence and document recall, McNemar on all-gold coverage.
+func (res *Results) Compare(baseline string, resamples int, seed uint64) ([]Comparison, error) {
+	base := -1
+	for i, s := range res.Routers {
+		if s.Name == baseline {
+			base = i
+			break
+		}
+	}
+	if base < 0 {
+		return nil, fmt.Errorf("%w: baseline router %q not in the run", ErrConfig, baseline)
+	}
+	names, members := res.groups()
+	var out []Comparison
+	for gi, name := range names {
+		for ri, spec := range res.Routers {
+			if ri == base {
+				continue
+			}
+			for bi, b := range res.Budgets {
+				var ra, rb, da, db []float64
+				var ga, gb []bool
+				for _, qi := range members[gi] {
+					x, y := res.Metrics[ri][bi][qi], res.Metrics[base][bi][qi]
+					if x.HasEvidence && y.HasEvidence {
+						ra, rb = append(ra, x.EvidenceRecall), append(rb, y.EvidenceRecall)
+						ga, gb = append(ga, x.AllGold), append(gb, y.AllGold)
+					}
+					if x.HasDoc && y.HasDoc {
+						da, db = append(da, x.DocRecall), append(db, y.DocRecall)
+					}
+				}
+				c := Comparison{Dataset: name, Router: spec.Name, Selector: spec.Selector, Budget: b, Baseline: baseline,
+					Recall:    PairedBootstrap(ra, rb, resamples, 0.95, seed),
+					DocRecall: PairedBootstrap(da, db, resamples, 0.95, seed)}
+				c.OnlyRouter, c.OnlyBaseline, c.P = McNemar(ga, gb)
+				out = append(out, c)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Budget < out[j].Budget })
+	return out, nil
+}

@@ -1,0 +1,289 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/score"
+)
+
+// ErrConfig is returned (wrapped) for an unusable Runner configuration.
+var ErrConfig = errors.New("eval: bad configuration")
+
+// ScoreFunc scores one question over the graph it was made for; qv is the
+// question's embedding.
+type ScoreFunc func(ctx context.Context, question string, qv []float32) (*score.Scores, error)
+
+// Scoring is a named scorer configuration. NewScorer is called once per
+// graph (so that per-graph state such as a BM25 index is built once) and
+// the result is used for every question on that graph.
+type Scoring struct {
+	Name      string
+	NewScorer func(g *graph.Graph) ScoreFunc
+}
+
+// RouterSpec is one row of a comparison: a router, the scoring it reads and
+// the selector that picks its chains.
+type RouterSpec struct {
+	// Name and Selector label the row ("aspects", "greedy").
+	Name, Selector string
+	// Scoring names the Scoring the router's scores come from.
+	Scoring string
+	// New returns the router for a budget of distinct nodes. Routers must
+	// be safe for concurrent use.
+	New func(budget int) flow.Router
+	// BudgetAware says New depends on the budget; otherwise one routing
+	// serves every budget.
+	BudgetAware bool
+	// Select picks chains for a budget; nil keeps the routing's chains in
+	// order. The runner then caps them at the budget in distinct nodes.
+	Select func(r *flow.Routing, budget int) []flow.Chain
+}
+
+// Runner evaluates routers on datasets: for each question it builds (or
+// reuses) the graph of the question's documents, embeds the question, scores
+// it once per scoring, runs every router, caps the selected chains at each
+// budget of distinct nodes and measures them. All routers see the same
+// graph, embedder and scores.
+type Runner struct {
+	// Embedder embeds nodes and questions. Required.
+	Embedder llm.Embedder
+	// Scorings are the scorer configurations RouterSpecs refer to.
+	Scorings []Scoring
+	// Routers are compared in this order.
+	Routers []RouterSpec
+	// Budgets are the distinct-node budgets (nil = {16}).
+	Budgets []int
+	// Graph configures graph construction.
+	Graph GraphOptions
+	// Concurrency is the number of questions in flight (0 = 2; the
+	// evaluation machine has two cores).
+	Concurrency int
+	// Progress, when set, is called after each question (from one
+	// goroutine at a time).
+	Progress func(done, total int)
+}
+
+// Results hold per-question metrics for every router and budget, aligned
+// with Questions.
+type Results struct {
+	Datasets  []*Dataset
+	Questions []*Question
+	// DatasetOf[i] is the index in Datasets of question i.
+	DatasetOf []int
+	Routers   []RouterSpec
+	Budgets   []int
+	// Metrics[r][b][i] is question i under router r at budget b.
+	Metrics [][][]Metrics
+}
+
+type graphEntry struct {
+	once    sync.Once
+	g       *graph.Graph
+	err     error
+	mu      sync.Mutex
+	scorers map[string]ScoreFunc
+	refs    int
+}
+
+// Run evaluates every question of the datasets.
+func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error) {
+	if r.Embedder == nil {
+		return nil, fmt.Errorf("%w: no embedder", ErrConfig)
+	}
+	if len(r.Routers) == 0 {
+		return nil, fmt.Errorf("%w: no routers", ErrConfig)
+	}
+	budgets := r.Budgets
+	if len(budgets) == 0 {
+		budgets = []int{16}
+	}
+	for _, b := range budgets {
+		if b <= 0 {
+			return nil, fmt.Errorf("%w: budget %d", ErrConfig, b)
+		}
+	}
+	scorings := map[string]Scoring{}
+	for _, s := range r.Scorings {
+		scorings[s.Name] = s
+	}
+	// routers[i][b]: one router per budget (shared when not budget-aware).
+	routers := make([][]flow.Router, len(r.Routers))
+	for i, spec := range r.Routers {
+		if _, ok := scorings[spec.Scoring]; !ok {
+			return nil, fmt.Errorf("%w: router %s uses unknown scoring %q", ErrConfig, spec.Name, spec.Scoring)
+		}
+		if spec.New == nil {
+			return nil, fmt.Errorf("%w: router %s has no constructor", ErrConfig, spec.Name)
+		}
+		routers[i] = make([]flow.Router, len(budgets))
+		for b := range budgets {
+			if spec.BudgetAware || b == 0 {
+				routers[i][b] = spec.New(budgets[b])
+			} else {
+				routers[i][b] = routers[i][0]
+			}
+		}
+	}
+	res := &Results{Datasets: datasets, Routers: r.Routers, Budgets: budgets}
+	for di, ds := range datasets {
+		for qi := range ds.Questions {
+			res.Questions = append(res.Questions, &ds.Questions[qi])
+			res.DatasetOf = append(res.DatasetOf, di)
+		}
+	}
+	nq := len(res.Questions)
+	res.Metrics = make([][][]Metrics, len(r.Routers))
+	for i := range res.Metrics {
+		res.Metrics[i] = make([][]Metrics, len(budgets))
+		for b := range budgets {
+			res.Metrics[i][b] = make([]Metrics, nq)
+		}
+	}
+
+	// Graphs are cached per document set and dropped after their last
+	// question.
+	var cmu sync.Mutex
+	cache := map[string]*graphEntry{}
+	for _, q := range res.Questions {
+		e := cache[q.DocSet]
+		if e == nil {
+			e = &graphEntry{scorers: map[string]ScoreFunc{}}
+			cache[q.DocSet] = e
+		}
+		e.refs++
+	}
+	emb := NewEmbedCache()
+
+	workers := r.Concurrency
+	if workers <= 0 {
+		workers = 2
+	}
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.SetLimit(workers)
+	var pmu sync.Mutex
+	done := 0
+	for qi, q := range res.Questions {
+		eg.Go(func() error {
+			cmu.Lock()
+			e := cache[q.DocSet]
+			cmu.Unlock()
+			e.once.Do(func() { e.g, e.err = BuildGraph(ctx, r.Embedder, q.Docs, r.Graph, emb) })
+			if e.err != nil {
+				return fmt.Errorf("eval: question %s: graph: %w", q.ID, e.err)
+			}
+			if err := r.question(ctx, res, routers, scorings, e, qi); err != nil {
+				return fmt.Errorf("eval: question %s: %w", q.ID, err)
+			}
+			cmu.Lock()
+			if e.refs--; e.refs == 0 {
+				delete(cache, q.DocSet)
+			}
+			cmu.Unlock()
+			if r.Progress != nil {
+				pmu.Lock()
+				done++
+				r.Progress(done, nq)
+				pmu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (r *Runner) question(ctx context.Context, res *Results, routers [][]flow.Router, scorings map[string]Scoring, e *graphEntry, qi int) error {
+	q := res.Questions[qi]
+	g := e.g
+	vs, err := r.Embedder.Embed(ctx, []string{q.Text}, llm.Query)
+	if err != nil {
+		return fmt.Errorf("embedding the question: %w", err)
+	}
+	if len(vs) != 1 {
+		return fmt.Errorf("embedder returned %d vectors for one question", len(vs))
+	}
+	qv := vs[0]
+	scores := map[string]*score.Scores{}
+	for i, spec := range res.Routers {
+		s, ok := scores[spec.Scoring]
+		if !ok {
+			e.mu.Lock()
+			f := e.scorers[spec.Scoring]
+			if f == nil {
+				f = scorings[spec.Scoring].NewScorer(g)
+				e.scorers[spec.Scoring] = f
+			}
+			e.mu.Unlock()
+			if s, err = f(ctx, q.Text, qv); err != nil {
+				return fmt.Errorf("scoring %s: %w", spec.Scoring, err)
+			}
+			scores[spec.Scoring] = s
+		}
+		var routing *flow.Routing
+		for b, budget := range res.Budgets {
+			if routing == nil || spec.BudgetAware {
+				if routing, err = routers[i][b].Route(ctx, g, s); err != nil {
+					return fmt.Errorf("router %s: %w", spec.Name, err)
+				}
+			}
+			chains := routing.Chains
+			if spec.Select != nil {
+				chains = spec.Select(routing, budget)
+			}
+			chains = capDistinct(chains, budget)
+			res.Metrics[i][b][qi] = Measure(q, g, chains)
+		}
+	}
+	return nil
+}
+
+// capDistinct keeps chains in order until adding one would exceed n
+// distinct nodes; the chain that crosses the budget is trimmed to its
+// first nodes that fit (selector.CapDistinct semantics).
+func capDistinct(chains []flow.Chain, n int) []flow.Chain {
+	seen := map[int]bool{}
+	var out []flow.Chain
+	for _, c := range chains {
+		fresh := 0
+		for _, v := range c.Nodes {
+			if !seen[v] {
+				fresh++
+			}
+		}
+		if len(seen)+fresh <= n {
+			for _, v := range c.Nodes {
+				seen[v] = true
+			}
+			out = append(out, c)
+			continue
+		}
+		// Trim: keep the longest prefix that fits.
+		var keep []int
+		for _, v := range c.Nodes {
+			if !seen[v] {
+				if len(seen) == n {
+					break
+				}
+				seen[v] = true
+			}
+			keep = append(keep, v)
+		}
+		if len(keep) > 0 {
+			t := c
+			t.Nodes = keep
+			out = append(out, t)
+		}
+		break
+	}
+	return out
+}
