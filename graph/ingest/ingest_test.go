@@ -4,10 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/flowreader/flowreader/graph"
 )
 
 const fixtures = "testdata/collection"
@@ -190,9 +189,9 @@ func TestMinerUMissingImageAndErrors(t *testing.T) {
 
 func TestTableText(t *testing.T) {
 	cases := map[string]string{
-		`<table><tr><td colspan="3">All</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>`: "All | All | All\na | b | c",
+		`<table><tr><td colspan="3">All</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>`:                              "All | All | All\na | b | c",
 		`<table><caption>Cap</caption><tr><td rowspan="3">x</td><td>1</td></tr><tr><td>2</td></tr><tr><td>3</td></tr></table>`: "Cap\nx | 1\nx | 2\nx | 3",
-		`<table><tr><td>a<br>b</td><td rowspan="0">z</td></tr></table>`: "a b | z",
+		`<table><tr><td>a<br>b</td><td rowspan="0">z</td></tr></table>`:                                                        "a b | z",
 		`plain <b>text</b>`: "plain text",
 		`<table><tr><td colspan="99999999">w</td></tr></table>`: strings.TrimSuffix(strings.Repeat("w | ", maxColspan), " | "),
 	}
@@ -249,18 +248,7 @@ func minimalPDF(pages ...string) []byte {
 	return []byte(b.String())
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	s := ""
-	for ; i > 0; i /= 10 {
-		s = string(rune('0'+i%10)) + s
-	}
-	return s
-}
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
 
@@ -314,5 +302,3 @@ func TestRealPDFs(t *testing.T) {
 		}
 	}
 }
-
-var _ = graph.Text
