@@ -1,0 +1,20 @@
+// Package selector chooses which evidence chains a reader reads.
+//
+// Greedy takes the top-B chains by flow f_k (ties: max h on the chain, then
+// decomposition index). Replicator and Annealed play a symmetric game on the
+// chains: with quality q_k, payoff A_kk = q_k² and A_kl = sqrt(q_k q_l)·(1 −
+// J(V_k, V_l)) for the Jaccard overlap J of the chains' node sets, they run
+// discrete replicator dynamics
+//
+//	x̃_k = x_k (Ax)_k / xᵀAx,   x ← (1 − ε) x̃ + ε/K,
+//
+// from x⁰ ∝ q. With ε = 0 the step is the Baum–Eagon growth transform, so
+// xᵀAx never decreases and fixed points are KKT points of max_Δ xᵀAx; ε > 0
+// mixes toward the uniform population (v1's entropy term). Replicator is v1
+// (METHOD A.5): q_k = b̃_k^0.2 (max h)^0.5 (mean h)^0.3, ε = 0.2 for at most 20
+// steps, at most 11 paths. Annealed is v3 (METHOD B.9): q_k = max h, ε_t =
+// 0.2·max(0, 1 − t/20) then pure dynamics to convergence, top-B (16) by x.
+//
+// CapDistinct cuts any ordered chain list to a distinct-node budget so that
+// routers can be compared at equal reading cost.
+package selector

@@ -1,0 +1,217 @@
+package selector
+
+import (
+	"math"
+	"sort"
+
+	"github.com/flowreader/flowreader/flow"
+)
+
+// Replicator is v1's entropy-regularised replicator dynamics (METHOD A.5):
+// quality q_k = b̃_k^a (max h)^b (mean h)^c, payoff A_kk = q_k², A_kl =
+// sqrt(q_k q_l)(1 − Jaccard), x⁰ ∝ q, then x ← (1−ε) x⊙(Ax)/(xᵀAx) + ε/K
+// until ‖Δx‖₂ < Tol or MaxIter steps; keep x_k > Theta, at most MaxPaths.
+// The zero value uses the paper's constants.
+type Replicator struct {
+	// ExpFlow, ExpMax, ExpMean are the quality exponents (0.2, 0.5, 0.3).
+	ExpFlow, ExpMax, ExpMean float64
+	// Epsilon is ε_rd (0.2); set NoMixing for pure replicator dynamics.
+	Epsilon  float64
+	NoMixing bool
+	// Tol (1e-4), MaxIter (20), Theta (5e-4), MaxPaths (11).
+	Tol      float64
+	MaxIter  int
+	Theta    float64
+	MaxPaths int
+}
+
+func (r Replicator) withDefaults() Replicator {
+	if r.ExpFlow == 0 && r.ExpMax == 0 && r.ExpMean == 0 {
+		r.ExpFlow, r.ExpMax, r.ExpMean = 0.2, 0.5, 0.3
+	}
+	if r.Epsilon == 0 {
+		r.Epsilon = 0.2
+	}
+	if r.NoMixing {
+		r.Epsilon = 0
+	}
+	if r.Tol == 0 {
+		r.Tol = 1e-4
+	}
+	if r.MaxIter == 0 {
+		r.MaxIter = 20
+	}
+	if r.Theta == 0 {
+		r.Theta = 5e-4
+	}
+	if r.MaxPaths == 0 {
+		r.MaxPaths = 11
+	}
+	return r
+}
+
+// Select implements Selector. The result holds at most MaxPaths chains, and
+// at most budget when 0 < budget < MaxPaths, ordered by x (ties by flow,
+// then index).
+func (rp Replicator) Select(r *flow.Routing, budget int) []flow.Chain {
+	if r == nil || len(r.Chains) == 0 {
+		return nil
+	}
+	x := rp.Weights(r)
+	c := rp.withDefaults()
+	limit := c.MaxPaths
+	if budget > 0 && budget < limit {
+		limit = budget
+	}
+	idx := order(x, r.Chains, nil)
+	keep := idx[:0:0]
+	for _, k := range idx {
+		if x[k] > c.Theta {
+			keep = append(keep, k)
+		}
+	}
+	return pick(r.Chains, keep, limit)
+}
+
+// Weights returns the final population x over the routing's chains (on the
+// simplex).
+func (rp Replicator) Weights(r *flow.Routing) []float64 {
+	c := rp.withDefaults()
+	q := v1Quality(r, c.ExpFlow, c.ExpMax, c.ExpMean)
+	a := payoff(r.Chains, q)
+	x := initial(q)
+	for t := 0; t < c.MaxIter; t++ {
+		next := step(a, x, c.Epsilon)
+		if dist(next, x) < c.Tol {
+			x = next
+			break
+		}
+		x = next
+	}
+	return x
+}
+
+// v1Quality is q_k = b̃_k^a (max h)^b (mean h)^c with b̃ = b / max b.
+func v1Quality(r *flow.Routing, ea, eb, ec float64) []float64 {
+	h := hOf(r)
+	mb := 0.0
+	for _, c := range r.Chains {
+		mb = math.Max(mb, c.Flow)
+	}
+	q := make([]float64, len(r.Chains))
+	for k := range r.Chains {
+		c := &r.Chains[k]
+		bt := 0.0
+		if mb > 0 {
+			bt = c.Flow / mb
+		}
+		q[k] = math.Pow(bt, ea) * math.Pow(maxH(c, h), eb) * math.Pow(meanH(c, h), ec)
+	}
+	return q
+}
+
+// payoff is A_kk = q_k², A_kl = sqrt(q_k q_l)(1 − Jaccard(V_k, V_l)).
+func payoff(chains []flow.Chain, q []float64) [][]float64 {
+	k := len(chains)
+	a := make([][]float64, k)
+	for i := range a {
+		a[i] = make([]float64, k)
+	}
+	for i := 0; i < k; i++ {
+		a[i][i] = q[i] * q[i]
+		for j := i + 1; j < k; j++ {
+			v := math.Sqrt(q[i]*q[j]) * (1 - jaccard(chains[i].Nodes, chains[j].Nodes))
+			a[i][j], a[j][i] = v, v
+		}
+	}
+	return a
+}
+
+// initial is x⁰ ∝ q (uniform when Σq = 0).
+func initial(q []float64) []float64 {
+	x := make([]float64, len(q))
+	var s float64
+	for _, v := range q {
+		s += v
+	}
+	for i, v := range q {
+		if s > 0 {
+			x[i] = v / s
+		} else {
+			x[i] = 1 / float64(len(q))
+		}
+	}
+	return x
+}
+
+// step is one replicator step followed by mixing toward uniform with eps.
+// When xᵀAx = 0 the replicator part leaves x unchanged.
+func step(a [][]float64, x []float64, eps float64) []float64 {
+	k := len(x)
+	ax := make([]float64, k)
+	var xax float64
+	for i := 0; i < k; i++ {
+		var s float64
+		for j := 0; j < k; j++ {
+			s += a[i][j] * x[j]
+		}
+		ax[i] = s
+		xax += x[i] * s
+	}
+	next := make([]float64, k)
+	var sum float64
+	for i := range next {
+		v := x[i]
+		if xax > 0 {
+			v = x[i] * ax[i] / xax
+		}
+		next[i] = (1-eps)*v + eps/float64(k)
+		sum += next[i]
+	}
+	// Renormalise away rounding so x stays on the simplex.
+	for i := range next {
+		next[i] /= sum
+	}
+	return next
+}
+
+func quad(a [][]float64, x []float64) float64 {
+	var s float64
+	for i := range x {
+		for j := range x {
+			s += x[i] * a[i][j] * x[j]
+		}
+	}
+	return s
+}
+
+func dist(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
+
+// order sorts chain indexes by x descending, ties by flow, then by the
+// second key (if given), then by index.
+func order(x []float64, chains []flow.Chain, second []float64) []int {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		if x[i] != x[j] {
+			return x[i] > x[j]
+		}
+		if chains[i].Flow != chains[j].Flow {
+			return chains[i].Flow > chains[j].Flow
+		}
+		if second != nil && second[i] != second[j] {
+			return second[i] > second[j]
+		}
+		return false
+	})
+	return idx
+}

@@ -1,0 +1,164 @@
+package selector
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/score"
+)
+
+// randomRouting makes k chains of 1–4 nodes over n nodes with random flows
+// and h.
+func randomRouting(seed uint64, n, k int) *flow.Routing {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	h := make([]float64, n)
+	for i := range h {
+		h[i] = rng.Float64()
+	}
+	r := &flow.Routing{Scores: &score.Scores{H: h}}
+	for i := 0; i < k; i++ {
+		c := flow.Chain{Flow: float64(1+rng.IntN(4)) / 4, Aspect: -1}
+		for j := 0; j <= rng.IntN(4); j++ {
+			c.Nodes = append(c.Nodes, rng.IntN(n))
+		}
+		r.Chains = append(r.Chains, c)
+	}
+	return r
+}
+
+func onSimplex(t *testing.T, x []float64) {
+	t.Helper()
+	var s float64
+	for _, v := range x {
+		if v < 0 || math.IsNaN(v) {
+			t.Fatalf("x has entry %g", v)
+		}
+		s += v
+	}
+	if math.Abs(s-1) > 1e-12 {
+		t.Fatalf("Σx = %.15f", s)
+	}
+}
+
+func TestReplicatorStaysOnSimplex(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		r := randomRouting(seed, 30, 1+int(seed%40))
+		onSimplex(t, Replicator{}.Weights(r))
+		onSimplex(t, Annealed{}.Weights(r))
+		q := v1Quality(r, 0.2, 0.5, 0.3)
+		a := payoff(r.Chains, q)
+		x := initial(q)
+		for it := 0; it < 30; it++ {
+			x = step(a, x, 0.2)
+			onSimplex(t, x)
+		}
+	}
+}
+
+// TestPureReplicatorMonotone checks Baum–Eagon: without mixing, xᵀAx never
+// decreases along the trajectory (A symmetric, non-negative).
+func TestPureReplicatorMonotone(t *testing.T) {
+	for seed := uint64(0); seed < 100; seed++ {
+		r := randomRouting(seed, 25, 2+int(seed%30))
+		q := v1Quality(r, 0.2, 0.5, 0.3)
+		a := payoff(r.Chains, q)
+		x := initial(q)
+		prev := quad(a, x)
+		for it := 0; it < 60; it++ {
+			x = step(a, x, 0)
+			cur := quad(a, x)
+			if cur < prev-1e-12*math.Max(1, prev) {
+				t.Fatalf("seed %d step %d: xᵀAx fell from %.15f to %.15f", seed, it, prev, cur)
+			}
+			prev = cur
+		}
+	}
+}
+
+func TestSelectorsDeterministicAndBudgeted(t *testing.T) {
+	r := randomRouting(7, 40, 30)
+	for _, s := range []Selector{Greedy{}, Replicator{}, Annealed{}} {
+		a, b := s.Select(r, 16), s.Select(r, 16)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%T not deterministic", s)
+		}
+		want := 16
+		if _, ok := s.(Replicator); ok {
+			want = 11
+		}
+		if len(a) != want {
+			t.Fatalf("%T selected %d chains, want %d", s, len(a), want)
+		}
+	}
+	small := randomRouting(8, 10, 5)
+	if got := (Annealed{}).Select(small, 16); len(got) != 5 {
+		t.Fatalf("annealed with 5 candidates read %d", len(got))
+	}
+	if got := (Replicator{}).Select(r, 4); len(got) != 4 {
+		t.Fatalf("replicator with budget 4 read %d", len(got))
+	}
+}
+
+func TestGreedyOrder(t *testing.T) {
+	h := []float64{0.1, 0.9, 0.5, 0.7}
+	r := &flow.Routing{Scores: &score.Scores{H: h}, Chains: []flow.Chain{
+		{Nodes: []int{0}, Flow: 1},
+		{Nodes: []int{2}, Flow: 2},
+		{Nodes: []int{1}, Flow: 1},
+		{Nodes: []int{3}, Flow: 1},
+		{Nodes: []int{0, 1}, Flow: 1},
+	}}
+	got := Greedy{}.Select(r, 4)
+	var first []int
+	for _, c := range got {
+		first = append(first, c.Nodes[len(c.Nodes)-1])
+	}
+	// Flow 2 first; then max h 0.9 (chain 2, then chain 4 by index); then 0.7.
+	if want := []int{2, 1, 1, 3}; !reflect.DeepEqual(first, want) {
+		t.Fatalf("greedy order %v, want %v", first, want)
+	}
+}
+
+// TestAnnealedPrefersDisjoint: two identical high-quality chains and one
+// disjoint one; with budget 2 the payoff's overlap penalty picks one of the
+// twins and the disjoint chain.
+func TestAnnealedPrefersDisjoint(t *testing.T) {
+	h := []float64{1, 0.95, 0.9, 0.2}
+	r := &flow.Routing{Scores: &score.Scores{H: h}, Chains: []flow.Chain{
+		{Nodes: []int{0, 1}, Flow: 1},
+		{Nodes: []int{0, 1}, Flow: 1},
+		{Nodes: []int{2}, Flow: 1},
+	}}
+	got := Annealed{}.Select(r, 2)
+	if len(got) != 2 || !(reflect.DeepEqual(got[1].Nodes, []int{2}) || reflect.DeepEqual(got[0].Nodes, []int{2})) {
+		t.Fatalf("annealed picked %v", got)
+	}
+}
+
+func TestCapDistinct(t *testing.T) {
+	chains := []flow.Chain{
+		{Nodes: []int{1, 2}}, {Nodes: []int{2}}, {Nodes: []int{3, 4, 5}}, {Nodes: []int{6}},
+	}
+	got := CapDistinct(chains, 4)
+	want := []flow.Chain{{Nodes: []int{1, 2}}, {Nodes: []int{2}}, {Nodes: []int{4, 5}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("CapDistinct = %v, want %v", got, want)
+	}
+	for n := 0; n <= 8; n++ {
+		d := map[int]bool{}
+		for _, c := range CapDistinct(chains, n) {
+			for _, v := range c.Nodes {
+				d[v] = true
+			}
+		}
+		if len(d) != min(n, 6) {
+			t.Fatalf("budget %d: %d distinct nodes", n, len(d))
+		}
+	}
+	if chains[2].Nodes[0] != 3 {
+		t.Fatal("CapDistinct modified its input")
+	}
+}
