@@ -1,0 +1,240 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
+)
+
+// BM25 constants of the extractive reader's unit ranking.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Extractive is the offline reader: no generative model. It splits the
+// nodes of the selected chains into sentences, list items and table rows,
+// ranks them against the question by BM25 (idf over those units) fused
+// with embedding cosine when an Embedder is set, and answers with the best
+// unit, or the best row's cell when the question names a column. It is
+// honest about what it is: the trace says "extractive", and the answer is
+// always a verbatim span of a document.
+type Extractive struct {
+	// Embedder, when set, adds cos(question, unit) to the ranking.
+	Embedder llm.Embedder
+	// EmbeddingWeight is the cosine's share of the fused score (0: 0.5 with
+	// an Embedder; ignored without one).
+	EmbeddingWeight float64
+}
+
+type scored struct {
+	node  int
+	pos   int // first-seen order of the node, then unit order
+	u     unit
+	score float64
+}
+
+// Read answers in.Question with the best-matching span of in.Chains.
+func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
+	start := time.Now()
+	if err := checkInput(in); err != nil {
+		return nil, err
+	}
+	tr := Trace{Reader: "extractive", ChainsRead: len(in.Chains), Saturation: 1, Consistency: 1,
+		Gate: GateDecision{Reason: "extractive reader: no gate"}, Stages: map[string]time.Duration{}}
+	if in.Routing != nil {
+		tr.Router, tr.Saturation = in.Routing.Router, in.Routing.Saturation
+	}
+	var nodes []int
+	seen := map[int]bool{}
+	for _, c := range in.Chains {
+		tr.Flow += c.Flow
+		for _, v := range c.Nodes {
+			if !seen[v] {
+				seen[v] = true
+				nodes = append(nodes, v)
+			}
+		}
+	}
+	var us []scored
+	for k, v := range nodes {
+		for _, u := range units(&in.Graph.Nodes[v]) {
+			us = append(us, scored{node: v, pos: k, u: u})
+		}
+	}
+	q := stems(in.Question)
+	lex := bm25(q, us)
+	w := 0.0
+	var cos []float64
+	if e.Embedder != nil && len(us) > 0 {
+		var err error
+		cos, err = e.cosines(ctx, in.Question, us)
+		if err != nil {
+			return nil, err
+		}
+		w = e.EmbeddingWeight
+		if w == 0 {
+			w = 0.5
+		}
+	}
+	for i := range us {
+		us[i].score = (1 - w) * lex[i]
+		if cos != nil {
+			us[i].score += w * math.Max(cos[i], 0)
+		}
+	}
+	sort.SliceStable(us, func(a, b int) bool { return us[a].score > us[b].score })
+	tr.Stages[StageExtract] = time.Since(start)
+	tr.Total = time.Since(start)
+	ans := &Answer{Trace: tr}
+	if len(us) == 0 || lex[0] < 0 || us[0].score <= 0 {
+		ans.Trace.ReasonerFallback = "no sentence, item or row of the selected chains matches the question"
+		return ans, nil
+	}
+	best := us[0]
+	ans.Text = answerText(best.u, q)
+	for _, s := range us {
+		if s.score < 0.8*best.score || len(ans.Citations) == 3 {
+			break
+		}
+		dup := false
+		for _, c := range ans.Citations {
+			dup = dup || c.Node == s.node
+		}
+		if dup {
+			continue
+		}
+		n := &in.Graph.Nodes[s.node]
+		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: s.node, NodeID: n.ID, Quote: s.u.raw, Chain: -1})
+	}
+	return ans, nil
+}
+
+// bm25 scores units against the query terms, idf over the units,
+// normalised by the best score to [0, 1]. The slice is aligned with us.
+func bm25(q []string, us []scored) []float64 {
+	out := make([]float64, len(us))
+	if len(us) == 0 || len(q) == 0 {
+		return out
+	}
+	docs := make([][]string, len(us))
+	df := map[string]int{}
+	total := 0
+	for i, s := range us {
+		docs[i] = stems(s.u.text)
+		total += len(docs[i])
+		seen := map[string]bool{}
+		for _, t := range docs[i] {
+			if !seen[t] {
+				seen[t] = true
+				df[t]++
+			}
+		}
+	}
+	avg := float64(total) / float64(len(us))
+	if avg == 0 {
+		avg = 1
+	}
+	qs := map[string]bool{}
+	var terms []string
+	for _, t := range q {
+		if !qs[t] {
+			qs[t] = true
+			terms = append(terms, t)
+		}
+	}
+	n := float64(len(us))
+	mx := 0.0
+	for i, d := range docs {
+		tf := map[string]int{}
+		for _, t := range d {
+			tf[t]++
+		}
+		s := 0.0
+		for _, t := range terms {
+			f := float64(tf[t])
+			if f == 0 {
+				continue
+			}
+			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			s += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(len(d))/avg))
+		}
+		out[i] = s
+		mx = math.Max(mx, s)
+	}
+	if mx > 0 {
+		for i := range out {
+			out[i] /= mx
+		}
+	}
+	return out
+}
+
+func (e *Extractive) cosines(ctx context.Context, question string, us []scored) ([]float64, error) {
+	qv, err := e.Embedder.Embed(ctx, []string{question}, llm.Query)
+	if err != nil {
+		return nil, fmt.Errorf("reader: extractive: embed question: %w", err)
+	}
+	texts := make([]string, len(us))
+	for i, s := range us {
+		texts[i] = s.u.text
+	}
+	vs, err := e.Embedder.Embed(ctx, texts, llm.Document)
+	if err != nil {
+		return nil, fmt.Errorf("reader: extractive: embed units: %w", err)
+	}
+	if len(qv) != 1 || len(vs) != len(texts) {
+		return nil, fmt.Errorf("reader: extractive: %w: %d vectors for %d texts", llm.ErrInvalidOutput, len(vs), len(texts))
+	}
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = cosine(qv[0], v)
+	}
+	return out, nil
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	na, nb := graph.Dot(a, a), graph.Dot(b, b)
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return graph.Dot(a, b) / math.Sqrt(na*nb)
+}
+
+// answerText turns the best unit into an answer: a sentence or list item as
+// it is; a table row as its most question-relevant cell with the row's
+// label ("North Mole — Nests 2025: 248") when the question names a column,
+// else the whole row as "Header: value" pairs.
+func answerText(u unit, q []string) string {
+	if u.kind != unitRow || len(u.cells) == 0 {
+		return strings.TrimSpace(strings.TrimLeft(u.text, "-*+• "))
+	}
+	best, bestScore := -1, 0.0
+	for j := 1; j < len(u.cells) && j < len(u.header); j++ {
+		s := overlap(stems(u.header[j]), q)
+		// A column whose value the question already states is not the answer.
+		if overlap(stems(u.cells[j]), q) == 1 {
+			s = 0
+		}
+		if s > bestScore {
+			best, bestScore = j, s
+		}
+	}
+	if best < 0 {
+		return u.text
+	}
+	label := u.cells[0]
+	if len(u.header) > 0 && u.header[0] != "" {
+		return fmt.Sprintf("%s %s — %s: %s", u.header[0], label, u.header[best], u.cells[best])
+	}
+	return fmt.Sprintf("%s — %s: %s", label, u.header[best], u.cells[best])
+}

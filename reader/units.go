@@ -1,0 +1,182 @@
+package reader
+
+import (
+	"html"
+	"regexp"
+	"strings"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+type nodeT = graph.Node
+
+// Unit kinds: the pieces the extractive reader can answer with.
+const (
+	unitSentence = "sentence"
+	unitItem     = "item"
+	unitRow      = "row"
+	unitCaption  = "caption"
+)
+
+// unit is one answerable piece of a node.
+type unit struct {
+	kind string
+	// text is what is matched and, for sentences and items, answered.
+	text string
+	// raw is the text as it appears in the node (the quoted span).
+	raw string
+	// header and cells are a table row's column names and values.
+	header, cells []string
+}
+
+// units splits a node into sentences, list items and table rows (with
+// their header), plus caption and in-image text for visual nodes.
+func units(n *graph.Node) []unit {
+	var out []unit
+	if n.Modality.Visual() {
+		if c := strings.TrimSpace(n.Caption); c != "" {
+			out = append(out, unit{kind: unitCaption, text: c, raw: c})
+		}
+	}
+	out = append(out, textUnits(n.Content, n.Modality == graph.Table)...)
+	if n.Modality.Visual() {
+		for _, s := range sentences(n.ImageText) {
+			out = append(out, unit{kind: unitSentence, text: s, raw: s})
+		}
+		if len(out) == 0 {
+			for _, s := range sentences(n.Summary) {
+				out = append(out, unit{kind: unitSentence, text: s, raw: s})
+			}
+		}
+	}
+	return out
+}
+
+// textUnits splits text into table rows (HTML, Markdown pipe or
+// tab-separated tables), list items and sentences.
+func textUnits(s string, table bool) []unit {
+	if rows := htmlTable(s); len(rows) > 0 {
+		return rowUnits(rows, nil)
+	}
+	var out []unit
+	lines := strings.Split(s, "\n")
+	var prose []string
+	flushProse := func() {
+		for _, p := range sentences(strings.Join(prose, "\n")) {
+			k := unitSentence
+			if listItem(p) {
+				k = unitItem
+			}
+			out = append(out, unit{kind: k, text: p, raw: p})
+		}
+		prose = nil
+	}
+	for i := 0; i < len(lines); {
+		if sep := tableSep(lines[i]); sep != "" && (table || sep == "|") {
+			j := i
+			var rows [][]string
+			var raws []string
+			for j < len(lines) && tableSep(lines[j]) == sep {
+				cells := splitRow(lines[j], sep)
+				if !ruleRow(cells) {
+					rows = append(rows, cells)
+					raws = append(raws, strings.TrimSpace(lines[j]))
+				}
+				j++
+			}
+			if len(rows) >= 2 {
+				flushProse()
+				out = append(out, rowUnits(rows, raws)...)
+				i = j
+				continue
+			}
+		}
+		prose = append(prose, lines[i])
+		i++
+	}
+	flushProse()
+	return out
+}
+
+// tableSep returns the cell separator of a table line: "|" for a Markdown
+// row, "\t" for a tab-separated one, "" otherwise.
+func tableSep(line string) string {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2:
+		return "|"
+	case strings.Count(t, "\t") >= 1:
+		return "\t"
+	}
+	return ""
+}
+
+func splitRow(line, sep string) []string {
+	t := strings.TrimSpace(line)
+	if sep == "|" {
+		t = strings.TrimPrefix(strings.TrimSuffix(t, "|"), "|")
+	}
+	cells := strings.Split(t, sep)
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+// ruleRow reports a Markdown header rule (|---|:---:|).
+func ruleRow(cells []string) bool {
+	for _, c := range cells {
+		if strings.Trim(c, "-: ") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	trRE   = regexp.MustCompile(`(?is)<tr[^>]*>(.*?)</tr>`)
+	cellRE = regexp.MustCompile(`(?is)<t([hd])[^>]*>(.*?)</t[hd]>`)
+	tagsRE = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// htmlTable reads the rows of an HTML table (MinerU table_body).
+func htmlTable(s string) [][]string {
+	if !strings.Contains(strings.ToLower(s), "<tr") {
+		return nil
+	}
+	var rows [][]string
+	for _, tr := range trRE.FindAllStringSubmatch(s, -1) {
+		var cells []string
+		for _, c := range cellRE.FindAllStringSubmatch(tr[1], -1) {
+			cells = append(cells, strings.TrimSpace(html.UnescapeString(tagsRE.ReplaceAllString(c[2], " "))))
+		}
+		if len(cells) > 0 {
+			rows = append(rows, cells)
+		}
+	}
+	return rows
+}
+
+// rowUnits makes one unit per body row; the first row is the header. A row
+// reads "Header: value; Header: value" so that questions naming a column
+// match it.
+func rowUnits(rows [][]string, raws []string) []unit {
+	header := rows[0]
+	var out []unit
+	for i, row := range rows[1:] {
+		var parts []string
+		for j, c := range row {
+			if j < len(header) && header[j] != "" {
+				parts = append(parts, header[j]+": "+c)
+			} else {
+				parts = append(parts, c)
+			}
+		}
+		raw := strings.Join(row, " | ")
+		if raws != nil {
+			raw = raws[i+1]
+		}
+		out = append(out, unit{kind: unitRow, text: strings.Join(parts, "; "), raw: raw, header: header, cells: row})
+	}
+	return out
+}
