@@ -127,7 +127,9 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	arcs := 0
 	for _, p := range pairs {
 		capacity := math.Min(h[p.u], h[p.v])
-		if capacity <= 0 {
+		if capacity <= 0 && !p.edited {
+			// Arcs that can carry nothing only slow the solver; edited
+			// pairs stay so that the edit is visible in the network.
 			continue
 		}
 		// Affinities are clipped to [0, 1] so that costs stay non-negative

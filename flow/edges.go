@@ -14,6 +14,8 @@ type pair struct {
 	cos float64
 	// aff is the affinity: cos unless a System-2 edit set it.
 	aff float64
+	// edited marks pairs whose affinity a System-2 edit set.
+	edited bool
 }
 
 // editTable resolves cumulative edits: the last edit of a pair wins.
@@ -100,6 +102,7 @@ func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w 
 		out[i].aff = out[i].cos
 		if e, ok := edits.last[[2]int{out[i].u, out[i].v}]; ok {
 			out[i].aff = e.Affinity
+			out[i].edited = true
 		}
 	}
 	return out

@@ -151,8 +151,9 @@ func CutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
 }
 
 // CutEdges returns up to k content edges of the routed network for T1's
-// re-weighting: first the edges crossing the min cut, then other edges
-// incident to a crossing edge's endpoints, each group ranked by
+// re-weighting: first the content edges crossing the min cut, then other
+// edges incident to a cut node (a content endpoint of any network arc that
+// crosses the cut, source and sink arcs included), each group ranked by
 // affinity·(h_u+h_v)/2 (ties by pair).
 func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 	side, err := r.CutSide()
@@ -163,9 +164,15 @@ func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 	pairs, _ := netPairs(r)
 	cutNode := map[int]bool{}
 	var crossing, incident []scoredPair
-	for _, p := range pairs {
-		if side[p[0]] != side[p[1]] {
-			cutNode[p[0]], cutNode[p[1]] = true, true
+	for id := 0; id < r.Network.NumArcs(); id++ {
+		u, v, _, _ := r.Network.Arc(id)
+		if side[u] && !side[v] {
+			if u < r.Source {
+				cutNode[u] = true
+			}
+			if v < r.Source {
+				cutNode[v] = true
+			}
 		}
 	}
 	for _, p := range pairs {
