@@ -1,0 +1,189 @@
+package openai
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+
+	"github.com/flowreader/flowreader/llm"
+)
+
+// Chat is an llm.Model served at {BaseURL}/chat/completions. It is safe for
+// concurrent use.
+type Chat struct {
+	cfg  Config
+	base string
+	tr   transport
+}
+
+// NewChat checks cfg and returns a Chat. BaseURL and Model are required.
+func NewChat(cfg Config) (*Chat, error) {
+	base, err := apiBase(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Model == "" {
+		return nil, fmt.Errorf("%w: no chat model", ErrConfig)
+	}
+	return &Chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
+}
+
+// Name returns the served model name. It implements llm.Namer.
+func (c *Chat) Name() string { return c.cfg.Model }
+
+// AcceptsImages reports whether image parts may be sent (not TextOnly). It
+// implements llm.ImageAccepter.
+func (c *Chat) AcceptsImages() bool { return !c.cfg.TextOnly }
+
+// Health lists the served models and checks that Model is among them.
+func (c *Chat) Health(ctx context.Context) error {
+	return health(ctx, c.tr, c.base, c.cfg.Model)
+}
+
+// Generate sends req and returns the first choice. It implements llm.Model.
+func (c *Chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	body, err := c.body(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.tr.do(ctx, http.MethodPost, c.base+"/chat/completions", body)
+	if err != nil {
+		return nil, err
+	}
+	return parseChat(data)
+}
+
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"` // string, or []contentPart
+}
+
+// body builds the JSON body for req.
+func (c *Chat) body(req *llm.Request) (map[string]any, error) {
+	if req == nil || len(req.Messages) == 0 {
+		return nil, fmt.Errorf("openai: empty request")
+	}
+	if math.IsNaN(req.Temperature) || req.Temperature < 0 || req.TopP < 0 || req.TopP > 1 || req.MaxTokens < 0 {
+		return nil, fmt.Errorf("openai: invalid sampling parameters (temperature %v, top_p %v, max_tokens %d)",
+			req.Temperature, req.TopP, req.MaxTokens)
+	}
+	msgs := make([]chatMessage, 0, len(req.Messages))
+	for mi, m := range req.Messages {
+		if len(m.Parts) == 1 && m.Parts[0].Image == nil {
+			msgs = append(msgs, chatMessage{Role: string(m.Role), Content: m.Parts[0].Text})
+			continue
+		}
+		parts := make([]contentPart, 0, len(m.Parts))
+		for pi, p := range m.Parts {
+			if p.Image == nil {
+				parts = append(parts, contentPart{Type: "text", Text: p.Text})
+				continue
+			}
+			if c.cfg.TextOnly {
+				return nil, fmt.Errorf("openai: message %d part %d: image sent to a text-only model", mi, pi)
+			}
+			data, mime, err := prepareImage(p.Image, c.cfg.MaxImageSide)
+			if err != nil {
+				return nil, fmt.Errorf("openai: message %d part %d: %w", mi, pi, err)
+			}
+			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{
+				URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data),
+			}})
+		}
+		msgs = append(msgs, chatMessage{Role: string(m.Role), Content: parts})
+	}
+	body := map[string]any{
+		"model":       c.cfg.Model,
+		"messages":    msgs,
+		"temperature": req.Temperature,
+	}
+	if req.TopP > 0 {
+		body["top_p"] = req.TopP
+	}
+	if req.MaxTokens > 0 {
+		body["max_tokens"] = req.MaxTokens
+	}
+	if req.Seed != 0 {
+		body["seed"] = req.Seed
+	}
+	if len(req.JSONSchema) > 0 {
+		if !json.Valid(req.JSONSchema) {
+			return nil, fmt.Errorf("openai: JSONSchema is not valid JSON")
+		}
+		name := req.SchemaName
+		if name == "" {
+			name = "output"
+		}
+		body["response_format"] = map[string]any{
+			"type": "json_schema",
+			"json_schema": map[string]any{
+				"name":   name,
+				"schema": json.RawMessage(req.JSONSchema),
+				"strict": true,
+			},
+		}
+	}
+	for k, v := range c.cfg.Extra {
+		body[k] = v
+	}
+	return body, nil
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// parseChat decodes a chat completion body. A body that is not a completion
+// with at least one choice wraps llm.ErrInvalidOutput.
+func parseChat(data []byte) (*llm.Response, error) {
+	var cr chatResponse
+	if err := json.Unmarshal(data, &cr); err != nil {
+		return nil, fmt.Errorf("%w: chat response: %v", llm.ErrInvalidOutput, err)
+	}
+	if len(cr.Choices) == 0 {
+		return nil, fmt.Errorf("%w: chat response without choices", llm.ErrInvalidOutput)
+	}
+	ch := cr.Choices[0]
+	resp := &llm.Response{}
+	if ch.Message.Content != nil {
+		resp.Text = *ch.Message.Content
+	}
+	if ch.FinishReason != nil {
+		resp.FinishReason = *ch.FinishReason
+	}
+	if cr.Usage != nil {
+		if cr.Usage.PromptTokens < 0 || cr.Usage.CompletionTokens < 0 {
+			return nil, fmt.Errorf("%w: negative token usage", llm.ErrInvalidOutput)
+		}
+		resp.Usage = llm.Usage{PromptTokens: cr.Usage.PromptTokens, CompletionTokens: cr.Usage.CompletionTokens}
+	}
+	return resp, nil
+}
+
+var (
+	_ llm.Model         = (*Chat)(nil)
+	_ llm.Namer         = (*Chat)(nil)
+	_ llm.ImageAccepter = (*Chat)(nil)
+)

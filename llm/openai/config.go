@@ -1,0 +1,166 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+)
+
+// ErrConfig: the configuration cannot work (missing URL or model).
+var ErrConfig = errors.New("openai: invalid configuration")
+
+// PrefixMode chooses the embedding task prefixes.
+type PrefixMode int
+
+const (
+	// PrefixAuto uses nomic's prefixes for models whose name contains
+	// "nomic-embed", and none otherwise.
+	PrefixAuto PrefixMode = iota
+	// PrefixNone sends texts unchanged.
+	PrefixNone
+	// PrefixCustom uses Config.DocumentPrefix and Config.QueryPrefix.
+	PrefixCustom
+)
+
+// Nomic's task prefixes for nomic-embed-text-v1.5.
+const (
+	NomicDocumentPrefix = "search_document: "
+	NomicQueryPrefix    = "search_query: "
+)
+
+// Config configures Chat and Embedder. Zero values are documented per field.
+type Config struct {
+	// BaseURL is the chat server, with or without its trailing /v1
+	// (http://localhost:8000 and http://localhost:8000/v1 are the same).
+	BaseURL string
+	// APIKey, when set, is sent as a bearer token to the chat server.
+	APIKey string
+	// Model is the served chat model name (required for Chat).
+	Model string
+	// EmbedURL is the embeddings server; "" means BaseURL.
+	EmbedURL string
+	// EmbedKey is the embeddings bearer token; "" means APIKey.
+	EmbedKey string
+	// EmbedModel is the served embedding model name (required for Embedder).
+	EmbedModel string
+
+	// HTTPClient sends the requests; nil means a client without an overall
+	// timeout, so that the caller's context alone bounds each call.
+	HTTPClient *http.Client
+	// MaxResponseBytes bounds a response body; 0 means 64 MiB.
+	MaxResponseBytes int64
+
+	// MaxImageSide downscales images whose long side is larger; 0 means
+	// 1600 px, negative means images are sent unchanged.
+	MaxImageSide int
+	// TextOnly declares a model without vision: AcceptsImages reports false.
+	TextOnly bool
+	// Extra is merged into every chat request body, after the standard
+	// fields, which it may override.
+	Extra map[string]any
+
+	// EmbedBatch is the largest number of texts per embeddings request;
+	// 0 means 64.
+	EmbedBatch int
+	// Prefixes chooses task prefixes (see PrefixMode); zero is PrefixAuto.
+	Prefixes PrefixMode
+	// DocumentPrefix and QueryPrefix are used with PrefixCustom.
+	DocumentPrefix, QueryPrefix string
+	// Matryoshka, when > 0, truncates embeddings to that many dimensions
+	// with nomic's recipe (layer norm, slice, L2).
+	Matryoshka int
+	// EmbedDim, when > 0, declares the dimension the embedder must return
+	// (after truncation); 0 means learnt from the first response.
+	EmbedDim int
+	// EmbedExtra is merged into every embeddings request body.
+	EmbedExtra map[string]any
+}
+
+// FromEnv returns a Config filled from the environment variables listed in
+// the package documentation; unset variables leave fields empty.
+func FromEnv() Config {
+	c := Config{
+		BaseURL:    os.Getenv("FLOWREADER_LLM_URL"),
+		Model:      os.Getenv("FLOWREADER_LLM_MODEL"),
+		EmbedURL:   os.Getenv("FLOWREADER_EMBED_URL"),
+		EmbedModel: os.Getenv("FLOWREADER_EMBED_MODEL"),
+		APIKey:     os.Getenv("FLOWREADER_API_KEY"),
+		EmbedKey:   os.Getenv("FLOWREADER_EMBED_KEY"),
+	}
+	return c
+}
+
+// String describes c with its keys redacted, so that printing a Config
+// (with %v or %+v) never leaks a credential.
+func (c Config) String() string {
+	red := func(k string) string {
+		if k == "" {
+			return `""`
+		}
+		return "[REDACTED]"
+	}
+	return fmt.Sprintf("openai.Config{BaseURL:%q Model:%q APIKey:%s EmbedURL:%q EmbedModel:%q EmbedKey:%s}",
+		c.BaseURL, c.Model, red(c.APIKey), c.EmbedURL, c.EmbedModel, red(c.EmbedKey))
+}
+
+// GoString is String, for %#v.
+func (c Config) GoString() string { return c.String() }
+
+func (c Config) client() *http.Client {
+	if c.HTTPClient != nil {
+		return c.HTTPClient
+	}
+	return http.DefaultClient
+}
+
+func (c Config) maxBody() int64 {
+	if c.MaxResponseBytes > 0 {
+		return c.MaxResponseBytes
+	}
+	return 64 << 20
+}
+
+func (c Config) embedURL() string {
+	if c.EmbedURL != "" {
+		return c.EmbedURL
+	}
+	return c.BaseURL
+}
+
+func (c Config) embedKey() string {
+	if c.EmbedKey != "" {
+		return c.EmbedKey
+	}
+	return c.APIKey
+}
+
+// apiBase normalises a base URL to end in /v1 without a trailing slash.
+func apiBase(u string) (string, error) {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	if u == "" {
+		return "", fmt.Errorf("%w: empty base URL", ErrConfig)
+	}
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return "", fmt.Errorf("%w: base URL %q is not http(s)", ErrConfig, u)
+	}
+	if !strings.HasSuffix(u, "/v1") {
+		u += "/v1"
+	}
+	return u, nil
+}
+
+// prefixes returns the document and query prefixes for the embedding model.
+func (c Config) prefixes() (doc, query string) {
+	switch c.Prefixes {
+	case PrefixNone:
+		return "", ""
+	case PrefixCustom:
+		return c.DocumentPrefix, c.QueryPrefix
+	}
+	if strings.Contains(strings.ToLower(c.EmbedModel), "nomic-embed") {
+		return NomicDocumentPrefix, NomicQueryPrefix
+	}
+	return "", ""
+}

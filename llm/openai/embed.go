@@ -1,0 +1,217 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/flowreader/flowreader/llm"
+)
+
+// DefaultEmbedBatch is the batch size when Config.EmbedBatch is 0.
+const DefaultEmbedBatch = 64
+
+// Embedder is an llm.Embedder served at {EmbedURL}/embeddings. It is safe
+// for concurrent use.
+type Embedder struct {
+	cfg        Config
+	base       string
+	tr         transport
+	docPrefix  string
+	queryPrefx string
+	dim        atomic.Int64 // declared or learnt dimension; 0 = unknown
+}
+
+// NewEmbedder checks cfg and returns an Embedder. EmbedURL (or BaseURL) and
+// EmbedModel are required.
+func NewEmbedder(cfg Config) (*Embedder, error) {
+	base, err := apiBase(cfg.embedURL())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.EmbedModel == "" {
+		return nil, fmt.Errorf("%w: no embedding model", ErrConfig)
+	}
+	if cfg.Matryoshka < 0 || cfg.EmbedDim < 0 || cfg.EmbedBatch < 0 {
+		return nil, fmt.Errorf("%w: negative Matryoshka, EmbedDim or EmbedBatch", ErrConfig)
+	}
+	if cfg.Matryoshka > 0 && cfg.EmbedDim > 0 && cfg.Matryoshka != cfg.EmbedDim {
+		return nil, fmt.Errorf("%w: Matryoshka %d differs from EmbedDim %d", ErrConfig, cfg.Matryoshka, cfg.EmbedDim)
+	}
+	e := &Embedder{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.embedKey(), maxBody: cfg.maxBody()}}
+	e.docPrefix, e.queryPrefx = cfg.prefixes()
+	e.dim.Store(int64(max(cfg.EmbedDim, cfg.Matryoshka)))
+	return e, nil
+}
+
+// Name identifies the model and, with Matryoshka truncation, the kept
+// dimension. It implements llm.Namer.
+func (e *Embedder) Name() string {
+	if e.cfg.Matryoshka > 0 {
+		return e.cfg.EmbedModel + "@" + strconv.Itoa(e.cfg.Matryoshka)
+	}
+	return e.cfg.EmbedModel
+}
+
+// Dimension returns the declared dimension, else the one learnt from the
+// first response, else 0.
+func (e *Embedder) Dimension() int { return int(e.dim.Load()) }
+
+// MaxBatch returns the batch size. It implements llm.BatchSizer.
+func (e *Embedder) MaxBatch() int {
+	if e.cfg.EmbedBatch > 0 {
+		return e.cfg.EmbedBatch
+	}
+	return DefaultEmbedBatch
+}
+
+// Health lists the served models and checks that EmbedModel is among them.
+func (e *Embedder) Health(ctx context.Context) error {
+	return health(ctx, e.tr, e.base, e.cfg.EmbedModel)
+}
+
+// Embed embeds texts in batches of MaxBatch, with the task prefix of kind,
+// and returns L2-normalised vectors in input order.
+func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+	prefix := e.docPrefix
+	if kind == llm.Query {
+		prefix = e.queryPrefx
+	}
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += e.MaxBatch() {
+		end := min(len(texts), start+e.MaxBatch())
+		in := make([]string, end-start)
+		for i, t := range texts[start:end] {
+			in[i] = prefix + t
+		}
+		body := map[string]any{"model": e.cfg.EmbedModel, "input": in, "encoding_format": "float"}
+		for k, v := range e.cfg.EmbedExtra {
+			body[k] = v
+		}
+		data, err := e.tr.do(ctx, http.MethodPost, e.base+"/embeddings", body)
+		if err != nil {
+			return nil, err
+		}
+		vecs, err := parseEmbeddings(data, len(in))
+		if err != nil {
+			return nil, err
+		}
+		for i := range vecs {
+			vecs[i] = e.post(vecs[i])
+		}
+		if err := e.checkDim(vecs); err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// checkDim fixes the dimension on first use and holds later batches to it.
+func (e *Embedder) checkDim(vecs [][]float32) error {
+	if len(vecs) == 0 {
+		return nil
+	}
+	want := int(e.dim.Load())
+	if want == 0 {
+		e.dim.CompareAndSwap(0, int64(len(vecs[0])))
+		want = int(e.dim.Load())
+	}
+	return llm.CheckVectors(vecs, len(vecs), want)
+}
+
+// post applies Matryoshka truncation when configured, then L2 normalisation.
+func (e *Embedder) post(v []float32) []float32 {
+	if k := e.cfg.Matryoshka; k > 0 && k < len(v) {
+		v = layerNorm(v)[:k]
+	}
+	return l2(v)
+}
+
+// layerNorm is layer normalisation without affine parameters, eps 1e-5, as
+// in nomic's Matryoshka recipe.
+func layerNorm(v []float32) []float32 {
+	var mean float64
+	for _, x := range v {
+		mean += float64(x)
+	}
+	mean /= float64(len(v))
+	var vr float64
+	for _, x := range v {
+		d := float64(x) - mean
+		vr += d * d
+	}
+	vr /= float64(len(v))
+	s := 1 / math.Sqrt(vr+1e-5)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32((float64(x) - mean) * s)
+	}
+	return out
+}
+
+func l2(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return v
+	}
+	n = math.Sqrt(n)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
+}
+
+type embedResponse struct {
+	Data []struct {
+		Index     *int      `json:"index"`
+		Embedding []float64 `json:"embedding"`
+	} `json:"data"`
+}
+
+// parseEmbeddings decodes an embeddings body for n inputs, ordering vectors
+// by their index. Missing, duplicate or out-of-range indices, wrong counts
+// and non-finite components wrap llm.ErrInvalidOutput; unequal lengths wrap
+// llm.ErrDimension.
+func parseEmbeddings(data []byte, n int) ([][]float32, error) {
+	var er embedResponse
+	if err := json.Unmarshal(data, &er); err != nil {
+		return nil, fmt.Errorf("%w: embeddings response: %v", llm.ErrInvalidOutput, err)
+	}
+	if len(er.Data) != n {
+		return nil, fmt.Errorf("%w: %d embeddings for %d inputs", llm.ErrInvalidOutput, len(er.Data), n)
+	}
+	out := make([][]float32, n)
+	for pos, d := range er.Data {
+		i := pos
+		if d.Index != nil {
+			i = *d.Index
+		}
+		if i < 0 || i >= n || out[i] != nil {
+			return nil, fmt.Errorf("%w: embedding index %d out of range or repeated", llm.ErrInvalidOutput, i)
+		}
+		v := make([]float32, len(d.Embedding))
+		for j, x := range d.Embedding {
+			v[j] = float32(x)
+		}
+		out[i] = v
+	}
+	if err := llm.CheckVectors(out, n, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var (
+	_ llm.Embedder   = (*Embedder)(nil)
+	_ llm.Namer      = (*Embedder)(nil)
+	_ llm.BatchSizer = (*Embedder)(nil)
+)
