@@ -12,6 +12,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/score"
+	"github.com/flowreader/flowreader/selector"
 )
 
 // ErrConfig is returned (wrapped) for an unusable Runner configuration.
@@ -240,50 +241,9 @@ func (r *Runner) question(ctx context.Context, res *Results, routers [][]flow.Ro
 			if spec.Select != nil {
 				chains = spec.Select(routing, budget)
 			}
-			chains = capDistinct(chains, budget)
+			chains = selector.CapDistinct(chains, budget)
 			res.Metrics[i][b][qi] = Measure(q, g, chains)
 		}
 	}
 	return nil
-}
-
-// capDistinct keeps chains in order until adding one would exceed n
-// distinct nodes; the chain that crosses the budget is trimmed to its
-// first nodes that fit (selector.CapDistinct semantics).
-func capDistinct(chains []flow.Chain, n int) []flow.Chain {
-	seen := map[int]bool{}
-	var out []flow.Chain
-	for _, c := range chains {
-		fresh := 0
-		for _, v := range c.Nodes {
-			if !seen[v] {
-				fresh++
-			}
-		}
-		if len(seen)+fresh <= n {
-			for _, v := range c.Nodes {
-				seen[v] = true
-			}
-			out = append(out, c)
-			continue
-		}
-		// Trim: keep the longest prefix that fits.
-		var keep []int
-		for _, v := range c.Nodes {
-			if !seen[v] {
-				if len(seen) == n {
-					break
-				}
-				seen[v] = true
-			}
-			keep = append(keep, v)
-		}
-		if len(keep) > 0 {
-			t := c
-			t.Nodes = keep
-			out = append(out, t)
-		}
-		break
-	}
-	return out
 }

@@ -193,18 +193,6 @@ func TestRunDocRecall(t *testing.T) {
 	}
 }
 
-func TestCapDistinct(t *testing.T) {
-	chains := []flow.Chain{{Nodes: []int{1, 2}}, {Nodes: []int{2, 3}}, {Nodes: []int{4, 5, 6}}, {Nodes: []int{7}}}
-	got := capDistinct(chains, 4)
-	want := []flow.Chain{{Nodes: []int{1, 2}}, {Nodes: []int{2, 3}}, {Nodes: []int{4}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("capDistinct = %v, want %v", got, want)
-	}
-	if got := capDistinct(chains, 100); len(got) != 4 {
-		t.Errorf("no cap: %v", got)
-	}
-}
-
 func TestRunnerConfigErrors(t *testing.T) {
 	ds := mustLoad(t, QASPER, LoadOptions{})
 	r := testRunner()

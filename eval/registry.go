@@ -1,0 +1,218 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+	"github.com/flowreader/flowreader/selector"
+)
+
+// Scoring names of the default registry.
+const (
+	// ScoreAspects is the default preset's scoring (hybrid relevance).
+	ScoreAspects = "aspects"
+	// ScoreAspectsPaper is paper v3's dense relevance with the reference boost.
+	ScoreAspectsPaper = "aspects-paper"
+	// ScoreClassic is paper v1's fused h with φ, ψ, sources and sinks.
+	ScoreClassic = "classic"
+	// ScoreDense is cosine-only relevance: what a plain RAG pipeline ranks by.
+	ScoreDense = "dense"
+)
+
+// SelectRank is the selector label of ranked baselines, whose chains are read
+// in rank order without a selector.
+const SelectRank = "rank"
+
+// RouterDef is one router of a Registry.
+type RouterDef struct {
+	Name string
+	// Scoring names the scoring it reads.
+	Scoring string
+	// Ranked routers produce single-node chains in rank order; they take no
+	// selector (their rows have selector "rank").
+	Ranked bool
+	// BudgetAware and New as in RouterSpec.
+	BudgetAware bool
+	New         func(budget int) flow.Router
+	// Doc says what the router is, for --help.
+	Doc string
+}
+
+// Registry maps router, scoring and selector names to constructors. Add
+// entries to compare new variants; the zero Registry is empty and
+// DefaultRegistry holds every router of the paper's comparisons.
+type Registry struct {
+	routers   []RouterDef
+	scorings  []Scoring
+	selectors []selectorDef
+}
+
+type selectorDef struct {
+	name string
+	sel  selector.Selector
+}
+
+// AddRouter adds (or replaces, by name) a router.
+func (r *Registry) AddRouter(d RouterDef) {
+	for i := range r.routers {
+		if r.routers[i].Name == d.Name {
+			r.routers[i] = d
+			return
+		}
+	}
+	r.routers = append(r.routers, d)
+}
+
+// AddScoring adds (or replaces) a scoring built from a score.Config: one
+// score.Index per graph, shared by every question on it.
+func (r *Registry) AddScoring(name string, c score.Config) {
+	s := Scoring{Name: name, NewScorer: func(g *graph.Graph) ScoreFunc {
+		sc := &score.Scorer{Config: c, Index: score.NewIndex(g)}
+		return func(_ context.Context, question string, qv []float32) (*score.Scores, error) {
+			return sc.ScoreVector(g, question, qv)
+		}
+	}}
+	for i := range r.scorings {
+		if r.scorings[i].Name == name {
+			r.scorings[i] = s
+			return
+		}
+	}
+	r.scorings = append(r.scorings, s)
+}
+
+// AddSelector adds (or replaces) a chain selector.
+func (r *Registry) AddSelector(name string, s selector.Selector) {
+	for i := range r.selectors {
+		if r.selectors[i].name == name {
+			r.selectors[i].sel = s
+			return
+		}
+	}
+	r.selectors = append(r.selectors, selectorDef{name, s})
+}
+
+// Routers returns the router definitions in registration order.
+func (r *Registry) Routers() []RouterDef { return append([]RouterDef(nil), r.routers...) }
+
+// Scorings returns the scorings in registration order.
+func (r *Registry) Scorings() []Scoring { return append([]Scoring(nil), r.scorings...) }
+
+// Selectors returns the selector names in registration order.
+func (r *Registry) Selectors() []string {
+	out := make([]string, len(r.selectors))
+	for i, s := range r.selectors {
+		out[i] = s.name
+	}
+	return out
+}
+
+// Specs returns one RouterSpec per router name and selector (ranked routers
+// get one spec, with selector "rank"), in the order given.
+func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
+	if len(selectors) == 0 {
+		selectors = []string{"greedy"}
+	}
+	sels := make([]selectorDef, 0, len(selectors))
+	for _, name := range selectors {
+		found := false
+		for _, s := range r.selectors {
+			if s.name == name {
+				sels = append(sels, s)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%w: unknown selector %q (have %s)", ErrConfig, name, strings.Join(r.Selectors(), ", "))
+		}
+	}
+	var out []RouterSpec
+	for _, name := range routers {
+		var def *RouterDef
+		for i := range r.routers {
+			if r.routers[i].Name == name {
+				def = &r.routers[i]
+			}
+		}
+		if def == nil {
+			names := make([]string, len(r.routers))
+			for i, d := range r.routers {
+				names[i] = d.Name
+			}
+			return nil, fmt.Errorf("%w: unknown router %q (have %s)", ErrConfig, name, strings.Join(names, ", "))
+		}
+		spec := RouterSpec{Name: def.Name, Scoring: def.Scoring, New: def.New, BudgetAware: def.BudgetAware}
+		if def.Ranked {
+			spec.Selector = SelectRank
+			out = append(out, spec)
+			continue
+		}
+		for _, s := range sels {
+			sp := spec
+			sp.Selector = s.name
+			sp.Select = s.sel.Select
+			out = append(out, sp)
+		}
+	}
+	return out, nil
+}
+
+// DefaultRegistry holds the routers of the paper's comparisons and issue
+// 11's baselines, wired to the flow package:
+//
+//	aspects       flow.DefaultAspects, default scoring (hybrid relevance)
+//	aspects-paper flow.PaperAspects, paper v3 scoring (METHOD B exactly)
+//	classic       flow.DefaultClassic, paper v1 scoring
+//	topk          top-k by the default preset's relevance
+//	topk-dense    top-k by cosine only (plain RAG)
+//	mmr, ppr      MMR and personalised-PageRank top-k on the default scoring
+//	shortest, docorder, singlesink, noagreement, nocredit
+//	              the Table 3 ablations of the default aspects router
+//
+// Aspects routers read up to the budget: their demand cap F_max (the read
+// cap K of Table 4, 16 in the paper) is set to the budget, so a budget
+// curve moves the flow's own cap with it. Ranked routers list budget
+// nodes. Selectors: greedy (METHOD B.9) and annealed (replicator dynamics).
+func DefaultRegistry() *Registry {
+	r := &Registry{}
+	r.AddScoring(ScoreAspects, score.AspectsConfig())
+	r.AddScoring(ScoreAspectsPaper, score.AspectsPaperConfig())
+	r.AddScoring(ScoreClassic, score.ClassicConfig())
+	dense := score.AspectsPaperConfig()
+	dense.RhoRef, dense.RawCos = 0, false
+	r.AddScoring(ScoreDense, dense)
+	r.AddSelector("greedy", selector.Greedy{})
+	r.AddSelector("annealed", selector.Annealed{})
+
+	aspects := func(name, scoring, doc string, base func() *flow.Aspects) {
+		r.AddRouter(RouterDef{Name: name, Scoring: scoring, BudgetAware: true, Doc: doc, New: func(b int) flow.Router {
+			a := base()
+			a.FMax = float64(b)
+			return a
+		}})
+	}
+	aspects("aspects", ScoreAspects, "aspects routing, default preset", flow.DefaultAspects)
+	aspects("aspects-paper", ScoreAspectsPaper, "aspects routing exactly as paper v3 (METHOD B)", flow.PaperAspects)
+	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (METHOD A)", New: func(int) flow.Router {
+		c := flow.DefaultClassic()
+		c.KeepEdge = score.ClassicConfig().KeepEdge
+		return c
+	}})
+	ranked := func(name, scoring, doc string, mk func(k int) flow.Router) {
+		r.AddRouter(RouterDef{Name: name, Scoring: scoring, Ranked: true, BudgetAware: true, Doc: doc, New: mk})
+	}
+	ranked("topk", ScoreAspects, "top-k by the default relevance", func(k int) flow.Router { return &flow.TopK{K: k} })
+	ranked("topk-dense", ScoreDense, "top-k by cosine only", func(k int) flow.Router { return &flow.TopK{K: k, Label: "topk-dense"} })
+	ranked("mmr", ScoreAspects, "MMR top-k on h", func(k int) flow.Router { return &flow.MMRTopK{K: k} })
+	ranked("ppr", ScoreAspects, "personalised PageRank top-k", func(k int) flow.Router { return &flow.PPRTopK{K: k} })
+	aspects("shortest", ScoreAspects, "aspects without unit capacities", func() *flow.Aspects { return flow.ShortestPath(flow.DefaultAspects()) })
+	aspects("docorder", ScoreAspects, "aspects with arcs in document order", func() *flow.Aspects { return flow.DocOrder(flow.DefaultAspects()) })
+	aspects("singlesink", ScoreAspects, "aspects with one aspect", func() *flow.Aspects { return flow.SingleSink(flow.DefaultAspects()) })
+	aspects("noagreement", ScoreAspects, "aspects with ω ≡ 1", func() *flow.Aspects { return flow.NoAgreement(flow.DefaultAspects()) })
+	aspects("nocredit", ScoreAspects, "aspects without node credit", func() *flow.Aspects { return flow.NoCredit(flow.DefaultAspects()) })
+	return r
+}
