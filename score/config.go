@@ -142,8 +142,9 @@ func (c Config) RelevanceOnly() Config {
 
 // KeepEdge reports whether an edge of weight w survives the classic graph
 // filter (w ≥ RMin). flow.Classic prunes with it so that scoring and routing
-// see the same graph.
-func (c Config) KeepEdge(w float32) bool { return float64(w) >= c.RMin }
+// see the same graph. The comparison is in float32, the precision of edge
+// weights, so that an edge of weight float32(0.22) survives RMin = 0.22.
+func (c Config) KeepEdge(w float32) bool { return w >= float32(c.RMin) }
 
 // usesPhi and usesPsi report whether φ and ψ are computed.
 func (c Config) usesPhi() bool { return c.H == HFusion && c.LambdaPhi > 0 }

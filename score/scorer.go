@@ -144,9 +144,8 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32) 
 			m = max(m, r)
 		}
 		if m > 0 {
-			inv := 1 / m
 			for i, r := range sc.R {
-				sc.H[i] = min(r*inv, 1)
+				sc.H[i] = r / m // a division, so that max h is exactly 1
 			}
 		}
 	case HFusion:
@@ -226,9 +225,8 @@ func minMax(x []float64) {
 		clear(x)
 		return
 	}
-	inv := 1 / (hi - lo)
 	for i, v := range x {
-		x[i] = (v - lo) * inv
+		x[i] = (v - lo) / (hi - lo) // a division, so that the maximum is exactly 1
 	}
 }
 
