@@ -1,0 +1,291 @@
+package graph
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+func encodePayload(g *Graph) []byte {
+	size := 64 + len(g.Embedder) + len(g.Edges)*edgeSize + 4*len(g.Emb) + 4
+	for i := range g.Nodes {
+		size += nodeSize(&g.Nodes[i])
+	}
+	b := make([]byte, 0, size)
+	b = appendString(b, g.Embedder)
+	b = binary.AppendUvarint(b, uint64(g.Dim))
+	b = binary.AppendUvarint(b, uint64(len(g.Nodes)))
+	b = binary.AppendUvarint(b, uint64(len(g.Edges)))
+	for i := range g.Nodes {
+		b = appendNode(b, &g.Nodes[i])
+	}
+	for _, e := range g.Edges {
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.U))
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.V))
+		b = append(b, byte(e.Kind))
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(e.Weight))
+	}
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	if littleEndian && len(g.Emb) > 0 {
+		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(&g.Emb[0])), 4*len(g.Emb))...)
+	} else {
+		for _, x := range g.Emb {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+	}
+	return b
+}
+
+func nodeSize(n *Node) int {
+	s := 40 + len(n.ID) + len(n.Doc) + len(n.Section) + len(n.Content) + len(n.Caption) +
+		len(n.Footnote) + len(n.Summary) + len(n.ImageText) + len(n.Context)
+	for _, k := range n.Keywords {
+		s += 5 + len(k)
+	}
+	for _, k := range n.Tags {
+		s += 5 + len(k)
+	}
+	if n.Image != nil {
+		s += 10 + len(n.Image.Path) + len(n.Image.MIME)
+	}
+	return s
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+func appendNode(b []byte, n *Node) []byte {
+	b = appendString(b, n.ID)
+	b = appendString(b, n.Doc)
+	b = binary.AppendVarint(b, int64(n.Page))
+	b = binary.AppendVarint(b, int64(n.Order))
+	b = append(b, byte(n.Modality))
+	b = appendString(b, n.Section)
+	b = appendString(b, n.Content)
+	b = appendString(b, n.Caption)
+	b = appendString(b, n.Footnote)
+	b = appendString(b, n.Summary)
+	b = appendStrings(b, n.Keywords)
+	b = appendStrings(b, n.Tags)
+	b = appendString(b, n.ImageText)
+	if n.Image == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = appendString(b, n.Image.Path)
+		b = appendString(b, n.Image.MIME)
+	}
+	b = appendString(b, n.Context)
+	return b
+}
+
+// decoder reads a payload; the first error sticks and later reads return
+// zero values.
+type decoder struct {
+	b   []byte
+	off int
+	err error
+}
+
+var errShort = errors.New("unexpected end of payload")
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail(fmt.Errorf("bad varint at %d", d.off))
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint32() int {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail(fmt.Errorf("bad varint at %d", d.off))
+		return 0
+	}
+	d.off += n
+	return int(v)
+}
+
+// count reads a count of items that each take at least minBytes, so that a
+// corrupt count cannot exceed what the payload could hold.
+func (d *decoder) count(minBytes int) int {
+	v := d.uvarint()
+	if d.err == nil && v > uint64(len(d.b)-d.off)/uint64(minBytes) {
+		d.fail(fmt.Errorf("count %d at %d exceeds the payload", v, d.off))
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if d.off >= len(d.b) {
+		d.fail(errShort)
+		return 0
+	}
+	c := d.b[d.off]
+	d.off++
+	return c
+}
+
+// str returns a string aliasing the payload (which is never modified), so
+// loading allocates no string data.
+func (d *decoder) str() string {
+	n := d.count(1)
+	if d.err != nil || n == 0 {
+		return ""
+	}
+	s := unsafe.String(&d.b[d.off], n)
+	d.off += n
+	return s
+}
+
+func (d *decoder) strs() []string {
+	n := d.count(1)
+	if d.err != nil || n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}
+
+// minNode is the fewest bytes a node record takes.
+const minNode = 17
+
+func decodePayload(p []byte) (*Graph, error) {
+	d := &decoder{b: p}
+	name := d.str()
+	dim := d.uvarint()
+	if d.err == nil && dim > maxDim {
+		return nil, fmt.Errorf("dimension %d", dim)
+	}
+	nn := d.count(minNode)
+	ne := d.count(edgeSize)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if uint64(nn)*dim*4 > uint64(len(p)) {
+		return nil, fmt.Errorf("%d nodes of dimension %d exceed the payload", nn, dim)
+	}
+	nodes := make([]Node, nn)
+	for i := range nodes {
+		n := &nodes[i]
+		n.ID = d.str()
+		n.Doc = d.str()
+		n.Page = d.varint32()
+		n.Order = d.varint32()
+		n.Modality = Modality(d.byte())
+		if d.err == nil && n.Modality > Figure {
+			return nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
+		}
+		n.Section = d.str()
+		n.Content = d.str()
+		n.Caption = d.str()
+		n.Footnote = d.str()
+		n.Summary = d.str()
+		n.Keywords = d.strs()
+		n.Tags = d.strs()
+		n.ImageText = d.str()
+		switch d.byte() {
+		case 0:
+		case 1:
+			n.Image = &ImageRef{Path: d.str(), MIME: d.str()}
+		default:
+			d.fail(fmt.Errorf("node %d: bad image flag", i))
+		}
+		n.Context = d.str()
+		if d.err != nil {
+			return nil, fmt.Errorf("node %d: %w", i, d.err)
+		}
+	}
+	if len(p)-d.off < ne*edgeSize {
+		return nil, errShort
+	}
+	edges := make([]Edge, ne)
+	for i := range edges {
+		b := p[d.off : d.off+edgeSize]
+		d.off += edgeSize
+		e := Edge{
+			U:      int32(binary.LittleEndian.Uint32(b)),
+			V:      int32(binary.LittleEndian.Uint32(b[4:])),
+			Kind:   EdgeKind(b[8]),
+			Weight: math.Float32frombits(binary.LittleEndian.Uint32(b[9:])),
+		}
+		if e.U < 0 || e.U >= e.V || int(e.V) >= nn {
+			return nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, nn)
+		}
+		if i > 0 && (e.U < edges[i-1].U || e.U == edges[i-1].U && e.V <= edges[i-1].V) {
+			return nil, fmt.Errorf("edge %d: not sorted", i)
+		}
+		if e.Kind == 0 || e.Kind > Order|KNN|Link {
+			return nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
+		}
+		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {
+			return nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
+		}
+		edges[i] = e
+	}
+	for ; d.off%4 != 0; d.off++ {
+		if d.off >= len(p) || p[d.off] != 0 {
+			return nil, fmt.Errorf("bad padding at %d", d.off)
+		}
+	}
+	m := nn * int(dim)
+	if len(p)-d.off != 4*m {
+		return nil, fmt.Errorf("%d embedding bytes, want %d", len(p)-d.off, 4*m)
+	}
+	raw := p[d.off:]
+	var emb []float32
+	if m > 0 {
+		if littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
+			emb = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), m)
+		} else {
+			emb = make([]float32, m)
+			for i := range emb {
+				emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+			}
+		}
+		for i, x := range emb {
+			if math.Float32bits(x)&0x7f800000 == 0x7f800000 {
+				return nil, fmt.Errorf("node %d: %w", i/int(dim), ErrNaN)
+			}
+		}
+	}
+	g := &Graph{Nodes: nodes, Dim: int(dim), Emb: emb, Edges: edges, Embedder: name}
+	g.buildCSR()
+	return g, nil
+}

@@ -1,0 +1,227 @@
+package graph
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// File format (version 1). All integers are little-endian.
+//
+//	header, 32 bytes:
+//	  [0:8]   magic "FLWGRAPH"
+//	  [8:12]  format version (uint32)
+//	  [12:16] flags, zero (uint32)
+//	  [16:24] payload length in bytes (uint64)
+//	  [24:28] CRC-32C of the payload
+//	  [28:32] CRC-32C of header bytes [0:28]
+//	payload:
+//	  embedder name, dimension, node count, edge count
+//	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints
+//	  edges: U, V (uint32), kind (byte), weight (float32 bits), sorted by (U, V)
+//	  zero padding to a multiple of 4 bytes from the payload start
+//	  embeddings: node count × dimension float32, row-major
+//
+// The header checksum is verified before the payload length is trusted, so a
+// corrupted length cannot cause a large allocation; the payload checksum is
+// verified before anything in it is decoded.
+const (
+	// FormatVersion is the version of the file format Write produces.
+	FormatVersion = 1
+	magic         = "FLWGRAPH"
+	headerSize    = 32
+	edgeSize      = 13
+	// maxDim bounds the embedding dimension a file may declare.
+	maxDim = 1 << 16
+)
+
+// Errors returned by Read and Load; test with errors.Is.
+var (
+	// ErrFormat: the data is not a graph file or is malformed.
+	ErrFormat = errors.New("graph: not a valid graph file")
+	// ErrVersion: the file has another format version.
+	ErrVersion = errors.New("graph: unsupported graph file version")
+	// ErrChecksum: the file's content does not match its checksum.
+	ErrChecksum = errors.New("graph: graph file checksum mismatch")
+	// ErrTruncated: the file ends early.
+	ErrTruncated = errors.New("graph: graph file truncated")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// littleEndian reports whether the machine stores float32 little-endian, in
+// which case embeddings are copied (written) or aliased (read) as raw bytes.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// Write writes g to w in the versioned binary format. The output depends
+// only on g: equal graphs give equal bytes.
+func Write(w io.Writer, g *Graph) error {
+	p := encodePayload(g)
+	var h [headerSize]byte
+	copy(h[0:8], magic)
+	binary.LittleEndian.PutUint32(h[8:], FormatVersion)
+	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
+	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(p, castagnoli))
+	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
+	if _, err := w.Write(h[:]); err != nil {
+		return fmt.Errorf("graph: write: %w", err)
+	}
+	if _, err := w.Write(p); err != nil {
+		return fmt.Errorf("graph: write: %w", err)
+	}
+	return nil
+}
+
+// Save writes g to path atomically: to a temporary file in the same folder,
+// synced, then renamed over path. A failure leaves any old file intact.
+func Save(path string, g *Graph) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("graph: save: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = Write(f, g); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("graph: save: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("graph: save: %w", err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("graph: save: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Load reads a graph file written by Save or Write. Node strings and the
+// embeddings share the one buffer the file is read into.
+func Load(path string) (*Graph, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("graph: load: %w", err)
+	}
+	g, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// LoadDim is Load that also requires the embedding dimension to be dim,
+// failing with ErrDimension otherwise (for example when the graph was built
+// with another embedder than the one that will embed queries).
+func LoadDim(path string, dim int) (*Graph, error) {
+	g, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if g.Dim != dim {
+		return nil, fmt.Errorf("%w: %s has dimension %d (embedder %q), want %d", ErrDimension, path, g.Dim, g.Embedder, dim)
+	}
+	return g, nil
+}
+
+// Read reads a graph written by Write from r. It reads exactly one graph
+// and never allocates much more than the bytes actually present.
+func Read(r io.Reader) (*Graph, error) {
+	var h [headerSize]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: header", ErrTruncated)
+		}
+		return nil, fmt.Errorf("graph: read: %w", err)
+	}
+	n, err := checkHeader(h[:])
+	if err != nil {
+		return nil, err
+	}
+	// Grow the buffer as bytes arrive rather than trusting n up front.
+	const step = 16 << 20
+	buf := make([]byte, headerSize, headerSize+min(n, step))
+	copy(buf, h[:])
+	for uint64(len(buf)-headerSize) < n {
+		k := min(n-uint64(len(buf)-headerSize), step)
+		if cap(buf)-len(buf) < int(k) {
+			nb := make([]byte, len(buf), len(buf)+max(int(k), len(buf)))
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := io.ReadFull(r, buf[len(buf):len(buf)+int(k)])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, len(buf)-headerSize, n)
+			}
+			return nil, fmt.Errorf("graph: read: %w", err)
+		}
+	}
+	return decode(buf)
+}
+
+// checkHeader validates the header and returns the payload length.
+func checkHeader(h []byte) (uint64, error) {
+	if string(h[0:8]) != magic {
+		return 0, fmt.Errorf("%w: bad magic", ErrFormat)
+	}
+	if v := binary.LittleEndian.Uint32(h[8:]); v != FormatVersion {
+		return 0, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, FormatVersion)
+	}
+	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
+		return 0, fmt.Errorf("%w: header", ErrChecksum)
+	}
+	if binary.LittleEndian.Uint32(h[12:]) != 0 {
+		return 0, fmt.Errorf("%w: unknown flags", ErrFormat)
+	}
+	n := binary.LittleEndian.Uint64(h[16:])
+	if n > math.MaxInt-headerSize {
+		return 0, fmt.Errorf("%w: payload length %d", ErrFormat, n)
+	}
+	return n, nil
+}
+
+// decode parses a whole file held in data.
+func decode(data []byte) (*Graph, error) {
+	if len(data) < headerSize {
+		return nil, fmt.Errorf("%w: %d bytes", ErrTruncated, len(data))
+	}
+	n, err := checkHeader(data[:headerSize])
+	if err != nil {
+		return nil, err
+	}
+	p := data[headerSize:]
+	if uint64(len(p)) < n {
+		return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, len(p), n)
+	}
+	if uint64(len(p)) > n {
+		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, uint64(len(p))-n)
+	}
+	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(data[24:]) {
+		return nil, fmt.Errorf("%w: payload", ErrChecksum)
+	}
+	g, err := decodePayload(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	return g, nil
+}

@@ -1,0 +1,205 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// randomGraph makes a graph with every node field set.
+func randomGraph(t testing.TB, n, dim int, seed uint64) *Graph {
+	r := rand.New(rand.NewPCG(seed, 1))
+	nodes := make([]Node, n)
+	for i := range nodes {
+		nodes[i] = Node{
+			ID: "doc#" + string(rune('a'+i%26)), Doc: "doc", Page: i%3 - 1, Order: i,
+			Modality: Modality(i % 3), Section: "Sec", Content: "content ü " + string(rune('A'+i%26)),
+			Caption: "cap", Footnote: "", Summary: "summary", Keywords: []string{"k1", "Table 3"},
+			Tags: nil, ImageText: "txt", Context: "ctx",
+		}
+		if i%2 == 0 {
+			nodes[i].Image = &ImageRef{Path: "images/x.png", MIME: "image/png"}
+		}
+	}
+	emb := make([]float32, n*dim)
+	for i := range emb {
+		emb[i] = float32(r.NormFloat64())
+	}
+	var edges []Edge
+	for i := 0; i+1 < n; i++ {
+		edges = append(edges, Edge{U: int32(i), V: int32(i + 1), Kind: Order})
+		if i+3 < n {
+			edges = append(edges, Edge{U: int32(i + 3), V: int32(i), Kind: KNN | Link})
+		}
+	}
+	g, err := New(nodes, dim, emb, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Embedder = "fake-hash-8"
+	return g
+}
+
+func encode(t testing.TB, g *Graph) []byte {
+	var b bytes.Buffer
+	if err := Write(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 40} {
+		g := randomGraph(t, n, 8, uint64(n))
+		data := encode(t, g)
+		h, err := Read(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if !reflect.DeepEqual(g.Nodes, h.Nodes) && n > 0 {
+			t.Fatalf("nodes differ")
+		}
+		if !reflect.DeepEqual(g.Edges, h.Edges) || g.Dim != h.Dim || g.Embedder != h.Embedder || !reflect.DeepEqual(g.Emb, h.Emb) && n > 0 {
+			t.Fatalf("graph differs")
+		}
+		for i := 0; i < n; i++ {
+			a, ea := g.Neighbors(i)
+			b, eb := h.Neighbors(i)
+			if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(ea, eb) {
+				t.Fatalf("CSR differs at %d", i)
+			}
+		}
+		if again := encode(t, h); !bytes.Equal(again, data) {
+			t.Fatalf("n=%d: re-encoding differs", n)
+		}
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "g.flowgraph")
+	g := randomGraph(t, 20, 8, 3)
+	if err := Save(p, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(p, g); err != nil { // overwrite
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("temp files left: %v", ents)
+	}
+	h, err := Load(p)
+	if err != nil || h.Len() != 20 {
+		t.Fatalf("%v", err)
+	}
+	if _, err := LoadDim(p, 8); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDim(p, 768); !errors.Is(err, ErrDimension) {
+		t.Fatalf("LoadDim mismatch: %v", err)
+	}
+	if err := Save(filepath.Join(dir, "missing", "g"), g); err == nil {
+		t.Fatal("save into missing folder succeeded")
+	}
+}
+
+func rechecksum(data []byte) {
+	binary.LittleEndian.PutUint32(data[24:], crc32.Checksum(data[headerSize:], castagnoli))
+	binary.LittleEndian.PutUint32(data[28:], crc32.Checksum(data[:28], castagnoli))
+}
+
+func TestReadErrors(t *testing.T) {
+	data := encode(t, randomGraph(t, 5, 4, 1))
+	mut := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), data...)) }
+	cases := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrTruncated},
+		{"magic", mut(func(b []byte) []byte { b[0] = 'X'; return b }), ErrFormat},
+		{"version", mut(func(b []byte) []byte { b[8] = 2; rechecksum(b); return b }), ErrVersion},
+		{"header crc", mut(func(b []byte) []byte { b[16]++; return b }), ErrChecksum},
+		{"payload crc", mut(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrChecksum},
+		{"truncated", data[:len(data)-3], ErrTruncated},
+		{"trailing", append(append([]byte(nil), data...), 0), ErrFormat},
+		{"huge length", mut(func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[16:], 1<<50)
+			binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
+			return b
+		}), ErrTruncated},
+		{"nan", mut(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[len(b)-4:], 0x7fc00000)
+			rechecksum(b)
+			return b
+		}), ErrFormat},
+	}
+	for _, c := range cases {
+		_, err := Read(bytes.NewReader(c.data))
+		if c.name == "trailing" { // Read stops after one graph; Load rejects the rest
+			err = errors.Join(err, ErrFormat)
+		}
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: Read err = %v, want %v", c.name, err, c.want)
+		}
+		if c.name != "huge length" {
+			if _, err := decode(c.data); !errors.Is(err, c.want) {
+				t.Errorf("%s: decode err = %v, want %v", c.name, err, c.want)
+			}
+		}
+	}
+	// Every prefix fails cleanly.
+	for i := 0; i < len(data); i++ {
+		if _, err := Read(bytes.NewReader(data[:i])); !errors.Is(err, ErrTruncated) {
+			t.Fatalf("prefix %d: %v", i, err)
+		}
+	}
+	// Every single-byte corruption of the payload is caught by the checksum;
+	// with the checksum fixed up, decoding still fails cleanly or succeeds.
+	for i := headerSize; i < len(data); i++ {
+		b := append([]byte(nil), data...)
+		b[i] ^= 0x5a
+		if _, err := Read(bytes.NewReader(b)); !errors.Is(err, ErrChecksum) {
+			t.Fatalf("flip at %d: %v", i, err)
+		}
+		rechecksum(b)
+		Read(bytes.NewReader(b))
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add(encode(f, randomGraph(f, 3, 4, 1)))
+	f.Add(encode(f, randomGraph(f, 0, 0, 1)))
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Most mutations die at the checksum; also try with it fixed up so the
+		// payload decoder itself gets exercised.
+		Read(bytes.NewReader(data))
+		if len(data) >= headerSize {
+			b := append([]byte(nil), data...)
+			copy(b, magic)
+			binary.LittleEndian.PutUint32(b[8:], FormatVersion)
+			binary.LittleEndian.PutUint32(b[12:], 0)
+			binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-headerSize))
+			rechecksum(b)
+			g, err := Read(bytes.NewReader(b))
+			if err == nil {
+				// A graph that loads must be usable and re-encode identically.
+				for i := 0; i < g.Len(); i++ {
+					g.Neighbors(i)
+					g.Embedding(i)
+				}
+				if !bytes.Equal(encode(t, g), b) {
+					t.Fatal("re-encoding differs")
+				}
+			}
+		}
+	})
+}
