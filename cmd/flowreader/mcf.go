@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -26,6 +27,7 @@ func runMCF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("mcf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	solverName := fs.String("solver", "ssp", "solver: ssp (successive shortest paths) or lp (gonum simplex, tiny inputs only)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the solve to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: flowreader mcf [flags] FILE
 
@@ -79,9 +81,22 @@ flags:`)
 	if err := p.Network.Validate(); err != nil {
 		return fmt.Errorf("%s: line %d (problem line): %w", name, p.ProblemLine, err)
 	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	sol, err := solver.Solve(ctx, p.Network)
 	elapsed := time.Since(start)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

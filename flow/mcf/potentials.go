@@ -16,33 +16,18 @@ import (
 // them (reaching T is never created by augmentation, which only reverses
 // arcs between nodes that already reach T).
 //
-// On a DAG this is one pass in reverse topological order. Otherwise a
+// On a DAG this is one pass in reverse topological order (dagDistToT).
+// Otherwise a
 // negative-cycle check runs first when any usable arc has a negative cost,
 // then Bellman–Ford (queue-based) or, for non-negative costs, Dijkstra on the
 // reversed residual graph.
 func (r *residual) initPotentials(pi []float64, dead []bool, h *heap) error {
-	dist := make([]float64, r.n)
-	for i := range dist {
-		dist[i] = math.Inf(1)
-	}
-	dist[r.t] = 0
-	order, acyclic := r.topoOrder()
-	switch {
-	case acyclic:
-		for i := len(order) - 1; i >= 0; i-- {
-			u := order[i]
-			d := dist[u]
-			for a := r.start[u]; a < r.start[u+1]; a++ {
-				if r.rcap[a] <= Eps {
-					continue
-				}
-				if nd := r.cost[a] + dist[r.head[a]]; nd < d {
-					d = nd
-				}
-			}
-			dist[u] = d
+	dist := pi // computed in place, then negated
+	if !r.dagDistToT(dist) {
+		for i := range dist {
+			dist[i] = math.Inf(1)
 		}
-	default:
+		dist[r.t] = 0
 		negative := false
 		for a := range r.rcap {
 			if r.rcap[a] > Eps && r.cost[a] < 0 {
@@ -70,35 +55,73 @@ func (r *residual) initPotentials(pi []float64, dead []bool, h *heap) error {
 	return nil
 }
 
-// topoOrder returns a topological order of the usable arcs (rcap > Eps) by
-// Kahn's algorithm with a FIFO queue, and whether the graph is acyclic.
-func (r *residual) topoOrder() ([]int32, bool) {
-	indeg := make([]int32, r.n)
-	for a := range r.rcap {
-		if r.rcap[a] > Eps {
-			indeg[r.head[a]]++
+// dagDistToT sets dist[v] to the cost of a cheapest usable path v→T (+Inf
+// if none) when the usable arcs (rcap > Eps) form a DAG, and reports whether
+// they do. It is one iterative depth-first search over the forward arcs:
+// a node's distance is final when it finishes (post-order is a reverse
+// topological order), and meeting a node still on the stack proves a cycle.
+// Each arc is read once.
+func (r *residual) dagDistToT(dist []float64) bool {
+	const (
+		white uint8 = iota
+		grey
+		black
+	)
+	color := make([]uint8, r.n)
+	next := make([]int32, r.n)
+	stack := make([]int32, 0, 64)
+	enter := func(v int32) {
+		color[v] = grey
+		next[v] = r.start[v]
+		dist[v] = math.Inf(1)
+		if v == r.t {
+			dist[v] = 0
 		}
+		stack = append(stack, v)
 	}
-	order := make([]int32, 0, r.n)
-	for v := 0; v < r.n; v++ {
-		if indeg[v] == 0 {
-			order = append(order, int32(v))
-		}
-	}
-	for i := 0; i < len(order); i++ {
-		u := order[i]
-		for a := r.start[u]; a < r.start[u+1]; a++ {
-			if r.rcap[a] <= Eps {
+	visit := func(root int32) bool {
+		stack = stack[:0]
+		enter(root)
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			if a := next[u]; a < r.fwdEnd[u] {
+				next[u]++
+				if r.rcap[a] <= Eps {
+					continue
+				}
+				v := r.head[a]
+				switch color[v] {
+				case white:
+					enter(v)
+				case grey:
+					return false
+				default:
+					if d := r.cost[a] + dist[v]; d < dist[u] {
+						dist[u] = d
+					}
+				}
 				continue
 			}
-			v := r.head[a]
-			indeg[v]--
-			if indeg[v] == 0 {
-				order = append(order, v)
+			color[u] = black
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				p := stack[len(stack)-1]
+				if d := r.cost[next[p]-1] + dist[u]; d < dist[p] {
+					dist[p] = d
+				}
 			}
 		}
+		return true
 	}
-	return order, len(order) == r.n
+	if r.s >= 0 && !visit(r.s) {
+		return false
+	}
+	for v := int32(0); v < int32(r.n); v++ {
+		if color[v] == white && !visit(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkNegativeCycle runs queue-based Bellman–Ford from a virtual root joined

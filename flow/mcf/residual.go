@@ -9,17 +9,20 @@ package mcf
 //
 // It is stored in compressed-sparse-row form: the residual arcs leaving node
 // v are start[v]..start[v+1]-1, each original arc contributing a forward arc
-// at its tail and the paired backward arc at its head.
+// at its tail and the paired backward arc at its head. Forward arcs come
+// first in each node's block (start[v]..fwdEnd[v]-1), so passes over the
+// initial network skip the empty backward arcs.
 type residual struct {
-	n     int // nodes, including S and T
-	s, t  int32
-	start []int32
-	head  []int32
-	pair  []int32
-	rcap  []float64
-	cost  []float64
-	fwd   []int32 // fwd[a] is the forward residual arc of original arc a
-	sArcs []int32 // forward residual arcs S→v
+	n      int // nodes, including S and T
+	s, t   int32
+	start  []int32
+	fwdEnd []int32
+	head   []int32
+	pair   []int32
+	rcap   []float64
+	cost   []float64
+	fwd    []int32 // fwd[a] is the forward residual arc of original arc a
+	sArcs  []int32 // forward residual arcs S→v
 }
 
 // newResidual builds the residual network; net must be valid. demand is the
@@ -32,33 +35,37 @@ func newResidual(net *Network, terminals bool) (r *residual, demand float64) {
 	if terminals {
 		r.n, r.s, r.t = nn+2, int32(nn), int32(nn+1)
 	}
-	deg := make([]int32, r.n+1)
+	outDeg := make([]int32, r.n)
+	inDeg := make([]int32, r.n)
 	extra := 0
 	for v, b := range net.supply {
 		if !terminals {
 			break
 		}
 		if b > 0 {
-			deg[v]++
-			deg[r.s]++
+			outDeg[r.s]++
+			inDeg[v]++
 			extra++
 			demand += b
 		} else if b < 0 {
-			deg[v]++
-			deg[r.t]++
+			outDeg[v]++
+			inDeg[r.t]++
 			extra++
 		}
 	}
 	for i := 0; i < m; i++ {
-		deg[net.from[i]]++
-		deg[net.to[i]]++
+		outDeg[net.from[i]]++
+		inDeg[net.to[i]]++
 	}
 	r.start = make([]int32, r.n+1)
+	r.fwdEnd = make([]int32, r.n)
 	for v := 0; v < r.n; v++ {
-		r.start[v+1] = r.start[v] + deg[v]
+		r.fwdEnd[v] = r.start[v] + outDeg[v]
+		r.start[v+1] = r.fwdEnd[v] + inDeg[v]
 	}
-	next := deg[:r.n]
-	copy(next, r.start[:r.n])
+	nextF, nextB := outDeg, inDeg // reused as cursors
+	copy(nextF, r.start[:r.n])
+	copy(nextB, r.fwdEnd)
 	total := 2 * (m + extra)
 	r.head = make([]int32, total)
 	r.pair = make([]int32, total)
@@ -66,9 +73,9 @@ func newResidual(net *Network, terminals bool) (r *residual, demand float64) {
 	r.cost = make([]float64, total)
 	r.fwd = make([]int32, m)
 	add := func(u, v int32, c, k float64) int32 {
-		a, b := next[u], next[v]
-		next[u]++
-		next[v]++
+		a, b := nextF[u], nextB[v]
+		nextF[u]++
+		nextB[v]++
 		r.head[a], r.head[b] = v, u
 		r.pair[a], r.pair[b] = b, a
 		r.rcap[a] = c

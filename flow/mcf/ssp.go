@@ -43,7 +43,16 @@ type sspState struct {
 	stack   []int32 // residual arcs of the tight-path search
 	h       *heap
 	augs    int
+	// ties records that this phase's search met two equally short ways into
+	// a node: only then can a second tight S–T path exist.
+	ties bool
+	// backoff and wait throttle tightPaths after fruitless calls (doubling
+	// the number of phases skipped, up to maxBackoff), so that networks
+	// whose ties rarely yield a second path do not pay for the search.
+	backoff, wait int
 }
+
+const maxBackoff = 32
 
 const (
 	unseen uint8 = iota
@@ -93,8 +102,15 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 				break
 			}
 			st.augmentTree()
-			if !o.SinglePath {
-				st.tightPaths()
+			if !o.SinglePath && st.ties {
+				if st.wait > 0 {
+					st.wait--
+				} else if st.tightPaths() {
+					st.backoff = 0
+				} else {
+					st.backoff = min(2*st.backoff+1, maxBackoff)
+					st.wait = st.backoff
+				}
 			}
 			st.reset()
 		}
@@ -130,6 +146,7 @@ func (st *sspState) remaining() float64 {
 func (st *sspState) dijkstra() bool {
 	s, t := st.s, st.t
 	dist, pi, h := st.dist, st.pi, st.h
+	st.ties = false
 	dist[s] = 0
 	st.state[s] = labelled
 	st.touched = append(st.touched, s)
@@ -149,12 +166,21 @@ func (st *sspState) dijkstra() bool {
 			}
 			v := st.head[a]
 			sv := st.state[v]
-			if sv == settledNode || st.dead[v] {
+			if sv == settledNode {
+				if dist[v] == du && base+st.cost[a]-pi[v] <= du {
+					st.ties = true
+				}
+				continue
+			}
+			if st.dead[v] {
 				continue
 			}
 			nd := base + st.cost[a] - pi[v]
 			if nd < du {
 				nd = du // rounding noise on a zero reduced cost
+			}
+			if nd == dist[v] {
+				st.ties = true
 			}
 			if nd < dist[v] {
 				dist[v] = nd
@@ -202,8 +228,9 @@ func (st *sspState) augmentTree() {
 // saves one Dijkstra each. It is a depth-first search with current-arc
 // pointers and dead-end marking, so it costs O(arcs of settled nodes) plus
 // the path lengths; arcs into nodes on the current path are skipped, which
-// keeps zero-cost cycles harmless.
-func (st *sspState) tightPaths() {
+// keeps zero-cost cycles harmless. It reports whether it found a path.
+func (st *sspState) tightPaths() bool {
+	before := st.augs
 	for _, v := range st.settled {
 		st.cur[v] = st.start[v]
 	}
@@ -279,6 +306,7 @@ func (st *sspState) tightPaths() {
 	}
 	st.onPath[s] = false
 	st.stack = stack
+	return st.augs > before
 }
 
 // reset clears the labels of this phase's touched nodes only.
