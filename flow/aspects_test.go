@@ -42,6 +42,17 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 			}
 		}
 	}
+	if !a.NodeCredit && a.Climb {
+		// B.12: without node credit, a predecessor never makes a chain
+		// strictly cheaper: (1 − h_u) + w_uv − (1 − h_v) = 1 − p_uv ≥ 0.
+		n := g.Len()
+		for id := 0; id < r.Network.NumArcs(); id++ {
+			u, v, _, w := r.Network.Arc(id)
+			if u < n && v < n && (1-s.H[u])+w-(1-s.H[v]) < -1e-12 {
+				t.Fatalf("no credit: arc %d→%d makes extending cheaper", u, v)
+			}
+		}
+	}
 	var chainFlow float64
 	for _, c := range r.Chains {
 		chainFlow += c.Flow
