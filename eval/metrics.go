@@ -20,6 +20,9 @@ type Metrics struct {
 	// Distinct, Reads and Chains count distinct nodes, node reads (with
 	// repeats across chains) and chains.
 	Distinct, Reads, Chains int
+	// Judged reports whether the answer was scored (accuracy mode) and
+	// Correct the judge's verdict.
+	Judged, Correct bool
 }
 
 // Measure computes q's metrics for the chains read over g, a graph built from
@@ -92,6 +95,10 @@ type Summary struct {
 	// Distinct, Reads and Chains are means per question; ChainLength is
 	// reads per chain (0 without chains).
 	Distinct, Reads, Chains, ChainLength float64
+	// JudgedQuestions counts the questions with a judged answer and
+	// Accuracy is the judge's mean over them (accuracy mode only).
+	JudgedQuestions int
+	Accuracy        float64
 }
 
 // Summarize averages ms.
@@ -111,6 +118,12 @@ func Summarize(ms []Metrics) Summary {
 			s.DocQuestions++
 			s.DocRecall += m.DocRecall
 		}
+		if m.Judged {
+			s.JudgedQuestions++
+			if m.Correct {
+				s.Accuracy++
+			}
+		}
 		s.Distinct += float64(m.Distinct)
 		reads += float64(m.Reads)
 		chains += float64(m.Chains)
@@ -121,6 +134,9 @@ func Summarize(ms []Metrics) Summary {
 	}
 	if s.DocQuestions > 0 {
 		s.DocRecall /= float64(s.DocQuestions)
+	}
+	if s.JudgedQuestions > 0 {
+		s.Accuracy /= float64(s.JudgedQuestions)
 	}
 	if s.Questions > 0 {
 		n := float64(s.Questions)
@@ -138,7 +154,7 @@ func Summarize(ms []Metrics) Summary {
 // figure over the summaries where it is defined).
 func Macro(ss []Summary) Summary {
 	var out Summary
-	ne, nd, n := 0, 0, 0
+	ne, nd, nj, n := 0, 0, 0, 0
 	for _, s := range ss {
 		out.Questions += s.Questions
 		if s.EvidenceQuestions > 0 {
@@ -151,6 +167,11 @@ func Macro(ss []Summary) Summary {
 			nd++
 			out.DocQuestions += s.DocQuestions
 			out.DocRecall += s.DocRecall
+		}
+		if s.JudgedQuestions > 0 {
+			nj++
+			out.JudgedQuestions += s.JudgedQuestions
+			out.Accuracy += s.Accuracy
 		}
 		if s.Questions > 0 {
 			n++
@@ -166,6 +187,9 @@ func Macro(ss []Summary) Summary {
 	}
 	if nd > 0 {
 		out.DocRecall /= float64(nd)
+	}
+	if nj > 0 {
+		out.Accuracy /= float64(nj)
 	}
 	if n > 0 {
 		out.Distinct /= float64(n)

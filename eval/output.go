@@ -74,6 +74,7 @@ func WriteMarkdown(w io.Writer, rows []Row, cmps []Comparison, notes []string) e
 				pct(r.DocRecall, r.DocQuestions), r.Distinct, r.Reads, r.Chains, r.ChainLength)
 		}
 		b.WriteString("\n")
+		writeAccuracy(&b, rows, bud)
 		var cs []Comparison
 		for _, c := range cmps {
 			if c.Budget == bud {
@@ -225,6 +226,18 @@ func WriteReport(dir string, rows []Row, cmps []Comparison, notes []string) erro
 	if err := WriteFileAtomic(filepath.Join(dir, "results.md"), mdBuf.Bytes()); err != nil {
 		return err
 	}
+	for _, r := range rows {
+		if r.JudgedQuestions > 0 {
+			var acc bytes.Buffer
+			if err := WriteAccuracyCSV(&acc, rows); err != nil {
+				return err
+			}
+			if err := WriteFileAtomic(filepath.Join(dir, "accuracy.csv"), acc.Bytes()); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -243,4 +256,42 @@ func WriteReport(dir string, rows []Row, cmps []Comparison, notes []string) erro
 		}
 	}
 	return nil
+}
+
+// writeAccuracy adds the judge's accuracy per dataset and router when the
+// run was in accuracy mode.
+func writeAccuracy(b *strings.Builder, rows []Row, budget int) {
+	judged := false
+	for _, r := range rows {
+		judged = judged || (r.Budget == budget && r.JudgedQuestions > 0)
+	}
+	if !judged {
+		return
+	}
+	b.WriteString("Answer accuracy (judge: paper v3 Prompt P7):\n\n| dataset | router | selector | judged | accuracy |\n|---|---|---|---:|---:|\n")
+	for _, r := range rows {
+		if r.Budget == budget && r.JudgedQuestions > 0 {
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", r.Dataset, r.Router, r.Selector, r.JudgedQuestions, pct(r.Accuracy, r.JudgedQuestions))
+		}
+	}
+	b.WriteString("\n")
+}
+
+// WriteAccuracyCSV writes accuracy-mode rows: dataset, router, selector,
+// budget, judged, accuracy.
+func WriteAccuracyCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"dataset", "router", "selector", "budget", "judged", "accuracy"}); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.JudgedQuestions == 0 {
+			continue
+		}
+		if err := cw.Write([]string{r.Dataset, r.Router, r.Selector, strconv.Itoa(r.Budget), strconv.Itoa(r.JudgedQuestions), rate(r.Accuracy, r.JudgedQuestions)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -67,6 +67,12 @@ type Runner struct {
 	// Concurrency is the number of questions in flight (0 = 2; the
 	// evaluation machine has two cores).
 	Concurrency int
+	// Answer and JudgeModel switch on answer-accuracy mode: every router's
+	// chains at every budget are answered by Answer and the answer is
+	// scored by JudgeModel with the paper's judge prompt (P7). Both or
+	// neither must be set.
+	Answer     AnswerFunc
+	JudgeModel llm.Model
 	// Progress, when set, is called after each question (from one
 	// goroutine at a time).
 	Progress func(done, total int)
@@ -98,6 +104,9 @@ type graphEntry struct {
 func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error) {
 	if r.Embedder == nil {
 		return nil, fmt.Errorf("%w: no embedder", ErrConfig)
+	}
+	if (r.Answer == nil) != (r.JudgeModel == nil) {
+		return nil, fmt.Errorf("%w: accuracy mode needs both an answerer and a judge model", ErrConfig)
 	}
 	if len(r.Routers) == 0 {
 		return nil, fmt.Errorf("%w: no routers", ErrConfig)
@@ -242,7 +251,19 @@ func (r *Runner) question(ctx context.Context, res *Results, routers [][]flow.Ro
 				chains = spec.Select(routing, budget)
 			}
 			chains = selector.CapDistinct(chains, budget)
-			res.Metrics[i][b][qi] = Measure(q, g, chains)
+			m := Measure(q, g, chains)
+			if r.Answer != nil && len(q.Answers) > 0 {
+				ans, err := r.Answer(ctx, q, g, chains)
+				if err != nil {
+					return fmt.Errorf("router %s: %w", spec.Name, err)
+				}
+				v, err := Judge(ctx, r.JudgeModel, q.Text, q.Answers, ans)
+				if err != nil {
+					return fmt.Errorf("router %s: %w", spec.Name, err)
+				}
+				m.Judged, m.Correct = true, v.Accuracy == 1
+			}
+			res.Metrics[i][b][qi] = m
 		}
 	}
 	return nil
