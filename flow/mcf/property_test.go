@@ -16,10 +16,10 @@ import (
 type kind int
 
 const (
-	dagNegative   kind = iota // DAG, costs of both signs
-	cyclicPositive            // cycles, non-negative costs
-	cyclicPotential           // cycles, negative costs but no negative cycle
-	cyclicAny                 // cycles, costs of both signs (negative cycles likely)
+	dagNegative     kind = iota // DAG, costs of both signs
+	cyclicPositive              // cycles, non-negative costs
+	cyclicPotential             // cycles, negative costs but no negative cycle
+	cyclicAny                   // cycles, costs of both signs (negative cycles likely)
 	numKinds
 )
 
@@ -35,7 +35,7 @@ func randomNetwork(rng *rand.Rand, k kind, nn, m int, fractional, single, tight 
 	n := NewNetwork(nn)
 	perm := rng.Perm(nn)
 	if single { // keep 0 first and nn-1 last in the DAG order
-		perm = append([]int{0}, append(rng.Perm(nn - 2), nn-1)...)
+		perm = append([]int{0}, append(rng.Perm(nn-2), nn-1)...)
 		for i := 1; i < nn-1; i++ {
 			perm[i]++
 		}
