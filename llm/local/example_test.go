@@ -1,0 +1,31 @@
+package local_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/llm/local"
+)
+
+func ExampleEmbedder() {
+	e := local.Embedder()
+	v, err := e.Embed(context.Background(), []string{"cat", "dog", "carburetor"}, llm.Document)
+	if err != nil {
+		panic(err)
+	}
+	dot := func(a, b []float32) (s float32) {
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	fmt.Println(e.Name(), e.Dimension())
+	fmt.Printf("cat~dog %.2f, cat~carburetor %.2f\n", dot(v[0], v[1]), dot(v[0], v[2]))
+	oov, _ := e.OOV("routing with flowreaderx")
+	fmt.Println("out of vocabulary:", oov)
+	// Output:
+	// glove-6b-100d-sif 100
+	// cat~dog 0.88, cat~carburetor 0.05
+	// out of vocabulary: [flowreaderx]
+}
