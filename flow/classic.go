@@ -115,8 +115,10 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 	keep := c.KeepEdge
 	if keep == nil {
-		rmin := c.RMin
-		keep = func(w float32) bool { return float64(w) >= rmin }
+		// Compared in float32, the precision of edge weights, exactly like
+		// score.Config.KeepEdge, so an edge of weight float32(0.22) survives.
+		rmin := float32(c.RMin)
+		keep = func(w float32) bool { return w >= rmin }
 	}
 	pairs := contentPairs(g, c.EdgeKinds, 0, keep, newEditTable(edits.Edges))
 	src, snk := n, n+1

@@ -1,0 +1,182 @@
+package flow_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+	"github.com/flowreader/flowreader/selector"
+)
+
+// benchGraph makes n nodes in dim dimensions around 64 topic centres, with
+// short texts for BM25, and the degree structure of a built graph: every
+// node linked to k = clip(ceil(log2 n), 3, 32) random nodes of its own topic
+// (a stand-in for exact kNN, which would cost n² at 100k) and to its
+// reading-order neighbours within 3.
+func benchGraph(b *testing.B, n, dim int) *graph.Graph {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
+	const topics = 64
+	centres := make([][]float64, topics)
+	for i := range centres {
+		centres[i] = make([]float64, dim)
+		for j := range centres[i] {
+			centres[i][j] = rng.NormFloat64()
+		}
+	}
+	words := make([]string, 2000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	topicOf := make([]int, n)
+	members := make([][]int, topics)
+	nodes := make([]graph.Node, n)
+	emb := make([]float32, n*dim)
+	for i := range nodes {
+		tp := rng.IntN(topics)
+		topicOf[i] = tp
+		members[tp] = append(members[tp], i)
+		var sb strings.Builder
+		for j := 0; j < 30; j++ {
+			sb.WriteString(words[(tp*31+int(rng.ExpFloat64()*40))%len(words)])
+			sb.WriteByte(' ')
+		}
+		nodes[i] = graph.Node{Doc: fmt.Sprintf("doc%d", i/500), Order: i % 500, Summary: sb.String(),
+			Keywords: []string{words[tp*7%len(words)], words[rng.IntN(len(words))]}}
+		for j := 0; j < dim; j++ {
+			emb[i*dim+j] = float32(centres[tp][j] + 1.2*rng.NormFloat64())
+		}
+	}
+	k := min(max(int(math.Ceil(math.Log2(float64(n)))), 3), 32)
+	edges := make([]graph.Edge, 0, n*(k+3))
+	for i := 0; i < n; i++ {
+		m := members[topicOf[i]]
+		for j := 0; j < k; j++ {
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(m[rng.IntN(len(m))]), Kind: graph.KNN})
+		}
+		for d := 1; d <= 3 && i+d < n && nodes[i+d].Doc == nodes[i].Doc; d++ {
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.Order})
+		}
+	}
+	g, err := graph.New(nodes, dim, emb, edges)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// cosinePass is the brute-force baseline: one cosine per node.
+func cosinePass(g *graph.Graph, q []float32, out []float64) {
+	for v := 0; v < g.Len(); v++ {
+		out[v] = graph.Dot(g.Embedding(v), q)
+	}
+}
+
+// cosineTime is the fastest of 15 cosine passes.
+func cosineTime(g *graph.Graph, q []float32) time.Duration {
+	out := make([]float64, g.Len())
+	best := time.Duration(math.MaxInt64)
+	for i := 0; i < 15; i++ {
+		t := time.Now()
+		cosinePass(g, q, out)
+		best = min(best, time.Since(t))
+	}
+	return best
+}
+
+// BenchmarkCosinePass is the brute-force cosine pass the pipeline is
+// compared with.
+func BenchmarkCosinePass(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("n=%d/d=100", n), func(b *testing.B) {
+			g := benchGraph(b, n, 100)
+			q := g.Embedding(0)
+			out := make([]float64, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cosinePass(g, q, out)
+			}
+		})
+	}
+}
+
+// BenchmarkPipeline times Score + Route + Select for one query per
+// formulation and reports the ratio to one brute-force cosine pass
+// ("x-cosine") and the stage split in milliseconds (score, network, svd,
+// solve, decompose, select). d = 100 is the local embedder's dimension;
+// d = 768 (nomic) runs at 1k and 10k nodes.
+func BenchmarkPipeline(b *testing.B) {
+	type size struct{ n, dim int }
+	sizes := []size{{1000, 100}, {10000, 100}, {100000, 100}, {1000, 768}, {10000, 768}}
+	type form struct {
+		name   string
+		config score.Config
+		router flow.Router
+		sel    selector.Selector
+	}
+	forms := []form{
+		{"aspects", score.AspectsConfig(), flow.DefaultAspects(), selector.Annealed{}},
+		{"aspects-paper", score.AspectsPaperConfig(), flow.PaperAspects(), selector.Annealed{}},
+		{"classic", score.ClassicConfig(), flow.DefaultClassic(), selector.Replicator{}},
+	}
+	for _, sz := range sizes {
+		if testing.Short() && sz.n > 1000 {
+			continue
+		}
+		var g *graph.Graph
+		for _, f := range forms {
+			b.Run(fmt.Sprintf("%s/n=%d/d=%d", f.name, sz.n, sz.dim), func(b *testing.B) {
+				if g == nil {
+					g = benchGraph(b, sz.n, sz.dim)
+				}
+				q := append([]float32(nil), g.Embedding(1)...)
+				for j := range q {
+					q[j] += g.Embedding(2)[j]
+				}
+				sc := &score.Scorer{Config: f.config, Index: score.NewIndex(g)}
+				question := g.Nodes[1].Summary[:40]
+				base := cosineTime(g, q)
+				var st flow.Timings
+				var scoreT, selT time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					t0 := time.Now()
+					s, err := sc.ScoreVector(g, question, q)
+					if err != nil {
+						b.Fatal(err)
+					}
+					scoreT += time.Since(t0)
+					r, err := f.router.Route(context.Background(), g, s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					t1 := time.Now()
+					f.sel.Select(r, 16)
+					selT += time.Since(t1)
+					st.Network += r.Timings.Network
+					st.SVD += r.Timings.SVD
+					st.Solve += r.Timings.Solve
+					st.Decompose += r.Timings.Decompose
+				}
+				b.StopTimer()
+				per := b.Elapsed() / time.Duration(b.N)
+				ms := func(d time.Duration) float64 { return float64(d) / float64(b.N) / 1e6 }
+				b.ReportMetric(float64(per)/float64(base), "x-cosine")
+				b.ReportMetric(float64(base)/1e6, "cosine-ms")
+				b.ReportMetric(ms(scoreT), "score-ms")
+				b.ReportMetric(ms(st.Network), "network-ms")
+				b.ReportMetric(ms(st.SVD), "svd-ms")
+				b.ReportMetric(ms(st.Solve), "solve-ms")
+				b.ReportMetric(ms(st.Decompose), "decomp-ms")
+				b.ReportMetric(ms(selT), "select-ms")
+			})
+		}
+	}
+}
