@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -12,10 +13,14 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// BM25 constants of the extractive reader's unit ranking.
+// BM25 constants of the extractive reader's unit ranking. A query term
+// that is absent from a unit but present in its setting (document name,
+// section, caption) counts ctxWeight of a single occurrence, as a
+// down-weighted field would in BM25F.
 const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
+	bm25K1    = 1.2
+	bm25B     = 0.75
+	ctxWeight = 0.5
 )
 
 // Extractive is the offline reader: no generative model. It splits the
@@ -34,6 +39,9 @@ type Extractive struct {
 }
 
 type scored struct {
+	// ctx are the terms of the unit's setting: document name, section and
+	// caption.
+	ctx   map[string]bool
 	node  int
 	pos   int // first-seen order of the node, then unit order
 	u     unit
@@ -64,11 +72,21 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	}
 	var us []scored
 	for k, v := range nodes {
-		for _, u := range units(&in.Graph.Nodes[v]) {
-			us = append(us, scored{node: v, pos: k, u: u})
+		n := &in.Graph.Nodes[v]
+		ctx := map[string]bool{}
+		for _, t := range stems(n.Doc + " " + n.Section + " " + n.Caption) {
+			ctx[t] = true
+		}
+		for _, u := range units(n) {
+			// A heading restates its section's name; it is no answer.
+			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
+				continue
+			}
+			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx})
 		}
 	}
 	q := stems(in.Question)
+	qrefs := refs(in.Question)
 	lex := bm25(q, us)
 	w := 0.0
 	var cos []float64
@@ -83,8 +101,17 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 			w = 0.5
 		}
 	}
+	qset := map[string]bool{}
+	for _, t := range q {
+		qset[t] = true
+	}
 	for i := range us {
-		us[i].score = (1 - w) * lex[i]
+		// A unit that says nothing beyond the question's own words (a
+		// heading that repeats it) cannot answer it.
+		if !novel(stems(us[i].u.text), qset) {
+			continue
+		}
+		us[i].score = (1 - w) * (lex[i] + refBoost*refMatch(qrefs, &in.Graph.Nodes[us[i].node], us[i].u))
 		if cos != nil {
 			us[i].score += w * math.Max(cos[i], 0)
 		}
@@ -114,6 +141,57 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: s.node, NodeID: n.ID, Quote: s.u.raw, Chain: -1})
 	}
 	return ans, nil
+}
+
+// refBoost is added to the lexical score of a unit whose node is the
+// figure or table the question names ("Figure 2", "Tab. 3").
+const refBoost = 0.5
+
+var refRE = regexp.MustCompile(`(?i)\b(fig(?:ure)?|tab(?:le)?)\.?\s*([0-9]+|[ivxl]+)\b`)
+
+// refs returns the question's figure and table references as "figure 2",
+// "table iii".
+func refs(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range refRE.FindAllStringSubmatch(s, -1) {
+		kind := "table"
+		if strings.HasPrefix(strings.ToLower(m[1]), "fig") {
+			kind = "figure"
+		}
+		out[kind+" "+strings.ToLower(m[2])] = true
+	}
+	return out
+}
+
+// refMatch is 1 when the unit's node, by its caption, is a figure or table
+// the question names (or the unit itself names one), else 0.
+func refMatch(q map[string]bool, n *graph.Node, u unit) float64 {
+	if len(q) == 0 {
+		return 0
+	}
+	own := n.Caption
+	if own == "" {
+		own = u.text
+	}
+	// Only the reference a caption opens with identifies the node.
+	if m := refRE.FindStringSubmatchIndex(own); m != nil && strings.TrimSpace(own[:m[0]]) == "" {
+		for r := range refs(own[m[0]:m[1]]) {
+			if q[r] {
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// novel reports whether ts has a term outside q.
+func novel(ts []string, q map[string]bool) bool {
+	for _, t := range ts {
+		if !q[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // bm25 scores units against the query terms, idf over the units,
@@ -159,11 +237,17 @@ func bm25(q []string, us []scored) []float64 {
 		s := 0.0
 		for _, t := range terms {
 			f := float64(tf[t])
+			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
 			if f == 0 {
+				if us[i].ctx[t] {
+					s += ctxWeight * idf
+				}
 				continue
 			}
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			s += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(len(d))/avg))
+			// Units shorter than average are not favoured: a heading that
+			// repeats question words is not better evidence for being short.
+			l := math.Max(float64(len(d)), avg)
+			s += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*l/avg))
 		}
 		out[i] = s
 		mx = math.Max(mx, s)
@@ -232,9 +316,5 @@ func answerText(u unit, q []string) string {
 	if best < 0 {
 		return u.text
 	}
-	label := u.cells[0]
-	if len(u.header) > 0 && u.header[0] != "" {
-		return fmt.Sprintf("%s %s — %s: %s", u.header[0], label, u.header[best], u.cells[best])
-	}
-	return fmt.Sprintf("%s — %s: %s", label, u.header[best], u.cells[best])
+	return fmt.Sprintf("%s — %s: %s", u.cells[0], u.header[best], u.cells[best])
 }

@@ -306,42 +306,68 @@ func rawString(v json.RawMessage) string {
 	return t
 }
 
-// scanFields reads "key": "value" pairs one by one, for replies that are
-// not valid JSON even after repair (unescaped quotes, cut-off strings).
+// scanFields reads "key": value pairs one by one, for replies that are not
+// valid JSON even after repair. A double-quoted value ends at the first
+// quote followed by "," "}" or the end of the text, so unescaped inner
+// quotes and cut-off strings still read.
 func scanFields(s string, keys []string) map[string]string {
 	m := map[string]string{}
-	for _, k := range keys {
-		re := regexp.MustCompile(`(?is)["']` + regexp.QuoteMeta(k) + `["']\s*:\s*(?:"((?:[^"\\]|\\.)*)"?|'([^']*)'?|([-+0-9.eE]+|true|false|null))`)
-		sm := re.FindStringSubmatch(s)
-		if sm == nil {
+	for _, k := range append(keys, "evidence") {
+		if _, done := m[k]; done {
 			continue
 		}
-		switch {
-		case sm[1] != "":
-			if u, err := strconv.Unquote(`"` + sm[1] + `"`); err == nil {
-				m[k] = u
-			} else {
-				m[k] = sm[1]
-			}
-		case sm[2] != "":
-			m[k] = sm[2]
-		case sm[3] != "" && sm[3] != "null":
-			m[k] = sm[3]
-		default:
-			m[k] = ""
+		re := regexp.MustCompile(`(?i)["']` + regexp.QuoteMeta(k) + `["']\s*:\s*`)
+		loc := re.FindStringIndex(s)
+		if loc == nil {
+			continue
 		}
+		m[k] = scanValue(s[loc[1]:])
 	}
-	// Wanted keys beyond the named ones (evidence) come along when present.
-	if len(m) > 0 {
-		if _, ok := m["evidence"]; !ok {
-			if e := scanFields(s, []string{"evidence"}); e != nil {
-				if v, ok := e["evidence"]; ok {
-					m["evidence"] = v
-				}
-			}
+	if len(m) == 1 {
+		if _, only := m["evidence"]; only && !hasAny(map[string]string{"evidence": ""}, keys) {
+			return map[string]string{}
 		}
 	}
 	return m
+}
+
+// scanValue reads one value at the start of s.
+func scanValue(s string) string {
+	if s == "" {
+		return ""
+	}
+	switch q := s[0]; q {
+	case '"', '\'':
+		body := s[1:]
+		for i := 0; i < len(body); i++ {
+			switch body[i] {
+			case '\\':
+				i++
+			case q:
+				rest := strings.TrimLeft(body[i+1:], " \t\r\n")
+				if rest == "" || rest[0] == ',' || rest[0] == '}' {
+					return unescape(body[:i])
+				}
+			}
+		}
+		return unescape(strings.TrimRight(body, "} \t\r\n"))
+	}
+	end := strings.IndexAny(s, ",}\n")
+	if end < 0 {
+		end = len(s)
+	}
+	v := strings.TrimSpace(s[:end])
+	if v == "null" {
+		return ""
+	}
+	return v
+}
+
+func unescape(s string) string {
+	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+		return u
+	}
+	return s
 }
 
 // normalise lowercases, collapses white space and trims surrounding

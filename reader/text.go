@@ -181,7 +181,8 @@ func abbreviation(before []rune) bool {
 	case "dr", "mr", "mrs", "ms", "prof", "st", "no", "fig", "eq", "vs", "al", "e.g", "i.e", "etc", "approx", "sec", "tab", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec":
 		return true
 	}
-	return utf8.RuneCountInString(w) == 1 && unicode.IsLetter([]rune(w)[0])
+	r := []rune(string(before[i:]))
+	return len(r) == 1 && unicode.IsUpper(r[0])
 }
 
 // splitLines splits s at blank lines and at line breaks before list items

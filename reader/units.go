@@ -72,11 +72,11 @@ func textUnits(s string, table bool) []unit {
 		prose = nil
 	}
 	for i := 0; i < len(lines); {
-		if sep := tableSep(lines[i]); sep != "" && (table || sep == "|") {
+		if sep := tableSep(lines[i], table); sep != "" {
 			j := i
 			var rows [][]string
 			var raws []string
-			for j < len(lines) && tableSep(lines[j]) == sep {
+			for j < len(lines) && tableSep(lines[j], table) == sep {
 				cells := splitRow(lines[j], sep)
 				if !ruleRow(cells) {
 					rows = append(rows, cells)
@@ -99,13 +99,16 @@ func textUnits(s string, table bool) []unit {
 }
 
 // tableSep returns the cell separator of a table line: "|" for a Markdown
-// row, "\t" for a tab-separated one, "" otherwise.
-func tableSep(line string) string {
+// row or, inside a table node, a row rendered as "a | b | c" (ingest's
+// TableText); "\t" for a tab-separated row in a table node; "" otherwise.
+func tableSep(line string, table bool) string {
 	t := strings.TrimSpace(line)
 	switch {
 	case strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2:
 		return "|"
-	case strings.Count(t, "\t") >= 1:
+	case table && strings.Contains(t, " | "):
+		return "|"
+	case table && strings.Contains(t, "\t"):
 		return "\t"
 	}
 	return ""

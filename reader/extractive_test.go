@@ -1,0 +1,165 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/llm/local"
+)
+
+func allChains(g *graph.Graph) []flow.Chain {
+	var cs []flow.Chain
+	for i := 0; i < g.Len(); i++ {
+		cs = append(cs, flow.Chain{Nodes: []int{i}, Flow: 1})
+	}
+	return cs
+}
+
+func TestExtractiveTableAndParagraph(t *testing.T) {
+	g := fixtureGraph(t)
+	cases := []struct{ q, want, node string }{
+		{"How many nests did the North Mole hold in 2025?", "North Mole — Nests 2025: 248", "survey#1"},
+		{"How many nests were on the East Arm in 2024?", "East Arm — Nests 2024: 97", "survey#1"},
+		{"What is the main species on Lighthouse Spit?", "Lighthouse Spit — Main species: herring gull", "survey#1"},
+		{"Who was the survey leader in 2025?", "The survey leader in 2025 was Dr Ilse Marrow, who replaced Tomas Reyes after he moved to the Northfield station.", "survey#4"},
+		{"How high did the storm of 14 May 2025 reach?", "The storm of 14 May 2025 reached a height of 2.1 metres above the normal high tide.", "survey#3"},
+	}
+	for _, c := range cases {
+		e := &Extractive{}
+		ans, err := e.Read(context.Background(), &Input{Question: c.q, Graph: g, Chains: allChains(g)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Text != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.q, ans.Text, c.want)
+		}
+		if len(ans.Citations) == 0 || ans.Citations[0].NodeID != c.node || ans.Citations[0].Quote == "" {
+			t.Errorf("%q: citations %+v", c.q, ans.Citations)
+		}
+		if ans.Trace.Reader != "extractive" || ans.Trace.Calls != 0 {
+			t.Errorf("trace %+v", ans.Trace)
+		}
+	}
+}
+
+func TestExtractiveOnlyReadsSelectedChains(t *testing.T) {
+	g := fixtureGraph(t)
+	ans, err := (&Extractive{}).Read(context.Background(), &Input{Question: "Who was the survey leader in 2025?", Graph: g,
+		Chains: []flow.Chain{{Nodes: []int{3}}, {Nodes: []int{0}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ans.Citations {
+		if c.Node != 3 && c.Node != 0 {
+			t.Errorf("cited node %d outside the chains", c.Node)
+		}
+	}
+	if strings.Contains(ans.Text, "Marrow") {
+		t.Error("answered from a node that was not selected")
+	}
+}
+
+func TestExtractiveNoMatch(t *testing.T) {
+	g := fixtureGraph(t)
+	ans, err := (&Extractive{}).Read(context.Background(), &Input{Question: "zebra quasar", Graph: g, Chains: allChains(g)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Text != "" || ans.Trace.ReasonerFallback == "" {
+		t.Errorf("answer %q, note %q", ans.Text, ans.Trace.ReasonerFallback)
+	}
+}
+
+func TestExtractiveWithEmbedder(t *testing.T) {
+	g := fixtureGraph(t)
+	e := &Extractive{Embedder: &fake.Embedder{}}
+	ans, err := e.Read(context.Background(), &Input{Question: "Who was the survey leader in 2025?", Graph: g, Chains: allChains(g)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ans.Text, "Ilse Marrow") {
+		t.Errorf("answer %q", ans.Text)
+	}
+}
+
+// quickstartGraph ingests the quickstart documents with graph/ingest and
+// makes one node per item (no embeddings: the extractive reader does not
+// need them).
+func quickstartGraph(t *testing.T) *graph.Graph {
+	t.Helper()
+	docs, err := ingest.Path(filepath.Join("..", "examples", "quickstart", "docs"))
+	if err != nil {
+		t.Skipf("quickstart documents: %v", err)
+	}
+	var ns []graph.Node
+	for _, d := range docs {
+		for k, it := range d.Items {
+			ns = append(ns, graph.Node{ID: fmt.Sprintf("%s#%d", d.ID, k), Doc: d.ID, Page: it.Page, Order: k,
+				Modality: it.Modality, Section: it.Section, Content: it.Text, Caption: it.Caption, Footnote: it.Footnote, Image: it.Image})
+		}
+	}
+	g, err := graph.New(ns, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestExtractiveQuickstart(t *testing.T) {
+	g := quickstartGraph(t)
+	cases := []struct{ q, want string }{
+		{"How many nests were counted on the North Mole in 2025?", "248"},
+		{"Who was the survey leader in 2025?", "Ilse Marrow"},
+		{"Where is the weather station?", "cliff above Kestrel Bay"},
+		{"What does Figure 2 show?", "Monthly rainfall"},
+		{"How many storms passed the station in 2025?", "Three storms"},
+		{"What is the annual rainfall total?", "903 mm"},
+		{"Which breakwater is the lowest?", "The East Arm is the lowest"},
+		{"Why did the East Arm lose its terns?", "after a storm in May flooded"},
+		{"What was the peak gust of Storm Elda?", "131"},
+		{"Which month had the highest rainfall at Northfield?", "November"},
+		{"Since when has Tomas Reyes led the Northfield station?", "March 2025"},
+		{"What surge did Storm Iris bring?", "1.2"},
+	}
+	for _, e := range []*Extractive{{}, {Embedder: local.Embedder()}} {
+		for _, c := range cases {
+			ans, err := e.Read(context.Background(), &Input{Question: c.q, Graph: g, Chains: allChains(g)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(ans.Text, c.want) {
+				t.Errorf("embedder %v: %q: got %q, want it to contain %q", e.Embedder != nil, c.q, ans.Text, c.want)
+				continue
+			}
+			t.Logf("%s → %s [%s]", c.q, ans.Text, ans.Citations[0].NodeID)
+		}
+	}
+}
+
+func TestUnits(t *testing.T) {
+	n := &graph.Node{Modality: graph.Table, Caption: "Table 2: Storms.", Content: "Storm | Date | Peak gust (km/h)\nStorm Abel | 9 January | 96\nStorm Elda | 14 May | 131"}
+	us := units(n)
+	if len(us) != 3 || us[0].kind != unitCaption || us[2].kind != unitRow || us[2].text != "Storm: Storm Elda; Date: 14 May; Peak gust (km/h): 131" {
+		t.Errorf("units %+v", us)
+	}
+	html := &graph.Node{Modality: graph.Table, Content: "<table><tr><th>A</th><th>B</th></tr><tr><td>x &amp; y</td><td>2</td></tr></table>"}
+	if us := units(html); len(us) != 1 || us[0].text != "A: x & y; B: 2" {
+		t.Errorf("html units %+v", us)
+	}
+	prose := &graph.Node{Content: "Dr. Smith measured 2.5 m. It rose.\n- first item\n- second item\n\nNew para? Yes."}
+	var got []string
+	for _, u := range units(prose) {
+		got = append(got, u.kind+":"+u.text)
+	}
+	want := []string{"sentence:Dr. Smith measured 2.5 m.", "sentence:It rose.", "item:- first item", "item:- second item", "sentence:New para?", "sentence:Yes."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("units\n got %q\nwant %q", got, want)
+	}
+}

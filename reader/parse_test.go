@@ -1,0 +1,200 @@
+package reader
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseWorker(t *testing.T) {
+	cases := []struct {
+		name, in     string
+		status       Status
+		answer, evid string
+		ok           bool
+	}{
+		{"plain", `{"status":"supported","answer":"248","evidence":"North Mole 248"}`, Supported, "248", "North Mole 248", true},
+		{"fenced", "Here you go:\n```json\n{\"status\": \"supported\", \"answer\": \"Dr Ilse Marrow\", \"evidence\": \"survey leader\"}\n```\nDone.", Supported, "Dr Ilse Marrow", "survey leader", true},
+		{"prose around", `I read the table. {"status":"supported","answer":"31","evidence":"East Arm 31"} Hope that helps!`, Supported, "31", "East Arm 31", true},
+		{"not reported", `{"status":"not_reported","answer":"","evidence":""}`, NotReported, "", "", true},
+		{"not reported spaced", `{"status":"Not Reported","answer":"n/a"}`, NotReported, "", "", true},
+		{"single quotes", `{'status': 'supported', 'answer': 'kittiwake', 'evidence': 'Main species'}`, Supported, "kittiwake", "Main species", true},
+		{"single quotes with apostrophe", `{'status': 'supported', 'answer': "the survey's leader", 'evidence': 'x'}`, Supported, "the survey's leader", "x", true},
+		{"trailing comma", `{"status":"supported","answer":"66","evidence":"Spit 66",}`, Supported, "66", "Spit 66", true},
+		{"numeric answer", `{"status":"supported","answer":248,"evidence":"row"}`, Supported, "248", "row", true},
+		{"list answer", `{"status":"supported","answer":["North Mole","East Arm"],"evidence":"table"}`, Supported, "North Mole; East Arm", "table", true},
+		{"null evidence", `{"status":"supported","answer":"yes","evidence":null}`, Supported, "yes", "", true},
+		{"truncated", `{"status":"supported","answer":"The East Arm lost its tern col`, Supported, "The East Arm lost its tern col", "", true},
+		{"unescaped quote", `{"status":"supported","answer":"the "North" Mole","evidence":"x"}`, Supported, `the "North" Mole`, "x", true},
+		{"think block", `<think>maybe {"status":"not_reported"}</think>{"status":"supported","answer":"2.1 metres","evidence":"2.1 metres"}`, Supported, "2.1 metres", "2.1 metres", true},
+		{"supported but empty", `{"status":"supported","answer":"","evidence":"x"}`, NotReported, "", "", true},
+		{"supported says not reported", `{"status":"supported","answer":"Not reported.","evidence":""}`, NotReported, "", "", true},
+		{"unknown status", `{"status":"maybe","answer":"x"}`, NotReported, "", "", true},
+		{"missing status", `{"answer":"248"}`, Supported, "248", "", true},
+		{"capital keys", `{"Status":"supported","Answer":"248"}`, Supported, "248", "", true},
+		{"braces in strings", `{"status":"supported","answer":"a {b} c","evidence":"}"}`, Supported, "a {b} c", "}", true},
+		{"second object", `{"note":"ignore"} {"status":"supported","answer":"7"}`, Supported, "7", "", true},
+		{"no json", `The answer is 248.`, NotReported, "", "", false},
+		{"empty", ``, NotReported, "", "", false},
+		{"garbage", `{{{{]]]`, NotReported, "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := ParseWorker(c.in)
+			if got.Status != c.status || got.Answer != c.answer || got.Evidence != c.evid || ok != c.ok {
+				t.Errorf("ParseWorker(%q) = %+v, %v; want %s %q %q %v", c.in, got, ok, c.status, c.answer, c.evid, c.ok)
+			}
+		})
+	}
+}
+
+func FuzzParseWorker(f *testing.F) {
+	for _, s := range []string{
+		`{"status":"supported","answer":"248","evidence":"North Mole 248"}`,
+		"```json\n{\"status\":\"not_reported\",\"answer\":\"\",\"evidence\":\"\"}\n```",
+		`{'status': 'supported', 'answer': 'x',}`,
+		`{"status":"supported","answer":"cut`,
+		`<think>{</think>{"answer":[1,2,{"a":null}]}`,
+		`"status": "supported" "answer": 'a\'b'`,
+		"{\"status\":\"supported\",\"answer\":\"\xff\xfe\"}",
+		`{"status":"supported","answer":"\u00e9\ud800"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, ok := ParseWorker(s)
+		switch out.Status {
+		case Supported:
+			if out.Answer == "" || !ok {
+				t.Fatalf("supported without answer: %+v %v", out, ok)
+			}
+		case NotReported:
+			if out.Answer != "" || out.Evidence != "" {
+				t.Fatalf("not_reported with content: %+v", out)
+			}
+		default:
+			t.Fatalf("status %q", out.Status)
+		}
+		// Determinism.
+		again, ok2 := ParseWorker(s)
+		if again != out || ok2 != ok {
+			t.Fatal("not deterministic")
+		}
+	})
+}
+
+func TestExtractOutput(t *testing.T) {
+	cases := []struct{ in, text, fb string }{
+		{"<thought>Reasoning.</thought> <output>The North Mole had 248 nests.</output>", "The North Mole had 248 nests.", ""},
+		{"<thought>x</thought><output>\n  Yes, it did. \n</output>\nextra", "Yes, it did.", ""},
+		{"<output>draft</output> <thought>no</thought> <output>final</output>", "final", ""},
+		{"<thought>x</thought><OUTPUT>unclosed answer", "unclosed answer", ""},
+		{"<thought>we think</thought> Plain answer.", "Plain answer.", "no_output_tag"},
+		{"Just an answer.", "Just an answer.", "no_output_tag"},
+		{"<thought>only thinking, cut off", "", "no_output_tag"},
+		{"<output></output>", "", "no_output_tag"},
+	}
+	for _, c := range cases {
+		text, fb := ExtractOutput(c.in)
+		if text != c.text || fb != c.fb {
+			t.Errorf("ExtractOutput(%q) = %q, %q; want %q, %q", c.in, text, fb, c.text, c.fb)
+		}
+	}
+}
+
+func TestReasonerFallbackToBestDraft(t *testing.T) {
+	s := defaultScript()
+	s.reasoner = "<thought>I ran out of tokens"
+	v := &VLM{Model: s.model()}
+	ans, err := v.Read(t.Context(), input(t, 3, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Text != "248" || ans.Trace.ReasonerFallback != "best_draft" {
+		t.Errorf("answer %q, fallback %q", ans.Text, ans.Trace.ReasonerFallback)
+	}
+}
+
+func TestParseQuestionType(t *testing.T) {
+	cases := []struct {
+		in   string
+		want QuestionType
+		ok   bool
+		k    int
+	}{
+		{`{"type":"list","length":"sentence"}`, QuestionType{"list", "sentence"}, true, 4},
+		{`{"type":"value","length":"short"}`, QuestionType{"value", "short"}, true, 2},
+		{`{"type":"Yes/No","length":"paragraph"}`, QuestionType{"yes_no", "paragraph"}, true, 4},
+		{"```\n{\"type\": \"choice\", \"length\": \"short\"}\n```", QuestionType{"choice", "short"}, true, 2},
+		{`{"type":"poem","length":"epic"}`, QuestionType{}, false, 4},
+		{`nothing`, QuestionType{}, false, 4},
+	}
+	for _, c := range cases {
+		got, ok := ParseQuestionType(c.in)
+		if got != c.want || ok != c.ok || got.KeyNodes() != c.k {
+			t.Errorf("ParseQuestionType(%q) = %+v %v (K=%d)", c.in, got, ok, got.KeyNodes())
+		}
+	}
+}
+
+func TestParseJudge(t *testing.T) {
+	for in, want := range map[string][2]bool{
+		"YES": {true, true}, "no": {false, true}, "**NO**.": {false, true}, " Yes, they conflict": {true, true},
+		"Maybe": {false, false}, "": {false, false},
+	} {
+		c, ok := ParseJudge(in)
+		if c != want[0] || ok != want[1] {
+			t.Errorf("ParseJudge(%q) = %v %v", in, c, ok)
+		}
+	}
+}
+
+func TestParseScorers(t *testing.T) {
+	for in, want := range map[string]float64{
+		"EXISTS: YES\nSCORE: 0.7": 0.7, "EXISTS: NO\nSCORE: 0.9": 0, "exists: yes score: 1.5": 1,
+		"EXISTS: **YES** SCORE: .35": 0.35, "SCORE: 0.5": math.NaN(), "EXISTS: YES": math.NaN(),
+	} {
+		got := ParseBridge(in)
+		if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("ParseBridge(%q) = %v, want %v", in, got, want)
+		}
+	}
+	for in, want := range map[string]float64{"0.85": 0.85, "Score: 0.3.": 0.3, "-1": 0, "7": 1, "useless": math.NaN()} {
+		got := ParseEdgeScore(in)
+		if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("ParseEdgeScore(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestDamped(t *testing.T) {
+	cases := [][5]float64{ // pOld, pHat, λ, bound, want
+		{0.4, 0.9, 0.6, 0.3, 0.7},
+		{0.4, 0.5, 0.6, 0.3, 0.46},
+		{0.8, 0.0, 0.6, 0.3, 0.5},
+		{0.2, 0.2, 0.6, 0.3, 0.2},
+		{0.95, 1, 1, 0.3, 1},
+	}
+	for _, c := range cases {
+		if got := damped(c[0], c[1], c[2], c[3]); math.Abs(got-c[4]) > 1e-12 {
+			t.Errorf("damped%v = %v", c[:4], got)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"hello", 10, "hello"}, {"hello", 5, "hello"}, {"hello", 4, "hel…"}, {"héllo", 2, "h…"}, {"abc", 0, ""}, {"abc", 1, "…"}} {
+		got := truncate(c.s, c.n)
+		if got != c.want || utf8.RuneCountInString(got) > max(c.n, 0) {
+			t.Errorf("truncate(%q, %d) = %q", c.s, c.n, got)
+		}
+	}
+	if strings.Count(truncate(strings.Repeat("x", 100), 10), "x") != 9 {
+		t.Error("truncate length")
+	}
+}
