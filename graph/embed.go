@@ -1,0 +1,85 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/flowreader/flowreader/llm"
+)
+
+// embed embeds every node's EmbeddingText (as llm.Document) in batches,
+// concurrently, into one contiguous row-major slice. The dimension is the
+// embedder's, or taken from the vectors when it reports 0 (want > 0 fixes
+// it, as in later rounds). Vectors are validated: count, length, finite.
+func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage string, want int) ([]float32, int, error) {
+	n := len(nodes)
+	texts := make([]string, n)
+	for i := range nodes {
+		texts[i] = embeddingText(&nodes[i])
+	}
+	batch := b.Batch
+	if batch <= 0 {
+		batch = DefaultBatch
+		if bs, ok := b.Embedder.(llm.BatchSizer); ok && bs.MaxBatch() > 0 {
+			batch = bs.MaxBatch()
+		}
+	}
+	dim := want
+	if dim == 0 {
+		dim = b.Embedder.Dimension()
+	}
+	p := b.stage(stage, n)
+	rows := make([][]float32, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(b.concurrency())
+	for a := 0; a < n; a += batch {
+		if gctx.Err() != nil {
+			break
+		}
+		z := min(a+batch, n)
+		g.Go(func() error {
+			vecs, err := e.Embed(gctx, texts[a:z], llm.Document)
+			if err != nil {
+				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
+			}
+			if err := llm.CheckVectors(vecs, z-a, dim); err != nil {
+				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
+			}
+			copy(rows[a:z], vecs)
+			p.add(z - a)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if n == 0 {
+		return nil, dim, nil
+	}
+	if dim == 0 {
+		dim = len(rows[0])
+	}
+	emb := make([]float32, n*dim)
+	for i, v := range rows {
+		if len(v) != dim { // batches disagree on an unknown dimension
+			return nil, 0, fmt.Errorf("graph: node %d: %w: %d components, want %d", i, ErrDimension, len(v), dim)
+		}
+		copy(emb[i*dim:], v)
+		normalize(emb[i*dim : (i+1)*dim])
+	}
+	return emb, dim, nil
+}
+
+// embeddingText is the node's EmbeddingText, or its modality name when the
+// node has neither summary nor keywords (an embedder may reject "").
+func embeddingText(n *Node) string {
+	if t := n.EmbeddingText(); t != "" {
+		return t
+	}
+	return n.Modality.String()
+}

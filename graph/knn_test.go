@@ -1,0 +1,62 @@
+package graph
+
+import (
+	"context"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+func TestKNNSize(t *testing.T) {
+	for _, c := range [][2]int{{0, 0}, {1, 0}, {2, 1}, {4, 3}, {8, 3}, {9, 4}, {1000, 10}, {1 << 20, 20}, {1 << 40, 32}} {
+		if got := KNNSize(c[0]); got != c[1] {
+			t.Errorf("KNNSize(%d) = %d, want %d", c[0], got, c[1])
+		}
+	}
+}
+
+// TestTopKOracle compares the blocked search against sorting all pairs.
+func TestTopKOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{1, 2, 5, 33, 100} {
+		dim := 6
+		emb := make([]float32, n*dim)
+		for i := range emb {
+			emb[i] = float32(r.IntN(5) - 2) // small integers: many exact ties
+		}
+		for i := 0; i < n; i++ {
+			normalize(emb[i*dim : (i+1)*dim])
+		}
+		k := min(4, n-1)
+		if k <= 0 {
+			continue
+		}
+		got, err := topK(context.Background(), emb, n, dim, k, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			var cand []int
+			for j := 0; j < n; j++ {
+				if j != i {
+					cand = append(cand, j)
+				}
+			}
+			sim := func(j int) float32 { return float32(Dot(emb[i*dim:(i+1)*dim], emb[j*dim:(j+1)*dim])) }
+			sort.SliceStable(cand, func(a, b int) bool { return sim(cand[a]) > sim(cand[b]) })
+			for t2 := 0; t2 < k; t2++ {
+				if int(got[i*k+t2]) != cand[t2] {
+					t.Fatalf("n=%d row %d: got %v, want %v", n, i, got[i*k:(i+1)*k], cand[:k])
+				}
+			}
+		}
+	}
+}
+
+func TestTopKCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := topK(ctx, make([]float32, 100*4), 100, 4, 3, 2); err == nil {
+		t.Fatal("cancelled search succeeded")
+	}
+}

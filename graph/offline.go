@@ -1,0 +1,187 @@
+package graph
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/flowreader/flowreader/internal/textutil"
+)
+
+// Offline analysis: what a node gets when no Model is configured. It is
+// deterministic and cheap: the summary is the lead of the text, the keywords
+// are salient surface terms.
+const (
+	offlineSummaryChars = 300 // summary length target, in runes
+	offlineKeywords     = 24  // keywords kept per node
+)
+
+// identifier matches references such as "Table 3", "Fig. 2b", "Section 4.1".
+var identifier = regexp.MustCompile(`\b(?i:(figure|fig\.?|table|tab\.|section|sec\.|equation|eq\.|algorithm|appendix|listing|chart|slide))\s*([A-Z]?\d+(?:\.\d+)*[a-z]?|[A-Z]\b)`)
+
+var canonicalID = map[string]string{
+	"figure": "Figure", "fig": "Figure", "fig.": "Figure", "table": "Table", "tab.": "Table",
+	"section": "Section", "sec.": "Section", "equation": "Equation", "eq.": "Equation",
+	"algorithm": "Algorithm", "appendix": "Appendix", "listing": "Listing", "chart": "Chart", "slide": "Slide",
+}
+
+// stopwords are capitalised words that do not make a keyword on their own.
+var stopwords = map[string]bool{
+	"the": true, "a": true, "an": true, "and": true, "or": true, "of": true, "in": true, "on": true,
+	"at": true, "to": true, "for": true, "with": true, "by": true, "from": true, "as": true, "is": true,
+	"are": true, "was": true, "were": true, "it": true, "its": true, "this": true, "that": true,
+	"these": true, "those": true, "we": true, "our": true, "they": true, "their": true, "he": true,
+	"she": true, "his": true, "her": true, "there": true, "here": true, "each": true, "all": true,
+	"no": true, "not": true, "but": true, "if": true, "then": true, "when": true, "which": true,
+	"who": true, "what": true, "how": true, "after": true, "before": true, "during": true, "also": true,
+	"both": true, "one": true, "two": true, "three": true, "however": true, "thus": true, "i": true,
+}
+
+// leadSummary returns the first sentences of s, up to about
+// offlineSummaryChars runes (at least one sentence, cut at a word if that
+// sentence alone is longer).
+func leadSummary(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	for _, sent := range textutil.Sentences(s) {
+		if b.Len() > 0 && utf8.RuneCountInString(b.String())+1+utf8.RuneCountInString(sent) > offlineSummaryChars {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(sent)
+	}
+	out := b.String()
+	if utf8.RuneCountInString(out) > 2*offlineSummaryChars {
+		r := []rune(out)[:offlineSummaryChars]
+		cut := strings.LastIndexByte(string(r), ' ')
+		if cut <= 0 {
+			cut = len(string(r))
+		}
+		out = string(r)[:cut] + "…"
+	}
+	return out
+}
+
+// salientTerms extracts keywords from texts, most salient first:
+// identifiers ("Table 3"), then capitalised phrases ("Storm Elda", "NASA")
+// by frequency, then numbers ("41.5", "2024") in order of appearance.
+// Duplicates (case-insensitive) are dropped.
+func salientTerms(limit int, texts ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		key := strings.ToLower(k)
+		if k == "" || seen[key] || len(out) >= limit {
+			return
+		}
+		seen[key] = true
+		out = append(out, k)
+	}
+	for _, t := range texts {
+		for _, m := range identifier.FindAllStringSubmatch(t, -1) {
+			add(canonicalID[strings.ToLower(m[1])] + " " + m[2])
+		}
+	}
+	type phrase struct {
+		text  string
+		count int
+		first int
+	}
+	var phrases []phrase
+	index := map[string]int{}
+	var numbers []string
+	pos := 0
+	for _, t := range texts {
+		for _, sent := range textutil.Sentences(t) {
+			words := textutil.Words(sent)
+			for i := 0; i < len(words); i++ {
+				w := words[i]
+				if hasDigit(w) {
+					numbers = append(numbers, w)
+					continue
+				}
+				if !capitalised(w) || stopwords[strings.ToLower(w)] {
+					continue
+				}
+				j := i + 1
+				for j < len(words) && capitalised(words[j]) && !hasDigit(words[j]) && !stopwords[strings.ToLower(words[j])] {
+					j++
+				}
+				p := strings.Join(words[i:j], " ")
+				// A lone capitalised word that starts a sentence is usually
+				// not a name; keep it only if it is an acronym.
+				if j-i == 1 && i == 0 && !acronym(w) {
+					i = j - 1
+					continue
+				}
+				key := strings.ToLower(p)
+				if k, ok := index[key]; ok {
+					phrases[k].count++
+				} else {
+					index[key] = len(phrases)
+					phrases = append(phrases, phrase{p, 1, pos})
+				}
+				pos++
+				i = j - 1
+			}
+		}
+	}
+	sort.SliceStable(phrases, func(a, b int) bool {
+		if phrases[a].count != phrases[b].count {
+			return phrases[a].count > phrases[b].count
+		}
+		return phrases[a].first < phrases[b].first
+	})
+	for _, p := range phrases {
+		add(p.text)
+	}
+	for _, n := range numbers {
+		add(n)
+	}
+	return out
+}
+
+func hasDigit(w string) bool { return strings.IndexFunc(w, unicode.IsDigit) >= 0 }
+
+func capitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+func acronym(w string) bool {
+	n := 0
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// analyseOffline fills the node's summary, keywords and tags.
+func analyseOffline(n *Node) {
+	if n.Modality.Visual() {
+		n.Summary = strings.Join(strings.Fields(n.Caption), " ")
+		if n.Summary == "" {
+			n.Summary = leadSummary(n.Content)
+		}
+		if n.Summary == "" {
+			n.Summary = leadSummary(n.Context)
+		}
+		if n.Summary == "" {
+			n.Summary = n.Modality.String()
+		}
+		n.Keywords = salientTerms(offlineKeywords, n.Caption, n.Content, n.Footnote)
+	} else {
+		n.Summary = leadSummary(n.Content)
+		n.Keywords = salientTerms(offlineKeywords, n.Content)
+	}
+	n.Tags = []string{n.Modality.String()}
+	if n.Section != "" {
+		n.Tags = append(n.Tags, n.Section)
+	}
+}
