@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		mcfCommand(),
+		evalCommand(),
 	}
 }
 
