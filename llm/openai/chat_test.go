@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"net/http"
@@ -22,10 +21,8 @@ import (
 func pngBytes(t *testing.T, w, h int) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 100, 255})
-		}
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
 	}
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
@@ -44,7 +41,8 @@ func jpegBytes(t *testing.T, w, h int) []byte {
 }
 
 func TestChatImagesAsDataURIsInOrder(t *testing.T) {
-	big := pngBytes(t, 3200, 800)
+	// Thin images keep the race-instrumented resampler cheap.
+	big := pngBytes(t, 3400, 20)
 	small := jpegBytes(t, 64, 48)
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) {
 		if r.URL.Path != "/v1/chat/completions" {
@@ -92,8 +90,8 @@ func TestChatImagesAsDataURIsInOrder(t *testing.T) {
 	}
 	img1, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri1, "data:image/png;base64,"))
 	cfg, err := png.DecodeConfig(bytes.NewReader(img1))
-	if err != nil || cfg.Width != 1600 || cfg.Height != 400 {
-		t.Fatalf("downscaled image %dx%d, %v; want 1600x400", cfg.Width, cfg.Height, err)
+	if err != nil || cfg.Width != 1600 || cfg.Height != 9 {
+		t.Fatalf("downscaled image %dx%d, %v; want 1600x9", cfg.Width, cfg.Height, err)
 	}
 	img2, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri2, "data:image/jpeg;base64,"))
 	if !bytes.Equal(img2, small) {
@@ -102,11 +100,16 @@ func TestChatImagesAsDataURIsInOrder(t *testing.T) {
 }
 
 func TestChatImageOptions(t *testing.T) {
-	big := pngBytes(t, 300, 900)
-	if d, mime, err := prepareImage(&llm.Image{Data: big}, 100); err != nil || mime != "image/png" {
+	big := pngBytes(t, 30, 90)
+	if d, mime, err := prepareImage(&llm.Image{Data: big}, 10); err != nil || mime != "image/png" {
 		t.Fatal(err, mime)
-	} else if cfg, _ := png.DecodeConfig(bytes.NewReader(d)); cfg.Width != 33 || cfg.Height != 100 {
+	} else if cfg, _ := png.DecodeConfig(bytes.NewReader(d)); cfg.Width != 3 || cfg.Height != 10 {
 		t.Fatalf("%dx%d", cfg.Width, cfg.Height)
+	}
+	if d, mime, err := prepareImage(&llm.Image{Data: jpegBytes(t, 40, 20), MIME: "image/jpg"}, 10); err != nil || mime != "image/jpeg" {
+		t.Fatal(err, mime)
+	} else if cfg, err := jpeg.DecodeConfig(bytes.NewReader(d)); err != nil || cfg.Width != 10 || cfg.Height != 5 {
+		t.Fatalf("jpeg %dx%d %v", cfg.Width, cfg.Height, err)
 	}
 	if d, _, _ := prepareImage(&llm.Image{Data: big, MIME: "image/png"}, -1); !bytes.Equal(d, big) {
 		t.Fatal("negative MaxImageSide still downscaled")
