@@ -77,7 +77,12 @@ func ReadDIMACS(r io.Reader) (*Problem, error) {
 			break
 		}
 		nf := splitFields(raw, fields[:])
-		if nf > 0 && fields[0][0] != 'c' {
+		switch {
+		case nf == 0 || fields[0][0] == 'c':
+			// blank line or comment
+		case nf > len(fields):
+			return nil, fmt.Errorf("mcf: dimacs line %d: more than %d fields: %w", line, len(fields), ErrSyntax)
+		default:
 			if err := p.parseLine(line, fields[:nf], nf, &net, &declaredArcs); err != nil {
 				return nil, err
 			}
