@@ -1,0 +1,102 @@
+package reader_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/reader"
+)
+
+func exampleGraph() *graph.Graph {
+	nodes := []graph.Node{
+		{ID: "survey#0", Doc: "survey.md", Page: 0, Modality: graph.Text,
+			Content: "The survey leader in 2025 was Dr Ilse Marrow. She replaced Tomas Reyes."},
+		{ID: "survey#1", Doc: "survey.md", Page: 0, Modality: graph.Table, Caption: "Table 1: Nests.",
+			Content: "| Breakwater | Nests 2024 | Nests 2025 |\n|---|---|---|\n| North Mole | 212 | 248 |\n| East Arm | 97 | 31 |"},
+	}
+	g, err := graph.New(nodes, 0, nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// The extractive reader answers offline, with a span of the documents.
+func ExampleExtractive_Read() {
+	in := &reader.Input{
+		Question: "How many nests did the East Arm have in 2025?",
+		Graph:    exampleGraph(),
+		Chains:   []flow.Chain{{Nodes: []int{0}}, {Nodes: []int{1}}},
+	}
+	ans, err := (&reader.Extractive{}).Read(context.Background(), in)
+	if err != nil {
+		panic(err)
+	}
+	c := ans.Citations[0]
+	fmt.Println(ans.Text)
+	fmt.Printf("%s, node %s: %q\n", c.Doc, c.NodeID, c.Quote)
+	fmt.Println(ans.Trace.Reader)
+	// Output:
+	// East Arm — Nests 2025: 31
+	// survey.md, node survey#1: "| East Arm | 97 | 31 |"
+	// extractive
+}
+
+// A VLM reader with a scripted model: one worker per chain, a question-type
+// call and one reasoner call.
+func ExampleVLM_Read() {
+	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
+	m.On("Classify the question", `{"type":"label","length":"short"}`)
+	m.On("EVIDENCE PATHS", "<thought>Path 1 names her.</thought><output>Dr Ilse Marrow led the survey in 2025.</output>")
+	m.On("Ilse Marrow", `{"status":"supported","answer":"Dr Ilse Marrow","evidence":"The survey leader in 2025 was Dr Ilse Marrow"}`)
+
+	v := &reader.VLM{Model: m} // aspects preset: v3 prompts, no System 2
+	ans, err := v.Read(context.Background(), &reader.Input{
+		Question: "Who led the survey in 2025?",
+		Graph:    exampleGraph(),
+		Chains:   []flow.Chain{{Nodes: []int{0}, Flow: 1}, {Nodes: []int{1}, Flow: 1}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ans.Text)
+	fmt.Println(ans.Citations[0].NodeID, ans.Citations[0].Quote)
+	fmt.Println(ans.Trace.Calls, "calls:", ans.Trace.CallsByKind["worker"], "workers,", ans.Trace.Supported, "supported")
+	// Output:
+	// Dr Ilse Marrow led the survey in 2025.
+	// survey#0 The survey leader in 2025 was Dr Ilse Marrow
+	// 4 calls: 2 workers, 1 supported
+}
+
+func ExampleParseWorker() {
+	out, ok := reader.ParseWorker("Sure!\n```json\n{'status': 'supported', 'answer': 248, 'evidence': 'North Mole 248',}\n```")
+	fmt.Println(out.Status, out.Answer, out.Evidence, ok)
+	// Output: supported 248 North Mole 248 true
+}
+
+func ExampleExtractOutput() {
+	text, fallback := reader.ExtractOutput("<thought>Both paths agree.</thought> <output>Yes, the East Arm flooded.</output>")
+	fmt.Printf("%q %q\n", text, fallback)
+	// Output: "Yes, the East Arm flooded." ""
+}
+
+func ExampleShares() {
+	// Three nodes share a 6,000-character budget: the short one keeps its
+	// 1,000 and the other two split the rest.
+	fmt.Println(reader.Shares([]int{1000, 5000, 9000}, 6000))
+	// Output: [1000 2500 2500]
+}
+
+func ExampleGate_Decide() {
+	d := reader.Gate{}.Decide(0.5, 0.9, 3)
+	fmt.Println(d.Fired, d.Triggers, d.Reason)
+	// Output: true [T2 low consistency] consistency 0.500 < τ 0.65
+}
+
+func ExamplePrompt() {
+	fmt.Println(reader.Prompt("v1_b6_edge.txt")[:62])
+	// Output: Does reading Passage A then Passage B form a useful reasoning
+}
