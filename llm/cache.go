@@ -54,7 +54,10 @@ type cacheEntry struct {
 // A failed write is ignored: it costs a repeated call later, not this one.
 //
 // Caching is exact: a request with temperature > 0 is answered with the first
-// sample ever drawn, which is what a resumable graph build wants.
+// sample ever drawn, which is what a resumable graph build wants. Settings
+// held by the adapter rather than the request (for example openai.Config's
+// Extra body fields) are not part of the key: use another store when
+// changing them. Concurrent identical misses each call m.
 func Cache(m Model, s Store) Model {
 	name := nameOf(m)
 	return wrapModel(m, func(ctx context.Context, req *Request) (*Response, error) {

@@ -374,3 +374,21 @@ func TestCheckVectors(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryAbandonedKeepsBothErrors(t *testing.T) {
+	m := &fake.Model{}
+	m.OnError("", &llm.APIError{StatusCode: 502}, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := llm.Retry(m, llm.RetryConfig{Sleep: func(context.Context, time.Duration) error {
+		cancel()
+		return context.Canceled
+	}})
+	_, err := r.Generate(ctx, llm.UserText("x"))
+	var api *llm.APIError
+	if !errors.As(err, &api) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if m.CallCount() != 1 {
+		t.Fatalf("%d calls", m.CallCount())
+	}
+}

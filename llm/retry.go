@@ -142,7 +142,7 @@ func (r *retrier) do(ctx context.Context, f func() error) error {
 			r.cfg.OnRetry(attempt, err, d)
 		}
 		if serr := r.cfg.Sleep(ctx, d); serr != nil {
-			return err
+			return fmt.Errorf("%w (retry abandoned: %w)", err, serr)
 		}
 	}
 }

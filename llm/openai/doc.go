@@ -49,7 +49,8 @@
 // expected JSON, or larger than MaxResponseBytes, wrap llm.ErrInvalidOutput.
 // The API key is sent as "Authorization: Bearer …" and is removed from every
 // error string; Config's String method redacts it too. The adapters do not
-// retry: wrap them with llm.Retry.
+// retry (wrap them with llm.Retry) and set no timeout of their own: give
+// every call a context with a deadline, or set Config.HTTPClient.
 //
 // # Environment
 //
