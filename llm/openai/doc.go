@@ -34,7 +34,9 @@
 // (a zero vector stays zero). With Matryoshka = k > 0, nomic's recipe is
 // applied first: layer normalisation without affine parameters,
 // y_i = (x_i − μ)/√(σ² + 1e-5) over all components, then the first k
-// components, then L2 normalisation.
+// components, then L2 normalisation. Layer norm's scale cancels in the final
+// L2 step, so the result is the same whether or not the server normalised
+// its output first (vLLM does by default).
 //
 // # Errors
 //
