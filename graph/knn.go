@@ -3,8 +3,10 @@ package graph
 import (
 	"context"
 	"math"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // KNNSize returns the paper's neighbourhood size k = clip(ceil(log2 N), 3, 32)
@@ -26,63 +28,94 @@ const knnBlock = 32
 // topK returns, for each of the n rows of emb (unit or zero vectors of
 // length dim), its k most similar other rows by dot product, most similar
 // first, ties broken by lower index; row i's list is out[i*k:(i+1)*k],
-// padded with -1 when n-1 < k. It is exact (brute force, O(N²d) time) and
-// allocates O(N·k), not O(N²).
+// padded with -1 when n-1 < k.
+//
+// It is exact brute force: each pair's dot product is computed once
+// (gonum's assembly Sdot) and offered to both rows. Workers keep private
+// top-k lists for all rows (O(workers·N·k) memory, never O(N²)) that are
+// merged at the end. The top k under the strict order (similarity desc,
+// index asc) is unique, so the result does not depend on how the pairs were
+// shared among workers.
 func topK(ctx context.Context, emb []float32, n, dim, k, workers int) ([]int32, error) {
 	out := make([]int32, n*k)
 	if k == 0 || n == 0 {
 		return out, nil
 	}
-	sims := make([]float32, n*k)
+	workers = max(1, min(workers, (n+knnBlock-1)/knnBlock))
+	lists := make([]topList, workers)
+	var next atomic.Int64
 	var g errgroup.Group
-	g.SetLimit(max(workers, 1))
-	for a := 0; a < n; a += knnBlock {
-		a := a
-		b := min(a+knnBlock, n)
-		if err := ctx.Err(); err != nil {
-			break
-		}
+	for w := range lists {
+		l := &lists[w]
+		l.init(n, k)
 		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			for i := a; i < b; i++ {
-				for t := 0; t < k; t++ {
-					out[i*k+t] = -1
-					sims[i*k+t] = float32(math.Inf(-1))
+			var impl gonum.Implementation
+			for {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				a := int(next.Add(knnBlock)) - knnBlock
+				if a >= n {
+					return nil
+				}
+				b := min(a+knnBlock, n)
+				for j := a + 1; j < n; j++ {
+					ej := emb[j*dim : (j+1)*dim]
+					for i := a; i < min(b, j); i++ {
+						s := impl.Sdot(dim, emb[i*dim:(i+1)*dim], 1, ej, 1)
+						l.offer(i, int32(j), s)
+						l.offer(j, int32(i), s)
+					}
 				}
 			}
-			for j := 0; j < n; j++ {
-				ej := emb[j*dim : (j+1)*dim]
-				for i := a; i < b; i++ {
-					if i == j {
-						continue
-					}
-					s := float32(Dot(emb[i*dim:(i+1)*dim], ej))
-					ids, ss := out[i*k:(i+1)*k], sims[i*k:(i+1)*k]
-					if s <= ss[k-1] && ids[k-1] >= 0 {
-						continue // j comes later, so it loses ties
-					}
-					// Insert (s, j) keeping descending order; ties keep
-					// the earlier (lower) index first.
-					p := k - 1
-					for p > 0 && (ids[p-1] < 0 || s > ss[p-1]) {
-						ids[p], ss[p] = ids[p-1], ss[p-1]
-						p--
-					}
-					ids[p], ss[p] = int32(j), s
-				}
-			}
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	// Merge the workers' lists row by row.
+	m := &lists[0]
+	for w := 1; w < len(lists); w++ {
+		o := &lists[w]
+		for i := 0; i < n; i++ {
+			for t := 0; t < k && o.ids[i*k+t] >= 0; t++ {
+				m.offer(i, o.ids[i*k+t], o.sims[i*k+t])
+			}
+		}
 	}
+	copy(out, m.ids)
 	return out, nil
+}
+
+// topList holds a sorted top-k list per row.
+type topList struct {
+	k    int
+	ids  []int32
+	sims []float32
+}
+
+func (l *topList) init(n, k int) {
+	l.k = k
+	l.ids = make([]int32, n*k)
+	l.sims = make([]float32, n*k)
+	for i := range l.ids {
+		l.ids[i] = -1
+	}
+}
+
+// offer inserts (j, s) into row i's list if it ranks among the k best.
+func (l *topList) offer(i int, j int32, s float32) {
+	k := l.k
+	ids, ss := l.ids[i*k:(i+1)*k], l.sims[i*k:(i+1)*k]
+	if last := ids[k-1]; last >= 0 && !(s > ss[k-1] || s == ss[k-1] && j < last) {
+		return
+	}
+	p := k - 1
+	for p > 0 && (ids[p-1] < 0 || s > ss[p-1] || s == ss[p-1] && j < ids[p-1]) {
+		ids[p], ss[p] = ids[p-1], ss[p-1]
+		p--
+	}
+	ids[p], ss[p] = j, s
 }
 
 // knnEdges returns the symmetric kNN edge set: {u,v} whenever v is among

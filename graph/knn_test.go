@@ -3,9 +3,14 @@ package graph
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"testing"
+
+	"gonum.org/v1/gonum/blas/gonum"
 )
+
+func sdot(a, b []float32) float32 { return gonum.Implementation{}.Sdot(len(a), a, 1, b, 1) }
 
 func TestKNNSize(t *testing.T) {
 	for _, c := range [][2]int{{0, 0}, {1, 0}, {2, 1}, {4, 3}, {8, 3}, {9, 4}, {1000, 10}, {1 << 20, 20}, {1 << 40, 32}} {
@@ -35,6 +40,10 @@ func TestTopKOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		one, _ := topK(context.Background(), emb, n, dim, k, 1)
+		if !reflect.DeepEqual(got, one) {
+			t.Fatalf("n=%d: result depends on the number of workers", n)
+		}
 		for i := 0; i < n; i++ {
 			var cand []int
 			for j := 0; j < n; j++ {
@@ -42,7 +51,12 @@ func TestTopKOracle(t *testing.T) {
 					cand = append(cand, j)
 				}
 			}
-			sim := func(j int) float32 { return float32(Dot(emb[i*dim:(i+1)*dim], emb[j*dim:(j+1)*dim])) }
+			// topK computes each pair once, lower index first (the
+			// assembly's summation order depends on the operands' order).
+			sim := func(j int) float32 {
+				a, b := min(i, j), max(i, j)
+				return sdot(emb[a*dim:(a+1)*dim], emb[b*dim:(b+1)*dim])
+			}
 			sort.SliceStable(cand, func(a, b int) bool { return sim(cand[a]) > sim(cand[b]) })
 			for t2 := 0; t2 < k; t2++ {
 				if int(got[i*k+t2]) != cand[t2] {
