@@ -40,6 +40,9 @@ type Index struct {
 
 	// sumLen is the normalised summary length len(s_i)/max_j len(s_j).
 	sumLen []float64
+	// meanCos is each node's cosine with the mean embedding direction, a
+	// pivot for the MMR bound.
+	meanCos []float64
 
 	mu     sync.Mutex
 	pruned *adjacency // cached for the last RMin asked
@@ -139,6 +142,8 @@ func NewIndex(g *graph.Graph) *Index {
 		ix.postDoc[p], ix.postTF[p] = pDoc[k], pTF[k]
 	}
 
+	ix.meanCos = meanCosines(g)
+
 	// Okapi idf as rank_bm25 computes it, negatives floored at ε·mean idf.
 	ix.idf = make([]float64, T)
 	sum := 0.0
@@ -206,4 +211,32 @@ func (ix *Index) refMatch(dst []float64, refs []Ref) {
 			}
 		}
 	}
+}
+
+// meanCosines returns cos(ê_v, μ̂) for every node, μ the mean embedding (all
+// 0 when the mean is zero).
+func meanCosines(g *graph.Graph) []float64 {
+	n, d := g.Len(), g.Dim
+	out := make([]float64, n)
+	acc := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for k, x := range g.Emb[i*d : (i+1)*d] {
+			acc[k] += float64(x)
+		}
+	}
+	norm := 0.0
+	for _, x := range acc {
+		norm += x * x
+	}
+	if norm == 0 {
+		return out
+	}
+	mu := make([]float32, d)
+	for k, x := range acc {
+		mu[k] = float32(x / math.Sqrt(norm))
+	}
+	for i := range out {
+		out[i] = graph.Dot(mu, g.Embedding(i))
+	}
+	return out
 }

@@ -17,14 +17,16 @@ const mmrSlack = 1e-5
 // nodes considered (nil = all).
 //
 // Exact MMR needs cos(e_v, e_u) for every node v and pick u, a brute-force
-// pass over the embeddings per pick. Most of those are skipped with a bound
-// from the query cosines c_v = cos(q, e_v), which are already known: on the
-// unit sphere the angle between v and u is at most the sum of their angles
-// to q, so when c_v + c_u ≥ 0, cos(e_v, e_u) ≥ c_v c_u − s_v s_u with
-// s = sqrt(1 − c²). That bounds each node's MMR score from above; a node is
-// evaluated exactly only when its bound reaches the best exact score found.
-// The picks are the same as without the bound.
-func mmr(g *graph.Graph, h, cos []float64, cand []int, k int, lambda float64) []int {
+// pass over the embeddings per pick. Most of those are skipped with bounds
+// from cosines already known, c_v = cos(p, e_v) for a pivot direction p (the
+// query, and the corpus mean direction): on the unit sphere the angle
+// between v and u is at most the sum of their angles to p, so when
+// c_v + c_u ≥ 0, cos(e_v, e_u) ≥ c_v c_u − s_v s_u with s = sqrt(1 − c²).
+// That bounds each node's MMR score from above; a node is evaluated exactly
+// only when its bound reaches the best exact score found, so the picks are
+// the same as without the bounds. Real embeddings are anisotropic (most
+// nodes lie near the mean direction), which is what makes the bound bite.
+func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64) []int {
 	if cand == nil {
 		cand = make([]int, len(h))
 		for i := range cand {
@@ -36,15 +38,18 @@ func mmr(g *graph.Graph, h, cos []float64, cand []int, k int, lambda float64) []
 		return nil
 	}
 	m := len(cand)
-	c := make([]float64, m)
-	s := make([]float64, m)
+	P := len(pivots)
+	c := make([]float64, m*P) // node j's cosine with pivot p at j*P+p
+	s := make([]float64, m*P)
 	lb := make([]float64, m)    // lower bound of max_{u∈S} cos(v,u)
 	exact := make([]float64, m) // max over the first cnt[j] picks
 	cnt := make([]int32, m)     // picks folded into exact
 	picked := make([]bool, m)
 	for j, v := range cand {
-		c[j] = min(max(cos[v], -1), 1)
-		s[j] = math.Sqrt(1 - c[j]*c[j])
+		for p, pc := range pivots {
+			x := min(max(pc[v], -1), 1)
+			c[j*P+p], s[j*P+p] = x, math.Sqrt(1-x*x)
+		}
 		lb[j] = -1
 		exact[j] = math.Inf(-1)
 	}
@@ -74,8 +79,11 @@ func mmr(g *graph.Graph, h, cos []float64, cand []int, k int, lambda float64) []
 			if picked[j] {
 				continue
 			}
-			if c[j]+c[last] >= 0 {
-				lb[j] = math.Max(lb[j], c[j]*c[last]-s[j]*s[last]-mmrSlack)
+			for p := 0; p < P; p++ {
+				cj, cl := c[j*P+p], c[last*P+p]
+				if cj+cl >= 0 {
+					lb[j] = math.Max(lb[j], cj*cl-s[j*P+p]*s[last*P+p]-mmrSlack)
+				}
 			}
 			ub[j] = lambda*h[cand[j]] - (1-lambda)*lb[j]
 			if top < 0 || ub[j] > ub[top] {
