@@ -323,6 +323,10 @@ func alignment(g *graph.Graph, dirs [][]float64) []float64 {
 func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits Edits) []arc {
 	pairs := contentPairs(g, a.EdgeKinds, a.OrderWindow, nil, newEditTable(edits.Edges))
 	br := bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff)
+	visual := make([]bool, g.Len())
+	for v := range visual {
+		visual[v] = g.Nodes[v].Modality.Visual()
+	}
 	out := make([]arc, 0, len(pairs))
 	for i, p := range pairs {
 		u, v := p.u, p.v
@@ -330,7 +334,7 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits E
 			u, v = v, u
 		}
 		cross := 0.0
-		if g.Nodes[u].Modality.Visual() != g.Nodes[v].Modality.Visual() {
+		if visual[u] != visual[v] {
 			cross = 1
 		}
 		pv := (1-a.Beta)*Gain(p.aff) + a.Beta*br[i] + a.Gamma*cross

@@ -1,7 +1,9 @@
 package flow
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/flowreader/flowreader/graph"
@@ -66,7 +68,7 @@ func canon(u, v int) [2]int {
 // (u, v), without duplicates. Edited pairs carry the edited affinity and are
 // kept whatever keep says (a scorer judged them).
 func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w float32) bool, edits editTable) []pair {
-	var ps []pair
+	ps := make([]pair, 0, len(g.Edges))
 	for _, e := range g.Edges {
 		if e.Kind&kinds == 0 {
 			continue
@@ -77,26 +79,36 @@ func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w 
 		}
 		ps = append(ps, pair{u: int(e.U), v: int(e.V), cos: float64(e.Weight)})
 	}
+	var extra []pair
 	if window > 0 {
 		for _, k := range orderPairs(g, window) {
-			ps = append(ps, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
+			extra = append(extra, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
 		}
 	}
 	for _, k := range edits.adds {
-		ps = append(ps, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
+		extra = append(extra, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
 	}
-	sort.SliceStable(ps, func(i, j int) bool {
-		if ps[i].u != ps[j].u {
-			return ps[i].u < ps[j].u
-		}
-		return ps[i].v < ps[j].v
-	})
-	out := ps[:0]
-	for _, p := range ps {
+	// Graph edges come sorted by (U, V); sort the few extra pairs on a packed
+	// key and merge. Equal keys carry equal values (the same rounded cosine),
+	// so which duplicate survives does not matter.
+	key := func(p pair) uint64 { return uint64(p.u)<<32 | uint64(p.v) }
+	slices.SortFunc(extra, func(a, b pair) int { return cmp.Compare(key(a), key(b)) })
+	out := make([]pair, 0, len(ps)+len(extra))
+	push := func(p pair) {
 		if n := len(out); n > 0 && out[n-1].u == p.u && out[n-1].v == p.v {
-			continue
+			return
 		}
 		out = append(out, p)
+	}
+	i, j := 0, 0
+	for i < len(ps) || j < len(extra) {
+		if j == len(extra) || (i < len(ps) && key(ps[i]) <= key(extra[j])) {
+			push(ps[i])
+			i++
+		} else {
+			push(extra[j])
+			j++
+		}
 	}
 	for i := range out {
 		out[i].aff = out[i].cos
