@@ -266,7 +266,7 @@ func TestMMRSkipsNearDuplicates(t *testing.T) {
 	if got := topK(h, 3, nil); !slices.Equal(got, []int{0, 1, 2}) {
 		t.Fatalf("top-3 = %v", got)
 	}
-	got := mmr(g, h, [][]float64{make([]float64, 5)}, nil, 3, 0.7)
+	got, _ := mmr(g, h, [][]float64{make([]float64, 5)}, nil, 3, 0.7)
 	if !slices.Equal(got, []int{0, 3, 4}) {
 		t.Errorf("MMR = %v, want [0 3 4]", got)
 	}

@@ -26,7 +26,8 @@ const mmrSlack = 1e-5
 // only when its bound reaches the best exact score found, so the picks are
 // the same as without the bounds. Real embeddings are anisotropic (most
 // nodes lie near the mean direction), which is what makes the bound bite.
-func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64) []int {
+// It also returns the number of exact evaluations it made.
+func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64) ([]int, int) {
 	if cand == nil {
 		cand = make([]int, len(h))
 		for i := range cand {
@@ -35,7 +36,7 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 	}
 	k = min(k, len(cand))
 	if k <= 0 {
-		return nil
+		return nil, 0
 	}
 	m := len(cand)
 	P := len(pivots)
@@ -63,7 +64,9 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 	picked[first] = true
 	out := []int{cand[first]}
 
+	evals := 0
 	score := func(j int) float64 {
+		evals++
 		v := cand[j]
 		ev := g.Embedding(v)
 		for ; int(cnt[j]) < len(pickJ); cnt[j]++ {
@@ -103,5 +106,5 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 		pickJ = append(pickJ, bestJ)
 		out = append(out, cand[bestJ])
 	}
-	return out
+	return out, evals
 }

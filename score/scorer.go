@@ -179,7 +179,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32) 
 		if c.MMRCandidates > 0 && c.MMRCandidates < n {
 			cand = topK(sc.H, c.MMRCandidates, nil)
 		}
-		sc.Sources = mmr(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, cand, c.Sources, c.MMRLambda)
+		sc.Sources, _ = mmr(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, cand, c.Sources, c.MMRLambda)
 	}
 
 	sc.RMean, sc.HMean = mean(sc.R), mean(sc.H)
