@@ -1,0 +1,133 @@
+package flowreader_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+)
+
+// docs is a tiny collection: a table of results and a paragraph that explains
+// one of its rows, split across two documents.
+func docs() []graph.Document {
+	return []graph.Document{
+		{ID: "survey", Title: "Harbour survey", Items: []graph.Item{
+			{Modality: graph.Text, Page: 0, Text: "The harbour survey counts seabird nests on three breakwaters every June."},
+			{Modality: graph.Table, Page: 0, Caption: "Table 1: Nests per breakwater.",
+				Text: "Breakwater | Nests 2024 | Nests 2025\nNorth Mole | 212 | 248\nEast Arm | 97 | 31\nLighthouse Spit | 58 | 66"},
+			{Modality: graph.Text, Page: 0, Text: "The East Arm lost its tern colony after the May storm flooded its lower sections."},
+		}},
+		{ID: "station", Title: "Weather station report", Items: []graph.Item{
+			{Modality: graph.Text, Page: 0, Text: "Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres."},
+			{Modality: graph.Text, Page: 1, Text: "Rainfall was highest in November and lowest in July."},
+		}},
+	}
+}
+
+func Example() {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Aspects()) // no endpoints: embedded defaults
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := p.Build(ctx, docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := p.Ask(ctx, g, "How many nests did the East Arm have in 2025?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("reader:", res.Trace.Reader)
+	fmt.Println("cites the table:", cites(res, "survey#1"))
+	// Output:
+	// reader: extractive
+	// cites the table: true
+}
+
+func cites(res *flowreader.Result, id string) bool {
+	for _, c := range res.Citations {
+		if c.NodeID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func ExamplePipeline_Build() {
+	p, _ := flowreader.New(flowreader.Aspects())
+	g, err := p.Build(context.Background(), docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.Len(), "nodes,", g.Dim, "dimensions")
+	fmt.Println(g.Nodes[1].ID, g.Nodes[1].Modality)
+	// Output:
+	// 5 nodes, 100 dimensions
+	// survey#1 table
+}
+
+func ExamplePipeline_Score() {
+	ctx := context.Background()
+	p, _ := flowreader.New(flowreader.Aspects())
+	g, _ := p.Build(ctx, docs())
+	s, err := p.Score(ctx, g, "Which storm had gusts of 131 km/h?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	best := 0
+	for v := range s.H {
+		if s.H[v] > s.H[best] {
+			best = v
+		}
+	}
+	fmt.Println("top node:", g.Nodes[best].ID, "h =", s.H[best])
+	// Output:
+	// top node: station#0 h = 1
+}
+
+func ExamplePipeline_Route() {
+	ctx := context.Background()
+	p, _ := flowreader.New(flowreader.Aspects())
+	g, _ := p.Build(ctx, docs())
+	s, _ := p.Score(ctx, g, "Why did the East Arm lose nests?")
+	r, err := p.Route(ctx, g, s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("router:", r.Router)
+	fmt.Println("all demand routed:", r.Routed >= r.Demand-1e-9, "chains:", len(r.Chains) > 0)
+	// Output:
+	// router: aspects
+	// all demand routed: true chains: true
+}
+
+func ExamplePipeline_Select() {
+	ctx := context.Background()
+	p, _ := flowreader.New(flowreader.Classic())
+	g, _ := p.Build(ctx, docs())
+	s, _ := p.Score(ctx, g, "Why did the East Arm lose nests?")
+	r, _ := p.Route(ctx, g, s)
+	chains := p.Select(r)
+	fmt.Println("at most 11 paths read:", len(chains) <= 11 && len(chains) > 0)
+	// Output:
+	// at most 11 paths read: true
+}
+
+func ExamplePipeline_Answer() {
+	ctx := context.Background()
+	p, _ := flowreader.New(flowreader.Aspects())
+	g, _ := p.Build(ctx, docs())
+	q := "What was the surge of Storm Elda?"
+	s, _ := p.Score(ctx, g, q)
+	r, _ := p.Route(ctx, g, s)
+	a, err := p.Answer(ctx, g, q, s, r, p.Select(r))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Text)
+	// Output:
+	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+}

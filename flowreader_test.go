@@ -1,0 +1,140 @@
+package flowreader_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm/fake"
+)
+
+func build(t *testing.T, cfg flowreader.Config) (*flowreader.Pipeline, *graph.Graph) {
+	t.Helper()
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Build(context.Background(), docs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, g
+}
+
+func TestBadInput(t *testing.T) {
+	p, g := build(t, flowreader.Aspects())
+	ctx := context.Background()
+	if _, err := p.Ask(ctx, nil, "anything"); !errors.Is(err, flowreader.ErrNoGraph) {
+		t.Fatalf("nil graph: %v", err)
+	}
+	if _, err := p.Ask(ctx, g, "  \n"); !errors.Is(err, flowreader.ErrQuestion) {
+		t.Fatalf("empty question: %v", err)
+	}
+	empty, err := graph.New(nil, 100, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Ask(ctx, empty, "anything"); !errors.Is(err, flowreader.ErrNoGraph) {
+		t.Fatalf("empty graph: %v", err)
+	}
+	// A question of only stop words is answered, not an error.
+	if _, err := p.Ask(ctx, g, "what is the of and"); err != nil {
+		t.Fatalf("stop words: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := p.Ask(cctx, g, "storm"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: %v", err)
+	}
+}
+
+func TestNotesNameEmbeddedDefaults(t *testing.T) {
+	p, g := build(t, flowreader.Aspects())
+	res, err := p.Ask(context.Background(), g, "How many nests on the North Mole in 2025?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(res.Notes, "\n")
+	if !strings.Contains(joined, "embedder") || !strings.Contains(joined, "extractive") {
+		t.Fatalf("notes do not name the defaults: %q", joined)
+	}
+	if res.Trace.Reader != "extractive" {
+		t.Fatalf("reader %q", res.Trace.Reader)
+	}
+	for _, st := range []string{"score", "route", "select", "answer"} {
+		if _, ok := res.Stages[st]; !ok {
+			t.Fatalf("stage %s not timed", st)
+		}
+	}
+}
+
+const workerReply = `{"status": "supported", "answer": "31 nests", "evidence": "East Arm | 97 | 31"}`
+
+// With a model, Ask reads every selected chain with one worker call, plus the
+// question-type call and the reasoner: chains + 2 calls (aspects preset).
+func TestAskWithModelCallBudget(t *testing.T) {
+	m := &fake.Model{}
+	m.On("<output>", "<thought>t</thought><output>31</output>") // the reasoner prompt names the tag
+	m.On("type", `{"type":"value","length":"short"}`)
+	m.Default = workerReply
+	cfg := flowreader.Aspects()
+	cfg.Model = m
+	p, g := build(t, cfg)
+	m.Reset()
+	res, err := p.Ask(context.Background(), g, "How many nests did the East Arm have in 2025?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trace.Reader != "vlm" {
+		t.Fatalf("reader %q", res.Trace.Reader)
+	}
+	if want := len(res.Chains) + 2; m.CallCount() != want || res.Trace.Calls != want {
+		t.Fatalf("calls: model saw %d, trace %d, want chains+2 = %d", m.CallCount(), res.Trace.Calls, want)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, "reader") {
+			t.Fatalf("a configured model must not be reported as the extractive default: %q", n)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for _, cfg := range []flowreader.Config{flowreader.Aspects(), flowreader.AspectsPaper(), flowreader.Classic()} {
+		p, g := build(t, cfg)
+		q := "Which storm flooded the East Arm, and how strong were its gusts?"
+		a, err := p.Ask(context.Background(), g, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Ask(context.Background(), g, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Text != b.Text || len(a.Chains) != len(b.Chains) {
+			t.Fatalf("%s: answers differ", cfg.Preset)
+		}
+		for i := range a.Chains {
+			if a.Chains[i].Flow != b.Chains[i].Flow || len(a.Chains[i].Nodes) != len(b.Chains[i].Nodes) {
+				t.Fatalf("%s: chain %d differs", cfg.Preset, i)
+			}
+			for j := range a.Chains[i].Nodes {
+				if a.Chains[i].Nodes[j] != b.Chains[i].Nodes[j] {
+					t.Fatalf("%s: chain %d differs", cfg.Preset, i)
+				}
+			}
+		}
+	}
+}
+
+func TestZeroConfigIsAspects(t *testing.T) {
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Config().Preset != "aspects" || p.Config().Budget != 16 {
+		t.Fatalf("zero config gave %+v", p.Config().Preset)
+	}
+}
