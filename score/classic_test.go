@@ -315,6 +315,9 @@ func TestClassicFusion(t *testing.T) {
 		if sc.Ref != nil {
 			t.Error("classic computed ℓ")
 		}
+		if sc.PhiSweeps < 1 || sc.PhiSweeps >= c.PhiMaxIter || sc.PsiSweeps < 1 || sc.PsiSweeps >= c.PPRMaxIter {
+			t.Errorf("sweeps φ %d ψ %d: not converged", sc.PhiSweeps, sc.PsiSweeps)
+		}
 		if slices.Max(sc.Psi) != 1 {
 			t.Errorf("max ψ = %v", slices.Max(sc.Psi))
 		}

@@ -152,10 +152,10 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32) 
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.RMin)
 			if c.usesPhi() {
-				sc.Phi, _ = propagate(a, sc.R, c)
+				sc.Phi, sc.PhiSweeps = propagate(a, sc.R, c)
 			}
 			if c.usesPsi() {
-				sc.Psi, _ = diffusion(a, sc.R, c)
+				sc.Psi, sc.PsiSweeps = diffusion(a, sc.R, c)
 			}
 		}
 		for i := range sc.H {

@@ -38,4 +38,7 @@ type Scores struct {
 	// Sources are the MMR-selected sources and Sinks the top answerability
 	// nodes (classic; nil in aspects).
 	Sources, Sinks []int
+	// PhiSweeps and PsiSweeps are the iterations φ and PageRank took (0 when
+	// not computed), for checking convergence.
+	PhiSweeps, PsiSweeps int
 }
