@@ -114,6 +114,13 @@ type Aspects struct {
 	// alignment cost entirely).
 	Kappa *float64
 
+	// SignedAlignment uses c_a(v) = <ê_v, φ_a> instead of its positive part
+	// [proposed: rectified].
+	SignedAlignment bool
+	// TerminalsFromC joins only the relevant set C to the aspect terminals
+	// instead of every node (B.7 [proposed: complete bipartite]).
+	TerminalsFromC bool
+
 	// Uncapacitated removes the unit capacities on entry, content and
 	// terminal arcs (d_a kept): the "shortest path" ablation.
 	Uncapacitated bool
@@ -122,6 +129,10 @@ type Aspects struct {
 	Feasibility float64
 	// MaxChains caps the decomposition (0 = no cap).
 	MaxChains int
+	// MergeChains merges chains with identical node sequences that end in
+	// different aspects (flows summed, cost flow-weighted, the aspect of the
+	// larger flow) [proposed: B.8 keeps them separate].
+	MergeChains bool
 }
 
 // PaperAspects returns METHOD B exactly: links, kNN and reading order ±1;

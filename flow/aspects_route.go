@@ -59,7 +59,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	t2 := time.Now()
 	na := len(sp.sigma)
 	caps := aspectCapacities(sp.sigma, f0)
-	align := alignment(g, sp.dirs)
+	align := alignment(g, sp.dirs, a.SignedAlignment)
 
 	hbar := mean(h)
 	arcs := a.contentArcs(g, h, hbar, edits)
@@ -77,7 +77,15 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	for _, e := range arcs {
 		net.AddArc(e.from, e.to, unit, e.w)
 	}
-	for v := 0; v < n; v++ {
+	terms := c
+	if !a.TerminalsFromC || len(c) == 0 {
+		terms = make([]int, n)
+		for v := range terms {
+			terms[v] = v
+		}
+	}
+	first := net.NumArcs() // first terminal arc id
+	for _, v := range terms {
 		for j := 0; j < na; j++ {
 			net.AddArc(v, base+j, unit, kappa*(1-align[v*na+j]))
 		}
@@ -87,11 +95,12 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		net.AddArc(base+j, snk, caps[j], 0)
 		sumD += caps[j]
 	}
-	// With unit arcs from every node to every aspect, N ≥ F0 nodes can fill
-	// the terminals on their own (a fractional transportation problem), so
-	// f_max = Σ d_a without a max-flow run; otherwise compute it.
+	// With unit arcs from each terminal node to every aspect, at least F0
+	// such nodes fill the terminals on their own (a fractional
+	// transportation problem), so f_max = Σ d_a without a max-flow run;
+	// otherwise compute it.
 	fmax := sumD
-	if !a.Uncapacitated && float64(n) < f0 {
+	if !a.Uncapacitated && float64(len(terms)) < f0 {
 		fmax, _, err = mcf.MaxFlow(net, src, snk)
 		if err != nil {
 			return nil, fmt.Errorf("flow: aspects max flow: %w", err)
@@ -124,13 +133,15 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	for j := range r.Aspects {
 		r.Aspects[j].Flow = r.Flow[net.NumArcs()-na+j]
 	}
-	first := n + len(arcs) // first terminal arc id
-	for v := 0; v < n; v++ {
+	for p := range terms {
 		for j := 0; j < na; j++ {
-			if r.Flow[first+v*na+j] > mcf.Eps {
+			if r.Flow[first+p*na+j] > mcf.Eps {
 				r.Aspects[j].Fed++
 			}
 		}
+	}
+	if a.MergeChains {
+		r.Chains = mergeChains(r.Chains)
 	}
 	return r, nil
 }
@@ -295,8 +306,9 @@ func aspectCapacities(sigma []float64, f0 float64) []float64 {
 	return d
 }
 
-// alignment is c_a(v) = max(0, <ê_v, φ_a>), node-major (v*A + a).
-func alignment(g *graph.Graph, dirs [][]float64) []float64 {
+// alignment is c_a(v) = max(0, <ê_v, φ_a>) (or the signed cosine),
+// node-major (v*A + a).
+func alignment(g *graph.Graph, dirs [][]float64, signed bool) []float64 {
 	na := len(dirs)
 	d32 := make([][]float32, na)
 	for j, d := range dirs {
@@ -310,7 +322,11 @@ func alignment(g *graph.Graph, dirs [][]float64) []float64 {
 		e := g.Embedding(v)
 		for j := range d32 {
 			if len(d32[j]) == len(e) {
-				out[v*na+j] = math.Max(0, graph.Dot(e, d32[j]))
+				c := graph.Dot(e, d32[j])
+				if !signed {
+					c = math.Max(0, c)
+				}
+				out[v*na+j] = c
 			}
 		}
 	}
@@ -401,4 +417,34 @@ func (a *Aspects) kappa(arcs []arc, align, h []float64) float64 {
 		return 1
 	}
 	return a.B / (1 - a.B) * num / den
+}
+
+// mergeChains merges chains with equal node sequences, keeping first-seen
+// order: flows add, the cost is flow-weighted (so Σ flow·cost is kept) and
+// the aspect is the one that carried the most flow.
+func mergeChains(cs []Chain) []Chain {
+	var out []Chain
+	best := map[int]float64{}
+	pos := map[string]int{}
+	for _, c := range cs {
+		k := fmt.Sprint(c.Nodes)
+		i, ok := pos[k]
+		if !ok {
+			pos[k] = len(out)
+			best[len(out)] = c.Flow
+			out = append(out, c)
+			continue
+		}
+		m := &out[i]
+		tot := m.Flow + c.Flow
+		if tot > 0 {
+			m.Cost = (m.Cost*m.Flow + c.Cost*c.Flow) / tot
+		}
+		m.Flow = tot
+		if c.Flow > best[i] {
+			best[i] = c.Flow
+			m.Aspect = c.Aspect
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -107,8 +108,13 @@ func TestAspectsRemedies(t *testing.T) {
 		"graded":   func(a *Aspects) { a.Bridge = BridgeGraded },
 		"noclimb":  func(a *Aspects) { a.Climb = false },
 		"order0":   func(a *Aspects) { a.OrderWindow = 0 },
+		"signed":   func(a *Aspects) { a.SignedAlignment = true },
+		"termsC":   func(a *Aspects) { a.TerminalsFromC = true },
+		"merge":    func(a *Aspects) { a.MergeChains = true },
+		"fmax32":   func(a *Aspects) { a.FMax = 32 },
 	}
-	for _, name := range []string{"kappa0", "b02", "kapparel", "topm", "center", "query", "graded", "noclimb", "order0"} {
+	for _, name := range []string{"kappa0", "b02", "kapparel", "topm", "center", "query", "graded", "noclimb", "order0",
+		"signed", "termsC", "merge", "fmax32"} {
 		a := PaperAspects()
 		variants[name](a)
 		r, err := a.Route(ctx, g, s)
@@ -124,6 +130,22 @@ func TestAspectsRemedies(t *testing.T) {
 		case "topm":
 			if r.Relevant != 32 {
 				t.Fatalf("|C| = %d, want 32", r.Relevant)
+			}
+		case "termsC":
+			for id := 0; id < r.Network.NumArcs(); id++ {
+				u, v, _, _ := r.Network.Arc(id)
+				if v >= r.AspectBase && s.H[u] < a.Tau {
+					t.Fatalf("terminal arc from %d outside C (h = %g)", u, s.H[u])
+				}
+			}
+		case "merge":
+			seen := map[string]bool{}
+			for _, c := range r.Chains {
+				k := fmt.Sprint(c.Nodes)
+				if seen[k] {
+					t.Fatalf("merged chains repeat %v", c.Nodes)
+				}
+				seen[k] = true
 			}
 		case "query":
 			q := unitQuery(s.Query)

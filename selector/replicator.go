@@ -13,6 +13,9 @@ import (
 // until ‖Δx‖₂ < Tol or MaxIter steps; keep x_k > Theta, at most MaxPaths.
 // The zero value uses the paper's constants.
 type Replicator struct {
+	// Init selects x⁰: ∝ q (the paper), ∝ flow b, or ∝ q·b (the paper's
+	// reported alternatives, "small effect").
+	Init Init
 	// ExpFlow, ExpMax, ExpMean are the quality exponents (0.2, 0.5, 0.3).
 	ExpFlow, ExpMax, ExpMean float64
 	// Epsilon is ε_rd (0.2); set NoMixing for pure replicator dynamics.
@@ -24,6 +27,18 @@ type Replicator struct {
 	Theta    float64
 	MaxPaths int
 }
+
+// Init selects the replicator's starting population.
+type Init int
+
+const (
+	// InitQuality starts from x⁰ ∝ q.
+	InitQuality Init = iota
+	// InitFlow starts from x⁰ ∝ b (the chains' flow).
+	InitFlow
+	// InitQualityFlow starts from x⁰ ∝ q·b.
+	InitQualityFlow
+)
 
 func (r Replicator) withDefaults() Replicator {
 	if r.ExpFlow == 0 && r.ExpMax == 0 && r.ExpMean == 0 {
@@ -79,7 +94,17 @@ func (rp Replicator) Weights(r *flow.Routing) []float64 {
 	c := rp.withDefaults()
 	q := v1Quality(r, c.ExpFlow, c.ExpMax, c.ExpMean)
 	a := payoff(r.Chains, q)
-	x := initial(q)
+	w := q
+	if c.Init != InitQuality {
+		w = make([]float64, len(q))
+		for k, ch := range r.Chains {
+			w[k] = math.Max(ch.Flow, 0)
+			if c.Init == InitQualityFlow {
+				w[k] *= q[k]
+			}
+		}
+	}
+	x := initial(w)
 	for t := 0; t < c.MaxIter; t++ {
 		next := step(a, x, c.Epsilon)
 		if dist(next, x) < c.Tol {
