@@ -77,11 +77,13 @@ type Draft struct {
 
 // Stage names used in Trace.Stages.
 const (
-	StageWorkers     = "workers"
-	StageReasoner    = "reasoner"
-	StageConsistency = "consistency"
-	StageSystem2     = "system2"
-	StageExtract     = "extract"
+	StageWorkers = "workers"
+	// StageQuestionType runs concurrently with StageWorkers.
+	StageQuestionType = "question_type"
+	StageReasoner     = "reasoner"
+	StageConsistency  = "consistency"
+	StageSystem2      = "system2"
+	StageExtract      = "extract"
 )
 
 // Trace is the account of one Read.

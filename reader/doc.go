@@ -13,7 +13,9 @@
 // E = 6,000 characters per worker, shared by water-filling (Shares): with n
 // nodes of lengths l_i and Σ l_i > E, every node gets s = ⌊E'/m⌋ of the
 // budget E' left to the m nodes not yet settled; nodes with l_i ≤ s keep
-// everything and return the rest; repeat until no node settles. Document
+// everything and return the rest; repeat until no node settles. The budget
+// counts the characters of node bodies; the one-line header naming each
+// node's document, page and modality is extra. Document
 // text can never close the <text> block: "<" of any <text>, <output> or
 // <thought> tag inside content becomes "‹".
 //

@@ -300,7 +300,10 @@ func cosine(a, b []float32) float64 {
 // else the whole row as "Header: value" pairs.
 func answerText(u unit, q []string) string {
 	if u.kind != unitRow || len(u.cells) == 0 {
-		return strings.TrimSpace(strings.TrimLeft(u.text, "-*+• "))
+		if t := strings.TrimSpace(strings.TrimLeft(u.text, "-*+• ")); t != "" {
+			return t
+		}
+		return strings.TrimSpace(u.text)
 	}
 	best, bestScore := -1, 0.0
 	for j := 1; j < len(u.cells) && j < len(u.header); j++ {

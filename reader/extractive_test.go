@@ -163,3 +163,29 @@ func TestUnits(t *testing.T) {
 		t.Errorf("units\n got %q\nwant %q", got, want)
 	}
 }
+
+// FuzzUnits splits arbitrary document text (prose, Markdown or HTML
+// tables) into answer units: no panic, every unit non-empty, and the
+// extractive answer built from a unit is never empty.
+func FuzzUnits(f *testing.F) {
+	for _, s := range []string{
+		"| a | b |\n|---|---|\n| 1 | 2 |", "<table><tr><td>x</td></tr><tr><td>1</td></tr></table>", "Dr. X said. Y 2.5 m? Z!",
+		"- item\n1. item\n\n", "a\tb\nc\td", "<tr><td><tr>", "||\n||",
+	} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, table bool) {
+		m := graph.Text
+		if table {
+			m = graph.Table
+		}
+		for _, u := range units(&graph.Node{Modality: m, Content: s, Caption: s}) {
+			if strings.TrimSpace(u.text) == "" {
+				continue // an empty cell row; never chosen, it matches nothing
+			}
+			if answerText(u, stems(s)) == "" {
+				t.Fatalf("empty answer from unit %+v", u)
+			}
+		}
+	})
+}

@@ -312,7 +312,7 @@ func rawString(v json.RawMessage) string {
 // quotes and cut-off strings still read.
 func scanFields(s string, keys []string) map[string]string {
 	m := map[string]string{}
-	for _, k := range append(keys, "evidence") {
+	for _, k := range append(append([]string(nil), keys...), "evidence") {
 		if _, done := m[k]; done {
 			continue
 		}

@@ -198,3 +198,30 @@ func TestTruncate(t *testing.T) {
 		t.Error("truncate length")
 	}
 }
+
+// FuzzReplyParsers feeds arbitrary model replies to every other reply
+// parser: none may panic, and their results stay in range.
+func FuzzReplyParsers(f *testing.F) {
+	for _, s := range []string{
+		"<thought>x</thought><output>y</output>", "<output>", "EXISTS: YES SCORE: 0.5", "0.7", "YES", `{"type":"list","length":"short"}`,
+		"<thought><output></thought></output>", "SCORE: 1e400", "EXISTS:NO",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		text, _ := ExtractOutput(s)
+		if strings.Contains(strings.ToLower(text), "<output>") {
+			t.Fatalf("tag left in %q", text)
+		}
+		for _, v := range []float64{ParseBridge(s), ParseEdgeScore(s)} {
+			if !math.IsNaN(v) && (v < 0 || v > 1) {
+				t.Fatalf("score %v out of [0,1]", v)
+			}
+		}
+		ParseJudge(s)
+		qt, _ := ParseQuestionType(s)
+		if k := qt.KeyNodes(); k != 2 && k != 4 {
+			t.Fatalf("key nodes %d", k)
+		}
+	})
+}

@@ -156,6 +156,10 @@ func (v *VLM) system2(ctx context.Context, r *run, s1 []Draft) (*s2result, error
 		s = in.Routing.Scores
 	}
 	g, prev := in.Graph, in.Routing
+	if s == nil {
+		tr.Skipped = "no scores in the input or routing"
+		return nil, nil
+	}
 
 	budget := v.Budget
 	if budget <= 0 {

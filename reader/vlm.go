@@ -142,13 +142,15 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	type qres struct {
 		t   QuestionType
 		err error
+		d   time.Duration
 	}
 	qch := make(chan qres, 1)
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	go func() {
+		t0 := time.Now()
 		t, err := r.questionType(qctx)
-		qch <- qres{t, err}
+		qch <- qres{t, err, time.Since(t0)}
 	}()
 
 	t0 := time.Now()
@@ -164,6 +166,7 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 		return nil, fmt.Errorf("reader: %w", err)
 	}
 	r.qt = q.t
+	r.trace.Stages[StageQuestionType] = q.d
 	if q.err != nil {
 		r.trace.QuestionTypeErr = q.err.Error()
 	}

@@ -506,3 +506,17 @@ func TestImagesOnlyForImageModels(t *testing.T) {
 		}
 	}
 }
+
+func TestSystem2WithoutScores(t *testing.T) {
+	m := defaultScript().model()
+	rr := &fakeRerouter{next: &flow.Routing{Saturation: 1, Chains: chainsN(2)}}
+	in := input(t, 2, 0.1)
+	in.Scores = nil
+	ans, err := classicS2(m, rr).Read(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Trace.System2.Ran || rr.calls != 0 || !strings.Contains(ans.Trace.System2.Skipped, "scores") {
+		t.Errorf("trace %+v", ans.Trace.System2)
+	}
+}
