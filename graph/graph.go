@@ -128,6 +128,9 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 	for i := range out {
 		out[i].Weight = float32(math.Max(g.Cos(int(out[i].U), int(out[i].V)), 0))
 	}
+	if cap(out)-len(out) > len(out)/8 { // duplicates merged: do not keep the slack
+		out = append([]Edge(nil), out...)
+	}
 	g.Edges = out
 	g.buildCSR()
 	return g, nil
@@ -147,28 +150,17 @@ func (g *Graph) buildCSR() {
 	g.eid = make([]int32, 2*len(g.Edges))
 	pos := make([]int32, n)
 	copy(pos, g.off[:n])
-	// Edges are sorted by (U,V), so each node's neighbour list comes out sorted.
-	for i, e := range g.Edges {
-		g.adj[pos[e.U]], g.eid[pos[e.U]] = e.V, int32(i)
-		pos[e.U]++
-	}
+	// Edges are sorted by (U,V). Filling the lower neighbours first (node x
+	// as V: its U < x, ascending) and then the higher ones (x as U: its
+	// V > x, ascending) leaves every neighbour list sorted without a sort.
 	for i, e := range g.Edges {
 		g.adj[pos[e.V]], g.eid[pos[e.V]] = e.U, int32(i)
 		pos[e.V]++
 	}
-	for i := 0; i < n; i++ {
-		a, b := g.off[i], g.off[i+1]
-		sort.Sort(byNeighbour{g.adj[a:b], g.eid[a:b]})
+	for i, e := range g.Edges {
+		g.adj[pos[e.U]], g.eid[pos[e.U]] = e.V, int32(i)
+		pos[e.U]++
 	}
-}
-
-type byNeighbour struct{ adj, eid []int32 }
-
-func (s byNeighbour) Len() int           { return len(s.adj) }
-func (s byNeighbour) Less(i, j int) bool { return s.adj[i] < s.adj[j] }
-func (s byNeighbour) Swap(i, j int) {
-	s.adj[i], s.adj[j] = s.adj[j], s.adj[i]
-	s.eid[i], s.eid[j] = s.eid[j], s.eid[i]
 }
 
 // Len returns the number of nodes.

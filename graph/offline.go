@@ -15,11 +15,14 @@ import (
 // are salient surface terms.
 const (
 	offlineSummaryChars = 300 // summary length target, in runes
-	offlineKeywords     = 24  // keywords kept per node
+	offlineKeywords     = 16  // keywords kept per node
 )
 
 // identifier matches references such as "Table 3", "Fig. 2b", "Section 4.1".
 var identifier = regexp.MustCompile(`\b(?i:(figure|fig\.?|table|tab\.|section|sec\.|equation|eq\.|algorithm|appendix|listing|chart|slide))\s*([A-Z]?\d+(?:\.\d+)*[a-z]?|[A-Z]\b)`)
+
+// segmentBreak splits clauses and table cells.
+var segmentBreak = regexp.MustCompile(`[:;|()\[\]\n]+`)
 
 var canonicalID = map[string]string{
 	"figure": "Figure", "fig": "Figure", "fig.": "Figure", "table": "Table", "tab.": "Table",
@@ -95,7 +98,15 @@ func salientTerms(limit int, texts ...string) []string {
 	index := map[string]int{}
 	var numbers []string
 	pos := 0
+	var segments []string
 	for _, t := range texts {
+		// Identifiers are taken already; clause and cell boundaries act as
+		// sentence starts, so "Table 3: Mean flow" or a header cell "Station"
+		// do not yield "Mean" or "Station".
+		t = identifier.ReplaceAllString(t, "\n")
+		segments = append(segments, segmentBreak.Split(t, -1)...)
+	}
+	for _, t := range segments {
 		for _, sent := range textutil.Sentences(t) {
 			words := textutil.Words(sent)
 			for i := 0; i < len(words); i++ {
@@ -118,6 +129,9 @@ func salientTerms(limit int, texts ...string) []string {
 					i = j - 1
 					continue
 				}
+				if j-i == 1 && utf8.RuneCountInString(w) < 2 {
+					continue
+				}
 				key := strings.ToLower(p)
 				if k, ok := index[key]; ok {
 					phrases[k].count++
@@ -130,9 +144,12 @@ func salientTerms(limit int, texts ...string) []string {
 			}
 		}
 	}
+	// Multi-word phrases are more specific than single words: rank by
+	// count × words, then first appearance.
+	score := func(p phrase) int { return p.count * (1 + strings.Count(p.text, " ")) }
 	sort.SliceStable(phrases, func(a, b int) bool {
-		if phrases[a].count != phrases[b].count {
-			return phrases[a].count > phrases[b].count
+		if sa, sb := score(phrases[a]), score(phrases[b]); sa != sb {
+			return sa > sb
 		}
 		return phrases[a].first < phrases[b].first
 	})
@@ -142,7 +159,7 @@ func salientTerms(limit int, texts ...string) []string {
 	for _, n := range numbers {
 		add(n)
 	}
-	return out
+	return append([]string(nil), out...) // exact size: nodes keep it
 }
 
 func hasDigit(w string) bool { return strings.IndexFunc(w, unicode.IsDigit) >= 0 }

@@ -29,8 +29,8 @@ import (
 //	  embeddings: node count × dimension float32, row-major
 //
 // The header checksum is verified before the payload length is trusted, so a
-// corrupted length cannot cause a large allocation; the payload checksum is
-// verified before anything in it is decoded.
+// corrupted length cannot cause a large allocation; a graph is returned only
+// when the payload checksum matches.
 const (
 	// FormatVersion is the version of the file format Write produces.
 	FormatVersion = 1
@@ -216,10 +216,14 @@ func decode(data []byte) (*Graph, error) {
 	if uint64(len(p)) > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, uint64(len(p))-n)
 	}
-	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(data[24:]) {
+	// The checksum runs alongside decoding: the decoder is safe on any
+	// bytes, and its result is discarded unless the checksum matches.
+	sum := make(chan uint32, 1)
+	go func() { sum <- crc32.Checksum(p, castagnoli) }()
+	g, err := decodePayload(p)
+	if <-sum != binary.LittleEndian.Uint32(data[24:]) {
 		return nil, fmt.Errorf("%w: payload", ErrChecksum)
 	}
-	g, err := decodePayload(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
