@@ -14,6 +14,11 @@ type Reader interface {
 	Read(ctx context.Context, in *Input) (*Answer, error)
 }
 
+var (
+	_ Reader = (*VLM)(nil)
+	_ Reader = (*Extractive)(nil)
+)
+
 // Input is what a reader reads: the question, the graph, the query's scores
 // and routing (both optional for Extractive; Routing is needed for the
 // saturation trigger and System 2), and the selected chains in reading order.
@@ -120,8 +125,11 @@ type Trace struct {
 	// Dropped lists chains whose worker failed.
 	Dropped []Dropped
 	// ReasonerFallback says how the answer was taken when the reasoner's
-	// reply had no <output> tag ("" when it had one).
+	// reply had no <output> tag ("" when it had one): "no_output_tag",
+	// "best_draft" or "empty".
 	ReasonerFallback string
+	// Note explains an empty answer of the extractive reader.
+	Note string
 	// Calls, PromptTokens and CompletionTokens count model calls and tokens
 	// spent by this Read; CallsByKind splits Calls by purpose ("worker",
 	// "qtype", "reasoner", "judge", "bridge", "edge").

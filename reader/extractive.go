@@ -121,7 +121,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	tr.Total = time.Since(start)
 	ans := &Answer{Trace: tr}
 	if len(us) == 0 || lex[0] < 0 || us[0].score <= 0 {
-		ans.Trace.ReasonerFallback = "no sentence, item or row of the selected chains matches the question"
+		ans.Trace.Note = "no sentence, item or row of the selected chains matches the question"
 		return ans, nil
 	}
 	best := us[0]

@@ -72,8 +72,8 @@ func TestExtractiveNoMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.Text != "" || ans.Trace.ReasonerFallback == "" {
-		t.Errorf("answer %q, note %q", ans.Text, ans.Trace.ReasonerFallback)
+	if ans.Text != "" || ans.Trace.Note == "" {
+		t.Errorf("answer %q, note %q", ans.Text, ans.Trace.Note)
 	}
 }
 

@@ -51,20 +51,28 @@ func embeddedGraph(t *testing.T) *graph.Graph {
 // replicator selector, and a System-2 pass through FlowEditor and
 // flow.Classic.Reroute, with a fake model whose workers disagree.
 func TestClassicPipelineSystem2(t *testing.T) {
+	pipelineSystem2(t, score.ClassicConfig(), flow.DefaultClassic(), selector.Replicator{}, Classic, 11)
+}
+
+// TestAspectsPipelineSystem2 switches System 2 on for the aspects preset
+// (available, off by default) through flow.Aspects.Reroute.
+func TestAspectsPipelineSystem2(t *testing.T) {
+	pipelineSystem2(t, score.AspectsConfig(), flow.DefaultAspects(), selector.Annealed{}, Aspects, 16)
+}
+
+func pipelineSystem2(t *testing.T, cfg score.Config, router flow.Rerouter, sel Selector, preset Preset, budget int) {
 	g := embeddedGraph(t)
 	q := "How many nests did the North Mole hold in 2025?"
-	sc := &score.Scorer{Config: score.ClassicConfig(), Embedder: &fake.Embedder{Dim: 64}}
+	sc := &score.Scorer{Config: cfg, Embedder: &fake.Embedder{Dim: 64}}
 	s, err := sc.Score(context.Background(), g, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	router := flow.DefaultClassic()
 	r, err := router.Route(context.Background(), g, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := selector.Replicator{}
-	chains := sel.Select(r, 11)
+	chains := sel.Select(r, budget)
 	if len(chains) == 0 {
 		t.Fatal("no chains")
 	}
@@ -80,7 +88,7 @@ func TestClassicPipelineSystem2(t *testing.T) {
 		p := fake.Prompt(req)
 		return &llm.Response{Text: `{"status":"supported","answer":"` + itoa(len(p)) + `","evidence":"x"}`}, nil
 	}})
-	v := &VLM{Model: m, Preset: Classic, Rerouter: router, Selector: sel}
+	v := &VLM{Model: m, Preset: preset, System2: On, Rerouter: router, Selector: sel}
 	ans, err := v.Read(context.Background(), &Input{Question: q, Graph: g, Scores: s, Routing: r, Chains: chains})
 	if err != nil {
 		t.Fatal(err)
