@@ -28,7 +28,7 @@ func TestPropagateHandComputed(t *testing.T) {
 	g := pathGraph(t)
 	c := ClassicConfig()
 	c.PhiTol = 1e-12
-	a := newAdjacency(g, c.RMin)
+	a := newAdjacency(g, c.RMin, c.PhiEps)
 	if !near(a.p[0], 0.5*math.Sqrt(0.75), 1e-6) {
 		t.Fatalf("p = %v", a.p[0])
 	}
@@ -44,7 +44,7 @@ func TestPropagateHandComputed(t *testing.T) {
 		t.Errorf("did not converge in %d sweeps", it)
 	}
 	// Pruning every edge leaves φ = (1-α_φ) r.
-	a = newAdjacency(g, 0.6)
+	a = newAdjacency(g, 0.6, c.PhiEps)
 	phi, _ = propagate(a, []float64{1, 0.4, 0}, c)
 	if !reflect.DeepEqual(phi, []float64{0.5, 0.2, 0}) {
 		t.Errorf("isolated φ = %v", phi)
@@ -59,7 +59,7 @@ func TestPropagateProperties(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := newAdjacency(g, c.RMin)
+		a := newAdjacency(g, c.RMin, c.PhiEps)
 		phi, it := propagate(a, sc.R, c)
 		if it >= c.PhiMaxIter {
 			t.Fatalf("seed %d: no convergence in %d sweeps", seed, it)
@@ -70,7 +70,7 @@ func TestPropagateProperties(t *testing.T) {
 			for k := a.off[v]; k < a.off[v+1]; k++ {
 				s += a.p[k] * phi[a.adj[k]]
 			}
-			fp := (1-c.PhiAlpha)*sc.R[v] + c.PhiAlpha*s/(a.psum[v]+c.PhiEps)
+			fp := (1-c.PhiAlpha)*sc.R[v] + c.PhiAlpha*s/(a.psum[v]+c.PhiEps) // Eq. 4 as written
 			if !near(fp, phi[v], 2*c.PhiTol) || phi[v] < 0 || phi[v] > 1 {
 				t.Fatalf("seed %d node %d: φ = %v, Eq. 4 gives %v", seed, v, phi[v], fp)
 			}
@@ -85,7 +85,7 @@ func TestPropagateProperties(t *testing.T) {
 // x0 = .15 + .85 x1, x1 = .85 x0, so x0 = .15/(1-.85²), x1 = .85 x0 and ψ = (1, .85).
 func TestPageRankHandComputed(t *testing.T) {
 	g := mustGraph(t, make([]graph.Node, 2), 2, []float32{1, 0, 1, 1}, []graph.Edge{{U: 0, V: 1}})
-	a := newAdjacency(g, 0)
+	a := newAdjacency(g, 0, 1e-8)
 	x, _ := pagerank(a, []float64{1, 0}, 0.85, 1e-12, 1000)
 	x0 := 0.15 / (1 - 0.85*0.85)
 	if !near(x[0], x0, 1e-9) || !near(x[1], 0.85*x0, 1e-9) {
@@ -143,7 +143,7 @@ func TestPageRankOracles(t *testing.T) {
 	c := ClassicConfig()
 	for seed := uint64(1); seed <= 20; seed++ {
 		g := randomGraph(t, seed, 40, 5, 50)
-		a := newAdjacency(g, c.RMin)
+		a := newAdjacency(g, c.RMin, c.PhiEps)
 
 		// Personalised on the top-8 by r, against the dense power iteration.
 		sc, err := (&Scorer{Config: c}).ScoreVector(g, "graph", randomQuery(seed, 5))

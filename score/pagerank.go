@@ -42,14 +42,23 @@ func pagerank(a *adjacency, p []float64, d, tol float64, maxIter int) ([]float64
 			}
 		}
 		err := 0.0
+		lo := a.off[0]
 		for v := 0; v < n; v++ {
-			s := 0.0
-			lo, hi := a.off[v], a.off[v+1]
-			adj, w := a.adj[lo:hi], a.w[lo:hi]
-			for k, u := range adj {
-				s += w[k] * y[u]
+			hi := a.off[v+1]
+			adj := a.adj[lo:hi]
+			w := a.w[lo:hi]
+			w = w[:len(adj)]
+			s0, s1 := 0.0, 0.0
+			k := 0
+			for ; k+1 < len(adj); k += 2 {
+				s0 += w[k] * y[adj[k]]
+				s1 += w[k+1] * y[adj[k+1]]
 			}
-			nv := d*(s+dangling*pn[v]) + (1-d)*pn[v]
+			if k < len(adj) {
+				s0 += w[k] * y[adj[k]]
+			}
+			lo = hi
+			nv := d*(s0+s1+dangling*pn[v]) + (1-d)*pn[v]
 			next[v] = nv
 			err += math.Abs(nv - x[v])
 		}

@@ -19,16 +19,28 @@ func propagate(a *adjacency, r []float64, c Config) ([]float64, int) {
 	for it < c.PhiMaxIter {
 		it++
 		delta := 0.0
+		lo := a.off[0]
 		for v := 0; v < n; v++ {
-			s := 0.0
-			lo, hi := a.off[v], a.off[v+1]
-			adj, p := a.adj[lo:hi], a.p[lo:hi]
-			for k, u := range adj {
-				s += p[k] * phi[u]
+			hi := a.off[v+1]
+			adj := a.adj[lo:hi]
+			pn := a.pn[lo:hi]
+			pn = pn[:len(adj)]
+			// Two partial sums break the add dependency chain.
+			s0, s1 := 0.0, 0.0
+			k := 0
+			for ; k+1 < len(adj); k += 2 {
+				s0 += pn[k] * phi[adj[k]]
+				s1 += pn[k+1] * phi[adj[k+1]]
 			}
-			x := (1-c.PhiAlpha)*r[v] + c.PhiAlpha*s/(a.psum[v]+c.PhiEps)
+			if k < len(adj) {
+				s0 += pn[k] * phi[adj[k]]
+			}
+			x := (1-c.PhiAlpha)*r[v] + c.PhiAlpha*(s0+s1)
 			next[v] = x
-			delta = math.Max(delta, math.Abs(x-phi[v]))
+			if d := math.Abs(x - phi[v]); d > delta {
+				delta = d
+			}
+			lo = hi
 		}
 		phi, next = next, phi
 		if delta < c.PhiTol {

@@ -150,7 +150,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32) 
 		}
 	case HFusion:
 		if c.usesPhi() || c.usesPsi() {
-			a := ix.adjacency(c.RMin)
+			a := ix.adjacency(c.RMin, c.PhiEps)
 			if c.usesPhi() {
 				sc.Phi, sc.PhiSweeps = propagate(a, sc.R, c)
 			}
