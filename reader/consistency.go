@@ -37,8 +37,8 @@ func distinctSupported(drafts []Draft) []distinctAnswer {
 }
 
 // judgePairs orders all pairs of distinct answers by the summed weight of
-// their chains (ties: lower indexes) and keeps the first cap.
-func judgePairs(as []distinctAnswer, cap int) [][2]int {
+// their chains (ties: lower indexes) and keeps the first limit.
+func judgePairs(as []distinctAnswer, limit int) [][2]int {
 	var ps [][2]int
 	for i := range as {
 		for j := i + 1; j < len(as); j++ {
@@ -48,8 +48,8 @@ func judgePairs(as []distinctAnswer, cap int) [][2]int {
 	sort.SliceStable(ps, func(a, b int) bool {
 		return as[ps[a][0]].weight+as[ps[a][1]].weight > as[ps[b][0]].weight+as[ps[b][1]].weight
 	})
-	if len(ps) > cap {
-		ps = ps[:cap]
+	if len(ps) > limit {
+		ps = ps[:limit]
 	}
 	return ps
 }

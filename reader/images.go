@@ -37,17 +37,17 @@ type loaded struct {
 }
 
 func (v *VLM) newImageCache() *imageCache {
-	max := v.MaxImageBytes
-	if max <= 0 {
-		max = DefaultMaxImageBytes
+	limit := v.MaxImageBytes
+	if limit <= 0 {
+		limit = DefaultMaxImageBytes
 	}
-	c := &imageCache{max: max, got: map[int]loaded{}}
+	c := &imageCache{max: limit, got: map[int]loaded{}}
 	switch {
 	case v.Images != nil:
 		c.load = v.Images
 	case v.ImageRoot != "":
 		root := v.ImageRoot
-		c.load = func(ref graph.ImageRef) ([]byte, error) { return readRooted(root, ref.Path, max) }
+		c.load = func(ref graph.ImageRef) ([]byte, error) { return readRooted(root, ref.Path, limit) }
 	}
 	return c
 }
@@ -83,7 +83,7 @@ func (c *imageCache) get(i int, n *graph.Node) ([]byte, string, error) {
 
 // readRooted reads root/rel, refusing paths that leave root (including
 // through symbolic links) and files above max bytes.
-func readRooted(root, rel string, max int64) ([]byte, error) {
+func readRooted(root, rel string, limit int64) ([]byte, error) {
 	p := filepath.FromSlash(rel)
 	if !filepath.IsLocal(p) {
 		return nil, fmt.Errorf("%w: %q", ErrImagePath, rel)
@@ -98,12 +98,12 @@ func readRooted(root, rel string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("reader: image: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reader: image %q: %w", rel, err)
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%w: %q above %d bytes", ErrImageTooLarge, rel, max)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: %q above %d bytes", ErrImageTooLarge, rel, limit)
 	}
 	return data, nil
 }
