@@ -160,8 +160,8 @@ func TestAspectsRemedies(t *testing.T) {
 // same network on small cases.
 func TestAspectsMatchLP(t *testing.T) {
 	ctx := context.Background()
-	for seed := uint64(1); seed <= 5; seed++ {
-		g := synthGraph(t, 6+int(seed), 6, seed+100)
+	for seed := uint64(1); seed <= 6; seed++ {
+		g := synthGraph(t, 4+int(seed), 5, seed+100)
 		s := handScores(t, g, seed)
 		for _, base := range []*Aspects{PaperAspects(), ShortestPath(nil), DocOrder(nil)} {
 			r, err := base.Route(ctx, g, s)
