@@ -23,6 +23,11 @@ type GraphOptions struct {
 	KNN int
 	// BatchSize is the number of texts per embedder call (0 = 64).
 	BatchSize int
+	// Build, when set, replaces BuildGraph (for example with a
+	// graph.Builder's offline analysis, which embeds lead summaries and
+	// keywords instead of content). Its nodes must keep Doc = document ID
+	// and Order = item index, which metrics map gold items through.
+	Build func(ctx context.Context, docs []graph.Document) (*graph.Graph, error)
 }
 
 func (o GraphOptions) window() int { return defInt(o.Window, 3) }

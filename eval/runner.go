@@ -185,7 +185,13 @@ func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error
 			cmu.Lock()
 			e := cache[q.DocSet]
 			cmu.Unlock()
-			e.once.Do(func() { e.g, e.err = BuildGraph(ctx, r.Embedder, q.Docs, r.Graph, emb) })
+			e.once.Do(func() {
+				if r.Graph.Build != nil {
+					e.g, e.err = r.Graph.Build(ctx, q.Docs)
+				} else {
+					e.g, e.err = BuildGraph(ctx, r.Embedder, q.Docs, r.Graph, emb)
+				}
+			})
 			if e.err != nil {
 				return fmt.Errorf("eval: question %s: graph: %w", q.ID, e.err)
 			}

@@ -211,3 +211,35 @@ func TestRunnerConfigErrors(t *testing.T) {
 		t.Error("nil embedder accepted")
 	}
 }
+
+// TestRunWithGraphBuilder evaluates over graph.Builder's offline graphs: its
+// nodes keep Doc and Order = item index, so gold maps the same way.
+func TestRunWithGraphBuilder(t *testing.T) {
+	r := testRunner()
+	b := &graph.Builder{Embedder: r.Embedder, Concurrency: 1}
+	r.Graph.Build = b.Build
+	ds := mustLoad(t, FeTaQA, LoadOptions{Distractors: 2})
+	res, err := r.Run(context.Background(), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows()) != 6 {
+		t.Errorf("%d rows", len(res.Rows()))
+	}
+	g, err := b.Build(context.Background(), ds.Questions[0].Docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string][]string{}
+	for _, d := range ds.Questions[0].Docs {
+		for _, it := range d.Items {
+			docs[d.ID] = append(docs[d.ID], it.Text)
+		}
+	}
+	for _, n := range g.Nodes {
+		items := docs[n.Doc]
+		if n.Order < 0 || n.Order >= len(items) || items[n.Order] != n.Content {
+			t.Fatalf("node %s (doc %s, order %d) does not map to its item", n.ID, n.Doc, n.Order)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/eval"
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/local"
@@ -47,6 +48,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	workers := fs.Int("concurrency", 2, "questions evaluated in parallel")
 	window := fs.Int("window", 0, "reading-order window of graph edges (0 = 3, -1 = none)")
 	knn := fs.Int("knn", 0, "kNN edges per node (0 = 5, -1 = none)")
+	graphMode := fs.String("graph", "direct", "graph construction: direct (nodes embedded from their content, as METHOD B.13's prototype) or builder (graph.Builder's offline analysis: lead summaries and keywords)")
 	judge := fs.Bool("judge", false, "answer-accuracy mode: answer with the FLOWREADER_LLM_* model and score with the paper's judge prompt (P7); FLOWREADER_JUDGE_MODEL names a separate judge model on the same server")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	fs.Usage = func() {
@@ -131,6 +133,17 @@ routers:
 		Graph:       eval.GraphOptions{Window: *window, KNN: *knn},
 		Concurrency: *workers,
 	}
+	switch *graphMode {
+	case "direct":
+	case "builder":
+		b := &graph.Builder{Embedder: emb, Window: *window, Concurrency: 1}
+		if *knn != 0 {
+			b.K = *knn
+		}
+		run.Graph.Build = b.Build
+	default:
+		return fmt.Errorf("unknown --graph %q (direct or builder): %w", *graphMode, errUsage)
+	}
 	if *judge {
 		if err := accuracyMode(run); err != nil {
 			return err
@@ -155,8 +168,12 @@ routers:
 			return err
 		}
 	}
-	notes = append(notes, fmt.Sprintf("embedder %s; graphs: content embeddings (no LLM summaries), reading-order window %d, kNN %d; budgets cap distinct nodes; command: flowreader eval %s",
-		embedderName(emb), graphOpt(*window, 3), graphOpt(*knn, 5), strings.Join(args, " ")))
+	gdesc := fmt.Sprintf("content embeddings (no LLM summaries), reading-order window %d, kNN %d", graphOpt(*window, 3), graphOpt(*knn, 5))
+	if *graphMode == "builder" {
+		gdesc = "graph.Builder offline analysis (lead summaries and keywords)"
+	}
+	notes = append(notes, fmt.Sprintf("embedder %s; graphs: %s; budgets cap distinct nodes; command: flowreader eval %s",
+		embedderName(emb), gdesc, strings.Join(args, " ")))
 	if err := eval.WriteReport(*out, rows, cmps, notes); err != nil {
 		return err
 	}
