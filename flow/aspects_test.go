@@ -77,7 +77,7 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 
 func TestAspectsInvariantsSynthetic(t *testing.T) {
 	ctx := context.Background()
-	for seed := uint64(1); seed <= 12; seed++ {
+	for seed := uint64(1); seed <= 9; seed++ {
 		n := 20 + int(seed)*15
 		g := synthGraph(t, n, 24, seed)
 		s := handScores(t, g, seed)
@@ -241,4 +241,24 @@ func TestAspectsDeterministic(t *testing.T) {
 	if len(r1.Chains) == 0 {
 		t.Fatal("no chains")
 	}
+}
+
+// TestAspectsFeasibilityFallback forces f_max < F0 (a demand floor above the
+// node count): the router must send F = min(F0, 0.99 f_max).
+func TestAspectsFeasibilityFallback(t *testing.T) {
+	g := synthGraph(t, 3, 4, 1)
+	s := handScores(t, g, 1)
+	a := PaperAspects()
+	a.FMin, a.FMax = 5, 16
+	r, err := a.Route(context.Background(), g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Demand != 5 || math.Abs(r.MaxFlow-3) > 1e-9 {
+		t.Fatalf("F0 %g f_max %g, want 5 and 3 (three unit entry arcs)", r.Demand, r.MaxFlow)
+	}
+	if math.Abs(r.Routed-0.99*3) > 1e-9 || math.Abs(r.Saturation-0.6) > 1e-12 {
+		t.Fatalf("routed %g σ %g, want 2.97 and 0.6", r.Routed, r.Saturation)
+	}
+	checkFlow(t, r)
 }
