@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
@@ -19,6 +20,12 @@ type Scorer struct {
 	Config   Config
 	Embedder llm.Embedder
 	Index    *Index
+	// KeywordFunc, when set, supplies Score's BM25 query keywords instead of
+	// the rule-based Keywords (for example the paper's LLM keyword prompt,
+	// METHOD A.1 / v1 B.1). Its words are tokenised, stop-listed and stemmed
+	// like the rule-based ones. ScoreVector always uses the rule-based
+	// keywords.
+	KeywordFunc func(ctx context.Context, question string) ([]string, error)
 
 	mu   sync.Mutex
 	lazy *Index
@@ -40,7 +47,25 @@ func (s *Scorer) Score(ctx context.Context, g *graph.Graph, question string) (*S
 	if len(vs) != 1 {
 		return nil, fmt.Errorf("%w: got %d vectors for 1 text", ErrEmbed, len(vs))
 	}
-	return s.ScoreVector(g, question, vs[0])
+	var kw []string
+	if s.KeywordFunc != nil && s.config().Alpha > 0 {
+		words, err := s.KeywordFunc(ctx, question)
+		if err != nil {
+			return nil, fmt.Errorf("score: query keywords: %w", err)
+		}
+		kw = Keywords(strings.Join(words, " "))
+		if kw == nil {
+			kw = []string{} // the function found none: no rule-based fallback
+		}
+	}
+	return s.scoreVector(g, question, vs[0], kw)
+}
+
+func (s *Scorer) config() Config {
+	if s.Config == (Config{}) {
+		return AspectsConfig()
+	}
+	return s.Config
 }
 
 // ScoreVector scores every node of g for a question whose embedding q is
@@ -48,10 +73,12 @@ func (s *Scorer) Score(ctx context.Context, g *graph.Graph, question string) (*S
 // It fails with ErrDimension when len(q) ≠ g.Dim and ErrNaN when q holds a
 // NaN or an infinity.
 func (s *Scorer) ScoreVector(g *graph.Graph, question string, q []float32) (*Scores, error) {
-	c := s.Config
-	if c == (Config{}) {
-		c = AspectsConfig()
-	}
+	return s.scoreVector(g, question, q, nil)
+}
+
+// scoreVector scores with the given query keywords (nil: rule-based).
+func (s *Scorer) scoreVector(g *graph.Graph, question string, q []float32, keywords []string) (*Scores, error) {
+	c := s.config()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -70,7 +97,7 @@ func (s *Scorer) ScoreVector(g *graph.Graph, question string, q []float32) (*Sco
 	if err != nil {
 		return nil, err
 	}
-	return compute(g, ix, c, question, q), nil
+	return compute(g, ix, c, question, q, keywords), nil
 }
 
 func (s *Scorer) index(g *graph.Graph) (*Index, error) {
@@ -89,11 +116,14 @@ func (s *Scorer) index(g *graph.Graph) (*Index, error) {
 }
 
 // compute is the scoring proper; inputs are valid.
-func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32) *Scores {
+func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, keywords []string) *Scores {
 	n := g.Len()
+	if keywords == nil {
+		keywords = Keywords(question)
+	}
 	sc := &Scores{
 		Query:    unit(q),
-		Keywords: Keywords(question),
+		Keywords: keywords,
 		Refs:     ExtractRefs(question),
 		Cos:      make([]float64, n),
 		R:        make([]float64, n),

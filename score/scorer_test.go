@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -94,5 +95,28 @@ func TestConcurrentDeterministic(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: concurrent scores differ from sequential ones", c.H)
 		}
+	}
+}
+
+func TestKeywordFunc(t *testing.T) {
+	// Three nodes: with two, rank_bm25's idf of a term in one node is ln(1.5/1.5) = 0.
+	g := mustGraph(t, []graph.Node{{Content: "dogs bark"}, {Content: "cats purr"}, {Content: "cows moo"}}, 2, []float32{1, 0, 0, 1, 1, 1}, nil)
+	emb := llm.EmbedderFunc(func(context.Context, []string, llm.Kind) ([][]float32, error) { return [][]float32{{0, 0}}, nil })
+	var asked string
+	s := &Scorer{Embedder: emb, KeywordFunc: func(_ context.Context, q string) ([]string, error) {
+		asked = q
+		return []string{"Cats", "the"}, nil
+	}}
+	sc, err := s.Score(context.Background(), g, "Which animal purrs?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != "Which animal purrs?" || !reflect.DeepEqual(sc.Keywords, []string{"cat"}) || !reflect.DeepEqual(sc.BM25, []float64{0, 1, 0}) {
+		t.Errorf("asked %q, keywords %q, BM25 %v", asked, sc.Keywords, sc.BM25)
+	}
+	boom := errors.New("boom")
+	s.KeywordFunc = func(context.Context, string) ([]string, error) { return nil, boom }
+	if _, err := s.Score(context.Background(), g, "x"); !errors.Is(err, boom) {
+		t.Errorf("err = %v", err)
 	}
 }
