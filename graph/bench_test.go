@@ -52,7 +52,7 @@ func synthCollection(docs, items int) []graph.Document {
 				b.WriteString(sentence())
 				b.WriteByte(' ')
 			}
-			text := strings.TrimSpace(b.String())
+			text := strings.Clone(strings.TrimSpace(b.String())) // exact size, as ingest chunks are
 			switch {
 			case i%10 == 9:
 				its[i] = graph.Item{Modality: graph.Table, Text: "a | b | c\n1 | 2 | 3", Caption: fmt.Sprintf("Table %d: %s", i/10+1, sentence()), Page: i / 5, Context: text}

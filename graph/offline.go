@@ -159,7 +159,13 @@ func salientTerms(limit int, texts ...string) []string {
 	for _, n := range numbers {
 		add(n)
 	}
-	return append([]string(nil), out...) // exact size: nodes keep it
+	// Exact size, and copies: a keyword sliced out of a temporary string
+	// would keep that whole string alive for the node's lifetime.
+	kept := make([]string, len(out))
+	for i, k := range out {
+		kept[i] = strings.Clone(k)
+	}
+	return kept
 }
 
 func hasDigit(w string) bool { return strings.IndexFunc(w, unicode.IsDigit) >= 0 }

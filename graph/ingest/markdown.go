@@ -220,8 +220,8 @@ func (p *mdParser) list(l *ast.List, depth int, b *strings.Builder) {
 	}
 }
 
-// inline returns the text of n's inline content; images contribute nothing
-// (they become figures), soft line breaks become spaces.
+// inline returns the text of n's inline content; nested images contribute
+// nothing (they become figures), soft line breaks become spaces.
 func (p *mdParser) inline(n ast.Node) string {
 	var b strings.Builder
 	var rec func(n ast.Node)
@@ -239,11 +239,8 @@ func (p *mdParser) inline(n ast.Node) string {
 				b.Write(c.Value)
 			case *ast.AutoLink:
 				b.Write(c.Label(p.src))
-			case *ast.RawHTML:
-			case *ast.Image:
-				if n.Kind() == ast.KindImage {
-					rec(c)
-				}
+			case *ast.RawHTML, *ast.Image:
+				// Raw HTML is markup; images become figures of their own.
 			default:
 				if c.Type() == ast.TypeBlock {
 					b.WriteByte(' ')
@@ -252,19 +249,7 @@ func (p *mdParser) inline(n ast.Node) string {
 			}
 		}
 	}
-	if n.Kind() == ast.KindImage {
-		// The alt text is the image's children.
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			if t, ok := c.(*ast.Text); ok {
-				b.Write(t.Value(p.src))
-				b.WriteByte(' ')
-			} else {
-				rec(c)
-			}
-		}
-		return b.String()
-	}
-	rec(n)
+	rec(n) // for an image, its children are the alt text
 	return b.String()
 }
 
