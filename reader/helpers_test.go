@@ -147,6 +147,7 @@ type fakeRerouter struct {
 	mu    sync.Mutex
 	calls int
 	edits []flow.Edits
+	seen  []*score.Scores
 	next  *flow.Routing
 	err   error
 }
@@ -160,6 +161,7 @@ func (f *fakeRerouter) Reroute(ctx context.Context, g *graph.Graph, s *score.Sco
 	defer f.mu.Unlock()
 	f.calls++
 	f.edits = append(f.edits, e)
+	f.seen = append(f.seen, s)
 	return f.next, f.err
 }
 

@@ -53,6 +53,10 @@ type System2Config struct {
 	// MaxCalls bounds the calls of the whole Read: scorer calls are cut so
 	// that the re-read and synthesis still fit (0: 48).
 	MaxCalls int
+	// CitedBoost, when positive, raises h (clipped to 1) of the nodes that
+	// supported System-1 drafts cite before re-routing (METHOD A.7's
+	// optional h-boost; 0: off, the default).
+	CitedBoost float64
 }
 
 func (c System2Config) withDefaults() System2Config {
@@ -233,6 +237,9 @@ func (v *VLM) system2(ctx context.Context, r *run, s1 []Draft) (*s2result, error
 	}
 	tr.Edits = edits
 
+	if cfg.CitedBoost > 0 {
+		s = boostCited(s, r.citations("", s1), cfg.CitedBoost)
+	}
 	next, err := v.Rerouter.Reroute(ctx, g, s, prev, edits)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -296,6 +303,19 @@ func (v *VLM) system2(ctx context.Context, r *run, s1 []Draft) (*s2result, error
 		r.trace.ReasonerFallback = fb
 	}
 	return &s2result{text: text, drafts: drafts}, nil
+}
+
+// boostCited returns a copy of s whose h is raised by boost (clipped to 1)
+// on the cited nodes; s itself is not modified.
+func boostCited(s *score.Scores, cs []Citation, boost float64) *score.Scores {
+	c := *s
+	c.H = append([]float64(nil), s.H...)
+	for _, x := range cs {
+		if x.Node < len(c.H) {
+			c.H[x.Node] = math.Min(1, c.H[x.Node]+boost)
+		}
+	}
+	return &c
 }
 
 // scorePairs runs the bridge (B.5) or edge (B.6) scorer on each pair in

@@ -520,3 +520,28 @@ func TestSystem2WithoutScores(t *testing.T) {
 		t.Errorf("trace %+v", ans.Trace.System2)
 	}
 }
+
+func TestSystem2CitedBoost(t *testing.T) {
+	for _, boost := range []float64{0, 0.3} {
+		m := defaultScript().model()
+		rr := &fakeRerouter{next: &flow.Routing{Saturation: 1, Chains: chainsN(2)}}
+		v := classicS2(m, rr)
+		v.Pass.CitedBoost = boost
+		in := input(t, 3, 0.1)
+		if _, err := v.Read(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+		h := rr.seen[0].H
+		// Node 1 (the table) is cited by the supported System-1 drafts.
+		want := in.Scores.H[1]
+		if boost > 0 {
+			want = math.Min(1, want+boost)
+		}
+		if h[1] != want || h[4] != in.Scores.H[4] {
+			t.Errorf("boost %v: h[1] = %v, want %v; h[4] %v", boost, h[1], want, h[4])
+		}
+		if in.Scores.H[1] != 0.5 {
+			t.Error("input scores modified")
+		}
+	}
+}
