@@ -5,7 +5,8 @@ import "errors"
 // Errors returned by the scorer. They are wrapped with context; test them
 // with errors.Is.
 var (
-	// ErrNaN reports a NaN or infinite value in the query embedding.
+	// ErrNaN reports a NaN or infinite value in the query embedding, or in a
+	// node embedding (found through the cosine it gives).
 	ErrNaN = errors.New("score: NaN or Inf in query embedding")
 	// ErrDimension reports a query embedding whose length differs from the
 	// graph's embedding dimension.

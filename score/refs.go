@@ -83,15 +83,14 @@ func validID(t, id string) bool {
 // extractor of METHOD B.1 and never fails: text without references gives nil.
 func ExtractRefs(text string) []Ref {
 	var out []Ref
-	add := func(r Ref) {
-		for _, o := range out {
-			if o == r {
-				return
-			}
+	seen := make(map[Ref]bool) // looked up, never iterated
+	refsFrom(text, allRefs, func(r Ref) bool {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
 		}
-		out = append(out, r)
-	}
-	refsFrom(text, allRefs, func(r Ref) bool { add(r); return true })
+		return true
+	})
 	return out
 }
 
@@ -195,13 +194,12 @@ func refKey(r Ref) string { return r.Type + " " + r.ID }
 // of a text chunk cites other items rather than naming itself.
 func NodeRefs(n *graph.Node) []Ref {
 	var out []Ref
+	seen := make(map[Ref]bool) // looked up, never iterated
 	add := func(r Ref) bool {
-		for _, o := range out {
-			if o == r {
-				return true
-			}
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
 		}
-		out = append(out, r)
 		return true
 	}
 	if n.Modality.Visual() {

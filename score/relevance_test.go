@@ -182,6 +182,11 @@ func TestDegenerate(t *testing.T) {
 			if _, err := s.ScoreVector(g, "x", []float32{1, 0}); !errors.Is(err, ErrDimension) {
 				t.Errorf("short query: err = %v, want ErrDimension", err)
 			}
+			bad := randomGraph(t, 1, 5, 4, 0)
+			bad.Emb[6] = float32(math.NaN()) // node 1, behind graph.New's back
+			if _, err := s.ScoreVector(bad, "x", []float32{1, 1, 1, 1}); !errors.Is(err, ErrNaN) {
+				t.Errorf("NaN in a node embedding: err = %v, want ErrNaN", err)
+			}
 			if _, err := s.ScoreVector(nil, "x", nil); !errors.Is(err, ErrNilGraph) {
 				t.Errorf("nil graph: err = %v, want ErrNilGraph", err)
 			}

@@ -97,7 +97,7 @@ func (s *Scorer) scoreVector(g *graph.Graph, question string, q []float32, keywo
 	if err != nil {
 		return nil, err
 	}
-	return compute(g, ix, c, question, q, keywords), nil
+	return compute(g, ix, c, question, q, keywords)
 }
 
 func (s *Scorer) index(g *graph.Graph) (*Index, error) {
@@ -115,8 +115,9 @@ func (s *Scorer) index(g *graph.Graph) (*Index, error) {
 	return s.lazy, nil
 }
 
-// compute is the scoring proper; inputs are valid.
-func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, keywords []string) *Scores {
+// compute is the scoring proper; its inputs are valid, except that the
+// graph's embeddings are only checked through the cosines they give.
+func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, keywords []string) (*Scores, error) {
 	n := g.Len()
 	if keywords == nil {
 		keywords = Keywords(question)
@@ -136,6 +137,13 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		d := g.Dim
 		for i := 0; i < n; i++ {
 			sc.Cos[i] = graph.Dot(sc.Query, g.Emb[i*d:(i+1)*d])
+		}
+		// graph.New and graph.Read reject NaN, but a Graph is a plain struct;
+		// checking n cosines is cheaper than checking n·d values.
+		for i, x := range sc.Cos {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%w: embedding of node %d", ErrNaN, i)
+			}
 		}
 	}
 
@@ -213,7 +221,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 	}
 
 	sc.RMean, sc.HMean = mean(sc.R), mean(sc.H)
-	return sc
+	return sc, nil
 }
 
 // unit returns q scaled to unit length (a copy), or a zero vector.
