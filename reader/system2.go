@@ -129,12 +129,10 @@ type s2result struct {
 	drafts []Draft
 }
 
-// damped is METHOD A.7's re-weighting: p_old + sign(Δ)·min(bound, |Δ|),
-// Δ = λ(p̂ − p_old), clipped to [0, 1].
+// damped is METHOD A.7's re-weighting, flow.Damped, clipped to [0, 1]
+// (which only bites for affinities outside [0, 1] to begin with).
 func damped(pOld, pHat, lambda, bound float64) float64 {
-	d := lambda * (pHat - pOld)
-	p := pOld + math.Copysign(math.Min(bound, math.Abs(d)), d)
-	return math.Min(1, math.Max(0, p))
+	return math.Min(1, math.Max(0, flow.Damped(pOld, pHat, lambda, bound)))
 }
 
 // system2 runs the one System-2 pass. It returns nil (and records why) when
