@@ -50,6 +50,10 @@ type sspState struct {
 	// the number of phases skipped, up to maxBackoff), so that networks
 	// whose ties rarely yield a second path do not pay for the search.
 	backoff, wait int
+	far           []int32 // parked nodes (stale entries allowed)
+	actEnd        []int32 // end of each node's active arcs (see activate)
+	path          []int32 // the tree path being augmented
+	lastD         float64 // dist[T] of the previous phase: the first threshold
 }
 
 const maxBackoff = 32
@@ -59,6 +63,7 @@ const (
 	labelled
 	settledNode
 	deadEnd
+	parked // labelled, waiting in st.far above the heap's threshold
 )
 
 // Solve implements Solver.
@@ -76,6 +81,7 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 		state:    make([]uint8, r.n),
 		cur:      make([]int32, r.n),
 		onPath:   make([]bool, r.n),
+		actEnd:   append([]int32(nil), r.fwdEnd...),
 	}
 	for i := range st.dist {
 		st.dist[i] = math.Inf(1)
@@ -143,15 +149,27 @@ func (st *sspState) remaining() float64 {
 // constant -dist[T] (reduced costs ignore constants), so unsettled nodes keep
 // their potentials and a phase costs only what it explored. It reports
 // whether T was reached.
+//
+// The queue has two levels: labels up to a threshold theta live in the
+// heap, larger ones are parked unsorted in st.far and enter the heap only
+// if the heap runs dry first (theta then doubles). On FlowReader's networks
+// the source reaches every node, but a phase settles only the few hundred
+// whose paths are nearly shortest, so most labels are never sorted. theta
+// starts at the previous phase's dist[T]; the order of settling, and so the
+// result, is that of a plain Dijkstra with the same tie-breaks.
 func (st *sspState) dijkstra() bool {
 	s, t := st.s, st.t
 	dist, pi, h := st.dist, st.pi, st.h
 	st.ties = false
+	theta := st.lastD
 	dist[s] = 0
 	st.state[s] = labelled
 	st.touched = append(st.touched, s)
 	h.push(s)
-	for !h.empty() {
+	for {
+		if h.empty() && !st.unpark(&theta) {
+			break
+		}
 		u := h.pop()
 		st.state[u] = settledNode
 		st.settled = append(st.settled, u)
@@ -160,7 +178,7 @@ func (st *sspState) dijkstra() bool {
 		}
 		du := dist[u]
 		base := du + pi[u]
-		for a, end := st.start[u], st.start[u+1]; a < end; a++ {
+		for a, end := st.start[u], st.actEnd[u]; a < end; a++ {
 			if st.rcap[a] <= Eps {
 				continue
 			}
@@ -179,17 +197,24 @@ func (st *sspState) dijkstra() bool {
 			if nd < du {
 				nd = du // rounding noise on a zero reduced cost
 			}
-			if nd == dist[v] {
-				st.ties = true
-			}
-			if nd < dist[v] {
-				dist[v] = nd
-				st.parent[v] = a
-				if sv == unseen {
-					st.state[v] = labelled
-					st.touched = append(st.touched, v)
+			if nd >= dist[v] {
+				if nd == dist[v] {
+					st.ties = true
 				}
+				continue
+			}
+			dist[v] = nd
+			st.parent[v] = a
+			if sv == unseen {
+				st.touched = append(st.touched, v)
+			}
+			switch {
+			case nd <= theta:
+				st.state[v] = labelled
 				h.push(v)
+			case sv == unseen:
+				st.state[v] = parked
+				st.far = append(st.far, v)
 			}
 		}
 	}
@@ -197,29 +222,128 @@ func (st *sspState) dijkstra() bool {
 		return false
 	}
 	D := dist[t]
+	st.lastD = D
 	for _, v := range st.settled {
 		pi[v] += dist[v] - D
 	}
 	return true
 }
 
+// unpark raises theta until some parked label qualifies, moves the labels
+// at or below it into the heap and compacts the parking list. It reports
+// false when nothing is parked.
+func (st *sspState) unpark(theta *float64) bool {
+	far := st.far[:0]
+	lo := math.Inf(1)
+	for _, v := range st.far {
+		if st.state[v] == parked {
+			far = append(far, v)
+			lo = math.Min(lo, st.dist[v])
+		}
+	}
+	st.far = far
+	if len(far) == 0 {
+		return false
+	}
+	th := math.Max(2**theta, 2*lo)
+	if lo <= 0 || th < lo {
+		th = lo
+	}
+	*theta = th
+	far = st.far[:0]
+	for _, v := range st.far {
+		if st.dist[v] <= th {
+			st.state[v] = labelled
+			st.h.push(v)
+		} else {
+			far = append(far, v)
+		}
+	}
+	st.far = far
+	return true
+}
+
 // augmentTree sends the bottleneck along the shortest-path tree's S–T path.
 func (st *sspState) augmentTree() {
-	delta := math.Inf(1)
+	path := st.path[:0]
 	for v := st.t; v != st.s; {
 		a := st.parent[v]
+		path = append(path, a)
+		v = st.head[st.pair[a]]
+	}
+	st.augment(path)
+	st.path = path
+}
+
+// augment pushes the bottleneck of path (residual arcs) along it and keeps
+// the active backward sections up to date; path entries follow any arc
+// that moves.
+func (st *sspState) augment(path []int32) {
+	delta := math.Inf(1)
+	for _, a := range path {
 		if c := st.rcap[a]; c < delta {
 			delta = c
 		}
-		v = st.head[st.pair[a]]
 	}
-	for v := st.t; v != st.s; {
-		a := st.parent[v]
+	for _, a := range path {
 		st.rcap[a] -= delta
 		st.rcap[st.pair[a]] += delta
-		v = st.head[st.pair[a]]
+	}
+	for i := range path {
+		st.activate(st.pair[path[i]], path)
+		if a := path[i]; st.rcap[a] <= Eps {
+			st.deactivate(a, path)
+		}
 	}
 	st.augs++
+}
+
+// Each node's backward arcs (the reversals of arcs entering it) are kept
+// partitioned: those with residual capacity first, up to actEnd[v]. Searches
+// scan start[v]..actEnd[v]-1 only, which on FlowReader's networks skips the
+// thousands of empty reversals at each aspect node. Forward arcs never
+// move, so fwd and sArcs stay valid.
+
+// activate moves backward arc b into its node's active section if it has
+// residual capacity and is not there yet.
+func (st *sspState) activate(b int32, path []int32) {
+	v := st.head[st.pair[b]]
+	if b < st.fwdEnd[v] || b < st.actEnd[v] || st.rcap[b] <= Eps {
+		return
+	}
+	st.swapArcs(b, st.actEnd[v], path)
+	st.actEnd[v]++
+}
+
+// deactivate moves backward arc b out of its node's active section.
+func (st *sspState) deactivate(b int32, path []int32) {
+	v := st.head[st.pair[b]]
+	if b < st.fwdEnd[v] || b >= st.actEnd[v] {
+		return
+	}
+	st.actEnd[v]--
+	st.swapArcs(b, st.actEnd[v], path)
+}
+
+// swapArcs exchanges residual arcs at positions x and y of one node's
+// block, repairing their partners' pair links and any references in path.
+func (st *sspState) swapArcs(x, y int32, path []int32) {
+	if x == y {
+		return
+	}
+	st.head[x], st.head[y] = st.head[y], st.head[x]
+	st.pair[x], st.pair[y] = st.pair[y], st.pair[x]
+	st.rcap[x], st.rcap[y] = st.rcap[y], st.rcap[x]
+	st.cost[x], st.cost[y] = st.cost[y], st.cost[x]
+	st.pair[st.pair[x]] = x
+	st.pair[st.pair[y]] = y
+	for j, a := range path {
+		if a == x {
+			path[j] = y
+		} else if a == y {
+			path[j] = x
+		}
+	}
 }
 
 // tightPaths saturates further S–T paths made only of settled nodes and
@@ -241,21 +365,11 @@ func (st *sspState) tightPaths() bool {
 	st.onPath[s] = true
 	for {
 		if u == t {
-			delta := math.Inf(1)
-			for _, a := range stack {
-				if c := st.rcap[a]; c < delta {
-					delta = c
-				}
+			st.augment(stack)
+			cut := 0
+			for cut < len(stack) && st.rcap[stack[cut]] > Eps {
+				cut++
 			}
-			cut := -1
-			for i, a := range stack {
-				st.rcap[a] -= delta
-				st.rcap[st.pair[a]] += delta
-				if cut < 0 && st.rcap[a] <= Eps {
-					cut = i
-				}
-			}
-			st.augs++
 			// Retreat to the tail of the first saturated arc.
 			for i := len(stack) - 1; i >= cut; i-- {
 				st.onPath[st.head[stack[i]]] = false
@@ -269,7 +383,7 @@ func (st *sspState) tightPaths() bool {
 			continue
 		}
 		advanced := false
-		for a, end := st.cur[u], st.start[u+1]; a < end; a++ {
+		for a, end := st.cur[u], st.actEnd[u]; a < end; a++ {
 			if st.rcap[a] <= Eps {
 				continue
 			}
@@ -291,7 +405,7 @@ func (st *sspState) tightPaths() bool {
 			continue
 		}
 		// Dead end: u leaves the search for this phase.
-		st.cur[u] = st.start[u+1]
+		st.cur[u] = st.actEnd[u]
 		st.state[u] = deadEnd
 		st.onPath[u] = false
 		if u == s {
@@ -317,5 +431,6 @@ func (st *sspState) reset() {
 	}
 	st.touched = st.touched[:0]
 	st.settled = st.settled[:0]
+	st.far = st.far[:0]
 	st.h.clear()
 }
