@@ -32,6 +32,8 @@ type command struct {
 // commands lists the subcommands in the order help shows them.
 func commands() []command {
 	return []command{
+		buildCommand(),
+		askCommand(),
 		mcfCommand(),
 		evalCommand(),
 	}

@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/reader"
+)
+
+func askCommand() command {
+	return command{
+		name:    "ask",
+		summary: "answer a question against a graph file, with citations",
+		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runAsk(ctx, args, stdout, stderr, os.Getenv)
+		},
+	}
+}
+
+func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
+	preset := fs.String("preset", "aspects", presetUsage)
+	explain := fs.Bool("explain", false, "also print the routing: demand, routed flow, saturation, κ, aspects with capacities, and every chain with flow and cost")
+	dotFile := fs.String("dot", "", "write the routed flow over the graph as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
+	mermaidFile := fs.String("mermaid", "", "write the routed flow over the graph as a Mermaid flowchart")
+	asJSON := fs.Bool("json", false, "print one JSON object (question, answer, citations, chains, routing, trace, notes) instead of text")
+	images := fs.String("images", ".", "folder the graph's image paths are relative to (what build used as --root)")
+	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
+	var ep endpoints
+	ep.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `usage: flowreader ask -g GRAPHFILE [flags] "QUESTION"
+
+Scores every node of the graph for the question, routes the evidence flow,
+selects the chains to read and answers with citations. Use the same
+embedder as build: a graph whose embedding dimension differs from the
+embedder's is refused. With no model configured (flags or %s/%s)
+the answer comes from the extractive reader: verbatim spans, not generated
+text; the output says so.
+
+Examples:
+  flowreader ask -g harbour.frg "Which breakwater lost most nests in 2025?"
+  flowreader ask -g harbour.frg --explain --dot flow.dot "What was the peak gust?"
+
+flags:
+`, envLLMURL, envLLMModel)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	question := strings.TrimSpace(strings.Join(pos, " "))
+	switch {
+	case *graphFile == "":
+		return fmt.Errorf("-g GRAPHFILE is required: %w", errUsage)
+	case question == "":
+		return fmt.Errorf("no QUESTION given: %w", errUsage)
+	case *concurrency < 0:
+		return fmt.Errorf("--concurrency %d is negative: %w", *concurrency, errUsage)
+	}
+	if _, err := os.Stat(*graphFile); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("graph file %s does not exist (make one with: flowreader build -o %s PATH...)", *graphFile, *graphFile)
+	}
+	cfg, err := presetConfig(*preset)
+	if err != nil {
+		return err
+	}
+	ms, err := ep.resolve(getenv)
+	if err != nil {
+		return err
+	}
+	cfg.Embedder, cfg.Model = ms.embedder, ms.model
+	cfg.Concurrency = *concurrency
+	cfg.ImageRoot = *images
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		return err
+	}
+	g, err := loadForEmbedder(ctx, *graphFile, p.Embedder(), question)
+	if err != nil {
+		return err
+	}
+	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
+		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", *graphFile, g.Embedder, name, g.Dim)
+	}
+	res, err := p.Ask(ctx, g, question)
+	if err != nil {
+		return err
+	}
+	title := "Q: " + question
+	if *dotFile != "" {
+		pic := newPicture(g, res.Routing, res.Chains, maxPictureNodes, title)
+		if err := writeFileAtomic(*dotFile, func(w io.Writer) error { return writeDOT(w, pic) }); err != nil {
+			return err
+		}
+	}
+	if *mermaidFile != "" {
+		pic := newPicture(g, res.Routing, res.Chains, maxPictureNodes, title)
+		if err := writeFileAtomic(*mermaidFile, func(w io.Writer) error { return writeMermaid(w, pic) }); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(askJSON(*graphFile, g, question, res))
+	}
+	printAnswer(stdout, g, question, res)
+	if *explain {
+		printExplain(stdout, g, res)
+	}
+	return nil
+}
+
+// loadForEmbedder loads a graph file and checks that its embedding
+// dimension is the embedder's. A remote embedder learns its dimension from
+// its first answer, so it is asked to embed the question first (the query
+// scorer embeds it again; one short extra call).
+func loadForEmbedder(ctx context.Context, path string, e llm.Embedder, question string) (*graph.Graph, error) {
+	dim := e.Dimension()
+	if dim == 0 {
+		vecs, err := e.Embed(ctx, []string{question}, llm.Query)
+		if err != nil {
+			return nil, fmt.Errorf("embed the question: %w", err)
+		}
+		if len(vecs) != 1 || len(vecs[0]) == 0 {
+			return nil, fmt.Errorf("embedder %s returned no vector for the question", embedderName(e))
+		}
+		dim = len(vecs[0])
+	}
+	g, err := graph.LoadDim(path, dim)
+	if errors.Is(err, graph.ErrDimension) {
+		return nil, fmt.Errorf("%w; questions are embedded by %s (dimension %d): ask with the embedder the graph was built with (the same --embed-* flags or FLOWREADER_EMBED_* variables), or rebuild the graph", err, embedderName(e), dim)
+	}
+	return g, err
+}
+
+// parseInterspersed parses flags before and after positional arguments,
+// so that `ask -g f "Q" --json` works as well as `ask -g f --json "Q"`.
+// Arguments after "--" are positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		// Split at an explicit "--" ourselves: flag.Parse would swallow it
+		// and a later question word starting with "-" would be read as a flag.
+		head, tail, dashdash := args, []string(nil), false
+		for i, a := range args {
+			if a == "--" {
+				head, tail, dashdash = args[:i], args[i+1:], true
+				break
+			}
+		}
+		if err := fs.Parse(head); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			if dashdash {
+				pos = append(pos, tail...)
+			}
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = append(append([]string(nil), rest[1:]...), restoreDash(dashdash, tail)...)
+	}
+}
+
+func restoreDash(dashdash bool, tail []string) []string {
+	if !dashdash {
+		return nil
+	}
+	return append([]string{"--"}, tail...)
+}
+
+// writeFileAtomic writes path through a temporary file in the same folder
+// renamed into place, so that a failure never leaves a half-written file.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func citationPlace(c reader.Citation) string {
+	if c.Page >= 0 {
+		return fmt.Sprintf("%s p.%d", c.Doc, c.Page+1)
+	}
+	return c.Doc
+}
+
+func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.Result) {
+	fmt.Fprintf(w, "Q: %s\nA: %s\n", question, res.Text)
+	if len(res.Citations) == 0 {
+		fmt.Fprintln(w, "citations: none")
+	} else {
+		fmt.Fprintln(w, "citations:")
+	}
+	for i, c := range res.Citations {
+		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, citationPlace(c), c.NodeID, shorten(c.Quote, 160))
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+// printExplain prints the routing behind the answer: the flow problem's
+// totals, the aspects (v3) or sources and sinks (v1), and every routed
+// chain with its flow, cost per unit and nodes, those given to the reader
+// first in reading order.
+func printExplain(w io.Writer, g *graph.Graph, res *flowreader.Result) {
+	r := res.Routing
+	fmt.Fprintf(w, "\nrouting (%s): demand %.3f, routed %.3f, max-flow %.3f, saturation σ %.3f, total cost %.4f\n",
+		r.Router, r.Demand, r.Routed, r.MaxFlow, r.Saturation, r.Cost)
+	if len(r.Aspects) > 0 {
+		fmt.Fprintf(w, "relevant set %d nodes, κ %.4f, %d aspects:\n", r.Relevant, r.Kappa, len(r.Aspects))
+		for i, a := range r.Aspects {
+			fmt.Fprintf(w, "  aspect %d: σ_a %.4f, capacity %.3f, flow %.3f, fed by %d nodes\n", i, a.Sigma, a.Capacity, a.Flow, a.Fed)
+		}
+	}
+	if len(r.Sources) > 0 || len(r.Sinks) > 0 {
+		fmt.Fprintf(w, "sources %d, sinks %d\n", len(r.Sources), len(r.Sinks))
+	}
+	fmt.Fprintf(w, "chains: %d routed over %d distinct nodes, %d read (trace: reader %s", len(r.Chains), r.Distinct, len(res.Chains), res.Trace.Reader)
+	if res.Trace.Gate.Evaluated {
+		fmt.Fprintf(w, ", gate fired %v, System 2 ran %v", res.Trace.Gate.Fired, res.Trace.System2.Ran)
+	}
+	fmt.Fprintln(w, ")")
+	isRead := make([]bool, len(r.Chains))
+	for k, c := range res.Chains {
+		if i := indexOfChain(r.Chains, c, isRead); i >= 0 {
+			isRead[i] = true
+		}
+		printChain(w, g, fmt.Sprintf("read %2d", k+1), c)
+	}
+	for i, c := range r.Chains {
+		if !isRead[i] {
+			printChain(w, g, "not read", c)
+		}
+	}
+	var st []string
+	for _, s := range []string{"score", "route", "select", "answer"} {
+		st = append(st, fmt.Sprintf("%s %s", s, res.Stages[s].Round(time.Microsecond)))
+	}
+	fmt.Fprintf(w, "time: %s\n", strings.Join(st, ", "))
+}
+
+func printChain(w io.Writer, g *graph.Graph, tag string, c flow.Chain) {
+	asp := ""
+	if c.Aspect >= 0 {
+		asp = fmt.Sprintf(" → aspect %d", c.Aspect)
+	}
+	parts := make([]string, len(c.Nodes))
+	for i, v := range c.Nodes {
+		head, text := nodeLabel(g, v)
+		parts[i] = fmt.Sprintf("[%s] %s", head, shorten(text, 40))
+	}
+	fmt.Fprintf(w, "  %s  flow %.3f  cost %.4f%s: %s\n", tag, c.Flow, c.Cost, asp, strings.Join(parts, " → "))
+}
+
+// indexOfChain finds c among chains (same nodes), skipping ones already
+// matched.
+func indexOfChain(chains []flow.Chain, c flow.Chain, used []bool) int {
+	for i, d := range chains {
+		if used[i] || len(d.Nodes) != len(c.Nodes) {
+			continue
+		}
+		same := true
+		for j := range d.Nodes {
+			same = same && d.Nodes[j] == c.Nodes[j]
+		}
+		if same {
+			return i
+		}
+	}
+	return -1
+}
+
+// The JSON output of ask --json. Field names are snake_case except inside
+// "trace", which is reader.Trace as is (durations in nanoseconds).
+type (
+	jsonAnswer struct {
+		Question  string             `json:"question"`
+		Answer    string             `json:"answer"`
+		Citations []jsonCitation     `json:"citations"`
+		Chains    []jsonChain        `json:"chains"`
+		Routing   jsonRouting        `json:"routing"`
+		Trace     reader.Trace       `json:"trace"`
+		Notes     []string           `json:"notes"`
+		Graph     jsonGraph          `json:"graph"`
+		StagesMS  map[string]float64 `json:"stages_ms"`
+	}
+	jsonCitation struct {
+		Doc    string `json:"doc"`
+		Page   int    `json:"page"`
+		Node   int    `json:"node"`
+		NodeID string `json:"node_id"`
+		Quote  string `json:"quote"`
+		Chain  int    `json:"chain"`
+	}
+	jsonChain struct {
+		Nodes   []int    `json:"nodes"`
+		NodeIDs []string `json:"node_ids"`
+		Flow    float64  `json:"flow"`
+		Cost    float64  `json:"cost"`
+		Aspect  int      `json:"aspect"`
+	}
+	jsonAspect struct {
+		Sigma    float64 `json:"sigma"`
+		Capacity float64 `json:"capacity"`
+		Flow     float64 `json:"flow"`
+		Fed      int     `json:"fed"`
+	}
+	jsonRouting struct {
+		Router     string       `json:"router"`
+		Demand     float64      `json:"demand"`
+		Routed     float64      `json:"routed"`
+		MaxFlow    float64      `json:"max_flow"`
+		Saturation float64      `json:"saturation"`
+		Kappa      float64      `json:"kappa"`
+		Cost       float64      `json:"cost"`
+		Relevant   int          `json:"relevant"`
+		Distinct   int          `json:"distinct_nodes"`
+		Chains     int          `json:"chains_routed"`
+		Aspects    []jsonAspect `json:"aspects"`
+	}
+	jsonGraph struct {
+		File     string `json:"file"`
+		Nodes    int    `json:"nodes"`
+		Edges    int    `json:"edges"`
+		Embedder string `json:"embedder"`
+		Dim      int    `json:"dim"`
+	}
+)
+
+func askJSON(file string, g *graph.Graph, question string, res *flowreader.Result) jsonAnswer {
+	out := jsonAnswer{
+		Question:  question,
+		Answer:    res.Text,
+		Citations: []jsonCitation{},
+		Chains:    []jsonChain{},
+		Trace:     res.Trace,
+		Notes:     append([]string{}, res.Notes...),
+		Graph:     jsonGraph{File: file, Nodes: g.Len(), Edges: len(g.Edges), Embedder: g.Embedder, Dim: g.Dim},
+		StagesMS:  map[string]float64{},
+	}
+	for _, c := range res.Citations {
+		out.Citations = append(out.Citations, jsonCitation{c.Doc, c.Page, c.Node, c.NodeID, c.Quote, c.Chain})
+	}
+	for _, c := range res.Chains {
+		jc := jsonChain{Nodes: append([]int{}, c.Nodes...), Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect}
+		for _, v := range c.Nodes {
+			jc.NodeIDs = append(jc.NodeIDs, g.Nodes[v].ID)
+		}
+		out.Chains = append(out.Chains, jc)
+	}
+	r := res.Routing
+	out.Routing = jsonRouting{Router: r.Router, Demand: r.Demand, Routed: r.Routed, MaxFlow: r.MaxFlow,
+		Saturation: r.Saturation, Kappa: r.Kappa, Cost: r.Cost, Relevant: r.Relevant, Distinct: r.Distinct,
+		Chains: len(r.Chains), Aspects: []jsonAspect{}}
+	for _, a := range r.Aspects {
+		out.Routing.Aspects = append(out.Routing.Aspects, jsonAspect{a.Sigma, a.Capacity, a.Flow, a.Fed})
+	}
+	for k, d := range res.Stages {
+		out.StagesMS[k] = float64(d) / float64(time.Millisecond)
+	}
+	return out
+}

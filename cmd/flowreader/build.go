@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/llm"
+)
+
+func buildCommand() command {
+	return command{
+		name:    "build",
+		summary: "build a graph file from documents (MinerU folders, Markdown, text, PDF)",
+		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runBuild(ctx, args, stdout, stderr, os.Getenv)
+		},
+	}
+}
+
+func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "graph file to write (required); written atomically")
+	cacheDir := fs.String("cache", "", "folder for a content-addressed cache of model answers and embeddings: a re-build of unchanged documents makes no model calls and an interrupted build resumes")
+	preset := fs.String("preset", "aspects", presetUsage)
+	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); give the same folder to ask --images")
+	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	var ep endpoints
+	ep.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `usage: flowreader build -o GRAPHFILE [flags] PATH...
+
+Ingests files and folders (MinerU output folders holding a content_list.json,
+Markdown, plain text, PDF text; folders are walked in lexical order), builds
+the content graph (node analysis, embeddings, reading-order and kNN edges,
+and with a model the LLM evolution rounds) and saves it to GRAPHFILE. The
+file records the embedder's name and dimension; ask refuses a graph whose
+dimension differs from its embedder's.
+
+Models: with no model flags or %s/%s/%s/%s
+set, the embedded defaults are used (offline GloVe embedder, deterministic
+analysis, no evolution) and build says so. The API key is read from $%s
+only (never a flag).
+
+Example:
+  flowreader build -o harbour.frg examples/quickstart/docs
+
+flags:
+`, envLLMURL, envLLMModel, envEmbedURL, envEmbedModel, envAPIKey)
+		fs.PrintDefaults()
+	}
+	pathArgs, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	if *out == "" {
+		return fmt.Errorf("-o GRAPHFILE is required: %w", errUsage)
+	}
+	if len(pathArgs) == 0 {
+		return fmt.Errorf("no PATH to ingest: %w", errUsage)
+	}
+	if *concurrency < 0 {
+		return fmt.Errorf("--concurrency %d is negative: %w", *concurrency, errUsage)
+	}
+	cfg, err := presetConfig(*preset)
+	if err != nil {
+		return err
+	}
+	ms, err := ep.resolve(getenv)
+	if err != nil {
+		return err
+	}
+	paths, base, err := absPaths(pathArgs, *root)
+	if err != nil {
+		return err
+	}
+	docs, err := ingestAll(paths, stderr, *quiet)
+	if err != nil {
+		return err
+	}
+	items := 0
+	for _, d := range docs {
+		items += len(d.Items)
+	}
+	if items == 0 {
+		return fmt.Errorf("no content found in %s", strings.Join(pathArgs, ", "))
+	}
+
+	cfg.Embedder, cfg.Model = ms.embedder, ms.model
+	cfg.Concurrency = *concurrency
+	cfg.ImageRoot = base
+	if *cacheDir != "" {
+		cfg.Cache = llm.DirStore(*cacheDir)
+	}
+	var bar *progressBar
+	if !*quiet {
+		bar = newProgressBar(stderr)
+		cfg.Progress = bar.update
+	}
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		return err
+	}
+	for _, d := range ms.describe {
+		fmt.Fprintln(stderr, "build: remote", d)
+	}
+	if ms.embedder == nil {
+		fmt.Fprintf(stderr, "build: note: no embedding server configured: using the embedded default embedder %s (offline, dimension %d); ask must use it too\n",
+			embedderName(p.Embedder()), p.Embedder().Dimension())
+	}
+	if ms.model == nil {
+		fmt.Fprintln(stderr, "build: note: no model configured: deterministic offline node analysis, no LLM links or evolution rounds")
+	}
+	start := time.Now()
+	g, err := p.Build(ctx, docs)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return err
+	}
+	if err := graph.Save(*out, g); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents; embedder %s (dimension %d); %s\n",
+		*out, g.Len(), len(g.Edges), len(docs), orUnknown(g.Embedder), g.Dim, time.Since(start).Round(time.Millisecond))
+	if hasImages(g) {
+		if wd, err := os.Getwd(); err != nil || filepath.Clean(wd) != base {
+			fmt.Fprintf(stderr, "build: image paths are relative to %s: pass --images %s to ask\n", base, base)
+		}
+	}
+	return nil
+}
+
+// absPaths makes the PATHs absolute and picks the image root: root when
+// given, else the current folder when every path is inside it, else the
+// paths' deepest common folder.
+func absPaths(args []string, root string) ([]string, string, error) {
+	paths := make([]string, len(args))
+	for i, a := range args {
+		p, err := filepath.Abs(a)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return nil, "", fmt.Errorf("cannot read %s: %w", a, err)
+		}
+		paths[i] = p
+	}
+	if root != "" {
+		r, err := filepath.Abs(root)
+		if err != nil {
+			return nil, "", err
+		}
+		for i, p := range paths {
+			if !within(r, p) {
+				return nil, "", fmt.Errorf("%s is outside --root %s: %w", args[i], root, errUsage)
+			}
+		}
+		return paths, r, nil
+	}
+	if wd, err := os.Getwd(); err == nil {
+		inside := true
+		for _, p := range paths {
+			inside = inside && within(wd, p)
+		}
+		if inside {
+			return paths, filepath.Clean(wd), nil
+		}
+	}
+	return paths, commonDir(paths), nil
+}
+
+// commonDir is the deepest folder holding every path (a file's folder for
+// a single file).
+func commonDir(paths []string) string {
+	common := paths[0]
+	if st, err := os.Stat(common); err == nil && !st.IsDir() {
+		common = filepath.Dir(common)
+	}
+	for _, p := range paths[1:] {
+		for !within(common, p) {
+			common = filepath.Dir(common)
+		}
+	}
+	return common
+}
+
+// within reports whether p is dir or inside it.
+func within(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && (r == "." || filepath.IsLocal(r))
+}
+
+// ingestAll ingests every path. With one path, document IDs are ingest's
+// (relative to the path); with several, they are prefixed with each path
+// relative to the paths' common folder, so that two folders holding a file
+// of the same name stay distinct.
+func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, error) {
+	var docs []graph.Document
+	seen := map[string]string{}
+	base := commonDir(paths)
+	for _, p := range paths {
+		ds, err := ingest.Path(p)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(base, p)
+		rel = filepath.ToSlash(rel)
+		st, _ := os.Stat(p)
+		single := len(ds) == 1 && (!st.IsDir() || isMinerU(p))
+		items := 0
+		for i := range ds {
+			switch {
+			case len(paths) == 1 || rel == ".":
+			case single:
+				ds[i].ID = rel
+			default:
+				ds[i].ID = rel + "/" + ds[i].ID
+			}
+			if prev, ok := seen[ds[i].ID]; ok {
+				return nil, fmt.Errorf("document %q comes from both %s and %s (give each PATH once)", ds[i].ID, prev, p)
+			}
+			seen[ds[i].ID] = p
+			items += len(ds[i].Items)
+		}
+		if !quiet {
+			fmt.Fprintf(stderr, "build: ingested %s: %d documents, %d items\n", p, len(ds), items)
+		}
+		docs = append(docs, ds...)
+	}
+	return docs, nil
+}
+
+// isMinerU reports whether dir is one MinerU output folder (ingest.Path
+// then returns it as a single document named after the folder).
+func isMinerU(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*content_list.json"))
+	return len(m) > 0
+}
+
+func hasImages(g *graph.Graph) bool {
+	for i := range g.Nodes {
+		if g.Nodes[i].Image != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unnamed)"
+	}
+	return s
+}
+
+// progressBar shows build progress: a bar redrawn in place with \r on a
+// terminal, plain lines (stage start, every quarter, stage end) otherwise,
+// so that logs stay readable.
+type progressBar struct {
+	w      io.Writer
+	tty    bool
+	stage  string
+	last   int // last quarter printed (plain mode)
+	drawn  bool
+	start  time.Time
+	stageT time.Time
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	b := &progressBar{w: w, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		b.tty = term.IsTerminal(int(f.Fd()))
+	}
+	return b
+}
+
+// update is the facade's Progress callback (never called concurrently).
+func (b *progressBar) update(done, total int, stage string) {
+	if stage != b.stage {
+		b.endLine()
+		b.stage, b.last, b.stageT = stage, -1, time.Now()
+	}
+	if b.tty {
+		const width = 30
+		fill := width
+		if total > 0 {
+			fill = done * width / total
+		}
+		fmt.Fprintf(b.w, "\rbuild: %-10s [%s%s] %d/%d", stage, strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total)
+		b.drawn = true
+		if done >= total {
+			b.endLine()
+		}
+		return
+	}
+	q := 4
+	if total > 0 {
+		q = done * 4 / total
+	}
+	if q != b.last {
+		b.last = q
+		fmt.Fprintf(b.w, "build: %s %d/%d\n", stage, done, total)
+	}
+}
+
+func (b *progressBar) endLine() {
+	if b.drawn {
+		fmt.Fprintf(b.w, " (%s)\n", time.Since(b.stageT).Round(time.Millisecond))
+		b.drawn = false
+	}
+}
+
+// finish ends a half-drawn bar (for example after an error).
+func (b *progressBar) finish() { b.endLine() }

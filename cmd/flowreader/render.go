@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+)
+
+// maxPictureNodes is the graph size above which a picture shows only the
+// nodes on routed chains and their direct neighbours: a few hundred boxes
+// are unreadable, and the routing is what the picture is for.
+const maxPictureNodes = 60
+
+// flowEdge is flow carried from U to V, summed over the routed chains.
+type flowEdge struct {
+	U, V int
+	Flow float64
+}
+
+// picture is the routed flow over a graph, reduced to what a drawing shows.
+type picture struct {
+	g *graph.Graph
+	// nodes are the graph nodes drawn, ascending.
+	nodes []int
+	// read marks nodes on the chains given to the reader; routed marks
+	// nodes on any routed chain (read ones included).
+	read, routed map[int]bool
+	// flows are the flow-carrying hops, by (U, V); plain are the other graph
+	// edges between drawn nodes.
+	flows []flowEdge
+	plain []graph.Edge
+	// maxFlow is the largest flow on one hop (for line widths).
+	maxFlow float64
+	// dropped is the number of graph nodes left out.
+	dropped int
+	title   string
+}
+
+// newPicture collects the drawing of routing r over g: every node when g
+// has at most maxNodes nodes, else the routed nodes plus their neighbours.
+// Flow on a hop is the sum of the flows of the routed chains through it
+// (the decomposed flow; in the aspects formulation chains end in aspect
+// terminals, which are not drawn).
+func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int, title string) *picture {
+	p := &picture{g: g, read: map[int]bool{}, routed: map[int]bool{}, title: title}
+	for _, c := range read {
+		for _, v := range c.Nodes {
+			p.read[v] = true
+			p.routed[v] = true
+		}
+	}
+	hop := map[[2]int]float64{}
+	if r != nil {
+		for _, c := range r.Chains {
+			for i, v := range c.Nodes {
+				p.routed[v] = true
+				if i > 0 && c.Nodes[i-1] != v {
+					hop[[2]int{c.Nodes[i-1], v}] += c.Flow
+				}
+			}
+		}
+	}
+	show := make([]bool, g.Len())
+	if g.Len() <= maxNodes {
+		for i := range show {
+			show[i] = true
+		}
+	} else {
+		for v := range g.Len() {
+			if !p.routed[v] {
+				continue
+			}
+			show[v] = true
+			nb, _ := g.Neighbors(v)
+			for _, u := range nb {
+				show[u] = true
+			}
+		}
+	}
+	for v, ok := range show {
+		if ok {
+			p.nodes = append(p.nodes, v)
+		} else {
+			p.dropped++
+		}
+	}
+	for k, f := range hop {
+		if f <= 1e-9 {
+			continue
+		}
+		p.flows = append(p.flows, flowEdge{k[0], k[1], f})
+		p.maxFlow = math.Max(p.maxFlow, f)
+	}
+	sort.Slice(p.flows, func(i, j int) bool {
+		a, b := p.flows[i], p.flows[j]
+		if a.U != b.U {
+			return a.U < b.U
+		}
+		return a.V < b.V
+	})
+	carries := map[[2]int]bool{}
+	for _, e := range p.flows {
+		carries[[2]int{min(e.U, e.V), max(e.U, e.V)}] = true
+	}
+	for _, e := range g.Edges { // sorted by (U, V)
+		if show[e.U] && show[e.V] && !carries[[2]int{int(e.U), int(e.V)}] {
+			p.plain = append(p.plain, e)
+		}
+	}
+	return p
+}
+
+// nodeLabel is a short label: modality and node ID (and page) on the
+// first line, the start of the node's caption, summary or text on the
+// second.
+func nodeLabel(g *graph.Graph, v int) (head, text string) {
+	n := &g.Nodes[v]
+	head = n.Modality.String() + " " + n.ID
+	if n.Page >= 0 {
+		head += fmt.Sprintf(" p.%d", n.Page+1)
+	}
+	return head, shorten(firstNonBlank(n.Caption, n.Summary, n.Content), 32)
+}
+
+func firstNonBlank(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// shorten collapses white space and cuts s to n runes with an ellipsis.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// width maps a hop's flow to a line width in [1.5, 5].
+func (p *picture) width(f float64) float64 {
+	if p.maxFlow <= 0 {
+		return 1.5
+	}
+	return 1.5 + 3.5*f/p.maxFlow
+}
+
+// dotQuote quotes s as a DOT string.
+func dotQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
+	return `"` + r.Replace(s) + `"`
+}
+
+// writeDOT writes p as a Graphviz digraph: nodes on read chains filled
+// orange, on other routed chains pale yellow; flow hops bold, directed and
+// labelled with their flow; other graph edges thin, grey and undirected.
+func writeDOT(w io.Writer, p *picture) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "digraph flowreader {")
+	label := p.title
+	if p.dropped > 0 {
+		label += fmt.Sprintf("\n(%d nodes not on or next to a routed chain left out)", p.dropped)
+	}
+	fmt.Fprintf(bw, "  graph [rankdir=LR, labelloc=t, fontsize=12, fontname=\"Helvetica\", label=%s];\n", dotQuote(label))
+	fmt.Fprintln(bw, `  node [shape=box, style="rounded", fontsize=10, fontname="Helvetica", color="#555555"];`)
+	fmt.Fprintln(bw, `  edge [fontsize=9, fontname="Helvetica"];`)
+	for _, v := range p.nodes {
+		head, text := nodeLabel(p.g, v)
+		attrs := ""
+		switch {
+		case p.read[v]:
+			attrs = `, style="rounded,filled", fillcolor="#f4a261", penwidth=2`
+		case p.routed[v]:
+			attrs = `, style="rounded,filled", fillcolor="#ffe8a3"`
+		}
+		fmt.Fprintf(bw, "  n%d [label=%s%s];\n", v, dotQuote(head+"\n"+text), attrs)
+	}
+	for _, e := range p.flows {
+		fmt.Fprintf(bw, "  n%d -> n%d [label=\"%.2f\", penwidth=%.2f, color=\"#e76f51\", style=bold];\n", e.U, e.V, e.Flow, p.width(e.Flow))
+	}
+	for _, e := range p.plain {
+		fmt.Fprintf(bw, "  n%d -> n%d [dir=none, color=\"#bbbbbb\"];\n", e.U, e.V)
+	}
+	fmt.Fprintln(bw, "}")
+	return bw.Flush()
+}
+
+// mermaidText makes s safe inside a quoted Mermaid label.
+func mermaidText(s string) string {
+	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", "")
+	return r.Replace(s)
+}
+
+// writeMermaid writes p as a Mermaid flowchart with the same conventions as
+// writeDOT: thick labelled arrows (==>) for flow, thin lines (---) for the
+// other edges, classes "read" and "routed" for highlighted nodes.
+func writeMermaid(w io.Writer, p *picture) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "flowchart LR")
+	if p.title != "" {
+		fmt.Fprintf(bw, "  %%%% %s\n", strings.Join(strings.Fields(p.title), " "))
+	}
+	if p.dropped > 0 {
+		fmt.Fprintf(bw, "  %%%% %d nodes not on or next to a routed chain left out\n", p.dropped)
+	}
+	var read, routed []string
+	for _, v := range p.nodes {
+		head, text := nodeLabel(p.g, v)
+		fmt.Fprintf(bw, "  n%d[\"%s<br/>%s\"]\n", v, mermaidText(head), mermaidText(text))
+		switch {
+		case p.read[v]:
+			read = append(read, fmt.Sprintf("n%d", v))
+		case p.routed[v]:
+			routed = append(routed, fmt.Sprintf("n%d", v))
+		}
+	}
+	link := 0
+	var widths []string
+	for _, e := range p.flows {
+		fmt.Fprintf(bw, "  n%d ==>|%.2f| n%d\n", e.U, e.Flow, e.V)
+		widths = append(widths, fmt.Sprintf("  linkStyle %d stroke:#e76f51,stroke-width:%.1fpx", link, p.width(e.Flow)))
+		link++
+	}
+	for _, e := range p.plain {
+		fmt.Fprintf(bw, "  n%d --- n%d\n", e.U, e.V)
+	}
+	fmt.Fprintln(bw, "  classDef read fill:#f4a261,stroke:#333,stroke-width:2px")
+	fmt.Fprintln(bw, "  classDef routed fill:#ffe8a3,stroke:#555")
+	if len(read) > 0 {
+		fmt.Fprintf(bw, "  class %s read\n", strings.Join(read, ","))
+	}
+	if len(routed) > 0 {
+		fmt.Fprintf(bw, "  class %s routed\n", strings.Join(routed, ","))
+	}
+	for _, s := range widths {
+		fmt.Fprintln(bw, s)
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+)
+
+// stripDOTStrings removes quoted strings (with their escapes) so that the
+// structure can be checked without label text getting in the way.
+func stripDOTStrings(s string) string {
+	var b strings.Builder
+	in, esc := false, false
+	for _, r := range s {
+		switch {
+		case esc:
+			esc = false
+		case in && r == '\\':
+			esc = true
+		case r == '"':
+			in = !in
+			b.WriteString(`""`)
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var (
+	dotNodeRe = regexp.MustCompile(`(?m)^  n(\d+) \[(.*)\];$`)
+	dotEdgeRe = regexp.MustCompile(`(?m)^  n(\d+) -> n(\d+) \[(.*)\];$`)
+)
+
+// checkDOT checks that s is a well-formed digraph: balanced braces and
+// brackets outside strings, closed strings, one statement per line, every
+// node in an edge declared, every node of a read chain declared and
+// filled, and flow edges labelled with a positive number.
+func checkDOT(t *testing.T, s string, read map[int]bool) {
+	t.Helper()
+	if strings.Count(s, `"`)-strings.Count(s, `\"`) < 0 {
+		t.Fatal("negative quote count")
+	}
+	bare := stripDOTStrings(s)
+	if strings.Count(bare, "{") != 1 || strings.Count(bare, "}") != 1 || strings.Count(bare, "[") != strings.Count(bare, "]") {
+		t.Errorf("unbalanced braces or brackets in DOT:\n%s", s)
+	}
+	if !strings.HasPrefix(s, "digraph flowreader {\n") || !strings.HasSuffix(s, "}\n") {
+		t.Errorf("DOT is not one digraph:\n%s", s)
+	}
+	declared := map[int]string{}
+	for _, m := range dotNodeRe.FindAllStringSubmatch(s, -1) {
+		v, _ := strconv.Atoi(m[1])
+		declared[v] = m[2]
+	}
+	flows := 0
+	for _, m := range dotEdgeRe.FindAllStringSubmatch(s, -1) {
+		for _, x := range m[1:3] {
+			v, _ := strconv.Atoi(x)
+			if _, ok := declared[v]; !ok {
+				t.Errorf("edge uses undeclared node n%d", v)
+			}
+		}
+		if strings.Contains(m[3], "style=bold") {
+			flows++
+			lm := regexp.MustCompile(`label="([0-9.]+)"`).FindStringSubmatch(m[3])
+			if lm == nil {
+				t.Errorf("flow edge without a flow label: %s", m[0])
+			} else if f, _ := strconv.ParseFloat(lm[1], 64); f <= 0 {
+				t.Errorf("flow label %s", lm[1])
+			}
+		}
+	}
+	if flows == 0 {
+		t.Error("no flow-carrying edge in the DOT output")
+	}
+	for v := range read {
+		attrs, ok := declared[v]
+		if !ok {
+			t.Errorf("read node n%d not declared", v)
+		} else if !strings.Contains(attrs, "filled") {
+			t.Errorf("read node n%d not highlighted: %s", v, attrs)
+		}
+	}
+	for v, attrs := range declared {
+		if strings.Contains(attrs, "#f4a261") && !read[v] {
+			t.Errorf("n%d highlighted as read but not on a read chain", v)
+		}
+	}
+	// Statements are the only lines besides the braces.
+	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n")[1:] {
+		if line != "}" && !strings.HasSuffix(line, ";") {
+			t.Errorf("DOT line without ';': %q", line)
+		}
+	}
+}
+
+var (
+	mmdNodeRe  = regexp.MustCompile(`^  n(\d+)\["([^"]*)"\]$`)
+	mmdFlowRe  = regexp.MustCompile(`^  n(\d+) ==>\|([0-9.]+)\| n(\d+)$`)
+	mmdPlainRe = regexp.MustCompile(`^  n(\d+) --- n(\d+)$`)
+	mmdClassRe = regexp.MustCompile(`^  class ([n0-9,]+) (read|routed)$`)
+	mmdStyleRe = regexp.MustCompile(`^  (classDef .*|linkStyle \d+ .*|%% .*)$`)
+)
+
+// checkMermaid checks that every line of s is a statement of the small
+// Mermaid subset writeMermaid emits, that edges and classes name declared
+// nodes, that the read nodes are in class read, and that linkStyle indexes
+// exist.
+func checkMermaid(t *testing.T, s string, read map[int]bool) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if lines[0] != "flowchart LR" {
+		t.Fatalf("first line %q", lines[0])
+	}
+	declared := map[int]bool{}
+	inRead := map[int]bool{}
+	links, flows := 0, 0
+	node := func(x string) int {
+		v, _ := strconv.Atoi(strings.TrimPrefix(x, "n"))
+		if !declared[v] {
+			t.Errorf("undeclared node %s", x)
+		}
+		return v
+	}
+	for _, l := range lines[1:] {
+		switch {
+		case mmdNodeRe.MatchString(l):
+			m := mmdNodeRe.FindStringSubmatch(l)
+			v, _ := strconv.Atoi(m[1])
+			declared[v] = true
+		case mmdFlowRe.MatchString(l):
+			m := mmdFlowRe.FindStringSubmatch(l)
+			node(m[1])
+			node(m[3])
+			links++
+			flows++
+		case mmdPlainRe.MatchString(l):
+			m := mmdPlainRe.FindStringSubmatch(l)
+			node(m[1])
+			node(m[2])
+			links++
+		case mmdClassRe.MatchString(l):
+			m := mmdClassRe.FindStringSubmatch(l)
+			for _, x := range strings.Split(m[1], ",") {
+				v := node(x)
+				if m[2] == "read" {
+					inRead[v] = true
+				}
+			}
+		case mmdStyleRe.MatchString(l):
+			if m := regexp.MustCompile(`^  linkStyle (\d+) `).FindStringSubmatch(l); m != nil {
+				if i, _ := strconv.Atoi(m[1]); i >= links {
+					t.Errorf("linkStyle %d of %d links", i, links)
+				}
+			}
+		default:
+			t.Errorf("unexpected Mermaid line %q", l)
+		}
+	}
+	if flows == 0 {
+		t.Error("no flow arrow in the Mermaid output")
+	}
+	for v := range read {
+		if !inRead[v] {
+			t.Errorf("read node n%d not in class read", v)
+		}
+	}
+}
+
+// lineGraph is a path 0–1–…–(n−1) with 2-d embeddings.
+func lineGraph(t *testing.T, n int) *graph.Graph {
+	t.Helper()
+	nodes := make([]graph.Node, n)
+	emb := make([]float32, 2*n)
+	var edges []graph.Edge
+	for i := range nodes {
+		nodes[i] = graph.Node{ID: fmt.Sprintf("d#%d", i), Doc: "d", Page: -1, Content: fmt.Sprintf("node \"%d\" {with} <braces> and \\ text", i)}
+		emb[2*i], emb[2*i+1] = 1, float32(i)/float32(n)
+		if i > 0 {
+			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i), Kind: graph.Order})
+		}
+	}
+	g, err := graph.New(nodes, 2, emb, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// On a graph above maxPictureNodes only the chain nodes and their
+// neighbours are drawn; labels with quotes, braces and backslashes stay
+// well-formed.
+func TestPictureLargeGraph(t *testing.T) {
+	g := lineGraph(t, 100)
+	r := &flow.Routing{Router: "test", Chains: []flow.Chain{
+		{Nodes: []int{10, 11, 12}, Flow: 1, Aspect: 0},
+		{Nodes: []int{50, 51}, Flow: 0.25, Aspect: 1},
+		{Nodes: []int{11, 12}, Flow: 0.5, Aspect: 0},
+	}}
+	read := r.Chains[:2]
+	p := newPicture(g, r, read, maxPictureNodes, `Q: "why" {x}`)
+	want := []int{9, 10, 11, 12, 13, 49, 50, 51, 52}
+	if fmt.Sprint(p.nodes) != fmt.Sprint(want) {
+		t.Errorf("drawn nodes %v, want %v", p.nodes, want)
+	}
+	if p.dropped != 100-len(want) {
+		t.Errorf("dropped %d", p.dropped)
+	}
+	if len(p.flows) != 3 {
+		t.Fatalf("flows %+v", p.flows)
+	}
+	// 11→12 carries both chains' flow.
+	for _, e := range p.flows {
+		if e.U == 11 && e.V == 12 && e.Flow != 1.5 {
+			t.Errorf("flow on 11→12 is %v, want 1.5", e.Flow)
+		}
+	}
+	// Edges carrying flow are not repeated as plain edges.
+	for _, e := range p.plain {
+		if e.U == 11 && e.V == 12 || e.U == 10 && e.V == 11 {
+			t.Errorf("flow edge %d–%d also drawn plain", e.U, e.V)
+		}
+	}
+	readNodes := map[int]bool{10: true, 11: true, 12: true, 50: true, 51: true}
+	var dot, mmd bytes.Buffer
+	if err := writeDOT(&dot, p); err != nil {
+		t.Fatal(err)
+	}
+	checkDOT(t, dot.String(), readNodes)
+	if !strings.Contains(dot.String(), "91 nodes not on or next to a routed chain left out") {
+		t.Error("DOT does not say nodes were left out")
+	}
+	if err := writeMermaid(&mmd, p); err != nil {
+		t.Fatal(err)
+	}
+	checkMermaid(t, mmd.String(), readNodes)
+	if strings.Contains(mmd.String(), `\"`) || strings.Count(mmd.String(), "#quot;") < 2 {
+		t.Error("quotes in Mermaid labels are not entity-escaped")
+	}
+
+	// At most maxPictureNodes nodes: everything is drawn.
+	small := lineGraph(t, 20)
+	p = newPicture(small, &flow.Routing{Chains: []flow.Chain{{Nodes: []int{3, 4}, Flow: 1}}}, nil, maxPictureNodes, "")
+	if len(p.nodes) != 20 || p.dropped != 0 || len(p.plain) != 18 {
+		t.Errorf("small graph: %d nodes, %d dropped, %d plain edges", len(p.nodes), p.dropped, len(p.plain))
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a  b\n c", 10, "a b c"},
+		{"abcdef", 4, "abc…"},
+		{"ééééé", 5, "ééééé"},
+		{"éééééé", 5, "éééé…"},
+	} {
+		if got := shorten(c.in, c.n); got != c.want {
+			t.Errorf("shorten(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
