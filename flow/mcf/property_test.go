@@ -210,8 +210,8 @@ func TestPropertyAgainstLP(t *testing.T) {
 	const total = 640
 	for it := 0; it < total; it++ {
 		k := kind(it % int(numKinds))
-		nn := 2 + rng.IntN(11)
-		m := nn + rng.IntN(5*nn+1)
+		nn := 2 + rng.IntN(9)
+		m := nn + rng.IntN(3*nn+1)
 		fractional := rng.IntN(2) == 0
 		single := rng.IntN(3) != 0
 		tight := rng.IntN(4) == 0
