@@ -198,8 +198,27 @@ func decodePayload(p []byte) (*Graph, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if uint64(nn)*dim*4 > uint64(len(p)) {
+	if uint64(nn)*dim*4 > uint64(len(p)-d.off) {
 		return nil, fmt.Errorf("%d nodes of dimension %d exceed the payload", nn, dim)
+	}
+	// The embeddings are the payload's tail; check them for NaN and Inf
+	// while the nodes and edges are decoded.
+	m := nn * int(dim)
+	raw := p[len(p)-4*m:]
+	var emb []float32
+	nanAt := make(chan int, 1)
+	if m > 0 {
+		if littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
+			emb = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), m)
+		} else {
+			emb = make([]float32, m)
+			for i := range emb {
+				emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+			}
+		}
+		go func() { nanAt <- nonFinite(emb) }()
+	} else {
+		nanAt <- -1
 	}
 	nodes := make([]Node, nn)
 	for i := range nodes {
@@ -264,24 +283,12 @@ func decodePayload(p []byte) (*Graph, error) {
 			return nil, fmt.Errorf("bad padding at %d", d.off)
 		}
 	}
-	m := nn * int(dim)
 	if len(p)-d.off != 4*m {
 		return nil, fmt.Errorf("%d embedding bytes, want %d", len(p)-d.off, 4*m)
 	}
-	raw := p[d.off:]
-	var emb []float32
-	if m > 0 {
-		if littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
-			emb = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), m)
-		} else {
-			emb = make([]float32, m)
-			for i := range emb {
-				emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-			}
-		}
-		if i := nonFinite(emb); i >= 0 {
-			return nil, fmt.Errorf("node %d: %w", i/int(dim), ErrNaN)
-		}
+	// nanAt is buffered, so returning early above leaks no goroutine.
+	if i := <-nanAt; i >= 0 {
+		return nil, fmt.Errorf("node %d: %w", i/int(dim), ErrNaN)
 	}
 	g := &Graph{Nodes: nodes, Dim: int(dim), Emb: emb, Edges: edges, Embedder: name}
 	g.buildCSR()
