@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -299,6 +300,21 @@ func TestRealPDFs(t *testing.T) {
 		}
 		if len(doc.Items) == 0 {
 			t.Fatalf("%s: no text", e.Name())
+		}
+	}
+}
+
+// The fixture images are real PNGs (drawn with image/png for this project).
+func TestFixtureImagesDecode(t *testing.T) {
+	for _, p := range []string{"report/images/flow_table.png", "report/images/flow_chart.png", "notes/ridge-map.png"} {
+		f, err := os.Open(filepath.Join(fixtures, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil || img.Bounds().Dx() != 48 {
+			t.Errorf("%s: %v", p, err)
 		}
 	}
 }
