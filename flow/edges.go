@@ -73,9 +73,10 @@ func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w 
 		if e.Kind&kinds == 0 {
 			continue
 		}
-		_, edited := edits.last[[2]int{int(e.U), int(e.V)}]
-		if keep != nil && !keep(e.Weight) && !edited {
-			continue
+		if keep != nil && !keep(e.Weight) {
+			if _, edited := edits.last[[2]int{int(e.U), int(e.V)}]; !edited {
+				continue
+			}
 		}
 		ps = append(ps, pair{u: int(e.U), v: int(e.V), cos: float64(e.Weight)})
 	}
@@ -112,6 +113,9 @@ func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w 
 	}
 	for i := range out {
 		out[i].aff = out[i].cos
+		if len(edits.last) == 0 {
+			continue
+		}
 		if e, ok := edits.last[[2]int{out[i].u, out[i].v}]; ok {
 			out[i].aff = e.Affinity
 			out[i].edited = true
