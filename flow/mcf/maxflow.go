@@ -37,7 +37,7 @@ func MaxFlow(n *Network, s, t int) (value float64, sourceSide []bool, err error)
 		for i := 0; i < len(queue); i++ {
 			u := queue[i]
 			for a := r.start[u]; a < r.start[u+1]; a++ {
-				if v := r.head[a]; r.rcap[a] > Eps && level[v] < 0 {
+				if v := r.arcs[a].head; r.arcs[a].rcap > Eps && level[v] < 0 {
 					level[v] = level[u] + 1
 					queue = append(queue, v)
 				}
@@ -53,13 +53,13 @@ func MaxFlow(n *Network, s, t int) (value float64, sourceSide []bool, err error)
 			if u == snk {
 				delta := math.Inf(1)
 				for _, a := range stack {
-					delta = math.Min(delta, r.rcap[a])
+					delta = math.Min(delta, r.arcs[a].rcap)
 				}
 				cut := -1
 				for i, a := range stack {
-					r.rcap[a] -= delta
-					r.rcap[r.pair[a]] += delta
-					if cut < 0 && r.rcap[a] <= Eps {
+					r.arcs[a].rcap -= delta
+					r.arcs[r.arcs[a].pair].rcap += delta
+					if cut < 0 && r.arcs[a].rcap <= Eps {
 						cut = i
 					}
 				}
@@ -70,8 +70,8 @@ func MaxFlow(n *Network, s, t int) (value float64, sourceSide []bool, err error)
 			}
 			advanced := false
 			for a, end := cur[u], r.start[u+1]; a < end; a++ {
-				v := r.head[a]
-				if r.rcap[a] > Eps && level[v] == level[u]+1 {
+				v := r.arcs[a].head
+				if r.arcs[a].rcap > Eps && level[v] == level[u]+1 {
 					cur[u] = a
 					stack = append(stack, a)
 					u = v
@@ -103,5 +103,5 @@ func (r *residual) top(stack []int32, src int32) int32 {
 	if len(stack) == 0 {
 		return src
 	}
-	return r.head[stack[len(stack)-1]]
+	return r.arcs[stack[len(stack)-1]].head
 }

@@ -29,8 +29,8 @@ func (r *residual) initPotentials(pi []float64, dead []bool, h *heap) error {
 		}
 		dist[r.t] = 0
 		negative := false
-		for a := range r.rcap {
-			if r.rcap[a] > Eps && r.cost[a] < 0 {
+		for a := range r.arcs {
+			if r.arcs[a].rcap > Eps && r.arcs[a].cost < 0 {
 				negative = true
 				break
 			}
@@ -86,17 +86,17 @@ func (r *residual) dagDistToT(dist []float64) bool {
 			u := stack[len(stack)-1]
 			if a := next[u]; a < r.fwdEnd[u] {
 				next[u]++
-				if r.rcap[a] <= Eps {
+				if r.arcs[a].rcap <= Eps {
 					continue
 				}
-				v := r.head[a]
+				v := r.arcs[a].head
 				switch color[v] {
 				case white:
 					enter(v)
 				case grey:
 					return false
 				default:
-					if d := r.cost[a] + dist[v]; d < dist[u] {
+					if d := r.arcs[a].cost + dist[v]; d < dist[u] {
 						dist[u] = d
 					}
 				}
@@ -106,7 +106,7 @@ func (r *residual) dagDistToT(dist []float64) bool {
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 {
 				p := stack[len(stack)-1]
-				if d := r.cost[next[p]-1] + dist[u]; d < dist[p] {
+				if d := r.arcs[next[p]-1].cost + dist[u]; d < dist[p] {
 					dist[p] = d
 				}
 			}
@@ -140,11 +140,11 @@ func (r *residual) checkNegativeCycle() error {
 		u := queue[head]
 		inQueue[u] = false
 		for a := r.start[u]; a < r.start[u+1]; a++ {
-			if r.rcap[a] <= Eps {
+			if r.arcs[a].rcap <= Eps {
 				continue
 			}
-			v := r.head[a]
-			if nd := dist[u] + r.cost[a]; nd < dist[v] {
+			v := r.arcs[a].head
+			if nd := dist[u] + r.arcs[a].cost; nd < dist[v] {
 				dist[v] = nd
 				length[v] = length[u] + 1
 				if int(length[v]) >= r.n {
@@ -176,12 +176,12 @@ func (r *residual) bellmanFordToT(dist []float64) {
 		w := queue[head]
 		inQueue[w] = false
 		for b := r.start[w]; b < r.start[w+1]; b++ {
-			a := r.pair[b] // the arc u→w paired with w's arc b
-			if r.rcap[a] <= Eps {
+			a := r.arcs[b].pair // the arc u→w paired with w's arc b
+			if r.arcs[a].rcap <= Eps {
 				continue
 			}
-			u := r.head[b]
-			if nd := dist[w] + r.cost[a]; nd < dist[u] {
+			u := r.arcs[b].head
+			if nd := dist[w] + r.arcs[a].cost; nd < dist[u] {
 				dist[u] = nd
 				if !inQueue[u] {
 					inQueue[u] = true
@@ -208,15 +208,15 @@ func (r *residual) dijkstraToT(dist []float64, h *heap) {
 		w := h.pop()
 		done[w] = true
 		for b := r.start[w]; b < r.start[w+1]; b++ {
-			a := r.pair[b]
-			if r.rcap[a] <= Eps {
+			a := r.arcs[b].pair
+			if r.arcs[a].rcap <= Eps {
 				continue
 			}
-			u := r.head[b]
+			u := r.arcs[b].head
 			if done[u] {
 				continue
 			}
-			if nd := dist[w] + r.cost[a]; nd < dist[u] {
+			if nd := dist[w] + r.arcs[a].cost; nd < dist[u] {
 				dist[u] = nd
 				h.push(u)
 			}

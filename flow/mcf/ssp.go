@@ -63,7 +63,8 @@ const (
 	labelled
 	settledNode
 	deadEnd
-	parked // labelled, waiting in st.far above the heap's threshold
+	parked   // labelled, waiting in st.far above the heap's threshold
+	deadNode // cannot reach T: never labelled
 )
 
 // Solve implements Solver.
@@ -89,6 +90,11 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 	st.h = newHeap(r.n, st.dist)
 	if err := r.initPotentials(st.pi, st.dead, st.h); err != nil {
 		return nil, err
+	}
+	for v, d := range st.dead {
+		if d {
+			st.state[v] = deadNode
+		}
 	}
 	for i := range st.dist {
 		st.dist[i] = math.Inf(1)
@@ -128,7 +134,7 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 		sol.Cost += f * n.cost[a]
 	}
 	for _, a := range r.sArcs {
-		sol.Routed += r.rcap[r.pair[a]]
+		sol.Routed += r.arcs[r.arcs[a].pair].rcap
 	}
 	sol.Partial = demand-sol.Routed > Eps
 	return sol, nil
@@ -138,7 +144,7 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 func (st *sspState) remaining() float64 {
 	var s float64
 	for _, a := range st.sArcs {
-		s += st.rcap[a]
+		s += st.arcs[a].rcap
 	}
 	return s
 }
@@ -178,22 +184,25 @@ func (st *sspState) dijkstra() bool {
 		}
 		du := dist[u]
 		base := du + pi[u]
-		for a, end := st.start[u], st.actEnd[u]; a < end; a++ {
-			if st.rcap[a] <= Eps {
+		first := st.start[u]
+		arcs := st.arcs[first:st.actEnd[u]]
+		for i := range arcs {
+			e := &arcs[i]
+			if e.rcap <= Eps {
 				continue
 			}
-			v := st.head[a]
+			v := e.head
 			sv := st.state[v]
 			if sv == settledNode {
-				if dist[v] == du && base+st.cost[a]-pi[v] <= du {
+				if dist[v] == du && base+e.cost-pi[v] <= du {
 					st.ties = true
 				}
 				continue
 			}
-			if st.dead[v] {
+			if sv == deadNode {
 				continue
 			}
-			nd := base + st.cost[a] - pi[v]
+			nd := base + e.cost - pi[v]
 			if nd < du {
 				nd = du // rounding noise on a zero reduced cost
 			}
@@ -204,7 +213,7 @@ func (st *sspState) dijkstra() bool {
 				continue
 			}
 			dist[v] = nd
-			st.parent[v] = a
+			st.parent[v] = first + int32(i)
 			if sv == unseen {
 				st.touched = append(st.touched, v)
 			}
@@ -269,7 +278,7 @@ func (st *sspState) augmentTree() {
 	for v := st.t; v != st.s; {
 		a := st.parent[v]
 		path = append(path, a)
-		v = st.head[st.pair[a]]
+		v = st.arcs[st.arcs[a].pair].head
 	}
 	st.augment(path)
 	st.path = path
@@ -281,17 +290,17 @@ func (st *sspState) augmentTree() {
 func (st *sspState) augment(path []int32) {
 	delta := math.Inf(1)
 	for _, a := range path {
-		if c := st.rcap[a]; c < delta {
+		if c := st.arcs[a].rcap; c < delta {
 			delta = c
 		}
 	}
 	for _, a := range path {
-		st.rcap[a] -= delta
-		st.rcap[st.pair[a]] += delta
+		st.arcs[a].rcap -= delta
+		st.arcs[st.arcs[a].pair].rcap += delta
 	}
 	for i := range path {
-		st.activate(st.pair[path[i]], path)
-		if a := path[i]; st.rcap[a] <= Eps {
+		st.activate(st.arcs[path[i]].pair, path)
+		if a := path[i]; st.arcs[a].rcap <= Eps {
 			st.deactivate(a, path)
 		}
 	}
@@ -307,8 +316,8 @@ func (st *sspState) augment(path []int32) {
 // activate moves backward arc b into its node's active section if it has
 // residual capacity and is not there yet.
 func (st *sspState) activate(b int32, path []int32) {
-	v := st.head[st.pair[b]]
-	if b < st.fwdEnd[v] || b < st.actEnd[v] || st.rcap[b] <= Eps {
+	v := st.arcs[st.arcs[b].pair].head
+	if b < st.fwdEnd[v] || b < st.actEnd[v] || st.arcs[b].rcap <= Eps {
 		return
 	}
 	st.swapArcs(b, st.actEnd[v], path)
@@ -317,7 +326,7 @@ func (st *sspState) activate(b int32, path []int32) {
 
 // deactivate moves backward arc b out of its node's active section.
 func (st *sspState) deactivate(b int32, path []int32) {
-	v := st.head[st.pair[b]]
+	v := st.arcs[st.arcs[b].pair].head
 	if b < st.fwdEnd[v] || b >= st.actEnd[v] {
 		return
 	}
@@ -331,12 +340,10 @@ func (st *sspState) swapArcs(x, y int32, path []int32) {
 	if x == y {
 		return
 	}
-	st.head[x], st.head[y] = st.head[y], st.head[x]
-	st.pair[x], st.pair[y] = st.pair[y], st.pair[x]
-	st.rcap[x], st.rcap[y] = st.rcap[y], st.rcap[x]
-	st.cost[x], st.cost[y] = st.cost[y], st.cost[x]
-	st.pair[st.pair[x]] = x
-	st.pair[st.pair[y]] = y
+	arcs := st.arcs
+	arcs[x], arcs[y] = arcs[y], arcs[x]
+	arcs[arcs[x].pair].pair = x
+	arcs[arcs[y].pair].pair = y
 	for j, a := range path {
 		if a == x {
 			path[j] = y
@@ -367,31 +374,31 @@ func (st *sspState) tightPaths() bool {
 		if u == t {
 			st.augment(stack)
 			cut := 0
-			for cut < len(stack) && st.rcap[stack[cut]] > Eps {
+			for cut < len(stack) && st.arcs[stack[cut]].rcap > Eps {
 				cut++
 			}
 			// Retreat to the tail of the first saturated arc.
 			for i := len(stack) - 1; i >= cut; i-- {
-				st.onPath[st.head[stack[i]]] = false
+				st.onPath[st.arcs[stack[i]].head] = false
 			}
 			stack = stack[:cut]
 			if len(stack) == 0 {
 				u = s
 			} else {
-				u = st.head[stack[len(stack)-1]]
+				u = st.arcs[stack[len(stack)-1]].head
 			}
 			continue
 		}
 		advanced := false
 		for a, end := st.cur[u], st.actEnd[u]; a < end; a++ {
-			if st.rcap[a] <= Eps {
+			if st.arcs[a].rcap <= Eps {
 				continue
 			}
-			v := st.head[a]
+			v := st.arcs[a].head
 			if st.state[v] != settledNode || st.onPath[v] {
 				continue
 			}
-			if st.cost[a]+pi[u]-pi[v] > 0 {
+			if st.arcs[a].cost+pi[u]-pi[v] > 0 {
 				continue
 			}
 			st.cur[u] = a
@@ -415,7 +422,7 @@ func (st *sspState) tightPaths() bool {
 		if len(stack) == 0 {
 			u = s
 		} else {
-			u = st.head[stack[len(stack)-1]]
+			u = st.arcs[stack[len(stack)-1]].head
 		}
 	}
 	st.onPath[s] = false
