@@ -91,3 +91,54 @@ func ExampleDamped() {
 	fmt.Printf("%.2f\n", flow.Damped(0.4, 0.9, 0.6, 0.3))
 	// Output: 0.70
 }
+
+func ExampleGain() {
+	// The informative-jump weight peaks at c = 1/√2 and vanishes for
+	// unrelated (c = 0) and duplicate (c = 1) nodes.
+	fmt.Printf("%.2f %.2f %.2f\n", flow.Gain(0), flow.Gain(0.7071067811865476), flow.Gain(1))
+	// Output: 0.00 1.00 0.00
+}
+
+func ExampleMMR() {
+	g, s := tiny()
+	fmt.Println(flow.MMR(g, s.H, 3, 0.7))
+	// Output: [0 1 2]
+}
+
+func ExampleNoCredit() {
+	g, s := tiny()
+	r, err := flow.NoCredit(flow.PaperAspects()).Route(context.Background(), g, s)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Router, len(r.Chains) > 0)
+	// Output: no-credit true
+}
+
+// bridgeAll is a PairScorer that accepts every bridge at 0.8 and rates every
+// edge 0.9; a reader implements it with model calls.
+type bridgeAll struct{}
+
+func (bridgeAll) Bridge(context.Context, int, int) (bool, float64, error) { return true, 0.8, nil }
+func (bridgeAll) Edge(context.Context, int, int) (float64, error)         { return 0.9, nil }
+
+// The sink (node 3) hangs on an edge the classic filter prunes (weight <
+// 0.22), so nothing reaches it; T1 proposes bridges across the min cut and
+// the reroute reaches the sink.
+func ExampleSystem2_Plan() {
+	g, s := tiny()
+	s.A = []float64{0.5, 0.9, 0.7, 0.1}
+	s.Sources, s.Sinks = []int{0}, []int{3}
+	c := flow.DefaultClassic()
+	r, _ := c.Route(context.Background(), g, s)
+	fmt.Printf("before: saturation %.2f\n", r.Saturation)
+	e, err := flow.DefaultSystem2().Plan(context.Background(), g, s, r, flow.Triggers{T1: true}, bridgeAll{})
+	if err != nil {
+		panic(err)
+	}
+	r2, _ := c.Reroute(context.Background(), g, s, r, e)
+	fmt.Printf("after: %d edits, saturation %.2f\n", len(e.Edges), r2.Saturation)
+	// Output:
+	// before: saturation 0.00
+	// after: 3 edits, saturation 0.02
+}
