@@ -287,7 +287,7 @@ func printChain(w io.Writer, g *graph.Graph, tag string, c flow.Chain) {
 	}
 	parts := make([]string, len(c.Nodes))
 	for i, v := range c.Nodes {
-		head, text := nodeLabel(g, v)
+		head, text := nodeLabel(g, v, true)
 		parts[i] = fmt.Sprintf("[%s] %s", head, shorten(text, 40))
 	}
 	fmt.Fprintf(w, "  %s  flow %.3f  cost %.4f%s: %s\n", tag, c.Flow, c.Cost, asp, strings.Join(parts, " → "))

@@ -23,6 +23,13 @@ type flowEdge struct {
 	Flow float64
 }
 
+// flowEnd is flow from content node U into terminal Term (an aspect
+// index, or −1 for the sink t).
+type flowEnd struct {
+	U, Term int
+	Flow    float64
+}
+
 // picture is the routed flow over a graph, reduced to what a drawing shows.
 type picture struct {
 	g *graph.Graph
@@ -35,6 +42,9 @@ type picture struct {
 	// edges between drawn nodes.
 	flows []flowEdge
 	plain []graph.Edge
+	// ends are the flows from chain ends into their terminals: aspect
+	// terminal a (aspects formulation) or the sink t (Term −1).
+	ends []flowEnd
 	// maxFlow is the largest flow on one hop (for line widths).
 	maxFlow float64
 	// dropped is the number of graph nodes left out.
@@ -56,6 +66,7 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int
 		}
 	}
 	hop := map[[2]int]float64{}
+	end := map[[2]int]float64{}
 	if r != nil {
 		for _, c := range r.Chains {
 			for i, v := range c.Nodes {
@@ -63,6 +74,9 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int
 				if i > 0 && c.Nodes[i-1] != v {
 					hop[[2]int{c.Nodes[i-1], v}] += c.Flow
 				}
+			}
+			if n := len(c.Nodes); n > 0 {
+				end[[2]int{c.Nodes[n-1], max(c.Aspect, -1)}] += c.Flow
 			}
 		}
 	}
@@ -97,6 +111,19 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int
 		p.flows = append(p.flows, flowEdge{k[0], k[1], f})
 		p.maxFlow = math.Max(p.maxFlow, f)
 	}
+	for k, f := range end {
+		if f > 1e-9 {
+			p.ends = append(p.ends, flowEnd{k[0], k[1], f})
+			p.maxFlow = math.Max(p.maxFlow, f)
+		}
+	}
+	sort.Slice(p.ends, func(i, j int) bool {
+		a, b := p.ends[i], p.ends[j]
+		if a.Term != b.Term {
+			return a.Term < b.Term
+		}
+		return a.U < b.U
+	})
 	sort.Slice(p.flows, func(i, j int) bool {
 		a, b := p.flows[i], p.flows[j]
 		if a.U != b.U {
@@ -118,14 +145,64 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int
 
 // nodeLabel is a short label: modality and node ID (and page) on the
 // first line, the start of the node's caption, summary or text on the
-// second.
-func nodeLabel(g *graph.Graph, v int) (head, text string) {
+// second. Pictures group nodes by document, so there the ID is cut to its
+// position within the document ("#3").
+func nodeLabel(g *graph.Graph, v int, withDoc bool) (head, text string) {
 	n := &g.Nodes[v]
-	head = n.Modality.String() + " " + n.ID
+	id := n.ID
+	if i := strings.LastIndexByte(id, '#'); !withDoc && i >= 0 {
+		id = id[i:]
+	}
+	head = n.Modality.String() + " " + id
 	if n.Page >= 0 {
 		head += fmt.Sprintf(" p.%d", n.Page+1)
 	}
 	return head, shorten(firstNonBlank(n.Caption, n.Summary, n.Content), 32)
+}
+
+// docGroups splits the drawn nodes by document, in node order (a
+// document's nodes are contiguous in a built graph; a document split by
+// the node selection still forms one group).
+func (p *picture) docGroups() (docs []string, groups [][]int) {
+	at := map[string]int{}
+	for _, v := range p.nodes {
+		d := p.g.Nodes[v].Doc
+		i, ok := at[d]
+		if !ok {
+			i = len(docs)
+			at[d] = i
+			docs = append(docs, d)
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], v)
+	}
+	return docs, groups
+}
+
+// termID names a terminal in both output formats.
+func termID(term int) string {
+	if term < 0 {
+		return "t"
+	}
+	return fmt.Sprintf("a%d", term)
+}
+
+func termLabel(term int) string {
+	if term < 0 {
+		return "sink t"
+	}
+	return fmt.Sprintf("aspect %d", term)
+}
+
+// terms lists the terminals that receive flow, ascending.
+func (p *picture) terms() []int {
+	var out []int
+	for i, e := range p.ends {
+		if i == 0 || e.Term != p.ends[i-1].Term {
+			out = append(out, e.Term)
+		}
+	}
+	return out
 }
 
 func firstNonBlank(s ...string) string {
@@ -160,9 +237,12 @@ func dotQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-// writeDOT writes p as a Graphviz digraph: nodes on read chains filled
-// orange, on other routed chains pale yellow; flow hops bold, directed and
-// labelled with their flow; other graph edges thin, grey and undirected.
+// writeDOT writes p as a Graphviz digraph: one box per document, nodes on
+// read chains filled orange, on other routed chains pale yellow; flow hops
+// bold, directed and labelled with their flow, ending in the aspect
+// terminals (or the sink); other graph edges thin, grey, undirected and
+// left out of the layout's ranking so that the flow sets the reading
+// direction.
 func writeDOT(w io.Writer, p *picture) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph flowreader {")
@@ -170,25 +250,37 @@ func writeDOT(w io.Writer, p *picture) error {
 	if p.dropped > 0 {
 		label += fmt.Sprintf("\n(%d nodes not on or next to a routed chain left out)", p.dropped)
 	}
-	fmt.Fprintf(bw, "  graph [rankdir=LR, labelloc=t, fontsize=12, fontname=\"Helvetica\", label=%s];\n", dotQuote(label))
+	fmt.Fprintf(bw, "  graph [rankdir=LR, labelloc=t, fontsize=12, fontname=\"Helvetica\", nodesep=0.15, ranksep=0.5, label=%s];\n", dotQuote(label))
 	fmt.Fprintln(bw, `  node [shape=box, style="rounded", fontsize=10, fontname="Helvetica", color="#555555"];`)
 	fmt.Fprintln(bw, `  edge [fontsize=9, fontname="Helvetica"];`)
-	for _, v := range p.nodes {
-		head, text := nodeLabel(p.g, v)
-		attrs := ""
-		switch {
-		case p.read[v]:
-			attrs = `, style="rounded,filled", fillcolor="#f4a261", penwidth=2`
-		case p.routed[v]:
-			attrs = `, style="rounded,filled", fillcolor="#ffe8a3"`
+	docs, groups := p.docGroups()
+	for i, d := range docs {
+		fmt.Fprintf(bw, "  subgraph cluster_%d {\n", i)
+		fmt.Fprintf(bw, "    graph [label=%s, style=\"rounded,dashed\", color=\"#999999\", fontsize=10];\n", dotQuote(d))
+		for _, v := range groups[i] {
+			head, text := nodeLabel(p.g, v, false)
+			attrs := ""
+			switch {
+			case p.read[v]:
+				attrs = `, style="rounded,filled", fillcolor="#f4a261", penwidth=2`
+			case p.routed[v]:
+				attrs = `, style="rounded,filled", fillcolor="#ffe8a3"`
+			}
+			fmt.Fprintf(bw, "    n%d [label=%s%s];\n", v, dotQuote(head+"\n"+text), attrs)
 		}
-		fmt.Fprintf(bw, "  n%d [label=%s%s];\n", v, dotQuote(head+"\n"+text), attrs)
+		fmt.Fprintln(bw, "  }")
+	}
+	for _, t := range p.terms() {
+		fmt.Fprintf(bw, "  %s [label=%s, shape=doublecircle, fontsize=9, style=filled, fillcolor=\"#e9c46a\"];\n", termID(t), dotQuote(termLabel(t)))
 	}
 	for _, e := range p.flows {
 		fmt.Fprintf(bw, "  n%d -> n%d [label=\"%.2f\", penwidth=%.2f, color=\"#e76f51\", style=bold];\n", e.U, e.V, e.Flow, p.width(e.Flow))
 	}
+	for _, e := range p.ends {
+		fmt.Fprintf(bw, "  n%d -> %s [label=\"%.2f\", penwidth=%.2f, color=\"#e76f51\", style=bold];\n", e.U, termID(e.Term), e.Flow, p.width(e.Flow))
+	}
 	for _, e := range p.plain {
-		fmt.Fprintf(bw, "  n%d -> n%d [dir=none, color=\"#bbbbbb\"];\n", e.U, e.V)
+		fmt.Fprintf(bw, "  n%d -> n%d [dir=none, color=\"#cccccc\", constraint=false];\n", e.U, e.V)
 	}
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
@@ -200,9 +292,10 @@ func mermaidText(s string) string {
 	return r.Replace(s)
 }
 
-// writeMermaid writes p as a Mermaid flowchart with the same conventions as
-// writeDOT: thick labelled arrows (==>) for flow, thin lines (---) for the
-// other edges, classes "read" and "routed" for highlighted nodes.
+// writeMermaid writes p as a Mermaid flowchart with the same conventions
+// as writeDOT: one subgraph per document, thick labelled arrows (==>) for
+// flow, thin lines (---) for the other edges, classes "read" and "routed"
+// for highlighted nodes.
 func writeMermaid(w io.Writer, p *picture) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "flowchart LR")
@@ -213,20 +306,33 @@ func writeMermaid(w io.Writer, p *picture) error {
 		fmt.Fprintf(bw, "  %%%% %d nodes not on or next to a routed chain left out\n", p.dropped)
 	}
 	var read, routed []string
-	for _, v := range p.nodes {
-		head, text := nodeLabel(p.g, v)
-		fmt.Fprintf(bw, "  n%d[\"%s<br/>%s\"]\n", v, mermaidText(head), mermaidText(text))
-		switch {
-		case p.read[v]:
-			read = append(read, fmt.Sprintf("n%d", v))
-		case p.routed[v]:
-			routed = append(routed, fmt.Sprintf("n%d", v))
+	docs, groups := p.docGroups()
+	for i, d := range docs {
+		fmt.Fprintf(bw, "  subgraph d%d[\"%s\"]\n", i, mermaidText(d))
+		for _, v := range groups[i] {
+			head, text := nodeLabel(p.g, v, false)
+			fmt.Fprintf(bw, "    n%d[\"%s<br/>%s\"]\n", v, mermaidText(head), mermaidText(text))
+			switch {
+			case p.read[v]:
+				read = append(read, fmt.Sprintf("n%d", v))
+			case p.routed[v]:
+				routed = append(routed, fmt.Sprintf("n%d", v))
+			}
 		}
+		fmt.Fprintln(bw, "  end")
+	}
+	for _, t := range p.terms() {
+		fmt.Fprintf(bw, "  %s((\"%s\"))\n", termID(t), termLabel(t))
 	}
 	link := 0
 	var widths []string
 	for _, e := range p.flows {
 		fmt.Fprintf(bw, "  n%d ==>|%.2f| n%d\n", e.U, e.Flow, e.V)
+		widths = append(widths, fmt.Sprintf("  linkStyle %d stroke:#e76f51,stroke-width:%.1fpx", link, p.width(e.Flow)))
+		link++
+	}
+	for _, e := range p.ends {
+		fmt.Fprintf(bw, "  n%d ==>|%.2f| %s\n", e.U, e.Flow, termID(e.Term))
 		widths = append(widths, fmt.Sprintf("  linkStyle %d stroke:#e76f51,stroke-width:%.1fpx", link, p.width(e.Flow)))
 		link++
 	}

@@ -34,8 +34,8 @@ func stripDOTStrings(s string) string {
 }
 
 var (
-	dotNodeRe = regexp.MustCompile(`(?m)^  n(\d+) \[(.*)\];$`)
-	dotEdgeRe = regexp.MustCompile(`(?m)^  n(\d+) -> n(\d+) \[(.*)\];$`)
+	dotNodeRe = regexp.MustCompile(`(?m)^ +(n\d+|a\d+|t) \[(.*)\];$`)
+	dotEdgeRe = regexp.MustCompile(`(?m)^  (n\d+) -> (n\d+|a\d+|t) \[(.*)\];$`)
 )
 
 // checkDOT checks that s is a well-formed digraph: balanced braces and
@@ -48,23 +48,36 @@ func checkDOT(t *testing.T, s string, read map[int]bool) {
 		t.Fatal("negative quote count")
 	}
 	bare := stripDOTStrings(s)
-	if strings.Count(bare, "{") != 1 || strings.Count(bare, "}") != 1 || strings.Count(bare, "[") != strings.Count(bare, "]") {
+	depth := 0
+	for _, r := range bare {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		}
+		if depth < 0 {
+			break
+		}
+	}
+	if depth != 0 || strings.Count(bare, "[") != strings.Count(bare, "]") {
 		t.Errorf("unbalanced braces or brackets in DOT:\n%s", s)
 	}
 	if !strings.HasPrefix(s, "digraph flowreader {\n") || !strings.HasSuffix(s, "}\n") {
 		t.Errorf("DOT is not one digraph:\n%s", s)
 	}
-	declared := map[int]string{}
+	declared := map[string]string{}
 	for _, m := range dotNodeRe.FindAllStringSubmatch(s, -1) {
-		v, _ := strconv.Atoi(m[1])
-		declared[v] = m[2]
+		if _, dup := declared[m[1]]; dup {
+			t.Errorf("%s declared twice", m[1])
+		}
+		declared[m[1]] = m[2]
 	}
 	flows := 0
 	for _, m := range dotEdgeRe.FindAllStringSubmatch(s, -1) {
 		for _, x := range m[1:3] {
-			v, _ := strconv.Atoi(x)
-			if _, ok := declared[v]; !ok {
-				t.Errorf("edge uses undeclared node n%d", v)
+			if _, ok := declared[x]; !ok {
+				t.Errorf("edge uses undeclared node %s", x)
 			}
 		}
 		if strings.Contains(m[3], "style=bold") {
@@ -81,30 +94,33 @@ func checkDOT(t *testing.T, s string, read map[int]bool) {
 		t.Error("no flow-carrying edge in the DOT output")
 	}
 	for v := range read {
-		attrs, ok := declared[v]
+		attrs, ok := declared[fmt.Sprintf("n%d", v)]
 		if !ok {
 			t.Errorf("read node n%d not declared", v)
-		} else if !strings.Contains(attrs, "filled") {
+		} else if !strings.Contains(attrs, "#f4a261") {
 			t.Errorf("read node n%d not highlighted: %s", v, attrs)
 		}
 	}
-	for v, attrs := range declared {
-		if strings.Contains(attrs, "#f4a261") && !read[v] {
-			t.Errorf("n%d highlighted as read but not on a read chain", v)
+	for id, attrs := range declared {
+		var v int
+		if _, err := fmt.Sscanf(id, "n%d", &v); err == nil && strings.Contains(attrs, "#f4a261") && !read[v] {
+			t.Errorf("%s highlighted as read but not on a read chain", id)
 		}
 	}
-	// Statements are the only lines besides the braces.
+	// Statements are the only lines besides subgraph openings and braces.
 	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n")[1:] {
-		if line != "}" && !strings.HasSuffix(line, ";") {
-			t.Errorf("DOT line without ';': %q", line)
+		l := strings.TrimSpace(line)
+		if l != "}" && !strings.HasSuffix(l, ";") && !regexp.MustCompile(`^subgraph cluster_\d+ \{$`).MatchString(l) {
+			t.Errorf("DOT line %q is neither a statement nor a subgraph brace", line)
 		}
 	}
 }
 
 var (
-	mmdNodeRe  = regexp.MustCompile(`^  n(\d+)\["([^"]*)"\]$`)
-	mmdFlowRe  = regexp.MustCompile(`^  n(\d+) ==>\|([0-9.]+)\| n(\d+)$`)
-	mmdPlainRe = regexp.MustCompile(`^  n(\d+) --- n(\d+)$`)
+	mmdNodeRe  = regexp.MustCompile(`^    (n\d+)\["([^"]*)"\]$|^  (a\d+|t)\(\("([^"]*)"\)\)$`)
+	mmdFlowRe  = regexp.MustCompile(`^  (n\d+) ==>\|([0-9.]+)\| (n\d+|a\d+|t)$`)
+	mmdPlainRe = regexp.MustCompile(`^  (n\d+) --- (n\d+)$`)
+	mmdGroupRe = regexp.MustCompile(`^  subgraph d\d+\["[^"]*"\]$|^  end$`)
 	mmdClassRe = regexp.MustCompile(`^  class ([n0-9,]+) (read|routed)$`)
 	mmdStyleRe = regexp.MustCompile(`^  (classDef .*|linkStyle \d+ .*|%% .*)$`)
 )
@@ -119,22 +135,34 @@ func checkMermaid(t *testing.T, s string, read map[int]bool) {
 	if lines[0] != "flowchart LR" {
 		t.Fatalf("first line %q", lines[0])
 	}
-	declared := map[int]bool{}
+	declared := map[string]bool{}
 	inRead := map[int]bool{}
-	links, flows := 0, 0
+	links, flows, depth := 0, 0, 0
 	node := func(x string) int {
-		v, _ := strconv.Atoi(strings.TrimPrefix(x, "n"))
-		if !declared[v] {
+		if !declared[x] {
 			t.Errorf("undeclared node %s", x)
 		}
+		v, _ := strconv.Atoi(strings.TrimPrefix(x, "n"))
 		return v
 	}
 	for _, l := range lines[1:] {
 		switch {
+		case mmdGroupRe.MatchString(l):
+			if l == "  end" {
+				depth--
+			} else {
+				depth++
+			}
+			if depth < 0 || depth > 1 {
+				t.Errorf("subgraph nesting %d at %q", depth, l)
+			}
 		case mmdNodeRe.MatchString(l):
 			m := mmdNodeRe.FindStringSubmatch(l)
-			v, _ := strconv.Atoi(m[1])
-			declared[v] = true
+			id := m[1] + m[3]
+			if declared[id] {
+				t.Errorf("%s declared twice", id)
+			}
+			declared[id] = true
 		case mmdFlowRe.MatchString(l):
 			m := mmdFlowRe.FindStringSubmatch(l)
 			node(m[1])
@@ -163,6 +191,9 @@ func checkMermaid(t *testing.T, s string, read map[int]bool) {
 		default:
 			t.Errorf("unexpected Mermaid line %q", l)
 		}
+	}
+	if depth != 0 {
+		t.Errorf("unclosed subgraph")
 	}
 	if flows == 0 {
 		t.Error("no flow arrow in the Mermaid output")
@@ -227,6 +258,10 @@ func TestPictureLargeGraph(t *testing.T) {
 		if e.U == 11 && e.V == 12 || e.U == 10 && e.V == 11 {
 			t.Errorf("flow edge %d–%d also drawn plain", e.U, e.V)
 		}
+	}
+	// Chain ends flow into their aspect terminals: 12 → a0 (1 + 0.5), 51 → a1.
+	if fmt.Sprint(p.ends) != "[{12 0 1.5} {51 1 0.25}]" {
+		t.Errorf("ends %v", p.ends)
 	}
 	readNodes := map[int]bool{10: true, 11: true, 12: true, 50: true, 51: true}
 	var dot, mmd bytes.Buffer
