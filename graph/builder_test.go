@@ -358,3 +358,29 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+func TestBuildTiny(t *testing.T) {
+	one := []graph.Document{{ID: "d", Items: []graph.Item{{Modality: graph.Text, Text: "Only one chunk about Camp North."}}}}
+	for _, docs := range [][]graph.Document{nil, {{ID: "empty"}}, one} {
+		for _, m := range []llm.Model{nil, newFakeModel()} {
+			b := &graph.Builder{Embedder: &fake.Embedder{Dim: 8}}
+			if m != nil {
+				b.Model = m
+			}
+			g, err := b.Build(context.Background(), docs)
+			if err != nil {
+				t.Fatalf("%d docs, model %v: %v", len(docs), m != nil, err)
+			}
+			if len(g.Edges) != 0 || g.Len() != len(one[0].Items)*min(len(docs), 1)*btoi(len(docs) > 0 && docs[0].ID == "d") {
+				t.Fatalf("%d nodes %d edges", g.Len(), len(g.Edges))
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
