@@ -28,8 +28,11 @@ const decomposeSlack = 1e-7
 //
 // The s–t paths come first, in the order found; the cancelled cycles follow
 // them, in the order met. maxPaths caps the number of s–t paths (0 = no
-// cap); the walk stops earlier once the remaining flow out of s is below
-// Eps. With no cap, the paths and cycles sum back to flow on every arc.
+// cap); the walks stop earlier once the remaining flow out of s is below
+// Eps. Unless the cap stopped them, any flow left after that (a circulation
+// no walk from s met) is split into further cycles, walking from the
+// lowest-numbered arc still carrying flow, so that the paths and cycles sum
+// back to flow on every arc.
 //
 // flow must have one entry per arc, each finite and in [0, capacity]
 // (within Eps). Flow left stranded at a dead end (conservation violated) is
@@ -163,6 +166,45 @@ func Decompose(n *Network, flow []float64, s, t int, maxPaths int) ([]Path, erro
 			Arcs:   append([]int(nil), arcs...),
 			Amount: amt,
 		})
+	}
+	if maxPaths <= 0 || len(paths) < maxPaths {
+		// What is left is a circulation that no walk from s met: split it
+		// into cycles too, so that the pieces sum back to the flow.
+		for a0 := range rem {
+			for rem[a0] > Eps {
+				u := int(n.from[a0])
+				nodes = append(nodes[:0], u)
+				arcs = arcs[:0]
+				pos[u] = 0
+				a := a0
+				for {
+					v := int(n.to[a])
+					if p := pos[v]; p >= 0 {
+						cyc := append(append([]int(nil), arcs[p:]...), a)
+						cn := append(append([]int(nil), nodes[p:]...), v)
+						amt := subtract(cyc)
+						cycles = append(cycles, Path{Nodes: cn, Arcs: cyc, Amount: amt, Cycle: true})
+						break
+					}
+					pos[v] = len(nodes)
+					nodes = append(nodes, v)
+					arcs = append(arcs, a)
+					if a = best(v); a < 0 {
+						delta := subtract(arcs)
+						if delta > decomposeSlack {
+							for _, w := range nodes {
+								pos[w] = -1
+							}
+							return nil, fmt.Errorf("mcf: %g units stranded at node %d: %w", delta, v, ErrNotConserved)
+						}
+						break
+					}
+				}
+				for _, w := range nodes {
+					pos[w] = -1
+				}
+			}
+		}
 	}
 	return append(paths, cycles...), nil
 }
