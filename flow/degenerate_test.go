@@ -1,0 +1,74 @@
+package flow
+
+import (
+	"context"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// TestDegenerateInputs routes with every router on graphs that break naive
+// code: one node, zero embeddings, a zero query, all h = 0, all h equal,
+// no edges. Nothing may panic, and every flow routing must be valid.
+func TestDegenerateInputs(t *testing.T) {
+	ctx := context.Background()
+	type tc struct {
+		name string
+		g    *graph.Graph
+		s    *score.Scores
+	}
+	mk := func(n, dim int, emb []float32, edges []graph.Edge) *graph.Graph {
+		nodes := make([]graph.Node, n)
+		for i := range nodes {
+			nodes[i] = graph.Node{Doc: "d", Order: i}
+		}
+		g, err := graph.New(nodes, dim, emb, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	one := mk(1, 3, []float32{1, 0, 0}, nil)
+	zeros := mk(4, 3, make([]float32, 12), []graph.Edge{{U: 0, V: 1, Kind: graph.KNN}, {U: 2, V: 3, Kind: graph.Link}})
+	flat := synthGraph(t, 30, 8, 77)
+	var cases []tc
+	cases = append(cases, tc{"one node", one, scoresFor(one, []float32{1, 0, 0})})
+	cases = append(cases, tc{"zero embeddings", zeros, scoresFor(zeros, []float32{0, 1, 0})})
+	cases = append(cases, tc{"zero query", flat, scoresFor(flat, make([]float32, 8))})
+	cases = append(cases, tc{"no query", flat, func() *score.Scores { s := handScores(t, flat, 1); s.Query = nil; return s }()})
+	eq := handScores(t, flat, 2)
+	for i := range eq.H {
+		eq.H[i] = 0.7
+	}
+	cases = append(cases, tc{"all h equal", flat, eq})
+	noEdges := mk(5, 2, []float32{1, 0, 0.9, 0.1, 0.5, 0.5, 0.1, 0.9, 0, 1}, nil)
+	cases = append(cases, tc{"no edges", noEdges, scoresFor(noEdges, []float32{1, 0})})
+	routers := []Router{PaperAspects(), DefaultAspects(), ShortestPath(nil), DocOrder(nil), SingleSink(nil),
+		NoAgreement(nil), NoCredit(nil), DefaultClassic(), &TopK{}, &MMRTopK{}, &PPRTopK{}}
+	q := PaperAspects()
+	q.QueryAspect, q.Center, q.TerminalsFromC, q.TopM = true, true, true, 3
+	routers = append(routers, q)
+	for _, c := range cases {
+		for _, rt := range routers {
+			r, err := rt.Route(ctx, c.g, c.s)
+			if err != nil {
+				t.Fatalf("%s / %T: %v", c.name, rt, err)
+			}
+			if r.Network != nil {
+				checkFlow(t, r)
+				if !r.Acyclic() && r.Router != "classic" {
+					t.Fatalf("%s / %s: cycle", c.name, r.Router)
+				}
+			}
+			if r.Saturation < 0 || r.Saturation > 1 {
+				t.Fatalf("%s / %s: σ = %g", c.name, r.Router, r.Saturation)
+			}
+			_ = r.String()
+			_ = CutPairs(c.g, c.s, r, 4)
+			_ = CutEdges(c.g, r, 4)
+			_ = TopFlowEdges(r)
+			_ = ExpandSources(c.g, c.s, r, 2, 4)
+		}
+	}
+}
