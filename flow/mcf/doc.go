@@ -34,6 +34,18 @@
 //
 // Flows and residual capacities at or below Eps (1e-9) count as zero.
 //
+// Implementation notes (none changes the result): the residual network is
+// one CSR array of arc structs with forward arcs first in each node's block
+// and, behind them, only the reversals that currently carry flow, so a
+// search never scans the thousands of empty reversals at a hub node; the
+// Dijkstra queue parks labels above a threshold (the previous phase's
+// distance to T, doubled when needed) in an unsorted list, so the many
+// labels of a high-degree source are never sorted; the search for further
+// tight paths runs only when the phase met a tie and backs off after
+// fruitless tries. Each solve allocates its workspace once; augmentations
+// allocate nothing. Everything is deterministic: fixed scan orders and a
+// heap whose tie-breaks depend only on the input.
+//
 // # Other tools
 //
 // MaxFlow is Dinic's algorithm and returns the source side of a minimum
