@@ -88,9 +88,13 @@ func (n *Network) SetArc(id int, capacity, cost float64) {
 }
 
 func (n *Network) invalidate() {
-	n.mu.Lock()
-	n.adj = nil
-	n.mu.Unlock()
+	// Builders call this per arc; modification is single-goroutine by
+	// contract, so the lock is only taken when there is a cache to drop.
+	if n.adj != nil {
+		n.mu.Lock()
+		n.adj = nil
+		n.mu.Unlock()
+	}
 }
 
 // adjacency returns the cached stars, building them on first use. Callers
