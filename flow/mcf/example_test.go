@@ -138,3 +138,14 @@ func ExampleWriteDIMACS() {
 	// n 2 -2
 	// a 1 2 1 5 2.5
 }
+
+func ExampleAppendNumber() {
+	for _, x := range []float64{3, -0.5, 1e20, 2.0 / 3} {
+		fmt.Println(string(mcf.AppendNumber(nil, x)))
+	}
+	// Output:
+	// 3
+	// -0.5
+	// 1e+20
+	// 0.6666666666666666
+}

@@ -35,7 +35,7 @@ type sspState struct {
 	dead    []bool
 	dist    []float64
 	parent  []int32 // residual arc by which a node was reached
-	state   []uint8 // 0 untouched, 1 labelled, 2 settled (this phase)
+	state   []uint8 // unseen, labelled, settledNode, ... (constants below)
 	touched []int32 // nodes labelled this phase, in labelling order
 	settled []int32 // nodes settled this phase, in settling order
 	cur     []int32 // current-arc pointers for the tight-path search
@@ -136,7 +136,7 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 	for _, a := range r.sArcs {
 		sol.Routed += r.arcs[r.arcs[a].pair].rcap
 	}
-	sol.Partial = demand-sol.Routed > Eps
+	sol.Partial = st.remaining() > Eps // the loop's own stopping rule
 	return sol, nil
 }
 
