@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // CSVHeader is the header of results.csv, an interface other tools rely on.
@@ -129,8 +131,10 @@ func PlotRecall(rows []Row, dataset string) ([]byte, error) {
 	p.X.Label.Text = "distinct nodes read"
 	p.Y.Label.Text = "evidence recall"
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = false
-	p.Legend.Left = false
+	// The legend gets its own column to the right: with a dozen routers it
+	// would cover the lines inside the plot.
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
 	type key struct{ router, selector string }
 	var keys []key
 	pts := map[key]plotter.XYs{}
@@ -162,14 +166,15 @@ func PlotRecall(rows []Row, dataset string) ([]byte, error) {
 		if k.selector != "" {
 			name += " (" + k.selector + ")"
 		}
-		p.Legend.Add(name, l, s)
+		leg.Add(name, l, s)
 	}
-	wt, err := p.WriterTo(7*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return nil, err
-	}
+	const plotW, legW, h = 7 * vg.Inch, 2.6 * vg.Inch, 5 * vg.Inch
+	img := vgimg.New(plotW+legW, h)
+	dc := draw.New(img)
+	p.Draw(draw.Crop(dc, 0, -legW, 0, 0))
+	leg.Draw(draw.Crop(dc, plotW+0.1*vg.Inch, 0, 0, -0.4*vg.Inch))
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
