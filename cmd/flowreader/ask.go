@@ -102,6 +102,9 @@ flags:
 	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", *graphFile, g.Embedder, name, g.Dim)
 	}
+	if ms.model != nil {
+		warnMissingImages(stderr, g, *images)
+	}
 	res, err := p.Ask(ctx, g, question)
 	if err != nil {
 		return err
@@ -152,6 +155,29 @@ func loadForEmbedder(ctx context.Context, path string, e llm.Embedder, question 
 		return nil, fmt.Errorf("%w; questions are embedded by %s (dimension %d): ask with the embedder the graph was built with (the same --embed-* flags or FLOWREADER_EMBED_* variables), or rebuild the graph", err, embedderName(e), dim)
 	}
 	return g, err
+}
+
+// warnMissingImages warns when the graph's images are not found under root:
+// the reader then silently falls back to text renderings of tables and
+// figures, which a user who passed the wrong --images would want to know.
+func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
+	missing, total, first := 0, 0, ""
+	for i := range g.Nodes {
+		img := g.Nodes[i].Image
+		if img == nil {
+			continue
+		}
+		total++
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(img.Path))); err != nil {
+			if missing == 0 {
+				first = img.Path
+			}
+			missing++
+		}
+	}
+	if missing > 0 {
+		fmt.Fprintf(w, "ask: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", missing, total, root, first)
+	}
 }
 
 // parseInterspersed parses flags before and after positional arguments,

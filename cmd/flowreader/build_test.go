@@ -220,15 +220,19 @@ func TestProgressBar(t *testing.T) {
 func embeddingServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" {
-			http.NotFound(w, r)
-			return
-		}
 		if r.Header.Get("Authorization") != "Bearer sekret" {
 			http.Error(w, `{"error":{"message":"bad key"}}`, http.StatusUnauthorized)
 			return
 		}
 		calls.Add(1)
+		if r.URL.Path == "/v1/chat/completions" {
+			chatReply(w, r)
+			return
+		}
+		if r.URL.Path != "/v1/embeddings" {
+			http.NotFound(w, r)
+			return
+		}
 		var req struct {
 			Model string   `json:"model"`
 			Input []string `json:"input"`
@@ -252,6 +256,78 @@ func embeddingServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Serve
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// chatReply answers every chat request: JSON with the fields of the
+// analysis, evolution and worker schemas when a schema is asked for, else
+// a reasoner-style answer.
+func chatReply(w http.ResponseWriter, r *http.Request) {
+	var req map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	text := "<thought>The table and the paragraph agree.</thought><output>131 km/h, during Storm Elda.</output>"
+	if _, ok := req["response_format"]; ok {
+		b, _ := json.Marshal(map[string]any{
+			"summary": "A node about storms and nests.", "keywords": []string{"storm", "nests"}, "tags": []string{"weather"},
+			"links": []any{}, "status": "supported", "answer": "131 km/h", "evidence": "peak gust of 131 km/h",
+		})
+		text = string(b)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5},
+	})
+}
+
+// With a chat model configured through the environment, build analyses
+// nodes with it and ask answers with the VLM reader: no embedded-default
+// notes, model calls in the trace.
+func TestRemoteModel(t *testing.T) {
+	var calls atomic.Int64
+	srv := embeddingServer(t, 32, &calls)
+	e := env{envAPIKey: "sekret", envLLMURL: srv.URL, envLLMModel: "qwen3-vl", envEmbedModel: "hash-embed"}
+	out := filepath.Join(t.TempDir(), "vlm.frg")
+	_, se, code := cli(t, e, "build", "--quiet", "-o", out, "--cache", filepath.Join(t.TempDir(), "cache"), quickstartDocs)
+	if code != 0 {
+		t.Fatalf("build exit %d: %s", code, se)
+	}
+	if !strings.Contains(se, "remote model qwen3-vl") || strings.Contains(se, "note:") {
+		t.Errorf("build stderr:\n%s", se)
+	}
+	built := calls.Load()
+	so, se, code := cli(t, e, "ask", "-g", out, "--images", t.TempDir(), "--json", gustQuestion)
+	if code != 0 {
+		t.Fatalf("ask exit %d: %s", code, se)
+	}
+	if !strings.Contains(se, "images not found under --images") {
+		t.Errorf("no warning for a wrong --images: %q", se)
+	}
+	var res struct {
+		Answer string
+		Notes  []string
+		Trace  struct {
+			Reader string
+			Calls  int
+		}
+	}
+	if err := json.Unmarshal([]byte(so), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Trace.Reader != "vlm" || res.Trace.Calls == 0 || len(res.Notes) != 0 || !strings.Contains(res.Answer, "131") {
+		t.Errorf("answer %q, notes %q, trace %+v", res.Answer, res.Notes, res.Trace)
+	}
+	if calls.Load() == built {
+		t.Error("ask made no server calls")
+	}
+	// The right image root gives no warning.
+	root, _ := filepath.Abs(quickstartDocs)
+	_, se, code = cli(t, e, "ask", "-g", out, "--images", root, gustQuestion)
+	if code != 0 || strings.Contains(se, "warning") {
+		t.Errorf("exit %d, stderr %q", code, se)
+	}
 }
 
 // A build and an ask against a remote embeddings server (flags or
