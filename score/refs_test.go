@@ -129,3 +129,22 @@ func FuzzRefs(f *testing.F) {
 		}
 	})
 }
+
+func FuzzKeywords(f *testing.F) {
+	for _, s := range []string{"What are the running times in Table 3?", "1,024 and 3.14", "Ünïcödé ΣΙΓΜΑ", "a.b,c", "9,", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		kw := Keywords(s)
+		seen := map[string]bool{}
+		for _, k := range kw {
+			if k == "" || seen[k] || k != strings.ToLower(k) {
+				t.Fatalf("bad or repeated keyword %q in %q", k, kw)
+			}
+			seen[k] = true
+		}
+		if !reflect.DeepEqual(kw, Keywords(s)) {
+			t.Fatal("not deterministic")
+		}
+	})
+}
