@@ -21,6 +21,25 @@
 // figures are means over the questions where a metric is defined; the macro
 // row averages the dataset means with equal weight.
 //
+// # Budgets
+//
+// A budget B is a number of distinct nodes. Each router's chains are picked
+// by its selector (greedy: top-B by flow; annealed: replicator dynamics;
+// ranked baselines: rank order) and then cut with selector.CapDistinct so
+// that no router reads more than B distinct nodes. A router may read fewer:
+// the aspects routers route their own demand F0 (capped at F_max, which the
+// registry sets to B), so their distinct-node column shows how much of the
+// budget they use.
+//
+// # Graphs
+//
+// One graph per document set, built once per run and shared by the
+// questions on it: one node per item (Order = item index, so gold items map
+// to nodes), reading-order edges between text nodes within 3 positions,
+// and 5 nearest neighbours by cosine. Every scoring (score.Config) gets one
+// score.Index per graph; every question is embedded once and scored once
+// per scoring, and all routers reading a scoring see the same scores.
+//
 // # Paired significance
 //
 // Routers are compared on the same questions. The recall difference against

@@ -300,3 +300,42 @@ func WriteAccuracyCSV(w io.Writer, rows []Row) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// WriteQuestions writes one CSV line per question, router, selector and
+// budget (dataset, question, router, selector, budget, evidence_recall,
+// all_gold, doc_recall, distinct_nodes, node_reads, chains), for looking at
+// the questions where routers differ. Undefined figures are empty.
+func WriteQuestions(w io.Writer, res *Results) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"dataset", "question", "router", "selector", "budget", "evidence_recall", "all_gold", "doc_recall", "distinct_nodes", "node_reads", "chains"}); err != nil {
+		return err
+	}
+	for qi, q := range res.Questions {
+		ds := res.Datasets[res.DatasetOf[qi]].Name
+		if q.Subset != "" {
+			ds += "/" + q.Subset
+		}
+		for ri, spec := range res.Routers {
+			for bi, b := range res.Budgets {
+				m := res.Metrics[ri][bi][qi]
+				ev, all, doc := "", "", ""
+				if m.HasEvidence {
+					ev = strconv.FormatFloat(m.EvidenceRecall, 'f', 4, 64)
+					all = "0"
+					if m.AllGold {
+						all = "1"
+					}
+				}
+				if m.HasDoc {
+					doc = strconv.FormatFloat(m.DocRecall, 'f', 4, 64)
+				}
+				if err := cw.Write([]string{ds, q.ID, spec.Name, spec.Selector, strconv.Itoa(b), ev, all, doc,
+					strconv.Itoa(m.Distinct), strconv.Itoa(m.Reads), strconv.Itoa(m.Chains)}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -161,6 +161,14 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("doc recall %q for %s", r[7], r[0])
 		}
 	}
+	var qb bytes.Buffer
+	if err := WriteQuestions(&qb, res); err != nil {
+		t.Fatal(err)
+	}
+	// One line per question × router × budget, plus the header.
+	if n := strings.Count(qb.String(), "\n"); n != 1+len(res.Questions)*2*3 {
+		t.Errorf("questions.csv has %d lines", n)
+	}
 	for _, name := range []string{"results.md", "recall_fetaqa.png", "recall_qasper.png", "recall_macro.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || len(b) == 0 {

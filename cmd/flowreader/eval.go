@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -61,7 +63,8 @@ distinct nodes, and reports evidence recall (gold units covered), the
 all-gold-covered rate and document recall, per dataset and macro, with paired
 bootstrap intervals and McNemar tests against --baseline. Writes
 DIR/results.md, DIR/results.csv (header: %s)
-and DIR/recall_<dataset>.png; accuracy mode adds DIR/accuracy.csv.
+DIR/recall_<dataset>.png and DIR/questions.csv (per-question figures);
+accuracy mode adds DIR/accuracy.csv.
 
 Example (the dev slices):
   flowreader eval --dataset fetaqa,qasper,papertab --data ../shared/data \
@@ -175,6 +178,13 @@ routers:
 	notes = append(notes, fmt.Sprintf("embedder %s; graphs: %s; budgets cap distinct nodes; command: flowreader eval %s",
 		embedderName(emb), gdesc, strings.Join(args, " ")))
 	if err := eval.WriteReport(*out, rows, cmps, notes); err != nil {
+		return err
+	}
+	var qs bytes.Buffer
+	if err := eval.WriteQuestions(&qs, res); err != nil {
+		return err
+	}
+	if err := eval.WriteFileAtomic(filepath.Join(*out, "questions.csv"), qs.Bytes()); err != nil {
 		return err
 	}
 	return eval.WriteMarkdown(stdout, rows, cmps, nil)
