@@ -87,8 +87,16 @@ func Cache(m Model, s Store) Model {
 // answered from s; only the misses of a batch are sent to e, in one call and
 // in order. Entries carry a checksum; a corrupted or wrong-sized entry is a
 // miss.
+//
+// The dimension in the key is the one e reports when CacheEmbedder is
+// called, not at each call: an embedder that learns its dimension from its
+// first answer (Dimension 0 until then) would otherwise key its first batch
+// differently from the rest, and a resumed build, whose fresh embedder
+// reports 0 again, would miss every later entry. A wrapper made after e
+// learnt its dimension also looks under the dimension-0 key.
 func CacheEmbedder(e Embedder, s Store) Embedder {
 	name := nameOf(e)
+	keyDim := e.Dimension()
 	return wrapEmbedder(e, func(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
 		dim := e.Dimension()
 		out := make([][]float32, len(texts))
@@ -96,11 +104,19 @@ func CacheEmbedder(e Embedder, s Store) Embedder {
 		var missIdx []int
 		var missTexts []string
 		for i, t := range texts {
-			keys[i] = EmbedKey(name, dim, kind, t)
+			keys[i] = EmbedKey(name, keyDim, kind, t)
 			if b, ok := s.Get(keys[i]); ok {
 				if v, ok := decodeVector(b, dim); ok {
 					out[i] = v
 					continue
+				}
+			}
+			if keyDim != 0 {
+				if b, ok := s.Get(EmbedKey(name, 0, kind, t)); ok {
+					if v, ok := decodeVector(b, dim); ok {
+						out[i] = v
+						continue
+					}
 				}
 			}
 			missIdx = append(missIdx, i)
