@@ -50,7 +50,7 @@ type Index struct {
 
 // NewIndex builds the lexical index of g. A nil g gives an index of no nodes.
 func NewIndex(g *graph.Graph) *Index {
-	ix := &Index{g: g, terms: make(map[string]int32), refs: make(map[string][]int32)}
+	ix := &Index{g: g, terms: map[string]int32{}, refs: make(map[string][]int32)}
 	if g == nil {
 		return ix
 	}
@@ -62,7 +62,6 @@ func NewIndex(g *graph.Graph) *Index {
 
 	st := newStemmer()
 	var (
-		toks   []string
 		ids    []int32
 		pTerm  []int32
 		pDoc   []int32
@@ -73,23 +72,16 @@ func NewIndex(g *graph.Graph) *Index {
 	)
 	for i := range g.Nodes {
 		nd := &g.Nodes[i]
-		toks = st.appendTerms(toks[:0], nd.Summary)
+		ids = st.appendIDs(ids[:0], nd.Summary)
 		for _, k := range nd.Keywords {
-			toks = st.appendTerms(toks, k)
+			ids = st.appendIDs(ids, k)
 		}
-		toks = st.appendTerms(toks, nd.Content)
-		toks = st.appendTerms(toks, nd.Caption)
-		ix.docLen[i] = float32(len(toks))
-		total += float64(len(toks))
-		ids = ids[:0]
-		for _, t := range toks {
-			id, ok := ix.terms[t]
-			if !ok {
-				id = int32(len(df))
-				ix.terms[t] = id
-				df = append(df, 0)
-			}
-			ids = append(ids, id)
+		ids = st.appendIDs(ids, nd.Content)
+		ids = st.appendIDs(ids, nd.Caption)
+		ix.docLen[i] = float32(len(ids))
+		total += float64(len(ids))
+		for len(df) < len(st.terms) {
+			df = append(df, 0)
 		}
 		slices.Sort(ids)
 		for a := 0; a < len(ids); {
@@ -143,6 +135,10 @@ func NewIndex(g *graph.Graph) *Index {
 	}
 
 	ix.meanCos = meanCosines(g)
+	ix.terms = st.ids
+	for len(df) < len(st.terms) {
+		df = append(df, 0)
+	}
 
 	// Okapi idf as rank_bm25 computes it, negatives floored at ε·mean idf.
 	ix.idf = make([]float64, T)

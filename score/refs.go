@@ -24,11 +24,17 @@ const (
 // "Eq. (5)".
 const refID = `\(?([a-z](?:\.\d+)+|[a-z]?\d+(?:\.\d+)*[a-z]?|[a-z]+)\)?\b`
 
-// refHead is METHOD B.1's regex, extended with plurals (for lists), "Eq.",
-// "Appendix A" and parenthesised identifiers. Compiled once; regexp values
-// are safe for concurrent use.
+// refHeadExpr is METHOD B.1's regex, extended with plurals (for lists),
+// "Eq.", "Appendix A" and parenthesised identifiers.
+const refHeadExpr = `(?:\b(figures?|figs?\.?|tables?|tabs?\.?|sections?|secs?\.?|equations?|eqns?\.?|eqs?\.?|slides?|appendix|appendices|algorithms?|algs?\.?)|(§§?))\s*` + refID
+
+// The regexps are compiled once; regexp values are safe for concurrent use.
+// refHead finds a reference anywhere.
 var (
-	refHead = regexp.MustCompile(`(?i)(?:\b(figures?|figs?\.?|tables?|tabs?\.?|sections?|secs?\.?|equations?|eqns?\.?|eqs?\.?|slides?|appendix|appendices|algorithms?|algs?\.?)|(§§?))\s*` + refID)
+	refHead = regexp.MustCompile(`(?i)` + refHeadExpr)
+	// refPrefix is refHead anchored at the start (after white space), so a
+	// summary that does not start with a label is rejected at once.
+	refPrefix = regexp.MustCompile(`^(?i)\s*` + refHeadExpr)
 	// refMore continues a list: "Tables 2 and 3", "Figs. 2, 3, and 5",
 	// "Figs. 2-4", "Sections 3 to 5".
 	refMore  = regexp.MustCompile(`^(?i)(\s*,\s*(?:and\s+|or\s+|&\s*)?|\s+(?:and|or|&)\s+|\s*(?:-|–|—)\s*|\s+to\s+)` + refID)
@@ -109,7 +115,11 @@ func refsFrom(text string, mode refMode, emit func(Ref) bool) {
 	prefixOnly := mode == prefixList
 	pos := 0
 	for pos < len(text) {
-		m := refHead.FindStringSubmatchIndex(text[pos:])
+		re := refHead
+		if prefixOnly {
+			re = refPrefix
+		}
+		m := re.FindStringSubmatchIndex(text[pos:])
 		if m == nil {
 			return
 		}
