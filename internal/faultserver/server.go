@@ -115,6 +115,9 @@ type Config struct {
 	Models []string
 	// Chat computes the answer text of a chat request; nil answers "".
 	Chat func(req *ChatRequest) string
+	// Label, when set, names a chat request in the log (Entry.Label), for
+	// example by prompt family; it sees every parsed request, faulty or not.
+	Label func(req *ChatRequest) string
 	// Embed computes the vector of one input text; nil means Hash with Dim.
 	// Non-finite components are written as NaN, Infinity and -Infinity, as
 	// Python servers do.
@@ -134,6 +137,8 @@ type Entry struct {
 	// asks for (the Key for chat, ItemKey per input for embeddings).
 	Key   string
 	Items []string
+	// Label is Config.Label's name for a chat request ("" without one).
+	Label string
 	// Attempt counts requests with this Key, from 1.
 	Attempt int
 	// Fault is the injected fault; Status the HTTP status sent (0 when the
@@ -302,11 +307,11 @@ func Draw(seed uint64, rates Rates, key string, a int) Fault {
 	return OK
 }
 
-func (s *Server) begin(path, key string, items []string) (int, Fault) {
+func (s *Server) begin(path, key string, items []string, label string) (int, Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seq := len(s.log)
-	e := Entry{Seq: seq, Arrived: s.clock, Path: path, Key: key, Items: items}
+	e := Entry{Seq: seq, Arrived: s.clock, Path: path, Key: key, Items: items, Label: label}
 	s.clock++
 	if key != "" {
 		s.attempts[key]++
@@ -348,13 +353,13 @@ const maxRequest = 256 << 20
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
-		seq, _ := s.begin(r.URL.Path, "", nil)
+		seq, _ := s.begin(r.URL.Path, "", nil, "")
 		s.writeError(w, seq, http.StatusUnauthorized, "invalid API key")
 		return
 	}
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
-		seq, _ := s.begin(r.URL.Path, "", nil)
+		seq, _ := s.begin(r.URL.Path, "", nil, "")
 		var data []map[string]string
 		for _, m := range s.cfg.Models {
 			data = append(data, map[string]string{"id": m, "object": "model"})
@@ -365,7 +370,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings"):
 		s.embeddings(w, r)
 	default:
-		seq, _ := s.begin(r.URL.Path, "", nil)
+		seq, _ := s.begin(r.URL.Path, "", nil, "")
 		s.writeError(w, seq, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	}
 }
@@ -391,14 +396,14 @@ type wireChat struct {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
 	if err != nil {
-		seq, _ := s.begin(r.URL.Path, "", nil)
+		seq, _ := s.begin(r.URL.Path, "", nil, "")
 		s.finish(seq, 0, false, err.Error())
 		return
 	}
 	key := bodyKey(body)
 	var wc wireChat
 	if err := json.Unmarshal(body, &wc); err != nil {
-		seq, _ := s.begin(r.URL.Path, key, nil)
+		seq, _ := s.begin(r.URL.Path, key, nil, "")
 		s.writeError(w, seq, http.StatusBadRequest, "invalid JSON: "+err.Error())
 		return
 	}
@@ -429,7 +434,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
-	seq, fault := s.begin(r.URL.Path, key, []string{key})
+	label := ""
+	if s.cfg.Label != nil {
+		label = s.cfg.Label(req)
+	}
+	seq, fault := s.begin(r.URL.Path, key, []string{key}, label)
 	if s.inject(w, r, seq, fault) {
 		return
 	}
@@ -450,7 +459,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
 	if err != nil {
-		seq, _ := s.begin(r.URL.Path, "", nil)
+		seq, _ := s.begin(r.URL.Path, "", nil, "")
 		s.finish(seq, 0, false, err.Error())
 		return
 	}
@@ -469,7 +478,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil || inputs == nil {
-		seq, _ := s.begin(r.URL.Path, key, nil)
+		seq, _ := s.begin(r.URL.Path, key, nil, "")
 		s.writeError(w, seq, http.StatusBadRequest, "invalid embeddings request")
 		return
 	}
@@ -477,7 +486,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	for i, t := range inputs {
 		items[i] = ItemKey(we.Model, t)
 	}
-	seq, fault := s.begin(r.URL.Path, key, items)
+	seq, fault := s.begin(r.URL.Path, key, items, "")
 	if s.inject(w, r, seq, fault) {
 		return
 	}

@@ -1,0 +1,286 @@
+package reliability
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/reader"
+)
+
+// buildRates mixes every fault class. NotJSON is not temporary (a 200 with a
+// broken body is not retried), so it ends a build with a clear error and the
+// next run resumes; the other classes are absorbed by llm.Retry unless one
+// request draws MaxAttempts of them.
+var buildRates = faultserver.Rates{
+	RateLimited: 0.05, Internal: 0.04, Unavailable: 0.04, Reset: 0.04, Truncated: 0.04, NotJSON: 0.02, Stall: 0.01,
+}
+
+// perAttempt is the per-attempt deadline (http.Client.Timeout): a stall
+// becomes llm.ErrUnavailable after it and is retried.
+const perAttempt = 1500 * time.Millisecond
+
+// clearBuildError reports whether err is one of the errors a build under
+// model faults may end with: wrapped by the facade and matching one of the
+// llm package's sentinels or its *APIError.
+func clearBuildError(err error) bool {
+	var api *llm.APIError
+	return strings.HasPrefix(err.Error(), "flowreader: build: ") &&
+		(errors.Is(err, llm.ErrInvalidOutput) || errors.Is(err, llm.ErrUnavailable) ||
+			errors.Is(err, llm.ErrRateLimited) || errors.As(err, &api))
+}
+
+// A full Build (model analysis, embeddings, three evolution rounds) against
+// a server injecting every fault class either completes or fails with a
+// clear error; the next run resumes from the on-disk cache, and the server
+// never sees a request for anything the client already received. The
+// finished graph is byte-identical to a fault-free build: no data is lost
+// or corrupted.
+func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx := ctxTimeout(t, 5*time.Minute)
+
+	clean := serve(t, faultserver.Config{Chat: respond, RetryAfter: 20 * time.Millisecond})
+	cst := newStack(t, clean, "", 0)
+	ref, err := cst.pipeline(t, nil).Build(ctx, corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := encode(t, ref)
+	refCalls := len(clean.Log())
+	cst.hc.CloseIdleConnections()
+	clean.Close()
+
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	total := map[faultserver.Fault]int{}
+	var runs, failedRuns int
+	for _, seed := range seeds {
+		s := serve(t, faultserver.Config{
+			Seed: seed, Rates: buildRates, MaxFaultsPerKey: 3, Chat: respond, RetryAfter: 20 * time.Millisecond,
+		})
+		dir := t.TempDir()
+		var g *graph.Graph
+		var errs []string
+		for run := 1; run <= 25 && g == nil; run++ {
+			st := newStack(t, s, "", perAttempt)
+			g, err = st.pipeline(t, llm.DirStore(dir)).Build(ctx, corpus())
+			st.hc.CloseIdleConnections()
+			runs++
+			if err != nil {
+				failedRuns++
+				if !clearBuildError(err) {
+					t.Fatalf("seed %d run %d: unclear error %v", seed, run, err)
+				}
+				errs = append(errs, err.Error())
+			}
+		}
+		if g == nil {
+			t.Fatalf("seed %d: no complete build in 25 runs: %v", seed, errs)
+		}
+		if got := encode(t, g); !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: graph after %d failed runs differs from the fault-free build", seed, len(errs))
+		}
+		if r := s.Repeats(); len(r) != 0 {
+			lg := s.Log()
+			for _, x := range r {
+				t.Logf("repeat %s: first %+v again %+v", x.Item[:8], lg[x.First], lg[x.Again])
+			}
+			t.Fatalf("seed %d: %d requests for items already received, first %+v", seed, len(r), r[0])
+		}
+		// A re-build of the finished collection is answered from the cache.
+		before := len(s.Log())
+		st := newStack(t, s, "", perAttempt)
+		if _, err := st.pipeline(t, llm.DirStore(dir)).Build(ctx, corpus()); err != nil {
+			t.Fatal(err)
+		}
+		st.hc.CloseIdleConnections()
+		if n := len(s.Log()) - before; n != 0 {
+			t.Fatalf("seed %d: a cached re-build made %d requests", seed, n)
+		}
+		counts := s.Counts()
+		abandoned := 0
+		for _, e := range s.Log() {
+			if e.Served && !e.Consumed {
+				abandoned++
+			}
+		}
+		t.Logf("seed %d: %d runs (%d ended with a clear error), %d requests (fault-free build: %d), served-but-abandoned %d, faults %v",
+			seed, len(errs)+1, len(errs), len(s.Log()), refCalls, abandoned, counts)
+		for _, e := range errs {
+			t.Logf("  clean error: %.160s", e)
+		}
+		for f, n := range counts {
+			total[f] += n
+		}
+		s.Close()
+	}
+	writeFaultTable(t, "build", total, fmt.Sprintf("%d builds, %d ended with a clear error and were resumed; final graphs byte-identical to the fault-free build; 0 repeated calls for received answers", runs, failedRuns))
+}
+
+// writeFaultTable logs the fault table and, when RELIABILITY_REPORT names a
+// folder, writes it there for the report.
+func writeFaultTable(t *testing.T, name string, counts map[faultserver.Fault]int, outcome string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", name, outcome)
+	for _, f := range faultClasses {
+		fmt.Fprintf(&b, "  %-10s %5d\n", f, counts[f])
+	}
+	fmt.Fprintf(&b, "  %-10s %5d\n", faultserver.OK, counts[faultserver.OK])
+	t.Log("\n" + b.String())
+	if dir := os.Getenv("RELIABILITY_REPORT"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, name+"-faults.txt"), []byte(b.String()), 0o644)
+	}
+}
+
+// askRates are harsher than buildRates so that some workers fail for good
+// (NotJSON is not retried) and their chains are dropped.
+var askRates = faultserver.Rates{
+	RateLimited: 0.05, Internal: 0.05, Unavailable: 0.05, Reset: 0.05, Truncated: 0.05, NotJSON: 0.12, Stall: 0.01,
+}
+
+// A full Ask with the VLM reader against a faulty server completes with the
+// surviving chains or fails with a clear error; the trace accounts for
+// every dropped chain (and matches the server's log of failed worker
+// calls); no goroutine outlives the call.
+func TestReliabilityAskUnderFaults(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx := ctxTimeout(t, 5*time.Minute)
+	clean := serve(t, faultserver.Config{Chat: respond})
+	cst := newStack(t, clean, "", 0)
+	// The classic preset reads about ten chains of this small collection
+	// (aspects reads one or two), which gives dropped chains room to show.
+	g, err := cst.pipelineWith(t, flowreader.Classic(), nil).Build(ctx, corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cst.hc.CloseIdleConnections()
+	clean.Close()
+
+	seeds := 16
+	if testing.Short() {
+		seeds = 6
+	}
+	total := map[faultserver.Fault]int{}
+	outcomes := map[string]int{}
+	droppedTotal, chainsTotal := 0, 0
+	for seed := 1; seed <= seeds; seed++ {
+		// Even seeds run System 2 (classic's default), odd seeds System 1
+		// only, where the server's log can be matched chain by chain.
+		cfg := flowreader.Classic()
+		system2 := seed%2 == 0
+		if !system2 {
+			cfg.System2 = reader.Off
+		}
+		s := serve(t, faultserver.Config{Seed: uint64(seed), Rates: askRates, Chat: respond, Label: label, RetryAfter: 20 * time.Millisecond})
+		st := newStack(t, s, "", perAttempt)
+		p := st.pipelineWith(t, cfg, nil)
+		snapshot := goleak.IgnoreCurrent()
+		res, err := p.Ask(ctx, g, question)
+		st.hc.CloseIdleConnections()
+		if lerr := goleak.Find(snapshot); lerr != nil {
+			t.Fatalf("seed %d: goroutines outlive Ask: %v", seed, lerr)
+		}
+		log := s.Log()
+		s.Close()
+		for _, e := range log {
+			total[e.Fault]++
+		}
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "flowreader: ") ||
+				!(errors.Is(err, reader.ErrAllWorkersFailed) || errors.Is(err, reader.ErrReasoner) ||
+					errors.Is(err, llm.ErrInvalidOutput) || errors.Is(err, llm.ErrUnavailable) ||
+					errors.Is(err, llm.ErrRateLimited) || errors.As(err, new(*llm.APIError))) {
+				t.Fatalf("seed %d: unclear error %v", seed, err)
+			}
+			outcomes["clean error"]++
+			t.Logf("seed %d: clean error: %.200v", seed, err)
+			continue
+		}
+		outcomes["completed"]++
+		tr := res.Trace
+		if res.Text == "" {
+			t.Fatalf("seed %d: empty answer", seed)
+		}
+		dropped := map[int]int{}
+		for _, d := range tr.Dropped {
+			if d.Reason == "" || len(d.Nodes) == 0 || d.Pass < 1 || d.Pass > 2 {
+				t.Fatalf("seed %d: dropped entry %+v", seed, d)
+			}
+			dropped[d.Pass]++
+		}
+		// The kept drafts are System 1's unless a System-2 pass found
+		// support; either way every failed draft is a dropped chain of its
+		// pass, with the reason.
+		pass, read := 1, tr.ChainsRead
+		if tr.System2.Ran && !tr.System2.KeptSystem1 {
+			pass, read = 2, tr.System2.ChainsRead
+		}
+		failed := 0
+		for _, d := range res.Drafts {
+			if d.Status == reader.Failed {
+				failed++
+				if d.Err == "" {
+					t.Fatalf("seed %d: failed draft %d without a reason", seed, d.Chain)
+				}
+			}
+		}
+		if len(res.Drafts) != read || failed != dropped[pass] || tr.ChainsRead != len(res.Chains) {
+			t.Fatalf("seed %d: pass %d read %d chains, %d drafts, %d failed, %d dropped (chains selected %d, read %d)",
+				seed, pass, read, len(res.Drafts), failed, dropped[pass], len(res.Chains), tr.ChainsRead)
+		}
+		if !system2 {
+			// The server agrees: the worker prompts that never got an answer
+			// through to the client are exactly the dropped chains.
+			keys, ok := map[string]bool{}, map[string]bool{}
+			for _, e := range log {
+				if e.Label == "worker" {
+					keys[e.Key] = true
+					if e.Consumed {
+						ok[e.Key] = true
+					}
+				}
+			}
+			if len(keys) != tr.ChainsRead || len(keys)-len(ok) != dropped[1] {
+				t.Fatalf("seed %d: server saw %d worker prompts, %d answered; trace read %d chains, dropped %d",
+					seed, len(keys), len(ok), tr.ChainsRead, dropped[1])
+			}
+		}
+		droppedTotal += len(tr.Dropped)
+		chainsTotal += tr.ChainsRead + tr.System2.ChainsRead
+		t.Logf("seed %d: completed, %d+%d chains read, dropped %v, system 2 ran %v, answer %q",
+			seed, tr.ChainsRead, tr.System2.ChainsRead, dropped, tr.System2.Ran, res.Text)
+	}
+	writeFaultTable(t, "ask", total, fmt.Sprintf("%d asks: %d completed (%d chains read, %d dropped, every one in the trace), %d clean errors",
+		seeds, outcomes["completed"], chainsTotal, droppedTotal, outcomes["clean error"]))
+	if outcomes["completed"] == 0 || droppedTotal == 0 {
+		t.Fatal("the rates leave nothing to check: no Ask completed or no chain was dropped")
+	}
+}
+
+// label names the reader's prompt families in the server log.
+func label(r *faultserver.ChatRequest) string {
+	p := r.Prompt()
+	switch {
+	case strings.Contains(p, workerMarker):
+		return "worker"
+	case strings.Contains(p, "EVIDENCE PATHS"):
+		return "reasoner"
+	case r.Schema != "":
+		return r.Schema
+	}
+	return ""
+}
