@@ -165,37 +165,46 @@ func (st *sspState) remaining() float64 {
 // result, is that of a plain Dijkstra with the same tie-breaks.
 func (st *sspState) dijkstra() bool {
 	s, t := st.s, st.t
-	dist, pi, h := st.dist, st.pi, st.h
-	st.ties = false
+	// Local copies: the compiler cannot keep fields of st in registers
+	// across the appends and calls in the loop.
+	dist, pi, h, state, parent := st.dist, st.pi, st.h, st.state, st.parent
+	start, actEnd, allArcs := st.start, st.actEnd, st.arcs
+	touched, far := st.touched, st.far
+	ties := false
 	theta := st.lastD
 	dist[s] = 0
-	st.state[s] = labelled
-	st.touched = append(st.touched, s)
+	state[s] = labelled
+	touched = append(touched, s)
 	h.push(s)
 	for {
-		if h.empty() && !st.unpark(&theta) {
-			break
+		if h.empty() {
+			st.far = far
+			ok := st.unpark(&theta)
+			far = st.far
+			if !ok {
+				break
+			}
 		}
 		u := h.pop()
-		st.state[u] = settledNode
+		state[u] = settledNode
 		st.settled = append(st.settled, u)
 		if u == t {
 			break
 		}
 		du := dist[u]
 		base := du + pi[u]
-		first := st.start[u]
-		arcs := st.arcs[first:st.actEnd[u]]
+		first := start[u]
+		arcs := allArcs[first:actEnd[u]]
 		for i := range arcs {
 			e := &arcs[i]
 			if e.rcap <= Eps {
 				continue
 			}
 			v := e.head
-			sv := st.state[v]
+			sv := state[v]
 			if sv == settledNode {
 				if dist[v] == du && base+e.cost-pi[v] <= du {
-					st.ties = true
+					ties = true
 				}
 				continue
 			}
@@ -208,26 +217,27 @@ func (st *sspState) dijkstra() bool {
 			}
 			if nd >= dist[v] {
 				if nd == dist[v] {
-					st.ties = true
+					ties = true
 				}
 				continue
 			}
 			dist[v] = nd
-			st.parent[v] = first + int32(i)
+			parent[v] = first + int32(i)
 			if sv == unseen {
-				st.touched = append(st.touched, v)
+				touched = append(touched, v)
 			}
 			switch {
 			case nd <= theta:
-				st.state[v] = labelled
+				state[v] = labelled
 				h.push(v)
 			case sv == unseen:
-				st.state[v] = parked
-				st.far = append(st.far, v)
+				state[v] = parked
+				far = append(far, v)
 			}
 		}
 	}
-	if st.state[t] != settledNode {
+	st.touched, st.far, st.ties = touched, far, ties
+	if state[t] != settledNode {
 		return false
 	}
 	D := dist[t]
@@ -247,14 +257,19 @@ func (st *sspState) unpark(theta *float64) bool {
 	for _, v := range st.far {
 		if st.state[v] == parked {
 			far = append(far, v)
-			lo = math.Min(lo, st.dist[v])
+			if d := st.dist[v]; d < lo {
+				lo = d
+			}
 		}
 	}
 	st.far = far
 	if len(far) == 0 {
 		return false
 	}
-	th := math.Max(2**theta, 2*lo)
+	th := 2 * *theta
+	if 2*lo > th {
+		th = 2 * lo
+	}
 	if lo <= 0 || th < lo {
 		th = lo
 	}
