@@ -304,3 +304,35 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPicture feeds arbitrary document text and questions (outside input)
+// into the DOT and Mermaid writers: the output must stay well-formed.
+func FuzzPicture(f *testing.F) {
+	f.Add("plain text", "Q: plain?")
+	f.Add(`quote " backslash \ brace { } bracket [ ] pipe |`, "Q: \"quoted\"\nsecond line")
+	f.Add("<b>html</b> #quot; &amp; %% comment", `\n \l \" end`)
+	f.Add("\xff\xfe invalid utf-8 \r\n tabs\tand\u2028separators", "subgraph cluster_9 {")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, content, title string) {
+		nodes := []graph.Node{
+			{ID: "d#0", Doc: `doc "one" {x}`, Page: -1, Content: content},
+			{ID: "d#1", Doc: `doc "one" {x}`, Page: 2, Modality: graph.Table, Caption: content + content},
+			{ID: content + "#2", Doc: content, Page: -1, Modality: graph.Figure, Summary: title},
+		}
+		g, err := graph.New(nodes, 2, []float32{1, 0, 1, 1, 0, 1}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}, {U: 0, V: 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &flow.Routing{Chains: []flow.Chain{{Nodes: []int{0, 1}, Flow: 0.7, Aspect: 0}, {Nodes: []int{2}, Flow: 0.3, Aspect: -1}}}
+		p := newPicture(g, r, r.Chains[:1], maxPictureNodes, title)
+		var dot, mmd bytes.Buffer
+		if err := writeDOT(&dot, p); err != nil {
+			t.Fatal(err)
+		}
+		checkDOT(t, dot.String(), map[int]bool{0: true, 1: true})
+		if err := writeMermaid(&mmd, p); err != nil {
+			t.Fatal(err)
+		}
+		checkMermaid(t, mmd.String(), map[int]bool{0: true, 1: true})
+	})
+}
