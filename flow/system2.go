@@ -24,7 +24,7 @@ func Damped(pOld, pHat, lambda, bound float64) float64 {
 	return pOld + math.Copysign(math.Min(bound, math.Abs(d)), d)
 }
 
-// contentArcs lists the routed network's arcs between content nodes as
+// netPairs lists the routed network's arcs between content nodes as
 // unordered pairs (deduplicated, sorted) and, aligned, the largest flow on
 // either direction.
 func netPairs(r *Routing) (pairs [][2]int, flow []float64) {
