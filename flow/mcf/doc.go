@@ -42,7 +42,12 @@
 // distance to T, doubled when needed) in an unsorted list, so the many
 // labels of a high-degree source are never sorted; the search for further
 // tight paths runs only when the phase met a tie and backs off after
-// fruitless tries. Each solve allocates its workspace once; augmentations
+// fruitless tries. With several demand nodes a phase goes on past the
+// nearest one and feeds up to 8 settled sinks along their tree paths: those
+// arcs are tight, so every residual arc of the original network keeps a
+// non-negative reduced cost; only the arcs into T do not, which cannot
+// matter once all supply is routed (else Solve re-solves one sink at a
+// time). Each solve allocates its workspace once; augmentations
 // allocate nothing. Everything is deterministic: fixed scan orders and a
 // heap whose tie-breaks depend only on the input.
 //

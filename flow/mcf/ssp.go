@@ -16,14 +16,17 @@ type Solver interface {
 // the CSR residual network, goal-directed initial potentials (one
 // topological pass on a DAG, Bellman–Ford otherwise), a search that stops as
 // soon as the super-sink is settled, and, per phase, augmentation along every
-// further zero-reduced-cost path it can find among the settled nodes.
+// further zero-reduced-cost path it can find among the settled nodes. With
+// several demand nodes a phase searches on to up to 8 of them and feeds each
+// along its shortest-path tree path (falling back to one sink per phase if
+// the supplies turn out not to be routable in full).
 //
 // The zero value is ready to use and an SSP may be shared by goroutines.
 type SSP struct {
-	// SinglePath augments along one shortest path per Dijkstra phase instead
-	// of also saturating the other tight paths found among settled nodes.
+	// SinglePath augments along one shortest path to the nearest sink per
+	// Dijkstra phase, without the further tight paths and extra sinks.
 	// The result is the same optimum (possibly a different optimal flow when
-	// there are ties); it exists to measure the speed-up.
+	// there are ties); it exists to measure the speed-ups.
 	SinglePath bool
 }
 
@@ -54,7 +57,19 @@ type sspState struct {
 	actEnd        []int32 // end of each node's active arcs (see activate)
 	path          []int32 // the tree path being augmented
 	lastD         float64 // dist[T] of the previous phase: the first threshold
+	// multi selects serving several sinks per phase: the search goes on
+	// past the nearest sink, collecting settled sinks in targets until
+	// their unmet demand covers the unrouted supply (or maxTargets).
+	multi   bool
+	targets []int32
+	tArc    []int32 // tArc[v] is v's arc to T, or -1
 }
+
+// maxTargets bounds the sinks collected per phase in multi mode. Searching
+// on for more sinks costs more settled nodes than the saved phases repay:
+// on NETGEN-8 with 10^4 nodes, 8 cuts phases 3× and settled nodes by a
+// third, while 64 settles nearly the whole graph every phase.
+const maxTargets = 8
 
 const maxBackoff = 32
 
@@ -72,8 +87,29 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
+	sinks := 0
+	for _, b := range n.supply {
+		if b < 0 {
+			sinks++
+		}
+	}
+	multi := sinks > 1 && !o.SinglePath
+	sol, err := o.solve(ctx, n, multi)
+	if err == nil && multi && sol.Partial {
+		// Serving several sinks per phase is exact only when every supply
+		// is routed in the end; otherwise which sinks go short matters, and
+		// the single-sink method decides that optimally.
+		return o.solve(ctx, n, false)
+	}
+	return sol, err
+}
+
+// solve runs the method on a validated network; multi selects serving
+// several sinks per Dijkstra phase (see multiTargets).
+func (o *SSP) solve(ctx context.Context, n *Network, multi bool) (*Solution, error) {
 	r, demand := newResidual(n, true)
 	st := &sspState{
+		multi:    multi,
 		residual: r,
 		pi:       make([]float64, r.n),
 		dead:     make([]bool, r.n),
@@ -96,6 +132,16 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 			st.state[v] = deadNode
 		}
 	}
+	if multi {
+		// A sink's arc to T was added last among its forward arcs.
+		st.tArc = make([]int32, r.n)
+		for v := range st.tArc {
+			st.tArc[v] = -1
+			if e := r.fwdEnd[v] - 1; e >= r.start[v] && r.arcs[e].head == r.t {
+				st.tArc[v] = e
+			}
+		}
+	}
 	for i := range st.dist {
 		st.dist[i] = math.Inf(1)
 	}
@@ -112,6 +158,11 @@ func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 			if !st.dijkstra() {
 				st.reset()
 				break
+			}
+			if st.multi {
+				st.augmentTargets()
+				st.reset()
+				continue
 			}
 			st.augmentTree()
 			if !o.SinglePath && st.ties {
@@ -172,6 +223,12 @@ func (st *sspState) dijkstra() bool {
 	touched, far := st.touched, st.far
 	ties := false
 	theta := st.lastD
+	multi := st.multi
+	var want float64
+	if multi {
+		want = st.remaining()
+		st.targets = st.targets[:0]
+	}
 	dist[s] = 0
 	state[s] = labelled
 	touched = append(touched, s)
@@ -191,6 +248,15 @@ func (st *sspState) dijkstra() bool {
 		if u == t {
 			break
 		}
+		if multi {
+			if a := st.tArc[u]; a >= 0 && allArcs[a].rcap > Eps {
+				st.targets = append(st.targets, u)
+				want -= allArcs[a].rcap
+				if want <= Eps || len(st.targets) >= maxTargets {
+					break
+				}
+			}
+		}
 		du := dist[u]
 		base := du + pi[u]
 		first := start[u]
@@ -201,6 +267,9 @@ func (st *sspState) dijkstra() bool {
 				continue
 			}
 			v := e.head
+			if multi && v == t {
+				continue // sinks are found when settled; T is never expanded
+			}
 			sv := state[v]
 			if sv == settledNode {
 				if dist[v] == du && base+e.cost-pi[v] <= du {
@@ -237,10 +306,20 @@ func (st *sspState) dijkstra() bool {
 		}
 	}
 	st.touched, st.far, st.ties = touched, far, ties
-	if state[t] != settledNode {
+	var D float64
+	switch {
+	case multi:
+		if len(st.targets) == 0 {
+			return false
+		}
+		// Potentials move by min(dist, D) with D the last settled label, so
+		// every tree arc among settled nodes becomes tight.
+		D = dist[st.settled[len(st.settled)-1]]
+	case state[t] != settledNode:
 		return false
+	default:
+		D = dist[t]
 	}
-	D := dist[t]
 	st.lastD = D
 	for _, v := range st.settled {
 		pi[v] += dist[v] - D
@@ -302,12 +381,15 @@ func (st *sspState) augmentTree() {
 // augment pushes the bottleneck of path (residual arcs) along it and keeps
 // the active backward sections up to date; path entries follow any arc
 // that moves.
-func (st *sspState) augment(path []int32) {
+func (st *sspState) augment(path []int32) bool {
 	delta := math.Inf(1)
 	for _, a := range path {
 		if c := st.arcs[a].rcap; c < delta {
 			delta = c
 		}
+	}
+	if delta <= Eps {
+		return false // an earlier path of this phase used it up
 	}
 	for _, a := range path {
 		st.arcs[a].rcap -= delta
@@ -320,6 +402,25 @@ func (st *sspState) augment(path []int32) {
 		}
 	}
 	st.augs++
+	return true
+}
+
+// augmentTargets sends flow to each sink collected by the search, in the
+// order settled, along its tree path and its arc to T. Every tree arc is
+// tight after the potential update, so each is a shortest path for the
+// original arcs; only the arcs into T are not tight, which is harmless
+// when all supply is routed in the end (Solve re-solves otherwise).
+func (st *sspState) augmentTargets() {
+	for _, v := range st.targets {
+		path := append(st.path[:0], st.tArc[v])
+		for u := v; u != st.s; {
+			a := st.parent[u]
+			path = append(path, a)
+			u = st.arcs[st.arcs[a].pair].head
+		}
+		st.augment(path)
+		st.path = path
+	}
 }
 
 // Each node's backward arcs (the reversals of arcs entering it) are kept
@@ -359,6 +460,15 @@ func (st *sspState) swapArcs(x, y int32, path []int32) {
 	arcs[x], arcs[y] = arcs[y], arcs[x]
 	arcs[arcs[x].pair].pair = x
 	arcs[arcs[y].pair].pair = y
+	// Tree paths of this phase still to be augmented follow parent links.
+	hx, hy := arcs[x].head, arcs[y].head
+	px, py := st.parent[hx] == y, st.parent[hy] == x
+	if px {
+		st.parent[hx] = x
+	}
+	if py {
+		st.parent[hy] = y
+	}
 	for j, a := range path {
 		if a == x {
 			path[j] = y
