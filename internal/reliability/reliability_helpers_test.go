@@ -76,7 +76,7 @@ func respond(r *faultserver.ChatRequest) string {
 			in = p[i:]
 		}
 		return js(map[string]any{
-			"keywords":     strings.Fields(snippet(in, 60))[1:4],
+			"keywords":     keywords(snippet(in, 60)),
 			"summary":      "Summary of " + snippet(in, 140),
 			"tags":         []string{"survey"},
 			"text_content": snippet(in, 40),
@@ -195,4 +195,13 @@ func serve(t testing.TB, cfg faultserver.Config) *faultserver.Server {
 	s := faultserver.New(cfg)
 	t.Cleanup(s.Close)
 	return s
+}
+
+// keywords are the second to fourth words of s (the first is a prompt label).
+func keywords(s string) []string {
+	w := strings.Fields(s)
+	if len(w) <= 1 {
+		return nil
+	}
+	return w[1:min(4, len(w))]
 }
