@@ -59,7 +59,17 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	t2 := time.Now()
 	na := len(sp.sigma)
 	caps := aspectCapacities(sp.sigma, f0)
-	align := alignment(g, sp.dirs, a.SignedAlignment)
+	// Terminal nodes: every node (B.7) or only C. Alignments are computed
+	// for them only, position-major (p*A + a), and κ pools exactly the
+	// terminal arcs.
+	terms := c
+	if !a.TerminalsFromC || len(c) == 0 {
+		terms = make([]int, n)
+		for v := range terms {
+			terms[v] = v
+		}
+	}
+	align := alignment(g, terms, sp.dirs, a.SignedAlignment)
 
 	hbar := mean(h)
 	arcs := a.contentArcs(g, h, hbar, edits)
@@ -77,17 +87,10 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	for _, e := range arcs {
 		net.AddArc(e.from, e.to, unit, e.w)
 	}
-	terms := c
-	if !a.TerminalsFromC || len(c) == 0 {
-		terms = make([]int, n)
-		for v := range terms {
-			terms[v] = v
-		}
-	}
 	first := net.NumArcs() // first terminal arc id
-	for _, v := range terms {
+	for p, v := range terms {
 		for j := 0; j < na; j++ {
-			net.AddArc(v, base+j, unit, kappa*(1-align[v*na+j]))
+			net.AddArc(v, base+j, unit, kappa*(1-align[p*na+j]))
 		}
 	}
 	sumD := 0.0
@@ -306,9 +309,9 @@ func aspectCapacities(sigma []float64, f0 float64) []float64 {
 	return d
 }
 
-// alignment is c_a(v) = max(0, <ê_v, φ_a>) (or the signed cosine),
-// node-major (v*A + a).
-func alignment(g *graph.Graph, dirs [][]float64, signed bool) []float64 {
+// alignment is c_a(v) = max(0, <ê_v, φ_a>) (or the signed cosine) for the
+// nodes vs, position-major (p*A + a).
+func alignment(g *graph.Graph, vs []int, dirs [][]float64, signed bool) []float64 {
 	na := len(dirs)
 	d32 := make([][]float32, na)
 	for j, d := range dirs {
@@ -317,8 +320,8 @@ func alignment(g *graph.Graph, dirs [][]float64, signed bool) []float64 {
 			d32[j][i] = float32(x)
 		}
 	}
-	out := make([]float64, g.Len()*na)
-	for v := 0; v < g.Len(); v++ {
+	out := make([]float64, len(vs)*na)
+	for p, v := range vs {
 		e := g.Embedding(v)
 		for j := range d32 {
 			if len(d32[j]) == len(e) {
@@ -326,7 +329,7 @@ func alignment(g *graph.Graph, dirs [][]float64, signed bool) []float64 {
 				if !signed {
 					c = math.Max(0, c)
 				}
-				out[v*na+j] = c
+				out[p*na+j] = c
 			}
 		}
 	}

@@ -121,8 +121,14 @@ func BenchmarkPipeline(b *testing.B) {
 		router flow.Router
 		sel    selector.Selector
 	}
+	// aspects-topm64 is the default preset restricted to a rank-based relevant
+	// set of 64 nodes that alone feed the terminals: the alignment and the
+	// terminal arcs then cost 64·A instead of N·A.
+	fast := flow.DefaultAspects()
+	fast.TopM, fast.TerminalsFromC = 64, true
 	forms := []form{
 		{"aspects", score.AspectsConfig(), flow.DefaultAspects(), selector.Annealed{}},
+		{"aspects-topm64", score.AspectsConfig(), fast, selector.Annealed{}},
 		{"aspects-paper", score.AspectsPaperConfig(), flow.PaperAspects(), selector.Annealed{}},
 		{"classic", score.ClassicConfig(), flow.DefaultClassic(), selector.Replicator{}},
 	}
