@@ -52,7 +52,10 @@ const (
 // one min-cost flow whose decomposition gives the chains.
 //
 // Start from PaperAspects (METHOD B exactly) or DefaultAspects and change
-// fields; the zero value is rejected with ErrConfig. Fields marked
+// fields; the zero value is rejected with ErrConfig. Routers from those
+// constructors remember the content edges of the last graph routed (graphs
+// are immutable), so routing many queries over one graph skips rebuilding
+// them; an Aspects is safe for concurrent use. Fields marked
 // [proposed] are the spec's reconstructions of terms the paper lost.
 type Aspects struct {
 	// Label names the router in Routing.Router ("" = "aspects").
@@ -133,6 +136,10 @@ type Aspects struct {
 	// different aspects (flows summed, cost flow-weighted, the aspect of the
 	// larger flow) [proposed: B.8 keeps them separate].
 	MergeChains bool
+
+	// cache holds the last graph's content pairs (see pairCache); set by
+	// the constructors and shared by clones.
+	cache *pairCache
 }
 
 // PaperAspects returns METHOD B exactly: links, kNN and reading order ±1;
@@ -158,6 +165,7 @@ func PaperAspects() *Aspects {
 		B:           0.634,
 		KappaMode:   KappaCost,
 		Feasibility: 0.99,
+		cache:       &pairCache{},
 	}
 }
 

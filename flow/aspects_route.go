@@ -340,8 +340,17 @@ func alignment(g *graph.Graph, vs []int, dirs [][]float64, signed bool) []float6
 // w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (METHOD B.3), terms switched by
 // the options.
 func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits Edits) []arc {
-	pairs := contentPairs(g, a.EdgeKinds, a.OrderWindow, nil, newEditTable(edits.Edges))
-	br := bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff)
+	compute := func() ([]pair, []float64) {
+		pairs := contentPairs(g, a.EdgeKinds, a.OrderWindow, nil, newEditTable(edits.Edges))
+		return pairs, bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff)
+	}
+	var pairs []pair
+	var br []float64
+	if a.cache != nil && len(edits.Edges) == 0 {
+		pairs, br = a.cache.get(g, pairKey{a.EdgeKinds, a.OrderWindow, a.Bridge, a.BridgeCutoff}, compute)
+	} else {
+		pairs, br = compute()
+	}
 	visual := make([]bool, g.Len())
 	for v := range visual {
 		visual[v] = g.Nodes[v].Modality.Visual()
