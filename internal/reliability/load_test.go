@@ -168,4 +168,3 @@ func TestLoadConcurrentAsk(t *testing.T) {
 		})
 	}
 }
-
