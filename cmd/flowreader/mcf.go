@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
@@ -97,6 +98,10 @@ flags:`)
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
 	}
+	var cycle *mcf.NegativeCycleError
+	if errors.As(err, &cycle) {
+		return fmt.Errorf("%s: %w", name, cycleAtLines(p, cycle))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -104,6 +109,20 @@ flags:`)
 		return fmt.Errorf("%s: %w", name, infeasibility(p, sol))
 	}
 	return writeSolution(stdout, p, sol, elapsed)
+}
+
+// cycleAtLines names the input lines of a negative cycle's arcs.
+func cycleAtLines(p *mcf.Problem, e *mcf.NegativeCycleError) error {
+	lines := make([]string, 0, min(len(e.Arcs), 8))
+	for i, a := range e.Arcs {
+		if i == 8 {
+			lines = append(lines, "...")
+			break
+		}
+		lines = append(lines, strconv.Itoa(p.ArcLine[a]))
+	}
+	return fmt.Errorf("line %d: negative-cost cycle (cost %g) through the arcs on lines %s: %w",
+		p.ArcLine[e.Arcs[0]], e.Cost, strings.Join(lines, ", "), mcf.ErrNegativeCycle)
 }
 
 // infeasibility names the first node (by id) whose supply or demand the

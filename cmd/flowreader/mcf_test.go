@@ -66,7 +66,7 @@ func TestMCFErrorsNameLine(t *testing.T) {
 		{"p min 2 1\nn 1 3\nn 2 -3\na 1 2 0 1 1\n", "line 2: infeasible"},
 		{"p min 2 1\nn 1 3\na 1 2 0 1 1\n", "line 1 (problem line)"},
 		{"p min 2 1\na 1 2 0 x 1\n", "line 2"},
-		{"p min 3 3\nn 1 1\nn 3 -1\na 1 2 0 1 -5\na 2 1 0 1 1\na 2 3 0 1 1\n", "negative-cost cycle"},
+		{"p min 3 3\nn 1 1\nn 3 -1\na 1 2 0 1 -5\na 2 1 0 1 1\na 2 3 0 1 1\n", "line 4: negative-cost cycle (cost -4) through the arcs on lines 4, 5"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(t, "mcf", writeFile(t, c.in))

@@ -149,3 +149,16 @@ func ExampleAppendNumber() {
 	// 1e+20
 	// 0.6666666666666666
 }
+
+func ExampleNegativeCycleError() {
+	n := mcf.NewNetwork(3)
+	n.AddArc(0, 1, 1, 2)
+	n.AddArc(1, 2, 1, -4)
+	n.AddArc(2, 1, 1, 1) // 1→2→1 costs -3
+	_, err := (&mcf.SSP{}).Solve(context.Background(), n)
+	var cycle *mcf.NegativeCycleError
+	if errors.As(err, &cycle) {
+		fmt.Println(errors.Is(err, mcf.ErrNegativeCycle), cycle.Arcs, cycle.Cost)
+	}
+	// Output: true [1 2] -3
+}

@@ -3,6 +3,7 @@ package mcf
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // initPotentials sets pi[v] = -dist(v, T), the negated cost of a cheapest
@@ -130,6 +131,7 @@ func (r *residual) dagDistToT(dist []float64) bool {
 func (r *residual) checkNegativeCycle() error {
 	dist := make([]float64, r.n)
 	length := make([]int32, r.n)
+	parent := make([]int32, r.n)
 	inQueue := make([]bool, r.n)
 	queue := make([]int32, 0, r.n)
 	for v := 0; v < r.n; v++ {
@@ -147,8 +149,9 @@ func (r *residual) checkNegativeCycle() error {
 			if nd := dist[u] + r.arcs[a].cost; nd < dist[v] {
 				dist[v] = nd
 				length[v] = length[u] + 1
+				parent[v] = a
 				if int(length[v]) >= r.n {
-					return fmt.Errorf("mcf: cycle through node %d: %w", v, ErrNegativeCycle)
+					return r.cycleError(v, parent)
 				}
 				if !inQueue[v] {
 					inQueue[v] = true
@@ -164,6 +167,55 @@ func (r *residual) checkNegativeCycle() error {
 	}
 	return nil
 }
+
+// cycleError extracts the cycle that Bellman–Ford's parent links from v
+// lead into (a cycle of parent links always has negative cost).
+func (r *residual) cycleError(v int32, parent []int32) error {
+	for i := 0; i < r.n; i++ {
+		v = r.arcs[r.arcs[parent[v]].pair].head
+	}
+	orig := make(map[int32]int, r.n)
+	for a, ra := range r.fwd {
+		orig[ra] = a
+	}
+	e := &NegativeCycleError{}
+	for u := v; ; {
+		a := parent[u]
+		e.Arcs = append(e.Arcs, orig[a])
+		e.Cost += r.arcs[a].cost
+		u = r.arcs[r.arcs[a].pair].head
+		if u == v {
+			break
+		}
+	}
+	// Report the cycle in forward order, starting from its lowest arc id.
+	slices.Reverse(e.Arcs)
+	k := 0
+	for i, a := range e.Arcs {
+		if a < e.Arcs[k] {
+			k = i
+		}
+	}
+	e.Arcs = append(e.Arcs[k:], e.Arcs[:k]...)
+	return e
+}
+
+// NegativeCycleError reports a cycle of arcs with positive capacity and
+// negative total cost, which SSP cannot start from. It matches
+// ErrNegativeCycle under errors.Is.
+type NegativeCycleError struct {
+	// Arcs are the cycle's arc ids in order, starting from the lowest id.
+	Arcs []int
+	// Cost is the cycle's total cost (negative).
+	Cost float64
+}
+
+func (e *NegativeCycleError) Error() string {
+	return fmt.Sprintf("mcf: negative-cost cycle of %d arcs (cost %g) through arc %d: %v", len(e.Arcs), e.Cost, e.Arcs[0], ErrNegativeCycle)
+}
+
+// Is makes errors.Is(err, ErrNegativeCycle) true.
+func (e *NegativeCycleError) Is(target error) bool { return target == ErrNegativeCycle }
 
 // bellmanFordToT computes dist[v] = cost of a cheapest usable path v→T by
 // queue-based Bellman–Ford on the reversed graph; there must be no negative

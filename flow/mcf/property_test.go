@@ -223,6 +223,22 @@ func TestPropertyAgainstLP(t *testing.T) {
 			if !hasNegativeCycle(n) {
 				t.Fatalf("%s: ErrNegativeCycle without a negative cycle", tag)
 			}
+			var ce *NegativeCycleError
+			if !errors.As(err, &ce) || len(ce.Arcs) == 0 {
+				t.Fatalf("%s: %v is not a *NegativeCycleError", tag, err)
+			}
+			var cost float64
+			for i, a := range ce.Arcs {
+				_, v, capacity, c := n.Arc(a)
+				u2, _, _, _ := n.Arc(ce.Arcs[(i+1)%len(ce.Arcs)])
+				if v != u2 || capacity <= Eps {
+					t.Fatalf("%s: reported cycle %v is not a cycle of usable arcs", tag, ce.Arcs)
+				}
+				cost += c
+			}
+			if cost >= 0 || !relClose(cost, ce.Cost, 1e-9) {
+				t.Fatalf("%s: reported cycle cost %g (sum %g)", tag, ce.Cost, cost)
+			}
 			counts["negative-cycle"]++
 			continue
 		}
