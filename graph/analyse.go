@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +98,7 @@ func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
 		if b.Root != "" {
 			p = filepath.Join(b.Root, p)
 		}
-		img, _ = os.ReadFile(p) // unreadable: fall back to the text rendering
+		img = readImage(p) // unreadable or too large: fall back to the text rendering
 	}
 	rendering := ""
 	if img == nil {
@@ -121,4 +122,21 @@ func cleanStrings(in []string) []string {
 		}
 	}
 	return out
+}
+
+// maxImageBytes caps an image sent for analysis (the reader's default cap).
+const maxImageBytes = 8 << 20
+
+// readImage reads an image file of at most maxImageBytes; nil otherwise.
+func readImage(p string) []byte {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
+	if err != nil || len(b) > maxImageBytes {
+		return nil
+	}
+	return b
 }

@@ -247,6 +247,9 @@ func (b *Builder) imagePath(root string, ref *ImageRef) (*ImageRef, error) {
 		return nil, fmt.Errorf("%w: %q", ErrImagePath, ref.Path)
 	}
 	p := filepath.Join(root, rel)
+	if !resolvesInside(root, p) {
+		return nil, fmt.Errorf("%w: %q leaves %q through a symbolic link", ErrImagePath, ref.Path, root)
+	}
 	if b.Root != "" {
 		r, err := filepath.Rel(b.Root, p)
 		if err != nil || !filepath.IsLocal(r) {
@@ -255,6 +258,26 @@ func (b *Builder) imagePath(root string, ref *ImageRef) (*ImageRef, error) {
 		p = r
 	}
 	return &ImageRef{Path: filepath.ToSlash(p), MIME: ref.MIME}, nil
+}
+
+// resolvesInside reports whether p, with symbolic links followed, stays
+// inside root, so that a link in a document folder cannot make analysis
+// read (and send to the model) a file outside it. A path that does not
+// resolve is judged by its lexical check alone: nothing can be read there.
+func resolvesInside(root, p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return true
+	}
+	if root == "" {
+		root = "."
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	r, err := filepath.Rel(realRoot, real)
+	return err == nil && filepath.IsLocal(r)
 }
 
 // orderEdges links each text node to the next Window text nodes of its
