@@ -3,6 +3,7 @@ package faultserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -111,6 +112,10 @@ type Config struct {
 	// APIKey, when set, is required as "Authorization: Bearer <APIKey>";
 	// other requests get 401.
 	APIKey string
+	// EchoAuth makes every error message quote the Authorization header the
+	// request carried, as some servers do in their 401 answers, so that a
+	// test can check that a client keeps credentials out of its errors.
+	EchoAuth bool
 	// Models are listed by GET /v1/models.
 	Models []string
 	// Chat computes the answer text of a chat request; nil answers "".
@@ -352,9 +357,12 @@ func (s *Server) consume(seq int) {
 const maxRequest = 256 << 20
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.EchoAuth {
+		r = r.WithContext(context.WithValue(r.Context(), authKey{}, r.Header.Get("Authorization")))
+	}
 	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
 		seq, _ := s.begin(r.URL.Path, "", nil, "")
-		s.writeError(w, seq, http.StatusUnauthorized, "invalid API key")
+		s.writeError(w, r, seq, http.StatusUnauthorized, "invalid API key")
 		return
 	}
 	switch {
@@ -371,7 +379,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.embeddings(w, r)
 	default:
 		seq, _ := s.begin(r.URL.Path, "", nil, "")
-		s.writeError(w, seq, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
+		s.writeError(w, r, seq, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	}
 }
 
@@ -404,7 +412,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var wc wireChat
 	if err := json.Unmarshal(body, &wc); err != nil {
 		seq, _ := s.begin(r.URL.Path, key, nil, "")
-		s.writeError(w, seq, http.StatusBadRequest, "invalid JSON: "+err.Error())
+		s.writeError(w, r, seq, http.StatusBadRequest, "invalid JSON: "+err.Error())
 		return
 	}
 	req := &ChatRequest{Model: wc.Model, Key: key}
@@ -479,7 +487,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil || inputs == nil {
 		seq, _ := s.begin(r.URL.Path, key, nil, "")
-		s.writeError(w, seq, http.StatusBadRequest, "invalid embeddings request")
+		s.writeError(w, r, seq, http.StatusBadRequest, "invalid embeddings request")
 		return
 	}
 	items := make([]string, len(inputs))
@@ -567,12 +575,12 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, seq int, fault F
 		return false
 	case RateLimited:
 		w.Header().Set("Retry-After", seconds(s.cfg.RetryAfter))
-		s.writeError(w, seq, http.StatusTooManyRequests, "rate limit exceeded, please retry later")
+		s.writeError(w, r, seq, http.StatusTooManyRequests, "rate limit exceeded, please retry later")
 	case Internal:
-		s.writeError(w, seq, http.StatusInternalServerError, "internal server error: engine step failed")
+		s.writeError(w, r, seq, http.StatusInternalServerError, "internal server error: engine step failed")
 	case Unavailable:
 		w.Header().Set("Retry-After", seconds(s.cfg.RetryAfter))
-		s.writeError(w, seq, http.StatusServiceUnavailable, "the server is overloaded")
+		s.writeError(w, r, seq, http.StatusServiceUnavailable, "the server is overloaded")
 	case Reset:
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			if tc, ok := conn.(*net.TCPConn); ok {
@@ -600,7 +608,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request, seq int, fault F
 		defer t.Stop()
 		select {
 		case <-t.C:
-			s.writeError(w, seq, http.StatusGatewayTimeout, "upstream timed out")
+			s.writeError(w, r, seq, http.StatusGatewayTimeout, "upstream timed out")
 		case <-r.Context().Done(): // the client gave up and closed the connection
 			s.finish(seq, 0, false, "")
 		case <-s.done:
@@ -620,7 +628,13 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
-func (s *Server) writeError(w http.ResponseWriter, seq, status int, msg string) {
+// authKey carries the Authorization header to writeError when EchoAuth is set.
+type authKey struct{}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, seq, status int, msg string) {
+	if auth, ok := authOf(r); ok {
+		msg += " (request authorization: " + auth + ")"
+	}
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": http.StatusText(status), "code": status}})
 	s.write(w, seq, status, b, false)
 }
@@ -628,7 +642,7 @@ func (s *Server) writeError(w http.ResponseWriter, seq, status int, msg string) 
 func (s *Server) writeJSON(w http.ResponseWriter, seq int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		s.writeError(w, seq, http.StatusInternalServerError, err.Error())
+		s.writeError(w, nil, seq, http.StatusInternalServerError, err.Error())
 		return
 	}
 	s.write(w, seq, http.StatusOK, b, true)
@@ -647,4 +661,12 @@ func (s *Server) write(w http.ResponseWriter, seq, status int, b []byte, success
 	if _, err := w.Write(b); err != nil && success {
 		s.finish(seq, status, false, "write: "+err.Error())
 	}
+}
+
+func authOf(r *http.Request) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	auth, ok := r.Context().Value(authKey{}).(string)
+	return auth, ok
 }
