@@ -82,7 +82,9 @@ func TestSecurityAPIKeyNeverLeaks(t *testing.T) {
 
 	pc := flowreader.Classic()
 	pc.Model, pc.Embedder, pc.Cache = llm.Retry(chat, rc), llm.RetryEmbedder(emb, rc), llm.DirStore(filepath.Join(dir, "cache"))
-	pc.Progress = func(done, total int, stage string) { slog.Info("progress", "done", done, "total", total, "stage", stage) }
+	pc.Progress = func(done, total int, stage string) {
+		slog.Info("progress", "done", done, "total", total, "stage", stage)
+	}
 	p, err := flowreader.New(pc)
 	if err != nil {
 		t.Fatal(err)
