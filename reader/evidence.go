@@ -18,8 +18,10 @@ const (
 )
 
 // tagRE finds the opening of any tag the prompts use as a delimiter
-// (<text>, </text>, <output>, <thought>), in any case and spacing.
-var tagRE = regexp.MustCompile(`(?i)<(\s*/?\s*(?:text|output|thought)\b)`)
+// (<text>, </text>, <output>, <thought>), in any case and spacing; spacing
+// includes Unicode spaces and invisible format characters (zero-width
+// space, soft hyphen, BOM), which a model reads past.
+var tagRE = regexp.MustCompile(`(?i)<([\s\p{Z}\p{Cf}]*/?[\s\p{Z}\p{Cf}]*(?:text|output|thought)\b)`)
 
 // neutralise makes document text unable to close or open the prompts'
 // delimiters: "<" of such a tag becomes "‹" (U+2039). The rune count is
