@@ -40,9 +40,15 @@ const (
 // textPrompt is P1 followed by the chunk. P1 has no placeholder for the
 // text; G2-Reader appends it as the input [proposed: "Input Text:" label,
 // matching P1's few-shot examples].
+//
+// The chunk's backslashes and double quotes are escaped (\\ and \"), so
+// that a document cannot end the quotation early and append instructions
+// of its own after it.
 func textPrompt(content string) string {
-	return strings.TrimSpace(promptText) + "\n\nInput Text: \"" + content + "\"\nOutput JSON:"
+	return strings.TrimSpace(promptText) + "\n\nInput Text: \"" + quoteEscaper.Replace(content) + "\"\nOutput JSON:"
 }
+
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 // visualPrompt is P2 with the context and caption substituted. A model that
 // cannot see images gets the node's text rendering (a table's cells) after
