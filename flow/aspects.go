@@ -104,6 +104,9 @@ type Aspects struct {
 	// Center centres the rows of M before the SVD (a B.13 remedy; paper:
 	// uncentred [proposed]).
 	Center bool
+	// Spectral selects the method for the leading singular pairs
+	// (SpectralAuto: exact when small, else Lanczos to a 1e-6 residual).
+	Spectral SpectralMethod
 	// QueryAspect makes the query direction the first aspect, with σ the
 	// norm of M q̂, and takes the rest from the SVD of M with q̂ projected
 	// out (a B.13 remedy; off in the paper).

@@ -47,7 +47,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	tNet := time.Since(t0)
 
 	t1 := time.Now()
-	sp, err := spectral(g, h, c, q, k, a.Eta, a.Center, a.QueryAspect)
+	sp, err := spectral(g, h, c, q, k, a.Eta, a.Center, a.QueryAspect, a.Spectral)
 	if err != nil {
 		return nil, err
 	}

@@ -24,9 +24,13 @@
 // the costs telescope to (1 − h_last) + Σ(1 − p) − Σ(ω h_next − h̄) + κ(1 −
 // c_a(last)), so supporting context can precede the most relevant node at
 // no extra cost, and without node credit a predecessor never lowers it.
-// When |C| exceeds the embedding dimension d the right singular vectors are
-// taken from the eigen-decomposition of the d×d Gram matrix MᵀM, which has
-// the same vectors and σ² as eigenvalues.
+// Only the top round(F0) ≤ 16 singular pairs are needed (the energy rule uses
+// ‖M‖²_F for the total). SpectralExact takes them from a thin SVD of M, or,
+// when |C| exceeds the embedding dimension d, from the eigen-decomposition
+// of the d×d Gram matrix MᵀM (same vectors, σ² as eigenvalues);
+// SpectralLanczos finds them by Lanczos on MᵀM as an operator, which at
+// d = 768 is several times faster; SpectralAuto (the default) picks exact
+// when min(|C|, d) ≤ 128.
 //
 // # Classic (v1)
 //

@@ -155,3 +155,19 @@ func checkFlow(t *testing.T, r *Routing) {
 		}
 	}
 }
+
+// benchRows makes a graph of n random unit rows in d dimensions, no edges.
+func benchRows(t testing.TB, n, d int) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(d)))
+	nodes := make([]graph.Node, n)
+	emb := make([]float32, n*d)
+	for i := range emb {
+		emb[i] = float32(rng.NormFloat64() + 0.3)
+	}
+	g, err := graph.New(nodes, d, emb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

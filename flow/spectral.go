@@ -27,7 +27,7 @@ var ErrSpectral = errors.New("flow: spectral decomposition failed")
 // With queryAspect, q̂ is the first aspect (σ = ‖M q̂‖) and the rest come from
 // M with q̂ projected out. The energy total is always ‖M‖²_F, so the count
 // rule stays exact though only the top k pairs are kept.
-func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta float64, center, queryAspect bool) (spectrum, error) {
+func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta float64, center, queryAspect bool, method SpectralMethod) (spectrum, error) {
 	d := g.Dim
 	fallback := func() spectrum {
 		dir := make([]float64, d)
@@ -86,7 +86,11 @@ func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta floa
 		k--
 	}
 	if k > 0 {
-		vals, vecs, err := topRight(m, k)
+		top := lanczosTop
+		if method == SpectralExact || (method == SpectralAuto && min(len(c), d) <= 128) {
+			top = topRight
+		}
+		vals, vecs, err := top(m, k)
 		if err != nil {
 			return spectrum{}, err
 		}
