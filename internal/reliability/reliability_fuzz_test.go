@@ -1,0 +1,76 @@
+package reliability
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/llm/fake"
+)
+
+// fuzzDocs are two short documents: three text nodes and a table, enough
+// for analysis, an evolution round with neighbours, and kNN edges.
+var fuzzDocs = []graph.Document{
+	{ID: "a", Items: []graph.Item{
+		{Text: "The ridge survey counted 42 kestrels."},
+		{Text: "Winds were northerly at the ridge."},
+		{Modality: graph.Table, Caption: "Table 1: counts", Text: "kestrels | 42"},
+	}},
+	{ID: "b", Items: []graph.Item{{Text: "Harbour terns nested on the mole."}}},
+}
+
+// FuzzBuildModelOutput feeds arbitrary model output to the graph builder's
+// parsers of P1/P2 analysis answers and P3 linking answers (through the
+// real Builder, so that everything downstream of the parse runs too). A
+// build with any answers must succeed (an unreadable answer falls back to
+// the offline analysis or keeps the node's links), never panic, and give
+// a valid graph that survives Write and Read unchanged.
+func FuzzBuildModelOutput(f *testing.F) {
+	for _, s := range [][2]string{
+		{`{"keywords":["Kestrel"],"summary":"Counts.","tags":["survey"]}`, `{"suggested_connections":[0,1],"should_update":true,"new_summary":"New.","new_keywords":["k"]}`},
+		{"```json\n{\"keywords\":[\"a\",],\"summary\":\"s\",\"tags\":[]}\n```", `{"suggested_connections":["a#1","0",-1,99,1e400],"should_update":"True","new_summary":"","new_keywords":null}`},
+		{`<think>hmm</think>{"summary":"No meaningful information","keywords":[1,2],"tags":"x"}`, `{"suggested_connections":[0,0,0,0,0,0,0,1,2,3],"should_update":True,"new_summary":"x"}`},
+		{`{"summary":"` + strings.Repeat("é", 300) + `","text_content":null}`, `not json at all`},
+		{``, `{"suggested_connections":{"0":1},"should_update":[],"new_keywords":[""," ",null]}`},
+		{`[{"summary":"array"}]`, `{"suggested_connections":["b#0","a#0","\u0000"]}`},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, analysis, links string) {
+		m := &fake.Model{Rules: []fake.Rule{{Respond: func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+			if req.SchemaName == "node_linking" {
+				return &llm.Response{Text: links}, nil
+			}
+			return &llm.Response{Text: analysis}, nil
+		}}}}
+		b := &graph.Builder{Embedder: &fake.Embedder{Dim: 8}, Model: m, Rounds: 1, Concurrency: 1}
+		g, err := b.Build(context.Background(), fuzzDocs)
+		if err != nil {
+			t.Fatalf("build failed on model output %q / %q: %v", analysis, links, err)
+		}
+		if g.Len() > 4 {
+			t.Fatalf("%d nodes from 4 items", g.Len())
+		}
+		for _, e := range g.Edges {
+			if e.U < 0 || e.U >= e.V || int(e.V) >= g.Len() || e.Weight < 0 || e.Weight > 1.0001 {
+				t.Fatalf("bad edge %+v", e)
+			}
+		}
+		var buf bytes.Buffer
+		if err := graph.Write(&buf, g); err != nil {
+			t.Fatal(err)
+		}
+		h, err := graph.Read(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatalf("graph from model output %q / %q does not read back: %v", analysis, links, err)
+		}
+		var again bytes.Buffer
+		graph.Write(&again, h)
+		if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+			t.Fatal("graph changed across Write and Read")
+		}
+	})
+}
