@@ -126,6 +126,15 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	}
 	best := us[0]
 	ans.Text = answerText(best.u, q)
+	cite := func(s scored) {
+		n := &in.Graph.Nodes[s.node]
+		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: s.node, NodeID: n.ID, Quote: s.u.raw, Chain: -1})
+	}
+	cite(best)
+	if second, ok := complement(us, best, qset); ok {
+		ans.Text += " … " + answerText(second.u, q)
+		cite(second)
+	}
 	for _, s := range us {
 		if s.score < 0.8*best.score || len(ans.Citations) == 3 {
 			break
@@ -137,10 +146,52 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 		if dup {
 			continue
 		}
-		n := &in.Graph.Nodes[s.node]
-		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: s.node, NodeID: n.ID, Quote: s.u.raw, Chain: -1})
+		cite(s)
 	}
 	return ans, nil
+}
+
+// complementShare is the least score, relative to the best unit, that a
+// second span needs.
+const complementShare = 0.3
+
+// complement serves questions with a part the best span leaves open, such
+// as bridging questions ("the peak gust of the storm that flooded the East
+// Arm"), whose evidence flow routing assembles from several nodes: it
+// returns the best-scoring unit of another node that covers the most
+// question terms missing from the best span and its setting. us is sorted
+// by score, so ties go to the higher score.
+func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
+	missing := map[string]bool{}
+	covered := map[string]bool{}
+	for _, t := range stems(best.u.text) {
+		covered[t] = true
+	}
+	for t := range qset {
+		if !covered[t] && !best.ctx[t] {
+			missing[t] = true
+		}
+	}
+	if len(missing) == 0 {
+		return scored{}, false
+	}
+	var pick scored
+	gain := 0
+	for _, s := range us[1:] {
+		if s.node == best.node || s.score <= 0 || s.score < complementShare*best.score {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, t := range stems(s.u.text) {
+			if missing[t] {
+				seen[t] = true
+			}
+		}
+		if len(seen) > gain {
+			pick, gain = s, len(seen)
+		}
+	}
+	return pick, gain > 0
 }
 
 // refBoost is added to the lexical score of a unit whose node is the

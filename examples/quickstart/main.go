@@ -22,9 +22,9 @@ import (
 )
 
 var questions = []string{
-	"Which breakwater lost most nests in 2025, and what storm caused it?",
+	"How many nests did the East Arm have in 2025, and why did it lose its colony?",
 	"What was the peak gust of the storm that flooded the East Arm?",
-	"Who led the Northfield station in 2025, and what did they do before?",
+	"Which storm was the strongest at Northfield, and how high was its surge?",
 }
 
 func main() {
