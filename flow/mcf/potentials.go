@@ -71,10 +71,12 @@ func (r *residual) dagDistToT(dist []float64) bool {
 	color := make([]uint8, r.n)
 	next := make([]int32, r.n)
 	stack := make([]int32, 0, 64)
+	arcs, fwdEnd := r.arcs, r.fwdEnd
+	inf := math.Inf(1)
 	enter := func(v int32) {
 		color[v] = grey
 		next[v] = r.start[v]
-		dist[v] = math.Inf(1)
+		dist[v] = inf
 		if v == r.t {
 			dist[v] = 0
 		}
@@ -85,29 +87,40 @@ func (r *residual) dagDistToT(dist []float64) bool {
 		enter(root)
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
-			if a := next[u]; a < r.fwdEnd[u] {
-				next[u]++
-				if r.arcs[a].rcap <= Eps {
+			// Scan u's arcs in one go until a white head needs a visit.
+			du := dist[u]
+			a, end := next[u], fwdEnd[u]
+			descend := int32(-1)
+			for ; a < end; a++ {
+				e := &arcs[a]
+				if e.rcap <= Eps {
 					continue
 				}
-				v := r.arcs[a].head
-				switch color[v] {
-				case white:
-					enter(v)
-				case grey:
-					return false
-				default:
-					if d := r.arcs[a].cost + dist[v]; d < dist[u] {
-						dist[u] = d
-					}
+				v := e.head
+				c := color[v]
+				if c == white {
+					descend = v
+					a++
+					break
 				}
+				if c == grey {
+					return false
+				}
+				if d := e.cost + dist[v]; d < du {
+					du = d
+				}
+			}
+			next[u] = a
+			dist[u] = du
+			if descend >= 0 {
+				enter(descend)
 				continue
 			}
 			color[u] = black
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 {
 				p := stack[len(stack)-1]
-				if d := r.arcs[next[p]-1].cost + dist[u]; d < dist[p] {
+				if d := arcs[next[p]-1].cost + du; d < dist[p] {
 					dist[p] = d
 				}
 			}
