@@ -71,7 +71,12 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 	align := alignment(g, terms, sp.dirs, a.SignedAlignment)
 
-	hbar := mean(h)
+	// h̄ is the query's mean h over the whole graph: the scores' HMean when
+	// set (it stays right when routing a candidate subgraph), else computed.
+	hbar := s.HMean
+	if hbar == 0 {
+		hbar = mean(h)
+	}
 	arcs := a.contentArcs(g, h, hbar, edits)
 	kappa := a.kappa(arcs, align, h)
 
