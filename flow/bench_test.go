@@ -142,6 +142,9 @@ func BenchmarkPipeline(b *testing.B) {
 		{"aspects", score.AspectsConfig(), func() flow.Router { return flow.DefaultAspects() }, selector.Annealed{}},
 		{"aspects-topm64", score.AspectsConfig(), fast, selector.Annealed{}},
 		{"aspects-paper", score.AspectsPaperConfig(), func() flow.Router { return flow.PaperAspects() }, selector.Annealed{}},
+		// The default preset on the candidate subgraph of the 256 highest-h
+		// nodes and their neighbours.
+		{"candidates256", score.AspectsConfig(), func() flow.Router { return &flow.Candidates{M: 256} }, selector.Annealed{}},
 		{"classic", score.ClassicConfig(), func() flow.Router { return flow.DefaultClassic() }, selector.Replicator{}},
 	}
 	for _, sz := range sizes {
