@@ -176,19 +176,30 @@ func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
 		return scored{}, false
 	}
 	var pick scored
-	gain := 0
+	gain, bridged := 0, false
 	for _, s := range us[1:] {
 		if s.node == best.node || s.score <= 0 || s.score < complementShare*best.score {
 			continue
 		}
+		// A table row answers in its header's terms too ("Rated output").
+		terms := stems(s.u.text)
+		if s.u.kind == unitRow {
+			terms = append(terms, stems(strings.Join(s.u.header, " "))...)
+		}
 		seen := map[string]bool{}
-		for _, t := range stems(s.u.text) {
+		bridge := false
+		for _, t := range terms {
 			if missing[t] {
 				seen[t] = true
+			} else if covered[t] && !qset[t] {
+				// A term the unit shares with the best span beyond the
+				// question's own (a bridge entity such as a model name)
+				// links the two spans.
+				bridge = true
 			}
 		}
-		if len(seen) > gain {
-			pick, gain = s, len(seen)
+		if len(seen) > gain || (len(seen) == gain && gain > 0 && bridge && !bridged) {
+			pick, gain, bridged = s, len(seen), bridge
 		}
 	}
 	return pick, gain > 0
