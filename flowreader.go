@@ -224,6 +224,30 @@ func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Gra
 	return g, nil
 }
 
+// Load reads a graph file saved with graph.Save and checks that its
+// embeddings have the pipeline embedder's dimension, so that questions are
+// not scored against vectors of another space. An embedder whose dimension
+// is unknown until its first call (llm.EmbedderFunc) is asked to embed one
+// probe text first.
+func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) {
+	dim := p.embedder.Dimension()
+	if dim <= 0 {
+		v, err := p.embedder.Embed(ctx, []string{"dimension probe"}, llm.Query)
+		if err != nil {
+			return nil, fmt.Errorf("flowreader: load: probe embedder dimension: %w", err)
+		}
+		if len(v) != 1 {
+			return nil, fmt.Errorf("flowreader: load: probe embedder dimension: %w", llm.ErrInvalidOutput)
+		}
+		dim = len(v[0])
+	}
+	g, err := graph.LoadDim(path, dim)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: load: %w", err)
+	}
+	return g, nil
+}
+
 // Score scores every node of g for the question (relevance, and the
 // preset's further signals).
 func (p *Pipeline) Score(ctx context.Context, g *graph.Graph, question string) (*score.Scores, error) {

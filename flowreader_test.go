@@ -138,3 +138,25 @@ func TestZeroConfigIsAspects(t *testing.T) {
 		t.Fatalf("zero config gave %+v", p.Config().Preset)
 	}
 }
+
+func TestLoadChecksDimension(t *testing.T) {
+	p, g := build(t, flowreader.Aspects())
+	path := t.TempDir() + "/g.graph"
+	if err := graph.Save(path, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := p.Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g2.Len() != g.Len() {
+		t.Fatalf("loaded %d nodes, saved %d", g2.Len(), g.Len())
+	}
+	other, err := flowreader.New(flowreader.Config{Embedder: &fake.Embedder{Dim: 32}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Load(context.Background(), path); !errors.Is(err, graph.ErrDimension) {
+		t.Fatalf("a 100-d graph loaded for a 32-d embedder: %v", err)
+	}
+}
