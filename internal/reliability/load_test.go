@@ -89,8 +89,11 @@ func heapAfterGC() uint64 {
 func TestLoadConcurrentAsk(t *testing.T) {
 	const goroutines = 64
 	iterations := 4
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		iterations = 2
+	case raceEnabled:
+		iterations = 3
 	}
 	ctx := ctxTimeout(t, 5*time.Minute)
 	for _, preset := range []flowreader.Config{flowreader.Classic(), flowreader.Aspects()} {

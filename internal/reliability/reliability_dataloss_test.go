@@ -145,14 +145,14 @@ func TestReliabilityCancelledBuildsLoseNothing(t *testing.T) {
 	}
 	want := encode(t, ref)
 	calls := int(count.n.Load())
-	// Every call count without the race detector; every fourth under it
-	// (27 builds), which keeps the race-enabled suite fast.
+	// Every call count without the race detector; every sixth under it
+	// (18 builds), which keeps the race-enabled suite fast.
 	step := 1
 	switch {
 	case testing.Short():
 		step = 7
 	case raceEnabled:
-		step = 4
+		step = 6
 	}
 	cancelled := 0
 	for k := 1; k <= calls+1; k += step {
@@ -225,7 +225,7 @@ func TestReliabilityHalfWrittenGraphNeverLoads(t *testing.T) {
 	full := encode(t, g)
 	step := 1
 	if raceEnabled || testing.Short() {
-		step = 3
+		step = 13
 	}
 	for n := 0; n < len(full); n += step {
 		if _, err := graph.Read(bytes.NewReader(full[:n])); err == nil {

@@ -63,8 +63,11 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 	clean.Close()
 
 	seeds := []uint64{1, 2, 3}
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		seeds = seeds[:1]
+	case raceEnabled:
+		seeds = seeds[:2]
 	}
 	total := map[faultserver.Fault]int{}
 	var runs, failedRuns int
