@@ -93,11 +93,22 @@ type Aspects struct {
 	Tau float64
 	// FMin and FMax clip the demand F0 (1 [proposed], 16).
 	FMin, FMax float64
+	// FixedDemand sets F0 = FMax, the read budget, instead of the
+	// participation ratio of Eq. 3 (paper: off). Under hybrid relevance the
+	// ratio is small (few nodes reach h ≥ τ), so the flow would read far
+	// fewer nodes than the budget allows (issue 11).
+	FixedDemand bool
 	// TopM, when > 0, takes the relevant set C as the TopM nodes by h
 	// instead of {h ≥ τ} (a B.13 remedy); 0 is the paper's threshold.
 	TopM int
 	// Eta is the spectral energy fraction η (0.9).
 	Eta float64
+	// Aspects selects the aspect terminals: SpectralAspects (B.5, the
+	// paper) or TermFacets (the query's own keywords).
+	Aspects AspectSource
+	// FacetShare is the share of the demand given to term facets under
+	// TermFacets; the rest goes to a general facet (0 means 1: all).
+	FacetShare float64
 	// MaxAspects caps the aspect count further (0 = no extra cap; 1 is the
 	// single-sink ablation).
 	MaxAspects int
@@ -143,6 +154,8 @@ type Aspects struct {
 	// cache holds the last graph's content pairs (see pairCache); set by
 	// the constructors and shared by clones.
 	cache *pairCache
+	// terms holds the last graph's term postings for TermFacets.
+	terms *termCache
 }
 
 // PaperAspects returns METHOD B exactly: links, kNN and reading order ±1;
@@ -169,6 +182,7 @@ func PaperAspects() *Aspects {
 		KappaMode:   KappaCost,
 		Feasibility: 0.99,
 		cache:       &pairCache{},
+		terms:       &termCache{},
 	}
 }
 
@@ -200,6 +214,8 @@ func (a *Aspects) validate() error {
 		return fmt.Errorf("%w: Feasibility %g not in (0,1]", ErrConfig, a.Feasibility)
 	case a.Kappa != nil && !(*a.Kappa >= 0 && !math.IsInf(*a.Kappa, 0)):
 		return fmt.Errorf("%w: Kappa must be finite and ≥ 0", ErrConfig)
+	case math.IsNaN(a.FacetShare) || a.FacetShare < 0 || a.FacetShare > 1:
+		return fmt.Errorf("%w: FacetShare %g not in [0,1]", ErrConfig, a.FacetShare)
 	case a.TopM < 0 || a.MaxAspects < 0 || a.MaxChains < 0 || a.OrderWindow < 0 || a.BridgeCutoff < 0:
 		return fmt.Errorf("%w: negative count", ErrConfig)
 	case math.IsNaN(a.Beta) || math.IsNaN(a.Gamma) || math.IsNaN(a.Tau):

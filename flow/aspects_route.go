@@ -36,6 +36,9 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	t0 := time.Now()
 	h := s.H
 	f0 := Demand(h, a.Tau, a.FMin, a.FMax)
+	if a.FixedDemand {
+		f0 = a.FMax
+	}
 	c := relevantSet(h, a.Tau, a.TopM)
 	k := int(math.Floor(f0 + 0.5))
 	k = min(k, len(c))
@@ -47,8 +50,16 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	tNet := time.Since(t0)
 
 	t1 := time.Now()
-	sp, err := spectral(g, h, c, q, k, a.Eta, a.Center, a.QueryAspect, a.Spectral)
-	if err != nil {
+	var fc *facetSet
+	if a.Aspects == TermFacets {
+		fc = a.facets(g, s, f0)
+	}
+	var sp spectrum
+	var err error
+	if fc != nil {
+		sp.sigma = make([]float64, len(fc.caps))
+		sp.dirs = make([][]float64, len(fc.caps))
+	} else if sp, err = spectral(g, h, c, q, k, a.Eta, a.Center, a.QueryAspect, a.Spectral); err != nil {
 		return nil, err
 	}
 	tSVD := time.Since(t1)
@@ -59,6 +70,9 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	t2 := time.Now()
 	na := len(sp.sigma)
 	caps := aspectCapacities(sp.sigma, f0)
+	if fc != nil {
+		caps = fc.caps
+	}
 	// Terminal nodes: every node (B.7) or only C. Alignments are computed
 	// for them only, position-major (p*A + a), and κ pools exactly the
 	// terminal arcs.
@@ -69,7 +83,12 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 			terms[v] = v
 		}
 	}
-	align := alignment(g, terms, sp.dirs, a.SignedAlignment)
+	var align []float64
+	if fc != nil {
+		align = fc.alignment(terms)
+	} else {
+		align = alignment(g, terms, sp.dirs, a.SignedAlignment)
+	}
 
 	// h̄ is the query's mean h over the whole graph: the scores' HMean when
 	// set (it stays right when routing a candidate subgraph), else computed.
@@ -129,6 +148,9 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	r.Aspects = make([]Aspect, na)
 	for j := range r.Aspects {
 		r.Aspects[j] = Aspect{Sigma: sp.sigma[j], Capacity: caps[j], Direction: sp.dirs[j]}
+		if fc != nil {
+			r.Aspects[j].Facet = fc.terms[j]
+		}
 	}
 	r.Timings = Timings{Network: tNet, SVD: tSVD}
 	if f <= mcf.Eps {

@@ -39,6 +39,9 @@ type Aspect struct {
 	Direction []float64
 	// Fed is the number of distinct content nodes that send flow to the aspect.
 	Fed int
+	// Facet is the query term of a TermFacets aspect ("" for spectral
+	// aspects and for the general facet); Direction is then nil.
+	Facet string
 }
 
 // Timings splits a routing's wall time by stage.
