@@ -44,6 +44,13 @@ type Question struct {
 	Text   string
 	// Answers are gold answers, for the judge (answer-accuracy mode).
 	Answers []string
+	// AnswerRefs are the reference strings of QASPER's answer F1, one per
+	// annotator (extractive spans joined by ", ", free form, Yes/No or
+	// Unanswerable), and Extractive reports that some annotator's answer
+	// is extractive: those questions get an answer F1 when the runner has
+	// an Extract answerer (QASPER and PaperTab's qasper_answers).
+	AnswerRefs []string
+	Extractive bool
 	// DocSet identifies the document set: questions with equal DocSet have
 	// identical Docs, so one graph serves them all.
 	DocSet string

@@ -23,6 +23,10 @@ type Metrics struct {
 	// Judged reports whether the answer was scored (accuracy mode) and
 	// Correct the judge's verdict.
 	Judged, Correct bool
+	// HasF1 reports that the question is extractive and was answered by the
+	// runner's Extract answerer; F1 is QASPER's answer F1 of that answer.
+	HasF1 bool
+	F1    float64
 }
 
 // Measure computes q's metrics for the chains read over g, a graph built from
@@ -99,6 +103,10 @@ type Summary struct {
 	// Accuracy is the judge's mean over them (accuracy mode only).
 	JudgedQuestions int
 	Accuracy        float64
+	// F1Questions counts the extractive questions answered by the runner's
+	// Extract answerer and AnswerF1 is their mean QASPER answer F1.
+	F1Questions int
+	AnswerF1    float64
 }
 
 // Summarize averages ms.
@@ -124,6 +132,10 @@ func Summarize(ms []Metrics) Summary {
 				s.Accuracy++
 			}
 		}
+		if m.HasF1 {
+			s.F1Questions++
+			s.AnswerF1 += m.F1
+		}
 		s.Distinct += float64(m.Distinct)
 		reads += float64(m.Reads)
 		chains += float64(m.Chains)
@@ -137,6 +149,9 @@ func Summarize(ms []Metrics) Summary {
 	}
 	if s.JudgedQuestions > 0 {
 		s.Accuracy /= float64(s.JudgedQuestions)
+	}
+	if s.F1Questions > 0 {
+		s.AnswerF1 /= float64(s.F1Questions)
 	}
 	if s.Questions > 0 {
 		n := float64(s.Questions)
@@ -154,7 +169,7 @@ func Summarize(ms []Metrics) Summary {
 // figure over the summaries where it is defined).
 func Macro(ss []Summary) Summary {
 	var out Summary
-	ne, nd, nj, n := 0, 0, 0, 0
+	ne, nd, nj, nf, n := 0, 0, 0, 0, 0
 	for _, s := range ss {
 		out.Questions += s.Questions
 		if s.EvidenceQuestions > 0 {
@@ -173,6 +188,11 @@ func Macro(ss []Summary) Summary {
 			out.JudgedQuestions += s.JudgedQuestions
 			out.Accuracy += s.Accuracy
 		}
+		if s.F1Questions > 0 {
+			nf++
+			out.F1Questions += s.F1Questions
+			out.AnswerF1 += s.AnswerF1
+		}
 		if s.Questions > 0 {
 			n++
 			out.Distinct += s.Distinct
@@ -190,6 +210,9 @@ func Macro(ss []Summary) Summary {
 	}
 	if nj > 0 {
 		out.Accuracy /= float64(nj)
+	}
+	if nf > 0 {
+		out.AnswerF1 /= float64(nf)
 	}
 	if n > 0 {
 		out.Distinct /= float64(n)

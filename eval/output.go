@@ -77,6 +77,7 @@ func WriteMarkdown(w io.Writer, rows []Row, cmps []Comparison, notes []string) e
 		}
 		b.WriteString("\n")
 		writeAccuracy(&b, rows, bud)
+		writeF1(&b, rows, bud)
 		var cs []Comparison
 		for _, c := range cmps {
 			if c.Budget == bud {
@@ -85,11 +86,23 @@ func WriteMarkdown(w io.Writer, rows []Row, cmps []Comparison, notes []string) e
 		}
 		if len(cs) > 0 {
 			fmt.Fprintf(&b, "Paired differences against `%s` (points; bootstrap 95%% interval; McNemar on all-gold):\n\n", cs[0].Baseline)
-			b.WriteString("| dataset | router | selector | Δ evidence recall [95% CI] | all-gold only router / only baseline (p) | Δ doc recall [95% CI] |\n")
-			b.WriteString("|---|---|---|---|---|---|\n")
+			f1 := false
 			for _, c := range cs {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d (p=%.3g) | %s |\n", c.Dataset, c.Router, c.Selector,
+				f1 = f1 || c.AnswerF1.N > 0
+			}
+			b.WriteString("| dataset | router | selector | Δ evidence recall [95% CI] | all-gold only router / only baseline (p) | Δ doc recall [95% CI] |")
+			if f1 {
+				b.WriteString(" Δ answer F1 [95% CI] |\n|---|---|---|---|---|---|---|\n")
+			} else {
+				b.WriteString("\n|---|---|---|---|---|---|\n")
+			}
+			for _, c := range cs {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d (p=%.3g) | %s |", c.Dataset, c.Router, c.Selector,
 					ci(c.Recall), c.OnlyRouter, c.OnlyBaseline, c.P, ci(c.DocRecall))
+				if f1 {
+					fmt.Fprintf(&b, " %s |", ci(c.AnswerF1))
+				}
+				b.WriteString("\n")
 			}
 			b.WriteString("\n")
 		}
@@ -232,6 +245,18 @@ func WriteReport(dir string, rows []Row, cmps []Comparison, notes []string) erro
 		return err
 	}
 	for _, r := range rows {
+		if r.F1Questions > 0 {
+			var f1 bytes.Buffer
+			if err := WriteAnswerF1CSV(&f1, rows); err != nil {
+				return err
+			}
+			if err := WriteFileAtomic(filepath.Join(dir, "answer_f1.csv"), f1.Bytes()); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for _, r := range rows {
 		if r.JudgedQuestions > 0 {
 			var acc bytes.Buffer
 			if err := WriteAccuracyCSV(&acc, rows); err != nil {
@@ -334,6 +359,47 @@ func WriteQuestions(w io.Writer, res *Results) error {
 					return err
 				}
 			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeF1 adds the extractive reader's answer F1 next to evidence recall
+// when the run scored answers (Runner.Extract).
+func writeF1(b *strings.Builder, rows []Row, budget int) {
+	has := false
+	for _, r := range rows {
+		has = has || (r.Budget == budget && r.F1Questions > 0)
+	}
+	if !has {
+		return
+	}
+	b.WriteString("Answer F1 of the extractive reader over each router's evidence (QASPER answer F1, extractive questions):\n\n")
+	b.WriteString("| dataset | router | selector | extractive questions | answer F1 | evidence recall (all questions) |\n|---|---|---|---:|---:|---:|\n")
+	for _, r := range rows {
+		if r.Budget == budget && r.F1Questions > 0 {
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s |\n", r.Dataset, r.Router, r.Selector, r.F1Questions,
+				pct(r.AnswerF1, r.F1Questions), pct(r.EvidenceRecall, r.EvidenceQuestions))
+		}
+	}
+	b.WriteString("\n")
+}
+
+// WriteAnswerF1CSV writes the rows with extractive answers: dataset, router,
+// selector, budget, extractive_questions, answer_f1, evidence_recall.
+func WriteAnswerF1CSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"dataset", "router", "selector", "budget", "extractive_questions", "answer_f1", "evidence_recall"}); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.F1Questions == 0 {
+			continue
+		}
+		if err := cw.Write([]string{r.Dataset, r.Router, r.Selector, strconv.Itoa(r.Budget), strconv.Itoa(r.F1Questions),
+			rate(r.AnswerF1, r.F1Questions), rate(r.EvidenceRecall, r.EvidenceQuestions)}); err != nil {
+			return err
 		}
 	}
 	cw.Flush()

@@ -158,6 +158,10 @@ func readPaperTab(r io.Reader, docs *paperDocs, opt LoadOptions) (*Dataset, erro
 			continue
 		}
 		for _, a := range rec.Answers {
+			if t := a.reference(); t != "" {
+				q.AnswerRefs = append(q.AnswerRefs, t)
+			}
+			q.Extractive = q.Extractive || len(a.Extractive) > 0
 			units, miss := evidenceUnits(a.Evidence, mainDoc.idx, nil)
 			q.Unmatched += miss
 			if len(units) > 0 {

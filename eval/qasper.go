@@ -107,6 +107,10 @@ func readQASPER(r io.Reader, opt LoadOptions) (*Dataset, error) {
 				if t := a.Answer.text(); t != "" {
 					q.Answers = append(q.Answers, t)
 				}
+				if t := a.Answer.reference(); t != "" {
+					q.AnswerRefs = append(q.AnswerRefs, t)
+				}
+				q.Extractive = q.Extractive || len(a.Answer.Extractive) > 0
 				units, miss := evidenceUnits(a.Answer.Evidence, idx, capIdx)
 				q.Unmatched += miss
 				if len(units) > 0 {

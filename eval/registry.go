@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/score"
@@ -38,6 +39,9 @@ type RouterDef struct {
 	// BudgetAware and New as in RouterSpec.
 	BudgetAware bool
 	New         func(budget int) flow.Router
+	// Selector names the registered selector used when Specs is given no
+	// selector list ("" = greedy): a preset's own selector.
+	Selector string
 	// Doc says what the router is, for --help.
 	Doc string
 }
@@ -112,23 +116,28 @@ func (r *Registry) Selectors() []string {
 }
 
 // Specs returns one RouterSpec per router name and selector (ranked routers
-// get one spec, with selector "rank"), in the order given.
+// get one spec, with selector "rank"), in the order given. With no
+// selectors, each router uses its own (RouterDef.Selector, else greedy).
 func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
-	if len(selectors) == 0 {
-		selectors = []string{"greedy"}
-	}
-	sels := make([]selectorDef, 0, len(selectors))
-	for _, name := range selectors {
-		found := false
-		for _, s := range r.selectors {
-			if s.name == name {
-				sels = append(sels, s)
-				found = true
+	lookup := func(names []string) ([]selectorDef, error) {
+		sels := make([]selectorDef, 0, len(names))
+		for _, name := range names {
+			found := false
+			for _, s := range r.selectors {
+				if s.name == name {
+					sels = append(sels, s)
+					found = true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("%w: unknown selector %q (have %s)", ErrConfig, name, strings.Join(r.Selectors(), ", "))
 			}
 		}
-		if !found {
-			return nil, fmt.Errorf("%w: unknown selector %q (have %s)", ErrConfig, name, strings.Join(r.Selectors(), ", "))
-		}
+		return sels, nil
+	}
+	sels, err := lookup(selectors)
+	if err != nil {
+		return nil, err
 	}
 	var out []RouterSpec
 	for _, name := range routers {
@@ -151,7 +160,17 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 			out = append(out, spec)
 			continue
 		}
-		for _, s := range sels {
+		use := sels
+		if len(selectors) == 0 {
+			own := def.Selector
+			if own == "" {
+				own = "greedy"
+			}
+			if use, err = lookup([]string{own}); err != nil {
+				return nil, err
+			}
+		}
+		for _, s := range use {
 			sp := spec
 			sp.Selector = s.name
 			sp.Select = s.sel.Select
@@ -164,8 +183,9 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 // DefaultRegistry holds the routers of the paper's comparisons and issue
 // 11's baselines, wired to the flow package:
 //
-//	aspects       flow.DefaultAspects, default scoring (hybrid relevance)
-//	aspects-paper flow.PaperAspects, paper v3 scoring (METHOD B exactly)
+//	aspects       the facade's default preset flowreader.Aspects(): its
+//	              scoring (hybrid relevance), router and selector (annealed)
+//	aspects-paper flowreader.AspectsPaper(): METHOD B exactly
 //	classic       flow.DefaultClassic, paper v1 scoring
 //	topk          top-k by the default preset's relevance
 //	topk-dense    top-k by cosine only (plain RAG)
@@ -175,12 +195,16 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //
 // Aspects routers read up to the budget: their demand cap F_max (the read
 // cap K of Table 4, 16 in the paper) is set to the budget, so a budget
-// curve moves the flow's own cap with it. Ranked routers list budget
+// curve moves the flow's own cap with it (and, with FixedDemand, the demand
+// itself). The presets' settings come from the facade, so that "aspects"
+// here is exactly what flowreader.New(flowreader.Aspects()) runs at the
+// preset's budget. Ranked routers list budget
 // nodes. Selectors: greedy (METHOD B.9) and annealed (replicator dynamics).
 func DefaultRegistry() *Registry {
 	r := &Registry{}
-	r.AddScoring(ScoreAspects, score.AspectsConfig())
-	r.AddScoring(ScoreAspectsPaper, score.AspectsPaperConfig())
+	def, paper := flowreader.Aspects(), flowreader.AspectsPaper()
+	r.AddScoring(ScoreAspects, def.Score)
+	r.AddScoring(ScoreAspectsPaper, paper.Score)
 	r.AddScoring(ScoreClassic, score.ClassicConfig())
 	dense := score.AspectsPaperConfig()
 	dense.RhoRef, dense.RawCos = 0, false
@@ -190,13 +214,19 @@ func DefaultRegistry() *Registry {
 
 	aspects := func(name, scoring, doc string, base func() *flow.Aspects) {
 		r.AddRouter(RouterDef{Name: name, Scoring: scoring, BudgetAware: true, Doc: doc, New: func(b int) flow.Router {
-			a := base()
-			a.FMax = float64(b)
-			return a
+			return AtBudget(base(), b)
 		}})
 	}
-	aspects("aspects", ScoreAspects, "aspects routing, default preset", flow.DefaultAspects)
-	aspects("aspects-paper", ScoreAspectsPaper, "aspects routing exactly as paper v3 (METHOD B)", flow.PaperAspects)
+	preset := func(name, doc string, cfg func() flowreader.Config, selName string) {
+		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selName, New: func(b int) flow.Router {
+			if a, ok := cfg().Router.(*flow.Aspects); ok {
+				return AtBudget(a, b)
+			}
+			return cfg().Router
+		}})
+	}
+	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, κ = 0, no node credit)", flowreader.Aspects, selectorName(def.Selector))
+	preset("aspects-paper", "aspects routing exactly as paper v3 (METHOD B)", flowreader.AspectsPaper, selectorName(paper.Selector))
 	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (METHOD A)", New: func(int) flow.Router {
 		c := flow.DefaultClassic()
 		c.KeepEdge = score.ClassicConfig().KeepEdge
@@ -215,4 +245,25 @@ func DefaultRegistry() *Registry {
 	aspects("noagreement", ScoreAspects, "aspects with ω ≡ 1", func() *flow.Aspects { return flow.NoAgreement(flow.DefaultAspects()) })
 	aspects("nocredit", ScoreAspects, "aspects without node credit", func() *flow.Aspects { return flow.NoCredit(flow.DefaultAspects()) })
 	return r
+}
+
+// AtBudget returns a copy of a whose read cap F_max is budget (the demand
+// itself when a.FixedDemand): the aspects router at another budget of
+// distinct nodes. a is not modified.
+func AtBudget(a *flow.Aspects, budget int) *flow.Aspects {
+	c := *a
+	c.FMax = float64(budget)
+	if c.FMin > c.FMax {
+		c.FMin = c.FMax
+	}
+	return &c
+}
+
+// selectorName is the registry name of a preset's selector.
+func selectorName(s selector.Selector) string {
+	switch s.(type) {
+	case selector.Annealed, *selector.Annealed:
+		return "annealed"
+	}
+	return "greedy"
 }

@@ -22,6 +22,9 @@ type Comparison struct {
 	// Recall is the paired difference in evidence recall (router −
 	// baseline) over questions with evidence; DocRecall likewise.
 	Recall, DocRecall Interval
+	// AnswerF1 is the paired difference in the extractive reader's answer
+	// F1 over the questions both answered (N = 0 without Runner.Extract).
+	AnswerF1 Interval
 	// OnlyRouter and OnlyBaseline count questions where only one of the two
 	// covered all gold; P is McNemar's two-sided p-value.
 	OnlyRouter, OnlyBaseline int
@@ -106,7 +109,7 @@ func (res *Results) Compare(baseline string, resamples int, seed uint64) ([]Comp
 				continue
 			}
 			for bi, b := range res.Budgets {
-				var ra, rb, da, db []float64
+				var ra, rb, da, db, fa, fb []float64
 				var ga, gb []bool
 				for _, qi := range members[gi] {
 					x, y := res.Metrics[ri][bi][qi], res.Metrics[base][bi][qi]
@@ -117,10 +120,14 @@ func (res *Results) Compare(baseline string, resamples int, seed uint64) ([]Comp
 					if x.HasDoc && y.HasDoc {
 						da, db = append(da, x.DocRecall), append(db, y.DocRecall)
 					}
+					if x.HasF1 && y.HasF1 {
+						fa, fb = append(fa, x.F1), append(fb, y.F1)
+					}
 				}
 				c := Comparison{Dataset: name, Router: spec.Name, Selector: spec.Selector, Budget: b, Baseline: baseline,
 					Recall:    PairedBootstrap(ra, rb, resamples, 0.95, seed),
-					DocRecall: PairedBootstrap(da, db, resamples, 0.95, seed)}
+					DocRecall: PairedBootstrap(da, db, resamples, 0.95, seed),
+					AnswerF1:  PairedBootstrap(fa, fb, resamples, 0.95, seed)}
 				c.OnlyRouter, c.OnlyBaseline, c.P = McNemar(ga, gb)
 				out = append(out, c)
 			}

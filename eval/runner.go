@@ -73,6 +73,11 @@ type Runner struct {
 	// neither must be set.
 	Answer     AnswerFunc
 	JudgeModel llm.Model
+	// Extract, when set, answers every extractive question with answer
+	// references (Question.Extractive, AnswerRefs) from each router's
+	// chains at each budget and scores the answer with QASPER's answer F1
+	// (Metrics.F1); ExtractiveAnswerer is the offline reader's.
+	Extract AnswerFunc
 	// Progress, when set, is called after each question (from one
 	// goroutine at a time).
 	Progress func(done, total int)
@@ -268,6 +273,13 @@ func (r *Runner) question(ctx context.Context, res *Results, routers [][]flow.Ro
 					return fmt.Errorf("router %s: %w", spec.Name, err)
 				}
 				m.Judged, m.Correct = true, v.Accuracy == 1
+			}
+			if r.Extract != nil && q.Extractive && len(q.AnswerRefs) > 0 {
+				ans, err := r.Extract(ctx, q, g, chains)
+				if err != nil {
+					return fmt.Errorf("router %s: extractive answer: %w", spec.Name, err)
+				}
+				m.HasF1, m.F1 = true, AnswerF1(ans, q.AnswerRefs)
 			}
 			res.Metrics[i][b][qi] = m
 		}

@@ -40,7 +40,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	data := fs.String("data", "", "dataset file or folder, one per --dataset (comma-separated) or one folder in the layout of ../shared/data for all")
 	budgets := fs.String("budget", "16", "budget(s) of distinct nodes read, comma-separated (e.g. 8,12,16,24)")
 	routers := fs.String("routers", defaultEvalRouters, "routers, comma-separated")
-	selectors := fs.String("selector", "greedy", "selector(s) for flow routers, comma-separated: "+strings.Join(reg.Selectors(), "|"))
+	selectors := fs.String("selector", "", "selector(s) for flow routers, comma-separated: "+strings.Join(reg.Selectors(), "|")+" (default: each router's own; aspects and aspects-paper: annealed, as the facade's presets; others greedy)")
 	baseline := fs.String("baseline", "topk", "router the paired differences are taken against (\"\" = none)")
 	out := fs.String("out", "", "output folder for results.md, results.csv and recall_<dataset>.png (required)")
 	limit := fs.Int("limit", 0, "evaluate the first N questions of each dataset (0 = all)")
@@ -52,6 +52,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	knn := fs.Int("knn", 0, "kNN edges per node (0 = 5, -1 = none)")
 	graphMode := fs.String("graph", "direct", "graph construction: direct (nodes embedded from their content, as METHOD B.13's prototype) or builder (graph.Builder's offline analysis: lead summaries and keywords)")
 	judge := fs.Bool("judge", false, "answer-accuracy mode: answer with the FLOWREADER_LLM_* model and score with the paper's judge prompt (P7); FLOWREADER_JUDGE_MODEL names a separate judge model on the same server")
+	answerF1 := fs.Bool("answer-f1", false, "answer the extractive questions (QASPER, PaperTab) with the offline extractive reader over each router's evidence and score QASPER's answer F1 (results.md table, DIR/answer_f1.csv)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader eval --dataset NAME[,NAME] --data PATH[,PATH] --out DIR [flags]
@@ -64,7 +65,7 @@ all-gold-covered rate and document recall, per dataset and macro, with paired
 bootstrap intervals and McNemar tests against --baseline. Writes
 DIR/results.md, DIR/results.csv (header: %s)
 DIR/recall_<dataset>.png and DIR/questions.csv (per-question figures);
-accuracy mode adds DIR/accuracy.csv.
+accuracy mode adds DIR/accuracy.csv and --answer-f1 DIR/answer_f1.csv.
 
 Example (the dev slices):
   flowreader eval --dataset fetaqa,qasper,papertab --data ../shared/data \
@@ -146,6 +147,9 @@ routers:
 		run.Graph.Build = b.Build
 	default:
 		return fmt.Errorf("unknown --graph %q (direct or builder): %w", *graphMode, errUsage)
+	}
+	if *answerF1 {
+		run.Extract = eval.ExtractiveAnswerer(emb)
 	}
 	if *judge {
 		if err := accuracyMode(run); err != nil {

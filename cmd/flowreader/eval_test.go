@@ -41,6 +41,38 @@ func TestEvalCommand(t *testing.T) {
 	}
 }
 
+// TestEvalAnswerF1 runs --answer-f1 with each router's own selector: the
+// presets' rows say annealed, answer_f1.csv appears and results.csv keeps
+// its header.
+func TestEvalAnswerF1(t *testing.T) {
+	out := t.TempDir()
+	data := filepath.Join("..", "..", "eval", "testdata")
+	var so, se bytes.Buffer
+	code := run(context.Background(), []string{"eval", "--dataset", "qasper,papertab", "--data", data,
+		"--budget", "4", "--routers", "aspects,topk", "--answer-f1",
+		"--embedder", "hash", "--out", out, "--quiet"}, []command{evalCommand()}, &so, &se)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "answer_f1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "qasper,aspects,annealed,4,") || !strings.Contains(string(b), "qasper,topk,rank,4,") {
+		t.Errorf("answer_f1.csv:\n%s", b)
+	}
+	r, err := os.ReadFile(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _, _ := strings.Cut(string(r), "\n"); h != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains" {
+		t.Errorf("header %q", h)
+	}
+	if !strings.Contains(so.String(), "Answer F1 of the extractive reader") {
+		t.Errorf("stdout lacks the answer F1 table:\n%s", so.String())
+	}
+}
+
 func TestEvalCommandUsage(t *testing.T) {
 	cmds := []command{evalCommand()}
 	for _, args := range [][]string{
