@@ -71,6 +71,7 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 	}
 	total := map[faultserver.Fault]int{}
 	var runs, failedRuns int
+	endedBy := map[string]int{}
 	for _, seed := range seeds {
 		s := serve(t, faultserver.Config{
 			Seed: seed, Rates: buildRates, MaxFaultsPerKey: 3, Chat: respond, RetryAfter: 20 * time.Millisecond,
@@ -89,6 +90,14 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 					t.Fatalf("seed %d run %d: unclear error %v", seed, run, err)
 				}
 				errs = append(errs, err.Error())
+				switch {
+				case strings.Contains(err.Error(), "after 4 attempts"):
+					endedBy["retries exhausted"]++
+				case errors.Is(err, llm.ErrInvalidOutput):
+					endedBy["invalid output (not retried)"]++
+				default:
+					endedBy[err.Error()]++
+				}
 			}
 		}
 		if g == nil {
@@ -131,7 +140,7 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 		}
 		s.Close()
 	}
-	writeFaultTable(t, "build", total, fmt.Sprintf("%d builds, %d ended with a clear error and were resumed; final graphs byte-identical to the fault-free build; 0 repeated calls for received answers", runs, failedRuns))
+	writeFaultTable(t, "build", total, fmt.Sprintf("%d builds, %d ended with a clear error and were resumed (%v); final graphs byte-identical to the fault-free build; 0 repeated calls for received answers", runs, failedRuns, endedBy))
 }
 
 // writeFaultTable logs the fault table and, when RELIABILITY_REPORT names a
