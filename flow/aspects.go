@@ -71,6 +71,11 @@ type Aspects struct {
 	OrderWindow int
 	// Orientation orients content edges (B.2: ByRelevance).
 	Orientation Orientation
+	// OrderCredit is subtracted from w_uv on arcs between nodes of one
+	// document at most OrderWindow positions apart, so that chains can
+	// follow adjacent table rows and paragraphs into the most relevant
+	// node (issue 11; paper: 0). It never makes a cycle: arcs stay oriented.
+	OrderCredit float64
 
 	// Beta weighs the bridge term and Gamma the cross-modal bonus in
 	// p_uv = clip((1-β) gain + β bridge + γ 1[mod differs], 0, 1) (0.3, 0.2).
@@ -218,7 +223,7 @@ func (a *Aspects) validate() error {
 		return fmt.Errorf("%w: FacetShare %g not in [0,1]", ErrConfig, a.FacetShare)
 	case a.TopM < 0 || a.MaxAspects < 0 || a.MaxChains < 0 || a.OrderWindow < 0 || a.BridgeCutoff < 0:
 		return fmt.Errorf("%w: negative count", ErrConfig)
-	case math.IsNaN(a.Beta) || math.IsNaN(a.Gamma) || math.IsNaN(a.Tau):
+	case math.IsNaN(a.Beta) || math.IsNaN(a.Gamma) || math.IsNaN(a.Tau) || math.IsNaN(a.OrderCredit) || math.IsInf(a.OrderCredit, 0):
 		return fmt.Errorf("%w: NaN weight", ErrConfig)
 	}
 	return nil

@@ -405,6 +405,12 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits E
 			}
 			w -= omega*h[v] - hbar
 		}
+		if a.OrderCredit != 0 && a.OrderWindow > 0 {
+			x, y := &g.Nodes[u], &g.Nodes[v]
+			if d := x.Order - y.Order; x.Doc == y.Doc && d <= a.OrderWindow && -d <= a.OrderWindow {
+				w -= a.OrderCredit
+			}
+		}
 		out = append(out, arc{from: u, to: v, w: w})
 	}
 	return out

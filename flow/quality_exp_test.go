@@ -68,6 +68,21 @@ func TestQualityExp(t *testing.T) {
 	})
 	add("v-f-b02", func(a *flow.Aspects, b int) { fixed(a, b); a.B = 0.2 })
 	add("v-f-k0-nc-ow", func(a *flow.Aspects, b int) { fixed(a, b); a.Kappa = &zero; a.NodeCredit = false; a.OrderWindow = 2 })
+	for _, oc := range []float64{0.1, 0.2, 0.4} {
+		add(fmt.Sprintf("v-oc%g", oc), func(a *flow.Aspects, b int) {
+			fixed(a, b)
+			a.B = 0.2
+			a.NodeCredit = false
+			a.OrderCredit = oc
+		})
+		add(fmt.Sprintf("v-oc%g-w2", oc), func(a *flow.Aspects, b int) {
+			fixed(a, b)
+			a.B = 0.2
+			a.NodeCredit = false
+			a.OrderCredit = oc
+			a.OrderWindow = 2
+		})
+	}
 	registerFacets(reg)
 	routers := strings.Split(os.Getenv("QEXP_ROUTERS"), ",")
 	specs, err := reg.Specs(routers, []string{"greedy"})
