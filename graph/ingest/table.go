@@ -10,11 +10,18 @@ import (
 
 // Bounds on table spans, so that a hostile rowspan or colspan cannot blow up
 // memory: HTML caps colspan at 1000 and rowspan at 65534; we also cap the
-// number of rendered cells.
+// number of rendered cells and, since a spanning cell repeats its text in
+// every position it covers, the rendered bytes of all tables of one body.
 const (
 	maxColspan    = 1000
 	maxRowspan    = 65534
 	maxTableCells = 1 << 20
+	maxTableBytes = 8 << 20
+	// A body of n bytes renders to at most max(minTableBytes,
+	// tableGrowth·n) bytes (and never above maxTableBytes), so that the
+	// output of a content list grows linearly with its size.
+	minTableBytes = 64 << 10
+	tableGrowth   = 16
 )
 
 // TableText renders an HTML table (MinerU's table_body) as text: one line
@@ -43,8 +50,10 @@ func TableText(body string) string {
 		return collapse(nodeText(doc))
 	}
 	parts := make([]string, 0, len(tables))
+	size := 0 // rendered bytes of all tables, against the budget
+	budget := min(maxTableBytes, max(minTableBytes, tableGrowth*len(body)))
 	for _, t := range tables {
-		if s := renderTable(t); s != "" {
+		if s := renderTable(t, &size, budget); s != "" {
 			parts = append(parts, s)
 		}
 	}
@@ -56,7 +65,7 @@ type carry struct {
 	left int // rows still covered below
 }
 
-func renderTable(t *html.Node) string {
+func renderTable(t *html.Node, sizep *int, budget int) string {
 	var lines []string
 	var caption string
 	var carries []carry
@@ -84,21 +93,25 @@ func renderTable(t *html.Node) string {
 	if caption != "" {
 		lines = append(lines, caption)
 	}
+	size := *sizep
+	defer func() { *sizep = size }()
 	for _, tr := range rows {
-		if cells >= maxTableCells {
+		if cells >= maxTableCells || size >= budget {
 			break
 		}
 		var row []string
 		col := 0
+		full := func() bool { return cells >= maxTableCells || size >= budget }
 		take := func() { // cells carried down from rows above
-			for col < len(carries) && carries[col].left > 0 {
+			for col < len(carries) && carries[col].left > 0 && !full() {
 				row = append(row, carries[col].text)
 				carries[col].left--
 				col++
 				cells++
+				size += len(carries[col-1].text) + 3
 			}
 		}
-		for c := tr.FirstChild; c != nil && cells < maxTableCells; c = c.NextSibling {
+		for c := tr.FirstChild; c != nil && !full(); c = c.NextSibling {
 			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
 				continue
 			}
@@ -106,18 +119,19 @@ func renderTable(t *html.Node) string {
 			text := collapse(nodeText(c))
 			cs := min(span(c, "colspan", maxColspan), maxTableCells-cells)
 			rs := span(c, "rowspan", maxRowspan)
-			for k := 0; k < cs; k++ {
+			for k := 0; k < cs && size < budget; k++ {
 				for len(carries) <= col {
 					carries = append(carries, carry{})
 				}
 				carries[col] = carry{text: text, left: rs - 1}
 				row = append(row, text)
 				col++
+				cells++
+				size += len(text) + 3
 			}
-			cells += cs
 		}
 		take()
-		for ; col < len(carries) && cells < maxTableCells; col++ {
+		for ; col < len(carries) && !full(); col++ {
 			if carries[col].left > 0 { // a spanning cell right of the row's last cell
 				for len(row) < col {
 					row = append(row, "")
@@ -125,6 +139,7 @@ func renderTable(t *html.Node) string {
 				row = append(row, carries[col].text)
 				carries[col].left--
 				cells++
+				size += len(carries[col].text) + 3
 			}
 		}
 		if line := joinRow(row); line != "" {
