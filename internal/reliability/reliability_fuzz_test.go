@@ -3,10 +3,14 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -71,6 +75,98 @@ func FuzzBuildModelOutput(f *testing.F) {
 		graph.Write(&again, h)
 		if !bytes.Equal(buf.Bytes(), again.Bytes()) {
 			t.Fatal("graph changed across Write and Read")
+		}
+	})
+}
+
+// FuzzIngestText feeds arbitrary bytes to the plain-text ingester (files
+// of any encoding, any line ends, headings of any depth). Every item must be
+// valid UTF-8, non-blank and within the chunk size.
+func FuzzIngestText(f *testing.F) {
+	f.Add([]byte("# Title\n\nPara one.\r\nstill one.\n\n## Section\n\nPara two.\n"))
+	f.Add([]byte("####### not a heading\n#\n# \n\xff\xfe\x00\r\r\n\n"))
+	f.Add([]byte(strings.Repeat("word ", 1000) + "\n\n" + strings.Repeat("x", 4000)))
+	dir := f.TempDir()
+	cfg := ingest.Config{Chunk: ingest.Options{Size: 300, Overlap: 30}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "doc.txt")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := cfg.Text(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.ValidString(d.Title) {
+			t.Fatalf("title %q", d.Title)
+		}
+		for _, it := range d.Items {
+			if !utf8.ValidString(it.Text) || !utf8.ValidString(it.Section) || strings.TrimSpace(it.Text) == "" ||
+				utf8.RuneCountInString(it.Text) > 300 {
+				t.Fatalf("bad item %q (section %q)", it.Text, it.Section)
+			}
+		}
+	})
+}
+
+// FuzzTableText feeds arbitrary HTML to the table renderer (MinerU's
+// table_body): valid UTF-8 in, valid UTF-8 out, and an output that grows
+// at most linearly with the input even for huge rowspan or colspan values.
+func FuzzTableText(f *testing.F) {
+	f.Add(`<table><caption>T1</caption><tr><th>a</th><th colspan="2">b</th></tr><tr><td rowspan="2">1</td><td>2</td><td>3</td></tr><tr><td>4</td><td>5</td></tr></table>`)
+	f.Add(`<table><tr><td rowspan="999999999" colspan="999999999">x</td></tr></table>`)
+	f.Add(`<tr><td>no table</td>`)
+	f.Add(`plain <b>text</b> &amp; entities &#x1F600; <script>x</script>`)
+	f.Fuzz(func(t *testing.T, body string) {
+		if !utf8.ValidString(body) {
+			return
+		}
+		out := ingest.TableText(body)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 from %q", body)
+		}
+		// Spans repeat a cell's text, so the rendering may be larger than
+		// the HTML, but only linearly: ingest's budget is max(64 KiB,
+		// 16·len(body)), which one last cell may overshoot.
+		if limit := max(64<<10, 16*len(body)) + 2*len(body) + 64; len(out) > limit {
+			t.Fatalf("%d bytes of output from %d bytes of HTML (limit %d)", len(out), len(body), limit)
+		}
+	})
+}
+
+// badStore answers every Get with the fuzzed bytes, as a corrupted or
+// foreign cache folder would.
+type badStore struct{ b []byte }
+
+func (s badStore) Get(string) ([]byte, bool) { return s.b, true }
+func (s badStore) Put(string, []byte) error  { return nil }
+
+// FuzzCacheEntry feeds arbitrary cache entries to llm.Cache and
+// llm.CacheEmbedder. An entry is either used (it was a valid entry for that
+// key) or treated as a miss; a vector taken from the cache is finite and of
+// the embedder's dimension, and nothing panics.
+func FuzzCacheEntry(f *testing.F) {
+	key, _ := llm.RequestKey("fake", llm.UserText("q"))
+	f.Add([]byte(`{"key":"` + key + `","response":{"text":"cached"}}`))
+	f.Add([]byte(`{"key":"other","response":{"text":"x"}}`))
+	f.Add([]byte{0, 0, 128, 63, 0, 0, 0, 0, 1, 2, 3, 4})
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		m := &fake.Model{Default: "fresh"}
+		resp, err := llm.Cache(m, badStore{entry}).Generate(context.Background(), llm.UserText("q"))
+		if err != nil || resp == nil {
+			t.Fatalf("model: %v", err)
+		}
+		if resp.Text != "fresh" && m.CallCount() != 0 {
+			t.Fatal("called the model and answered from the cache")
+		}
+		e := &fake.Embedder{Dim: 3}
+		vecs, err := llm.CacheEmbedder(e, badStore{entry}).Embed(context.Background(), []string{"a", "b"}, llm.Document)
+		if err != nil {
+			t.Fatalf("embedder: %v", err)
+		}
+		if err := llm.CheckVectors(vecs, 2, 3); err != nil {
+			t.Fatalf("cached vectors: %v", err)
 		}
 	})
 }
