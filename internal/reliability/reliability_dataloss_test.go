@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
@@ -257,4 +259,41 @@ func TestReliabilityHalfWrittenGraphNeverLoads(t *testing.T) {
 			t.Fatalf("a file overwritten in place up to byte %d of %d loads", n, len(next))
 		}
 	}
+}
+
+// Cancelling an Ask at its k-th model call, for every k, ends it with an
+// error that matches context.Canceled (never a half answer), and leaves no
+// goroutine behind.
+func TestReliabilityAskCancelledAtEveryCall(t *testing.T) {
+	ctx := ctxTimeout(t, 2*time.Minute)
+	emb := &fake.Embedder{Dim: 32}
+	count := &cancelAt{k: -1, cancel: func() {}}
+	cfg := flowreader.Classic()
+	cfg.Model, cfg.Embedder = count.model(pureModel()), emb
+	p, _ := flowreader.New(cfg)
+	g, err := p.Build(ctx, corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	count.n.Store(0)
+	if _, err := p.Ask(ctx, g, question); err != nil {
+		t.Fatal(err)
+	}
+	calls := int(count.n.Load())
+	for k := 1; k <= calls; k++ {
+		snapshot := goleak.IgnoreCurrent()
+		actx, cancel := context.WithCancel(ctx)
+		c := &cancelAt{k: int64(k), cancel: cancel}
+		cfg.Model = c.model(pureModel())
+		p, _ := flowreader.New(cfg)
+		res, err := p.Ask(actx, g, question)
+		cancel()
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("cancelled at call %d of %d: result %v, error %v", k, calls, res != nil, err)
+		}
+		if err := goleak.Find(snapshot); err != nil {
+			t.Fatalf("cancelled at call %d: %v", k, err)
+		}
+	}
+	t.Logf("Ask cancelled at each of its %d model calls: context.Canceled every time, no goroutine left", calls)
 }
