@@ -296,3 +296,22 @@ func label(r *faultserver.ChatRequest) string {
 	}
 	return ""
 }
+
+// A server that asks for a longer pause than llm.RetryConfig.MaxRetryAfter
+// allows ends the build at once with a clear rate-limit error: the client
+// neither sleeps through the pause nor retries early.
+func TestReliabilityLongRetryAfterEndsTheBuild(t *testing.T) {
+	ctx := ctxTimeout(t, time.Minute)
+	s := serve(t, faultserver.Config{Rates: faultserver.Rates{RateLimited: 1}, RetryAfter: 10 * time.Minute, Chat: respond})
+	st := newStack(t, s, "", perAttempt)
+	_, err := st.pipeline(t, llm.DirStore(t.TempDir())).Build(ctx, corpus())
+	var api *llm.APIError
+	if !errors.Is(err, llm.ErrRateLimited) || !errors.As(err, &api) || api.RetryAfter != 10*time.Minute {
+		t.Fatalf("error %v", err)
+	}
+	for _, e := range s.Log() {
+		if e.Attempt != 1 {
+			t.Fatalf("request %d retried (attempt %d) despite a 10-minute Retry-After", e.Seq, e.Attempt)
+		}
+	}
+}
