@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,6 +73,7 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 	}
 	total := map[faultserver.Fault]int{}
 	var runs, failedRuns int
+	prog := &progressCheck{t: t}
 	endedBy := map[string]int{}
 	for _, seed := range seeds {
 		s := serve(t, faultserver.Config{
@@ -81,7 +84,14 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 		var errs []string
 		for run := 1; run <= 25 && g == nil; run++ {
 			st := newStack(t, s, "", perAttempt)
-			g, err = st.pipeline(t, llm.DirStore(dir)).Build(ctx, corpus())
+			cfg := flowreader.Aspects()
+			cfg.Model, cfg.Embedder, cfg.Cache, cfg.Concurrency = st.model, st.emb, llm.DirStore(dir), 4
+			cfg.Progress = prog.report
+			p, err := flowreader.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err = p.Build(ctx, corpus())
 			st.hc.CloseIdleConnections()
 			runs++
 			if err != nil {
@@ -314,4 +324,35 @@ func TestReliabilityLongRetryAfterEndsTheBuild(t *testing.T) {
 			t.Fatalf("request %d retried (attempt %d) despite a 10-minute Retry-After", e.Seq, e.Attempt)
 		}
 	}
+}
+
+// progressCheck fails the test when Progress is called concurrently or a
+// stage's count goes backwards or past its total.
+type progressCheck struct {
+	t      *testing.T
+	inside atomic.Bool
+	mu     sync.Mutex
+	last   map[string]int
+	calls  int
+}
+
+func (p *progressCheck) report(done, total int, stage string) {
+	if !p.inside.CompareAndSwap(false, true) {
+		p.t.Errorf("Progress called concurrently (stage %s)", stage)
+		return
+	}
+	defer p.inside.Store(false)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil {
+		p.last = map[string]int{}
+	}
+	if done == 0 {
+		p.last[stage] = 0 // a new run starts the stage again
+	}
+	if done < p.last[stage] || done > total {
+		p.t.Errorf("stage %s: progress %d/%d after %d", stage, done, total, p.last[stage])
+	}
+	p.last[stage] = done
+	p.calls++
 }
