@@ -73,9 +73,10 @@ type Config struct {
 }
 
 // Aspects is the default preset: the v3 aspect formulation with the changes
-// measured on the dev data (hybrid dense + BM25 relevance; see the README's
-// configuration table), annealed replicator selection of 16 chains, no
-// System 2.
+// measured on the dev data (hybrid dense + BM25 relevance; routing from
+// flow.DefaultAspects: demand = the read budget, no node credit, b = 0.2;
+// see the README's configuration table), annealed replicator selection of
+// 16 chains, no System 2. flowreader eval's "aspects" router is this preset.
 func Aspects() Config {
 	return Config{
 		Preset:   "aspects",

@@ -195,7 +195,7 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //
 // Aspects routers read up to the budget: their demand cap F_max (the read
 // cap K of Table 4, 16 in the paper) is set to the budget, so a budget
-// curve moves the flow's own cap with it (and, with FixedDemand, the demand
+// curve moves the flow's own cap with it (and, with flow.DemandBudget, the demand
 // itself). The presets' settings come from the facade, so that "aspects"
 // here is exactly what flowreader.New(flowreader.Aspects()) runs at the
 // preset's budget. Ranked routers list budget
@@ -248,7 +248,7 @@ func DefaultRegistry() *Registry {
 }
 
 // AtBudget returns a copy of a whose read cap F_max is budget (the demand
-// itself when a.FixedDemand): the aspects router at another budget of
+// itself under flow.DemandBudget): the aspects router at another budget of
 // distinct nodes. a is not modified.
 func AtBudget(a *flow.Aspects, budget int) *flow.Aspects {
 	c := *a

@@ -35,10 +35,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 	t0 := time.Now()
 	h := s.H
-	f0 := Demand(h, a.Tau, a.FMin, a.FMax)
-	if a.FixedDemand {
-		f0 = a.FMax
-	}
+	f0 := a.demand(h)
 	c := relevantSet(h, a.Tau, a.TopM)
 	k := int(math.Floor(f0 + 0.5))
 	k = min(k, len(c))
@@ -105,8 +102,17 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if a.Uncapacitated {
 		unit = f0
 	}
+	// Nodes below the floor get an entry arc of capacity 0 (arc ids stay
+	// aligned with node ids): since arcs climb in h, no chain reaches them.
+	entries := 0
 	for v := 0; v < n; v++ {
-		net.AddArc(src, v, unit, 1-h[v])
+		c := unit
+		if h[v] < a.DemandFloor && a.DemandRule == DemandBudget {
+			c = 0
+		} else {
+			entries++
+		}
+		net.AddArc(src, v, c, 1-h[v])
 	}
 	for _, e := range arcs {
 		net.AddArc(e.from, e.to, unit, e.w)
@@ -127,7 +133,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	// transportation problem), so f_max = Σ d_a without a max-flow run;
 	// otherwise compute it.
 	fmax := sumD
-	if !a.Uncapacitated && float64(len(terms)) < f0 {
+	if !a.Uncapacitated && float64(min(len(terms), entries)) < f0 {
 		fmax, _, err = mcf.MaxFlow(net, src, snk)
 		if err != nil {
 			return nil, fmt.Errorf("flow: aspects max flow: %w", err)
@@ -245,6 +251,26 @@ func Demand(h []float64, tau, fmin, fmax float64) float64 {
 		return fmin
 	}
 	return math.Min(math.Max(s1*s1/s2, fmin), fmax)
+}
+
+// demand is F0 under the router's DemandRule.
+func (a *Aspects) demand(h []float64) float64 {
+	count := func(floor float64) float64 {
+		n := 0
+		for _, x := range h {
+			if x >= floor {
+				n++
+			}
+		}
+		return math.Min(math.Max(float64(n), a.FMin), a.FMax)
+	}
+	switch a.DemandRule {
+	case DemandBudget:
+		return count(a.DemandFloor)
+	case DemandRelevant:
+		return count(a.Tau)
+	}
+	return Demand(h, a.Tau, a.FMin, a.FMax)
 }
 
 // relevantSet is C = {v : h_v ≥ τ} in index order, or the topM nodes by h

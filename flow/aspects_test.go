@@ -19,7 +19,7 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 		t.Fatal("aspect network has a directed cycle")
 	}
 	checkFlow(t, r)
-	f0 := Demand(s.H, a.Tau, a.FMin, a.FMax)
+	f0 := a.demand(s.H)
 	if math.Abs(r.Demand-f0) > 1e-12 {
 		t.Fatalf("demand %g, want F0 %g", r.Demand, f0)
 	}

@@ -39,7 +39,7 @@ func TestFixedDemandReadsTheBudget(t *testing.T) {
 	g := synthGraph(t, 60, 16, 5)
 	s := handScores(t, g, 2)
 	a := DefaultAspects()
-	a.FixedDemand, a.FMax = true, 11
+	a.DemandRule, a.FMax, a.DemandFloor = DemandBudget, 11, 0
 	r, err := a.Route(context.Background(), g, s)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +47,36 @@ func TestFixedDemandReadsTheBudget(t *testing.T) {
 	checkFlow(t, r)
 	if r.Demand != 11 || math.Abs(r.Routed-11) > 1e-9 {
 		t.Fatalf("demand %g routed %g, want 11", r.Demand, r.Routed)
+	}
+	// With a floor: F0 is capped by the nodes at or above it, and no node
+	// below it is on any chain.
+	for _, floor := range []float64{0.5, 0.8, 0.95} {
+		a.DemandFloor = floor
+		above := 0
+		for _, x := range s.H {
+			if x >= floor {
+				above++
+			}
+		}
+		r, err := a.Route(context.Background(), g, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFlow(t, r)
+		if want := math.Min(math.Max(float64(above), a.FMin), 11); r.Demand != want {
+			t.Fatalf("floor %g: demand %g, want %g", floor, r.Demand, want)
+		}
+		for _, c := range r.Chains {
+			for _, v := range c.Nodes {
+				if s.H[v] < floor {
+					t.Fatalf("floor %g: node %d (h %g) routed", floor, v, s.H[v])
+				}
+			}
+		}
+	}
+	a.DemandFloor = 1.5
+	if _, err := a.Route(context.Background(), g, s); !errors.Is(err, ErrConfig) {
+		t.Fatalf("floor 1.5: %v", err)
 	}
 	p := PaperAspects()
 	p.FMax = 11
@@ -78,7 +108,8 @@ func TestTermFacets(t *testing.T) {
 	s.Keywords = []string{"alpha", "gamma", "absent"}
 	k := 10.0
 	a := DefaultAspects()
-	a.Aspects, a.FacetShare, a.Kappa, a.FixedDemand, a.FMax = TermFacets, 0.5, &k, true, 8
+	a.Aspects, a.FacetShare, a.Kappa, a.DemandRule, a.FMax = TermFacets, 0.5, &k, DemandBudget, 8
+	a.DemandFloor = 0 // node n-1 has h = 0
 	r, err := a.Route(context.Background(), g2, s)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,12 @@ func TestQualityExp(t *testing.T) {
 	}
 	fixed := func(a *flow.Aspects, b int) { a.FMin, a.FMax = float64(b), float64(b) }
 	add("v-paper", func(a *flow.Aspects, b int) {})
+	add("v-rel-b02-nc", func(a *flow.Aspects, b int) { a.DemandRule = flow.DemandRelevant; a.B = 0.2; a.NodeCredit = false })
+	add("v-rel-k0-nc", func(a *flow.Aspects, b int) {
+		a.DemandRule = flow.DemandRelevant
+		a.Kappa = &zero
+		a.NodeCredit = false
+	})
 	add("v-f", fixed)
 	add("v-f-nc", func(a *flow.Aspects, b int) { fixed(a, b); a.NodeCredit = false })
 	add("v-f-k0", func(a *flow.Aspects, b int) { fixed(a, b); a.Kappa = &zero })
@@ -82,6 +88,22 @@ func TestQualityExp(t *testing.T) {
 			a.OrderCredit = oc
 			a.OrderWindow = 2
 		})
+	}
+	// d-<rule>-oc<credit>: the default's settings with another demand rule
+	// and order credit (rel = DemandRelevant, bud = DemandBudget).
+	for _, floor := range []float64{0, 0.1, 0.25} {
+		for _, oc := range []float64{0, 0.05, 0.1, 0.15, 0.2} {
+			name := fmt.Sprintf("d-f%g-oc%g", floor, oc)
+			reg.AddRouter(eval.RouterDef{Name: name, Scoring: eval.ScoreAspects, BudgetAware: true, New: func(b int) flow.Router {
+				a := flow.DefaultAspects()
+				a.FMax = float64(b)
+				a.DemandRule = flow.DemandBudget
+				a.DemandFloor = floor
+				a.OrderCredit = oc
+				a.Label = name
+				return a
+			}})
+		}
 	}
 	registerFacets(reg)
 	routers := strings.Split(os.Getenv("QEXP_ROUTERS"), ",")
@@ -135,22 +157,39 @@ func TestQualityExp(t *testing.T) {
 
 // registerFacets adds the term-facet variants: fac-s<share>-k<kappa>, all
 // with demand fixed at the budget and node credit off.
+// fac-...-c<m> joins only the top m·budget nodes by h to the terminals;
+// -b02 keeps b = 0.2 instead of a fixed κ.
 func registerFacets(reg *eval.Registry) {
-	for _, share := range []float64{0.25, 0.5, 1} {
+	for _, share := range []float64{0.25, 0.5, 0.75, 1} {
 		for _, kappa := range []float64{0.1, 0.2, 0.5, 1} {
-			name := fmt.Sprintf("fac-s%g-k%g", share, kappa)
-			reg.AddRouter(eval.RouterDef{Name: name, Scoring: eval.ScoreAspects, BudgetAware: true, New: func(b int) flow.Router {
-				a := flow.PaperAspects()
-				a.FMin, a.FMax = float64(b), float64(b)
-				a.FixedDemand = true
-				a.NodeCredit = false
-				a.Aspects = flow.TermFacets
-				a.FacetShare = share
-				k := kappa
-				a.Kappa = &k
-				a.Label = name
-				return a
-			}})
+			for _, topC := range []int{0, 2, 3, 4} {
+				for _, order := range []float64{0, 0.2} {
+					name := fmt.Sprintf("fac-s%g-k%g", share, kappa)
+					if topC > 0 {
+						name += fmt.Sprintf("-c%d", topC)
+					}
+					if order > 0 {
+						name += fmt.Sprintf("-oc%g", order)
+					}
+					reg.AddRouter(eval.RouterDef{Name: name, Scoring: eval.ScoreAspects, BudgetAware: true, New: func(b int) flow.Router {
+						a := flow.PaperAspects()
+						a.FMin, a.FMax = float64(b), float64(b)
+						a.DemandRule = flow.DemandBudget
+						a.NodeCredit = false
+						a.Aspects = flow.TermFacets
+						a.FacetShare = share
+						k := kappa
+						a.Kappa = &k
+						if topC > 0 {
+							a.TopM = topC * b
+							a.TerminalsFromC = true
+						}
+						a.OrderCredit = order
+						a.Label = name
+						return a
+					}})
+				}
+			}
 		}
 	}
 }

@@ -57,7 +57,9 @@ func TestClassicPipelineSystem2(t *testing.T) {
 // TestAspectsPipelineSystem2 switches System 2 on for the aspects preset
 // (available, off by default) through flow.Aspects.Reroute.
 func TestAspectsPipelineSystem2(t *testing.T) {
-	pipelineSystem2(t, score.AspectsConfig(), flow.DefaultAspects(), selector.Annealed{}, Aspects, 16)
+	// The paper's router: the default routes single-node chains here (no node
+	// credit), which leave T2 no flow edge to re-score.
+	pipelineSystem2(t, score.AspectsConfig(), flow.PaperAspects(), selector.Annealed{}, Aspects, 16)
 }
 
 func pipelineSystem2(t *testing.T, cfg score.Config, router flow.Rerouter, sel Selector, preset Preset, budget int) {
