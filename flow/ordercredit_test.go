@@ -14,7 +14,7 @@ func TestOrderCredit(t *testing.T) {
 	g := synthGraph(t, 60, 16, 9)
 	s := handScores(t, g, 4)
 	a := DefaultAspects()
-	a.FixedDemand, a.FMax, a.NodeCredit = true, 12, false
+	a.DemandRule, a.FMax, a.NodeCredit = DemandBudget, 12, false
 	adjacentSteps := func(r *Routing) int {
 		n := 0
 		for _, c := range r.Chains {
