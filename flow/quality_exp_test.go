@@ -105,9 +105,48 @@ func TestQualityExp(t *testing.T) {
 			}})
 		}
 	}
+	for _, floor := range []float64{0, 0.25} {
+		for _, merge := range []bool{false, true} {
+			name := fmt.Sprintf("m-f%g-merge%v", floor, merge)
+			reg.AddRouter(eval.RouterDef{Name: name, Scoring: eval.ScoreAspects, BudgetAware: true, New: func(b int) flow.Router {
+				a := flow.DefaultAspects()
+				a.FMax = float64(b)
+				a.DemandFloor = floor
+				a.MergeChains = merge
+				a.Label = name
+				return a
+			}})
+		}
+	}
+	// def-*: the final default with one change each.
+	def := func(name string, f func(a *flow.Aspects)) {
+		reg.AddRouter(eval.RouterDef{Name: name, Scoring: eval.ScoreAspects, BudgetAware: true, New: func(b int) flow.Router {
+			a := flow.DefaultAspects()
+			a.FMax = float64(b)
+			f(a)
+			a.Label = name
+			return a
+		}})
+	}
+	def("def-oc0.1", func(a *flow.Aspects) { a.OrderCredit = 0.1 })
+	def("def-oc0.2-w2", func(a *flow.Aspects) { a.OrderCredit, a.OrderWindow = 0.2, 2 })
+	def("def-fac", func(a *flow.Aspects) { k := 0.5; a.Aspects, a.FacetShare, a.Kappa = flow.TermFacets, 1, &k })
+	def("def-fac-oc0.2", func(a *flow.Aspects) {
+		k := 0.5
+		a.Aspects, a.FacetShare, a.Kappa, a.OrderCredit = flow.TermFacets, 1, &k, 0.2
+	})
+	def("def-floor0", func(a *flow.Aspects) { a.DemandFloor = 0 })
+	def("def-k0", func(a *flow.Aspects) { k := 0.0; a.Kappa = &k })
+	def("def-credit", func(a *flow.Aspects) { a.NodeCredit = true })
+	def("def-b0634", func(a *flow.Aspects) { a.B = 0.634 })
+	def("def-ratio", func(a *flow.Aspects) { a.DemandRule = flow.DemandRatio })
 	registerFacets(reg)
 	routers := strings.Split(os.Getenv("QEXP_ROUTERS"), ",")
-	specs, err := reg.Specs(routers, []string{"greedy"})
+	sels := []string{"greedy"}
+	if s := os.Getenv("QEXP_SEL"); s != "" {
+		sels = strings.Split(s, ",")
+	}
+	specs, err := reg.Specs(routers, sels)
 	if err != nil {
 		t.Fatal(err)
 	}
