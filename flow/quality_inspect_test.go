@@ -47,13 +47,17 @@ func TestQualityInspect(t *testing.T) {
 		}
 	}
 	if oc, ok := strings.CutPrefix(rname, "v-oc"); ok {
+		window := 1
+		if x, ok := strings.CutSuffix(oc, "-w2"); ok {
+			oc, window = x, 2
+		}
 		credit, err := strconv.ParseFloat(oc, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
 		def.New = func(b int) flow.Router {
 			a := flow.DefaultAspects()
-			a.DemandRule, a.FMax, a.OrderCredit = flow.DemandBudget, float64(b), credit
+			a.FMax, a.OrderCredit, a.OrderWindow = float64(b), credit, window
 			return a
 		}
 	}
