@@ -32,6 +32,19 @@
 // d = 768 is several times faster; SpectralAuto (the default) picks exact
 // when min(|C|, d) ≤ 128.
 //
+// PaperAspects is exactly that. DefaultAspects (issue 11, for hybrid
+// relevance) changes four things: the demand is the read budget,
+// F0 = min(F_max, |{v : h_v ≥ floor}|) with floor 0.25 (DemandBudget,
+// DemandFloor; nodes below the floor get no entry capacity, and since arcs
+// climb in h no chain reaches them); node credit is off; b = 0.2; and
+// identical node sequences ending in different aspects merge into one
+// chain. Two further options are off by default: OrderCredit δ lowers w_uv
+// by δ on arcs between nodes of one document at most OrderWindow positions
+// apart (chains along table rows and paragraphs), and TermFacets replaces
+// the spectral aspects by the query's keywords: facet t has alignment
+// c_t(v) = 1[t ∈ v] and capacity FacetShare·F0·idf_t/Σidf with
+// idf_t = ln(1 + N/df_t), and a general facet of alignment 1 takes the rest.
+//
 // # Classic (v1)
 //
 // MMR sources and the most answerable sinks join s* and t* with capacities
