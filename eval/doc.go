@@ -50,6 +50,17 @@
 // binomial p for b+c < 25, else χ² = (|b−c|−1)²/(b+c) with one degree of
 // freedom.
 //
+// # Answer F1 without a model
+//
+// With Runner.Extract (flowreader eval --answer-f1), every question with an
+// extractive QASPER answer (QASPER, PaperTab) is answered by the offline
+// extractive reader over each router's chains, and scored as QASPER does:
+// normalise (lower case, ASCII punctuation and the articles a, an, the
+// removed), token F1 = 2PR/(P+R) over the bags of tokens, and the best F1
+// over the annotators' references (extractive spans joined by ", ", free
+// form, Yes/No or Unanswerable). It goes to results.md and answer_f1.csv;
+// results.csv keeps its header.
+//
 // # Embedding text
 //
 // Evaluation graphs are built without a language model: node analysis is

@@ -1,0 +1,27 @@
+package eval_test
+
+import (
+	"fmt"
+
+	"github.com/flowreader/flowreader/eval"
+	"github.com/flowreader/flowreader/flow"
+)
+
+// QASPER's answer F1: normalise, then token F1, best over annotators.
+func ExampleAnswerF1() {
+	fmt.Println(eval.NormalizeAnswer("The BLEU score, 31.2!"))
+	fmt.Printf("%.3f\n", eval.TokenF1("a BLEU of 31.2", "BLEU 31.2"))
+	fmt.Printf("%.3f\n", eval.AnswerF1("40 hours", []string{"Unanswerable", "about 40 hours of speech"}))
+	// Output:
+	// bleu score 312
+	// 0.800
+	// 0.571
+}
+
+// AtBudget moves an aspects router to another budget of distinct nodes:
+// under the default's budget demand rule, F0 follows it.
+func ExampleAtBudget() {
+	a := eval.AtBudget(flow.DefaultAspects(), 8)
+	fmt.Println(a.FMax, a.DemandRule == flow.DemandBudget)
+	// Output: 8 true
+}
