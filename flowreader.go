@@ -50,7 +50,9 @@ type Config struct {
 	Solver mcf.Solver
 	// Selector picks the chains to read. Nil means the preset's selector.
 	Selector selector.Selector
-	// Budget is the number of chains read (aspects: 16; classic: 11).
+	// Budget is the number of chains read (aspects: 16; classic: 11). With
+	// the default aspects router (demand rule DemandBudget) it is also the
+	// flow's demand.
 	Budget int
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
 	// when a Model is set, else reader.Extractive.
@@ -159,6 +161,17 @@ func New(cfg Config) (*Pipeline, error) {
 		case *flow.Classic:
 			r.Solver = cfg.Solver
 		}
+	}
+	// Under the budget demand rule the aspects router routes as many units
+	// as the reader will read: keep the two in step when Budget was changed
+	// (on a copy, so that a router shared with other pipelines is untouched).
+	if a, ok := p.router.(*flow.Aspects); ok && cfg.Budget > 0 && a.DemandRule == flow.DemandBudget && a.FMax != float64(cfg.Budget) {
+		c := *a
+		c.FMax = float64(cfg.Budget)
+		if c.FMin > c.FMax {
+			c.FMin = c.FMax
+		}
+		p.router = &c
 	}
 	if c, ok := p.router.(*flow.Classic); ok && c.KeepEdge == nil {
 		c.KeepEdge = cfg.Score.KeepEdge

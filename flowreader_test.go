@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -158,5 +159,25 @@ func TestLoadChecksDimension(t *testing.T) {
 	}
 	if _, err := other.Load(context.Background(), path); !errors.Is(err, graph.ErrDimension) {
 		t.Fatalf("a 100-d graph loaded for a 32-d embedder: %v", err)
+	}
+}
+
+func TestBudgetSetsAspectsDemand(t *testing.T) {
+	cfg := flowreader.Aspects()
+	cfg.Budget = 3
+	p, g := build(t, cfg)
+	res, err := p.Ask(context.Background(), g, "Which storm flooded the East Arm?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Routing.Demand > 3 {
+		t.Fatalf("budget 3 routed a demand of %v", res.Routing.Demand)
+	}
+	if len(res.Chains) > 3 {
+		t.Fatalf("budget 3 read %d chains", len(res.Chains))
+	}
+	// The preset's own router is not modified.
+	if a := flowreader.Aspects().Router.(*flow.Aspects); a.FMax != 16 {
+		t.Fatalf("preset router changed: FMax %v", a.FMax)
 	}
 }
