@@ -182,6 +182,9 @@ type Aspects struct {
 	// cache holds the last graph's content pairs (see pairCache); set by
 	// the constructors and shared by clones.
 	cache *pairCache
+	// noPrune solves the whole network, not only its live part: the
+	// reference the pruning is tested against.
+	noPrune bool
 	// terms holds the last graph's term postings for TermFacets.
 	terms *termCache
 }

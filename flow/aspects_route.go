@@ -163,7 +163,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		r.Flow = make([]float64, net.NumArcs())
 		return r, nil
 	}
-	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains); err != nil {
+	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, !a.noPrune); err != nil {
 		return nil, err
 	}
 	for j := range r.Aspects {
@@ -183,8 +183,10 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 }
 
 // solveAndDecompose sets supply f at r.Source, solves r.Network and fills
-// the flow, cost, routed amount, chains and their timings.
-func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int) error {
+// the flow, cost, routed amount, chains and their timings. With prune it
+// solves and decomposes only the arcs that can carry flow (liveNetwork) and
+// spreads the flow back over r.Network's arc ids; the result is the same.
+func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, prune bool) error {
 	if solver == nil {
 		solver = &mcf.SSP{}
 	}
@@ -192,18 +194,34 @@ func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f flo
 	net.SetSupply(r.Source, f)
 	net.SetSupply(r.Sink, -f)
 	t := time.Now()
-	sol, err := solver.Solve(ctx, net)
+	solveNet, ids := net, []int(nil)
+	if prune {
+		if sub, m := liveNetwork(net, r.Source); sub != nil {
+			solveNet, ids = sub, m
+		}
+		r.Timings.Network += time.Since(t)
+		t = time.Now()
+	}
+	sol, err := solver.Solve(ctx, solveNet)
 	if err != nil {
 		return fmt.Errorf("flow: %s: solve: %w", r.Router, err)
 	}
 	r.Timings.Solve = time.Since(t)
 	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
+	if ids != nil {
+		// Dropped arcs carry no flow; adding their zero terms to Cost
+		// would not change it.
+		r.Flow = make([]float64, net.NumArcs())
+		for i, id := range ids {
+			r.Flow[id] = sol.Flow[i]
+		}
+	}
 	t = time.Now()
-	paths, err := mcf.Decompose(net, sol.Flow, r.Source, r.Sink, maxChains)
+	paths, err := mcf.Decompose(solveNet, sol.Flow, r.Source, r.Sink, maxChains)
 	if err != nil {
 		return fmt.Errorf("flow: %s: decompose: %w", r.Router, err)
 	}
-	r.Chains = chainsFrom(net, paths, r.AspectBase, r.Source, r.Sink)
+	r.Chains = chainsFrom(solveNet, paths, r.AspectBase, r.Source, r.Sink)
 	r.Distinct = distinct(r.Chains)
 	r.Timings.Decompose = time.Since(t)
 	return nil
