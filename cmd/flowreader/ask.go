@@ -41,6 +41,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	asJSON := fs.Bool("json", false, "print one JSON object (question, answer, citations, chains, routing, trace, notes) instead of text")
 	images := fs.String("images", ".", "folder the graph's image paths are relative to (what build used as --root)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
+	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
 	var ep endpoints
 	ep.register(fs)
 	fs.Usage = func() {
@@ -90,6 +91,12 @@ flags:
 	}
 	cfg.Embedder, cfg.Model = ms.embedder, ms.model
 	cfg.Concurrency = *concurrency
+	if *budget < 0 {
+		return fmt.Errorf("--budget %d is negative: %w", *budget, errUsage)
+	}
+	if *budget > 0 {
+		cfg.Budget = *budget
+	}
 	cfg.ImageRoot = *images
 	p, err := flowreader.New(cfg)
 	if err != nil {

@@ -226,3 +226,17 @@ func TestParseInterspersed(t *testing.T) {
 		}
 	}
 }
+
+func TestAskBudget(t *testing.T) {
+	g := buildQuickstart(t)
+	so, se, code := cli(t, nil, "ask", "-g", g, "--explain", "--budget", "3", gustQuestion)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, se)
+	}
+	if !strings.Contains(so, "demand 3.000") || !regexp.MustCompile(`chains: \d+ routed over \d+ distinct nodes, [0-3] read`).MatchString(so) {
+		t.Errorf("--budget 3 not applied:\n%s", so)
+	}
+	if _, _, code := cli(t, nil, "ask", "-g", g, "--budget", "-1", gustQuestion); code != 2 {
+		t.Errorf("negative budget: exit %d, want 2", code)
+	}
+}
