@@ -97,7 +97,6 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	kappa := a.kappa(arcs, align, h)
 
 	src, snk, base := n, n+1, n+2
-	net := mcf.NewNetwork(n + 2 + na)
 	unit := 1.0
 	if a.Uncapacitated {
 		unit = f0
@@ -105,29 +104,37 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	// Nodes below the floor get an entry arc of capacity 0 (arc ids stay
 	// aligned with node ids): since arcs climb in h, no chain reaches them.
 	entries := 0
-	for v := 0; v < n; v++ {
-		c := unit
+	entry := make([]float64, n)
+	for v := range entry {
 		if h[v] < a.DemandFloor && a.DemandRule == DemandBudget {
-			c = 0
-		} else {
-			entries++
+			continue
 		}
-		net.AddArc(src, v, c, 1-h[v])
+		entry[v] = unit
+		entries++
+	}
+	var live []bool
+	if !a.noPrune {
+		live = liveNodes(entry, arcs, unit)
+	}
+	nb := newNetBuilder(n+2+na, n+len(arcs)+len(terms)*na+na, live)
+	for v := 0; v < n; v++ {
+		nb.add(src, v, entry[v], 1-h[v])
 	}
 	for _, e := range arcs {
-		net.AddArc(e.from, e.to, unit, e.w)
+		nb.add(e.from, e.to, unit, e.w)
 	}
-	first := net.NumArcs() // first terminal arc id
+	first := nb.full.NumArcs() // first terminal arc id
 	for p, v := range terms {
 		for j := 0; j < na; j++ {
-			net.AddArc(v, base+j, unit, kappa*(1-align[p*na+j]))
+			nb.add(v, base+j, unit, kappa*(1-align[p*na+j]))
 		}
 	}
 	sumD := 0.0
 	for j := 0; j < na; j++ {
-		net.AddArc(base+j, snk, caps[j], 0)
+		nb.add(base+j, snk, caps[j], 0)
 		sumD += caps[j]
 	}
+	net := nb.full
 	// With unit arcs from each terminal node to every aspect, at least F0
 	// such nodes fill the terminals on their own (a fractional
 	// transportation problem), so f_max = Σ d_a without a max-flow run;
@@ -163,7 +170,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		r.Flow = make([]float64, net.NumArcs())
 		return r, nil
 	}
-	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, !a.noPrune); err != nil {
+	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, nb.sub, nb.ids); err != nil {
 		return nil, err
 	}
 	for j := range r.Aspects {
@@ -183,32 +190,31 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 }
 
 // solveAndDecompose sets supply f at r.Source, solves r.Network and fills
-// the flow, cost, routed amount, chains and their timings. With prune it
-// solves and decomposes only the arcs that can carry flow (liveNetwork) and
-// spreads the flow back over r.Network's arc ids; the result is the same.
-func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, prune bool) error {
+// the flow, cost, routed amount, chains and their timings. Given sub, the
+// arcs of r.Network that can carry flow (ids[i] is the id in r.Network of
+// sub's arc i; see liveNodes), it solves and decomposes sub instead and
+// spreads the flow back over r.Network's arc ids: the result is the same.
+func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, sub *mcf.Network, ids []int) error {
 	if solver == nil {
 		solver = &mcf.SSP{}
 	}
 	net := r.Network
 	net.SetSupply(r.Source, f)
 	net.SetSupply(r.Sink, -f)
-	t := time.Now()
-	solveNet, ids := net, []int(nil)
-	if prune {
-		if sub, m := liveNetwork(net, r.Source); sub != nil {
-			solveNet, ids = sub, m
-		}
-		r.Timings.Network += time.Since(t)
-		t = time.Now()
+	solveNet := net
+	if sub != nil {
+		sub.SetSupply(r.Source, f)
+		sub.SetSupply(r.Sink, -f)
+		solveNet = sub
 	}
+	t := time.Now()
 	sol, err := solver.Solve(ctx, solveNet)
 	if err != nil {
 		return fmt.Errorf("flow: %s: solve: %w", r.Router, err)
 	}
 	r.Timings.Solve = time.Since(t)
 	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
-	if ids != nil {
+	if sub != nil {
 		// Dropped arcs carry no flow; adding their zero terms to Cost
 		// would not change it.
 		r.Flow = make([]float64, net.NumArcs())

@@ -4,68 +4,88 @@ import (
 	"github.com/flowreader/flowreader/flow/mcf"
 )
 
-// liveNetwork is the part of net that can carry flow out of src: every arc
-// whose tail is src or a node reachable from src through arcs of capacity
-// above mcf.Eps, in id order, and the id in net of each. It returns nil
-// when that is every arc.
+// liveNodes marks the content nodes the source can reach: those with an
+// entry capacity above mcf.Eps and those content arcs (capacity unit) lead
+// to from them. It returns nil when every node is live or unit cannot carry
+// flow.
 //
-// Solving it instead of net gives the same flow, bit for bit: no s–t path,
-// and so no augmenting path of the successive shortest path method, ever
-// meets a node src cannot reach (the reversal of an arc only gains capacity
-// once the arc carries flow), the DAG potentials of the nodes it does reach
-// read only their own out-arcs, and every arc scan keeps id order among the
-// kept arcs. Under DemandFloor most nodes get a zero entry capacity and
-// since content arcs climb in h no chain reaches them, so this drops them
-// with their content and terminal arcs (N·A of them); node ids are kept so
-// that chains read the same ids.
-func liveNetwork(net *mcf.Network, src int) (*mcf.Network, []int) {
-	nn, m := net.NumNodes(), net.NumArcs()
-	// Out-arcs in CSR form, by tail, in id order.
-	start := make([]int32, nn+1)
-	for id := 0; id < m; id++ {
-		u, _, _, _ := net.Arc(id)
-		start[u+1]++
+// Only arcs whose tail is live can ever carry flow, and solving just those
+// gives the same flow bit for bit: no augmenting path of the successive
+// shortest path method meets a node the source cannot reach (the reversal
+// of an arc only gains capacity once the arc carries flow), the DAG
+// potentials of the nodes it does reach read only their own out-arcs, and
+// every arc scan keeps id order among the kept arcs. Under DemandFloor most
+// nodes get no entry capacity and since content arcs climb in h no chain
+// reaches them, so this drops them with their content and terminal arcs.
+func liveNodes(entry []float64, arcs []arc, unit float64) []bool {
+	n := len(entry)
+	live := make([]bool, n)
+	var stack []int
+	for v, c := range entry {
+		if c > mcf.Eps {
+			live[v] = true
+			stack = append(stack, v)
+		}
 	}
-	for v := 0; v < nn; v++ {
-		start[v+1] += start[v]
+	if len(stack) == n {
+		return nil
 	}
-	out := make([]int32, m)
-	next := append([]int32(nil), start[:nn]...)
-	for id := 0; id < m; id++ {
-		u, _, _, _ := net.Arc(id)
-		out[next[u]] = int32(id)
-		next[u]++
-	}
-	reach := make([]bool, nn)
-	reach[src] = true
-	stack := []int{src}
-	kept := start[src+1] - start[src]
-	for len(stack) > 0 {
-		u := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, id := range out[start[u]:start[u+1]] {
-			_, v, c, _ := net.Arc(int(id))
-			if c > mcf.Eps && !reach[v] {
-				reach[v] = true
-				kept += start[v+1] - start[v]
-				stack = append(stack, v)
+	if unit > mcf.Eps {
+		// Content arcs by tail, in CSR form.
+		start := make([]int32, n+1)
+		for _, e := range arcs {
+			start[e.from+1]++
+		}
+		for v := 0; v < n; v++ {
+			start[v+1] += start[v]
+		}
+		heads := make([]int32, len(arcs))
+		next := append([]int32(nil), start[:n]...)
+		for _, e := range arcs {
+			heads[next[e.from]] = int32(e.to)
+			next[e.from]++
+		}
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, v := range heads[start[u]:start[u+1]] {
+				if !live[v] {
+					live[v] = true
+					stack = append(stack, int(v))
+				}
 			}
 		}
 	}
-	if int(kept) == m {
-		return nil, nil
-	}
-	sub := mcf.NewNetwork(nn)
-	for v := 0; v < nn; v++ {
-		sub.SetSupply(v, net.Supply(v))
-	}
-	ids := make([]int, 0, kept)
-	for id := 0; id < m; id++ {
-		u, v, c, w := net.Arc(id)
-		if reach[u] {
-			sub.AddArc(u, v, c, w)
-			ids = append(ids, id)
+	for _, l := range live {
+		if !l {
+			return live
 		}
 	}
-	return sub, ids
+	return nil
+}
+
+// netBuilder adds arcs to the full network and, when live is set, also to
+// the live sub-network (the arcs whose tail is a live content node or a
+// node past the content nodes), recording each kept arc's id in full.
+type netBuilder struct {
+	full, sub *mcf.Network
+	ids       []int
+	live      []bool
+}
+
+func newNetBuilder(nodes, arcs int, live []bool) *netBuilder {
+	b := &netBuilder{full: mcf.NewNetwork(nodes), live: live}
+	b.full.Grow(arcs)
+	if live != nil {
+		b.sub = mcf.NewNetwork(nodes)
+	}
+	return b
+}
+
+func (b *netBuilder) add(u, v int, c, w float64) {
+	id := b.full.AddArc(u, v, c, w)
+	if b.sub != nil && (u >= len(b.live) || b.live[u]) {
+		b.sub.AddArc(u, v, c, w)
+		b.ids = append(b.ids, id)
+	}
 }

@@ -69,6 +69,18 @@ func (n *Network) AddArc(from, to int, capacity, cost float64) int {
 	return len(n.from) - 1
 }
 
+// Grow reserves room for arcs more arcs, so that a builder that knows its
+// arc count does not pay for repeated slice growth. It changes nothing else.
+func (n *Network) Grow(arcs int) {
+	if arcs <= 0 {
+		return
+	}
+	grow := func(x []int32) []int32 { return append(make([]int32, 0, len(x)+arcs), x...) }
+	growF := func(x []float64) []float64 { return append(make([]float64, 0, len(x)+arcs), x...) }
+	n.from, n.to = grow(n.from), grow(n.to)
+	n.capacity, n.cost = growF(n.capacity), growF(n.cost)
+}
+
 // NumNodes returns the number of nodes.
 func (n *Network) NumNodes() int { return len(n.supply) }
 
