@@ -189,12 +189,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 	case HFusion:
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.RMin, c.PhiEps)
-			if c.usesPhi() {
-				sc.Phi, sc.PhiSweeps = propagate(a, sc.R, c)
-			}
-			if c.usesPsi() {
-				sc.Psi, sc.PsiSweeps = diffusion(a, sc.R, c)
-			}
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c, c.usesPhi(), c.usesPsi())
 		}
 		for i := range sc.H {
 			h := c.LambdaR * sc.R[i]

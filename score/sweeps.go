@@ -1,0 +1,117 @@
+package score
+
+import "math"
+
+// sweepSpec says which of the two classic iterations to run and with which
+// constants; a nil r or pers leaves that iteration out.
+type sweepSpec struct {
+	r             []float64 // φ⁰ and Eq. 4's anchor
+	alpha, phiTol float64
+	phiMax        int
+
+	pers            []float64 // PageRank personalisation, summing to 1
+	damping, pprTol float64
+	pprMax          int
+}
+
+// sweeps runs φ's Jacobi iteration (Eq. 4) and personalised PageRank side
+// by side. Both are products with the same symmetric sparse pattern, so a
+// sweep walks each kept edge {v,u} (v < u) once, from its lower end: the
+// edge's weights are read once and serve both directions and both signals,
+// u's previous values are gathered and v's contribution is added into u's
+// accumulators, which are complete when the walk reaches u (every lower
+// neighbour has been walked by then). A node's previous values are read
+// only by itself and by lower nodes, all before it is updated, so one state
+// array updated in place still gives Jacobi sweeps: each sweep uses only
+// the previous sweep's values. Per node the state (φ_v, x_v/W_v and the two
+// accumulators) shares one cache line.
+//
+// Each iteration keeps its stopping rule: φ stops when max|Δφ| < phiTol,
+// PageRank when Σ|Δx| < N·pprTol (networkx), each after at most its own
+// maximum; the other then goes on alone with its values frozen. The sums
+// are taken in a fixed order, so results are deterministic; they differ
+// from a textbook loop only in rounding (TestClassicSignalsMatchReference).
+//
+// It returns φ (nil when r is nil) and x (nil when pers is nil) with their
+// sweep counts. Nothing is allocated per sweep.
+func sweeps(a *adjacency, s sweepSpec) (phi []float64, phiIt int, x []float64, pprIt int) {
+	n := len(a.off) - 1
+	st := make([][4]float64, n) // φ_v, x_v/W_v, Σ p φ and Σ w x/W from lower neighbours
+	var base, tel []float64
+	doPhi := s.r != nil && s.phiMax > 0
+	doPPR := s.pers != nil && s.pprMax > 0
+	if s.r != nil {
+		base = make([]float64, n)
+		for v, r := range s.r {
+			st[v][0] = r
+			base[v] = (1 - s.alpha) * r
+		}
+	}
+	if s.pers != nil {
+		x = make([]float64, n)
+		tel = make([]float64, n)
+		x0 := 1 / float64(n)
+		for v, p := range s.pers {
+			x[v] = x0
+			st[v][1] = x0 * a.invW[v]
+			tel[v] = (1 - s.damping) * p
+		}
+	}
+	alpha, d, pers := s.alpha, s.damping, s.pers
+	for doPhi || doPPR {
+		dangling := 0.0
+		if doPPR {
+			for _, u := range a.dangling {
+				dangling += x[u]
+			}
+		}
+		delta, errSum := 0.0, 0.0
+		lo := a.uoff[0]
+		for v := 0; v < n; v++ {
+			hi := a.uoff[v+1]
+			sv := &st[v]
+			fv, yv := sv[0], sv[1]
+			f, g := sv[2], sv[3]
+			for _, e := range a.up[lo:hi] {
+				su := &st[e.u]
+				w := float64(e.w)
+				f += e.p * su[0]
+				g += w * su[1]
+				if int(e.u) != v {
+					su[2] += e.p * fv
+					su[3] += w * yv
+				}
+			}
+			lo = hi
+			sv[2], sv[3] = 0, 0
+			if doPhi {
+				nf := base[v] + alpha*(f*a.invP[v])
+				if dd := math.Abs(nf - fv); dd > delta {
+					delta = dd
+				}
+				sv[0] = nf
+			}
+			if doPPR {
+				nx := d*(g+dangling*pers[v]) + tel[v]
+				errSum += math.Abs(nx - x[v])
+				x[v] = nx
+				sv[1] = nx * a.invW[v]
+			}
+		}
+		if doPhi {
+			phiIt++
+			doPhi = !(delta < s.phiTol) && phiIt < s.phiMax
+		}
+		if doPPR {
+			pprIt++
+			doPPR = !(errSum < float64(n)*s.pprTol) && pprIt < s.pprMax
+		}
+	}
+	if s.r != nil {
+		phi = make([]float64, n)
+		for v := range phi {
+			phi[v] = st[v][0]
+		}
+	}
+	return phi, phiIt, x, pprIt
+}
