@@ -443,7 +443,7 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits E
 			cross = 1
 		}
 		pv := (1-a.Beta)*Gain(p.aff) + a.Beta*br[i] + a.Gamma*cross
-		pv = math.Min(math.Max(pv, 0), 1)
+		pv = clip01(pv)
 		w := 1 - pv
 		if a.Climb {
 			w -= h[v] - h[u]
@@ -464,6 +464,21 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits E
 		out = append(out, arc{from: u, to: v, w: w})
 	}
 	return out
+}
+
+// clip01 is math.Min(math.Max(x, 0), 1) bit for bit (NaN stays NaN, −0
+// becomes +0) without the calls, which cost more than the rest of an arc's
+// price.
+func clip01(x float64) float64 {
+	switch {
+	case x > 1:
+		return 1
+	case x > 0:
+		return x
+	case x != x:
+		return x
+	}
+	return 0
 }
 
 // before reports whether the arc between u and v goes u→v.
@@ -487,7 +502,7 @@ func (a *Aspects) before(g *graph.Graph, h []float64, u, v int) bool {
 // Gain is 2c·sqrt(1 − c²) for c = clip(affinity, 0, 1): v1's "informative
 // jump" weight c·sqrt(1 − c²), scaled to [0, 1] (METHOD B.3 [proposed]).
 func Gain(affinity float64) float64 {
-	c := math.Min(math.Max(affinity, 0), 1)
+	c := clip01(affinity)
 	return 2 * c * math.Sqrt(1-c*c)
 }
 
@@ -500,12 +515,19 @@ func (a *Aspects) kappa(arcs []arc, align, h []float64) float64 {
 	var num float64
 	if a.KappaMode == KappaRelevance {
 		num = popSD(h)
-	} else {
-		w := make([]float64, len(arcs))
-		for i, e := range arcs {
-			w[i] = e.w
+	} else if len(arcs) > 0 {
+		// popSD of the arc prices, in the same order of operations, without
+		// copying them out.
+		var s float64
+		for _, e := range arcs {
+			s += e.w
 		}
-		num = popSD(w)
+		m := s / float64(len(arcs))
+		s = 0
+		for _, e := range arcs {
+			s += (e.w - m) * (e.w - m)
+		}
+		num = math.Sqrt(s / float64(len(arcs)))
 	}
 	den := popSD(align)
 	if num < 1e-12 || den < 1e-12 {

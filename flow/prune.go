@@ -30,7 +30,14 @@ func liveNodes(entry []float64, arcs []arc, unit float64) []bool {
 	if len(stack) == n {
 		return nil
 	}
-	if unit > mcf.Eps {
+	closed := true
+	for _, e := range arcs {
+		if live[e.from] && !live[e.to] {
+			closed = false
+			break
+		}
+	}
+	if !closed && unit > mcf.Eps {
 		// Content arcs by tail, in CSR form.
 		start := make([]int32, n+1)
 		for _, e := range arcs {

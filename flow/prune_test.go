@@ -171,3 +171,47 @@ func TestLiveNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestClip01 checks clip01 against math.Min(math.Max(x, 0), 1) bit for bit
+// on special and random values.
+func TestClip01(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 2, 0.5, 1 + 1e-16, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.Nextafter(1, 2)}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := 0; i < 1000; i++ {
+		xs = append(xs, rng.NormFloat64())
+	}
+	for _, x := range xs {
+		want := math.Min(math.Max(x, 0), 1)
+		if got := clip01(x); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("clip01(%v) = %v, want %v", x, got, want)
+		}
+	}
+}
+
+// TestKappaMatchesPopSD checks the streaming κ against popSD of the copied
+// arc prices, bit for bit.
+func TestKappaMatchesPopSD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	a := DefaultAspects()
+	for trial := 0; trial < 50; trial++ {
+		arcs := make([]arc, rng.IntN(300))
+		w := make([]float64, len(arcs))
+		for i := range arcs {
+			arcs[i].w = rng.NormFloat64() * 3
+			w[i] = arcs[i].w
+		}
+		align := make([]float64, 40)
+		for i := range align {
+			align[i] = math.Max(0, rng.NormFloat64())
+		}
+		num, den := popSD(w), popSD(align)
+		want := 1.0
+		if num >= 1e-12 && den >= 1e-12 {
+			want = a.B / (1 - a.B) * num / den
+		}
+		if got := a.kappa(arcs, align, nil); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("trial %d: κ %v, want %v", trial, got, want)
+		}
+	}
+}
