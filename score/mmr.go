@@ -40,18 +40,22 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 	}
 	m := len(cand)
 	P := len(pivots)
-	c := make([]float64, m*P) // node j's cosine with pivot p at j*P+p
-	s := make([]float64, m*P)
+	// Node j's cosine and sine with pivot p at cs[j*2P+2p] and cs[j*2P+2p+1]:
+	// one row per node, so the per-pick bound update streams one array.
+	cs := make([]float64, m*2*P)
 	lb := make([]float64, m)    // lower bound of max_{u∈S} cos(v,u)
+	lh := make([]float64, m)    // λ h_v
 	exact := make([]float64, m) // max over the first cnt[j] picks
 	cnt := make([]int32, m)     // picks folded into exact
 	picked := make([]bool, m)
 	for j, v := range cand {
+		row := cs[j*2*P : (j+1)*2*P]
 		for p, pc := range pivots {
 			x := min(max(pc[v], -1), 1)
-			c[j*P+p], s[j*P+p] = x, math.Sqrt(1-x*x)
+			row[2*p], row[2*p+1] = x, math.Sqrt(1-x*x)
 		}
 		lb[j] = -1
+		lh[j] = lambda * h[v]
 		exact[j] = math.Inf(-1)
 	}
 	first := 0
@@ -75,22 +79,28 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 		return lambda*h[v] - (1-lambda)*exact[j]
 	}
 	ub := make([]float64, m)
+	mu := 1 - lambda
 	for len(out) < k {
 		last := pickJ[len(pickJ)-1]
-		top := -1
+		lc := cs[last*2*P : (last+1)*2*P]
+		top, topU := -1, 0.0
 		for j := 0; j < m; j++ {
 			if picked[j] {
 				continue
 			}
-			for p := 0; p < P; p++ {
-				cj, cl := c[j*P+p], c[last*P+p]
-				if cj+cl >= 0 {
-					lb[j] = math.Max(lb[j], cj*cl-s[j*P+p]*s[last*P+p]-mmrSlack)
+			row := cs[j*2*P : (j+1)*2*P]
+			row = row[:len(lc)]
+			l := lb[j]
+			for p := 0; p+1 < len(lc); p += 2 {
+				if cj, cl := row[p], lc[p]; cj+cl >= 0 {
+					l = max(l, cj*cl-row[p+1]*lc[p+1]-mmrSlack)
 				}
 			}
-			ub[j] = lambda*h[cand[j]] - (1-lambda)*lb[j]
-			if top < 0 || ub[j] > ub[top] {
-				top = j
+			lb[j] = l
+			u := lh[j] - mu*l
+			ub[j] = u
+			if top < 0 || u > topU {
+				top, topU = j, u
 			}
 		}
 		best, bestJ := score(top), top
