@@ -117,7 +117,10 @@ func BenchmarkCosinePass(b *testing.B) {
 // time ("x-cosine") and in process CPU time ("cpu-x-cosine", which includes
 // the garbage collector's work) and the stage split in milliseconds (score, network, svd,
 // solve, decompose, select). d = 100 is the local embedder's dimension;
-// d = 768 (nomic) runs at 1k and 10k nodes.
+// d = 768 (nomic) runs at 1k and 10k nodes. For the aspects forms, network
+// includes the alignments c_a(v) of every node (κ pools them all, so they
+// cost A cosine passes) and the content-arc prices, while solve and
+// decompose run on the live sub-network only (see liveNodes).
 func BenchmarkPipeline(b *testing.B) {
 	type size struct{ n, dim int }
 	sizes := []size{{1000, 100}, {10000, 100}, {100000, 100}, {1000, 768}, {10000, 768}}
