@@ -78,36 +78,49 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 		}
 		return lambda*h[v] - (1-lambda)*exact[j]
 	}
-	ub := make([]float64, m)
+	// Round one folds the first pick into every node's bound; from then on
+	// the nodes wait in a max-heap keyed by their bound, which only falls
+	// as picks are folded in, so a stale key still bounds the node's score
+	// and each round refreshes and evaluates only the nodes whose key
+	// reaches the best exact score found (lazy greedy).
+	ub := make([]float64, m) // a node's bound; its heap key while in the heap
+	lcnt := make([]int32, m) // picks folded into lb
 	mu := 1 - lambda
-	for len(out) < k {
-		last := pickJ[len(pickJ)-1]
-		lc := cs[last*2*P : (last+1)*2*P]
-		top, topU := -1, 0.0
-		for j := 0; j < m; j++ {
-			if picked[j] {
-				continue
-			}
-			row := cs[j*2*P : (j+1)*2*P]
-			row = row[:len(lc)]
-			l := lb[j]
-			for p := 0; p+1 < len(lc); p += 2 {
+	refresh := func(j int) {
+		row := cs[j*2*P : (j+1)*2*P]
+		l := lb[j]
+		for ; int(lcnt[j]) < len(pickJ); lcnt[j]++ {
+			lc := cs[pickJ[lcnt[j]]*2*P : (pickJ[lcnt[j]]+1)*2*P]
+			lc = lc[:len(row)]
+			for p := 0; p+1 < len(row); p += 2 {
 				if cj, cl := row[p], lc[p]; cj+cl >= 0 {
 					l = max(l, cj*cl-row[p+1]*lc[p+1]-mmrSlack)
 				}
 			}
-			lb[j] = l
-			u := lh[j] - mu*l
-			ub[j] = u
-			if top < 0 || u > topU {
-				top, topU = j, u
-			}
 		}
-		best, bestJ := score(top), top
-		for j := 0; j < m; j++ {
-			if picked[j] || j == top || ub[j] < best {
+		lb[j] = l
+		ub[j] = lh[j] - mu*l
+	}
+	hp := mmrHeap{key: ub, idx: make([]int32, 0, m)}
+	for j := 0; j < m; j++ {
+		if !picked[j] {
+			refresh(j)
+			hp.idx = append(hp.idx, int32(j))
+		}
+	}
+	hp.init()
+	var done []int32 // evaluated this round, out of the heap
+	for len(out) < k {
+		best, bestJ := math.Inf(-1), -1
+		done = done[:0]
+		for len(hp.idx) > 0 && ub[hp.idx[0]] >= best {
+			j := int(hp.pop())
+			refresh(j)
+			if len(hp.idx) > 0 && hp.less(int(hp.idx[0]), j) {
+				hp.push(int32(j)) // another node may bound higher: look at it first
 				continue
 			}
+			done = append(done, int32(j))
 			if sc := score(j); sc > best || (sc == best && cand[j] < cand[bestJ]) {
 				best, bestJ = sc, j
 			}
@@ -115,6 +128,69 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 		picked[bestJ] = true
 		pickJ = append(pickJ, bestJ)
 		out = append(out, cand[bestJ])
+		for _, j := range done {
+			if int(j) != bestJ {
+				hp.push(j)
+			}
+		}
 	}
 	return out, evals
+}
+
+// mmrHeap is a binary max-heap of node positions ordered by key (ties:
+// lower position first), so that the order never depends on insertion.
+type mmrHeap struct {
+	key []float64
+	idx []int32
+}
+
+// less reports whether node a comes before node b.
+func (h *mmrHeap) less(a, b int) bool {
+	return h.key[a] > h.key[b] || (h.key[a] == h.key[b] && a < b)
+}
+
+func (h *mmrHeap) init() {
+	for i := len(h.idx)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mmrHeap) push(j int32) {
+	h.idx = append(h.idx, j)
+	i := len(h.idx) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(int(h.idx[i]), int(h.idx[p])) {
+			break
+		}
+		h.idx[i], h.idx[p] = h.idx[p], h.idx[i]
+		i = p
+	}
+}
+
+func (h *mmrHeap) pop() int32 {
+	top := h.idx[0]
+	last := len(h.idx) - 1
+	h.idx[0] = h.idx[last]
+	h.idx = h.idx[:last]
+	h.down(0)
+	return top
+}
+
+func (h *mmrHeap) down(i int) {
+	n := len(h.idx)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if r := c + 1; r < n && h.less(int(h.idx[r]), int(h.idx[c])) {
+			c = r
+		}
+		if !h.less(int(h.idx[c]), int(h.idx[i])) {
+			return
+		}
+		h.idx[i], h.idx[c] = h.idx[c], h.idx[i]
+		i = c
+	}
 }

@@ -3,6 +3,8 @@ package score
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
@@ -158,4 +160,39 @@ func allNear(a, b []float64, tol float64) bool {
 		}
 	}
 	return true
+}
+
+// TestMMRTiesMatchDefinition drives the lazy MMR through exact ties: many
+// nodes share an embedding and h takes few values, so equal MMR scores are
+// common and must go to the lower index as in the definition.
+func TestMMRTiesMatchDefinition(t *testing.T) {
+	c := ClassicConfig()
+	for seed := uint64(1); seed <= 30; seed++ {
+		n := 100 + int(seed)*13
+		g0 := randomGraph(t, seed, n, 8, n)
+		emb := append([]float32(nil), g0.Emb...)
+		rng := rand.New(rand.NewPCG(seed, 3))
+		for i := 1; i < n; i++ {
+			if rng.IntN(3) == 0 { // a duplicate of an earlier node
+				j := rng.IntN(i)
+				copy(emb[i*8:(i+1)*8], emb[j*8:(j+1)*8])
+			}
+		}
+		g := mustGraph(t, g0.Nodes, 8, emb, nil)
+		ix := NewIndex(g)
+		sc, err := (&Scorer{Config: c, Index: ix}).ScoreVector(g, "flow", randomQuery(seed, 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := make([]float64, n)
+		for i := range h {
+			h[i] = float64(rng.IntN(5)) / 4
+		}
+		for _, k := range []int{1, 8, 20} {
+			got, _ := mmr(g, h, [][]float64{sc.Cos, ix.meanCos}, nil, k, 0.7)
+			if want := naiveMMR(g, h, k, 0.7); !slices.Equal(got, want) {
+				t.Fatalf("seed %d k %d: MMR %v, by definition %v", seed, k, got, want)
+			}
+		}
+	}
 }
