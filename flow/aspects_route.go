@@ -170,7 +170,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		r.Flow = make([]float64, net.NumArcs())
 		return r, nil
 	}
-	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, nb.sub, nb.ids); err != nil {
+	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, nb.live); err != nil {
 		return nil, err
 	}
 	for j := range r.Aspects {
@@ -190,22 +190,23 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 }
 
 // solveAndDecompose sets supply f at r.Source, solves r.Network and fills
-// the flow, cost, routed amount, chains and their timings. Given sub, the
-// arcs of r.Network that can carry flow (ids[i] is the id in r.Network of
-// sub's arc i; see liveNodes), it solves and decomposes sub instead and
-// spreads the flow back over r.Network's arc ids: the result is the same.
-func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, sub *mcf.Network, ids []int) error {
+// the flow, cost, routed amount, chains and their timings. Given live, the
+// part of r.Network that can carry flow (see liveNodes), it solves and
+// decomposes that instead and maps flows and chain nodes back to
+// r.Network's ids: the result is the same.
+func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, live *liveNet) error {
 	if solver == nil {
 		solver = &mcf.SSP{}
 	}
 	net := r.Network
 	net.SetSupply(r.Source, f)
 	net.SetSupply(r.Sink, -f)
-	solveNet := net
-	if sub != nil {
-		sub.SetSupply(r.Source, f)
-		sub.SetSupply(r.Sink, -f)
-		solveNet = sub
+	solveNet, src, snk, base := net, r.Source, r.Sink, r.AspectBase
+	if live != nil {
+		solveNet = live.net
+		src, snk, base = live.id(src), live.id(snk), live.id(base)
+		solveNet.SetSupply(src, f)
+		solveNet.SetSupply(snk, -f)
 	}
 	t := time.Now()
 	sol, err := solver.Solve(ctx, solveNet)
@@ -214,20 +215,27 @@ func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f flo
 	}
 	r.Timings.Solve = time.Since(t)
 	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
-	if sub != nil {
+	if live != nil {
 		// Dropped arcs carry no flow; adding their zero terms to Cost
 		// would not change it.
 		r.Flow = make([]float64, net.NumArcs())
-		for i, id := range ids {
+		for i, id := range live.arcs {
 			r.Flow[id] = sol.Flow[i]
 		}
 	}
 	t = time.Now()
-	paths, err := mcf.Decompose(solveNet, sol.Flow, r.Source, r.Sink, maxChains)
+	paths, err := mcf.Decompose(solveNet, sol.Flow, src, snk, maxChains)
 	if err != nil {
 		return fmt.Errorf("flow: %s: decompose: %w", r.Router, err)
 	}
-	r.Chains = chainsFrom(solveNet, paths, r.AspectBase, r.Source, r.Sink)
+	r.Chains = chainsFrom(solveNet, paths, base, src, snk)
+	if live != nil {
+		for _, c := range r.Chains {
+			for i, v := range c.Nodes {
+				c.Nodes[i] = live.back[v]
+			}
+		}
+	}
 	r.Distinct = distinct(r.Chains)
 	r.Timings.Decompose = time.Since(t)
 	return nil

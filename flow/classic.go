@@ -163,7 +163,7 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		r.Flow = make([]float64, net.NumArcs())
 		return r, nil
 	}
-	if err := solveAndDecompose(ctx, c.Solver, r, f, c.MaxPaths, nil, nil); err != nil {
+	if err := solveAndDecompose(ctx, c.Solver, r, f, c.MaxPaths, nil); err != nil {
 		return nil, err
 	}
 	return r, nil

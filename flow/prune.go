@@ -71,28 +71,59 @@ func liveNodes(entry []float64, arcs []arc, unit float64) []bool {
 	return nil
 }
 
-// netBuilder adds arcs to the full network and, when live is set, also to
-// the live sub-network (the arcs whose tail is a live content node or a
-// node past the content nodes), recording each kept arc's id in full.
+// liveNet is the live sub-network: the live content nodes renumbered
+// 0..len(back)-1 in id order, the nodes past the content nodes (source,
+// sink, aspects) after them in the same order, and only the arcs between
+// kept nodes whose tail is live. The arcs it drops have a dead tail or a
+// capacity at or below mcf.Eps (a live tail and a dead head), so none can
+// carry flow or is ever scanned; renumbering keeps every id order, so the
+// solve and the decomposition are those of the full network.
+type liveNet struct {
+	net  *mcf.Network
+	arcs []int   // id in the full network of each arc
+	node []int32 // content node → its id here, -1 if dead
+	back []int   // content id here → the node's id in the full network
+}
+
+// id maps a node of the full network to its id here (-1 if dead).
+func (l *liveNet) id(v int) int {
+	if v < len(l.node) {
+		return int(l.node[v])
+	}
+	return v - len(l.node) + len(l.back)
+}
+
+// netBuilder adds arcs to the full network and, when live is set, the
+// arcs between kept nodes to the live sub-network.
 type netBuilder struct {
-	full, sub *mcf.Network
-	ids       []int
-	live      []bool
+	full *mcf.Network
+	live *liveNet
 }
 
 func newNetBuilder(nodes, arcs int, live []bool) *netBuilder {
-	b := &netBuilder{full: mcf.NewNetwork(nodes), live: live}
+	b := &netBuilder{full: mcf.NewNetwork(nodes)}
 	b.full.Grow(arcs)
 	if live != nil {
-		b.sub = mcf.NewNetwork(nodes)
+		l := &liveNet{node: make([]int32, len(live))}
+		for v, ok := range live {
+			l.node[v] = -1
+			if ok {
+				l.node[v] = int32(len(l.back))
+				l.back = append(l.back, v)
+			}
+		}
+		l.net = mcf.NewNetwork(len(l.back) + nodes - len(live))
+		b.live = l
 	}
 	return b
 }
 
 func (b *netBuilder) add(u, v int, c, w float64) {
 	id := b.full.AddArc(u, v, c, w)
-	if b.sub != nil && (u >= len(b.live) || b.live[u]) {
-		b.sub.AddArc(u, v, c, w)
-		b.ids = append(b.ids, id)
+	if l := b.live; l != nil {
+		if x, y := l.id(u), l.id(v); x >= 0 && y >= 0 {
+			l.net.AddArc(x, y, c, w)
+			l.arcs = append(l.arcs, id)
+		}
 	}
 }
