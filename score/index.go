@@ -46,6 +46,8 @@ type Index struct {
 
 	mu     sync.Mutex
 	pruned *adjacency // cached for the last RMin asked
+
+	scratch sync.Pool // *scratch, per-query working arrays
 }
 
 // NewIndex builds the lexical index of g. A nil g gives an index of no nodes.

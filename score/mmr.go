@@ -28,8 +28,17 @@ const mmrSlack = 1e-5
 // nodes lie near the mean direction), which is what makes the bound bite.
 // It also returns the number of exact evaluations it made.
 func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64) ([]int, int) {
+	return mmrBuf(g, h, pivots, cand, k, lambda, nil)
+}
+
+// mmrBuf is mmr with its working arrays from buf (nil: allocated).
+func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64, buf *scratch) ([]int, int) {
+	if buf == nil {
+		buf = &scratch{}
+	}
 	if cand == nil {
-		cand = make([]int, len(h))
+		buf.cand = grow(buf.cand, len(h))
+		cand = buf.cand
 		for i := range cand {
 			cand[i] = i
 		}
@@ -42,12 +51,16 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 	P := len(pivots)
 	// Node j's cosine and sine with pivot p at cs[j*2P+2p] and cs[j*2P+2p+1]:
 	// one row per node, so the per-pick bound update streams one array.
-	cs := make([]float64, m*2*P)
-	lb := make([]float64, m)    // lower bound of max_{u∈S} cos(v,u)
-	lh := make([]float64, m)    // λ h_v
-	exact := make([]float64, m) // max over the first cnt[j] picks
-	cnt := make([]int32, m)     // picks folded into exact
-	picked := make([]bool, m)
+	buf.m1, buf.m2, buf.m3, buf.m4 = grow(buf.m1, m*2*P), grow(buf.m2, m), grow(buf.m3, m), grow(buf.m4, m)
+	buf.i1, buf.i2, buf.picked = grow(buf.i1, m), grow(buf.i2, m), grow(buf.picked, m)
+	cs := buf.m1
+	lb := buf.m2    // lower bound of max_{u∈S} cos(v,u)
+	lh := buf.m3    // λ h_v
+	exact := buf.m4 // max over the first cnt[j] picks
+	cnt := buf.i1   // picks folded into exact
+	picked := buf.picked
+	clear(cnt)
+	clear(picked)
 	for j, v := range cand {
 		row := cs[j*2*P : (j+1)*2*P]
 		for p, pc := range pivots {
@@ -83,8 +96,10 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 	// as picks are folded in, so a stale key still bounds the node's score
 	// and each round refreshes and evaluates only the nodes whose key
 	// reaches the best exact score found (lazy greedy).
-	ub := make([]float64, m) // a node's bound; its heap key while in the heap
-	lcnt := make([]int32, m) // picks folded into lb
+	buf.f3 = grow(buf.f3, m)
+	ub := buf.f3   // a node's bound; its heap key while in the heap
+	lcnt := buf.i2 // picks folded into lb
+	clear(lcnt)
 	mu := 1 - lambda
 	refresh := func(j int) {
 		row := cs[j*2*P : (j+1)*2*P]
@@ -101,7 +116,8 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lam
 		lb[j] = l
 		ub[j] = lh[j] - mu*l
 	}
-	hp := mmrHeap{key: ub, idx: make([]int32, 0, m)}
+	buf.idx = grow(buf.idx, m)
+	hp := mmrHeap{key: ub, idx: buf.idx[:0]}
 	for j := 0; j < m; j++ {
 		if !picked[j] {
 			refresh(j)

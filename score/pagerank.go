@@ -22,7 +22,7 @@ func pagerank(a *adjacency, p []float64, d, tol float64, maxIter int) ([]float64
 	for i, v := range p {
 		pn[i] = v / ps
 	}
-	_, _, x, it := sweeps(a, sweepSpec{pers: pn, damping: d, pprTol: tol, pprMax: maxIter})
+	_, _, x, it := sweeps(a, sweepSpec{pers: pn, damping: d, pprTol: tol, pprMax: maxIter}, nil)
 	return x, it
 }
 
@@ -30,7 +30,7 @@ func pagerank(a *adjacency, p []float64, d, tol float64, maxIter int) ([]float64
 // nodes by r with weight ∝ r, normalised by its maximum. When the seeds'
 // relevance is all zero there is nothing to diffuse and ψ is 0.
 func diffusion(a *adjacency, r []float64, c Config) ([]float64, int) {
-	_, _, psi, it := classicSignals(a, r, c, false, true)
+	_, _, psi, it := classicSignals(a, r, c, false, true, nil)
 	return psi, it
 }
 

@@ -9,13 +9,14 @@ package score
 // weights summing below 1, so φ stays in [0,1] and the map contracts with
 // factor ≤ α_φ: it converges. It returns φ and the number of sweeps.
 func propagate(a *adjacency, r []float64, c Config) ([]float64, int) {
-	phi, it, _, _ := sweeps(a, sweepSpec{r: r, alpha: c.PhiAlpha, phiTol: c.PhiTol, phiMax: c.PhiMaxIter})
+	phi, it, _, _ := sweeps(a, sweepSpec{r: r, alpha: c.PhiAlpha, phiTol: c.PhiTol, phiMax: c.PhiMaxIter}, nil)
 	return phi, it
 }
 
 // classicSignals computes φ (when withPhi) and ψ (when withPsi) in shared
-// sweeps; see sweeps. A signal left out is nil with 0 sweeps.
-func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool) (phi []float64, phiIt int, psi []float64, psiIt int) {
+// sweeps; see sweeps. A signal left out is nil with 0 sweeps. buf may be
+// nil.
+func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool, buf *scratch) (phi []float64, phiIt int, psi []float64, psiIt int) {
 	s := sweepSpec{damping: c.Damping, pprTol: c.PPRTol, pprMax: c.PPRMaxIter}
 	if withPhi {
 		s.r, s.alpha, s.phiTol, s.phiMax = r, c.PhiAlpha, c.PhiTol, c.PhiMaxIter
@@ -23,7 +24,7 @@ func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool) 
 	if withPsi {
 		s.pers = personalisation(r, c.Seeds)
 	}
-	phi, phiIt, x, psiIt := sweeps(a, s)
+	phi, phiIt, x, psiIt := sweeps(a, s, buf)
 	if withPsi {
 		psi = maxNormalised(x, len(r))
 	}

@@ -119,6 +119,8 @@ func (s *Scorer) index(g *graph.Graph) (*Index, error) {
 // graph's embeddings are only checked through the cosines they give.
 func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, keywords []string) (*Scores, error) {
 	n := g.Len()
+	buf := ix.getScratch()
+	defer ix.putScratch(buf)
 	if keywords == nil {
 		keywords = Keywords(question)
 	}
@@ -189,7 +191,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 	case HFusion:
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.RMin, c.PhiEps)
-			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c, c.usesPhi(), c.usesPsi())
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c, c.usesPhi(), c.usesPsi(), buf)
 		}
 		for i := range sc.H {
 			h := c.LambdaR * sc.R[i]
@@ -212,7 +214,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		if c.MMRCandidates > 0 && c.MMRCandidates < n {
 			cand = topK(sc.H, c.MMRCandidates, nil)
 		}
-		sc.Sources, _ = mmr(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, cand, c.Sources, c.MMRLambda)
+		sc.Sources, _ = mmrBuf(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, cand, c.Sources, c.MMRLambda, buf)
 	}
 
 	sc.RMean, sc.HMean = mean(sc.R), mean(sc.H)

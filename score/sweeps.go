@@ -33,15 +33,22 @@ type sweepSpec struct {
 // from a textbook loop only in rounding (TestClassicSignalsMatchReference).
 //
 // It returns φ (nil when r is nil) and x (nil when pers is nil) with their
-// sweep counts. Nothing is allocated per sweep.
-func sweeps(a *adjacency, s sweepSpec) (phi []float64, phiIt int, x []float64, pprIt int) {
+// sweep counts. Nothing is allocated per sweep; the working arrays come
+// from buf (nil: allocated).
+func sweeps(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, pprIt int) {
 	n := len(a.off) - 1
-	st := make([][4]float64, n) // φ_v, x_v/W_v, Σ p φ and Σ w x/W from lower neighbours
+	if buf == nil {
+		buf = &scratch{}
+	}
+	buf.st = grow(buf.st, n)
+	st := buf.st // φ_v, x_v/W_v, Σ p φ and Σ w x/W from lower neighbours
+	clear(st)
 	var base, tel []float64
 	doPhi := s.r != nil && s.phiMax > 0
 	doPPR := s.pers != nil && s.pprMax > 0
 	if s.r != nil {
-		base = make([]float64, n)
+		buf.f1 = grow(buf.f1, n)
+		base = buf.f1
 		for v, r := range s.r {
 			st[v][0] = r
 			base[v] = (1 - s.alpha) * r
@@ -49,7 +56,8 @@ func sweeps(a *adjacency, s sweepSpec) (phi []float64, phiIt int, x []float64, p
 	}
 	if s.pers != nil {
 		x = make([]float64, n)
-		tel = make([]float64, n)
+		buf.f2 = grow(buf.f2, n)
+		tel = buf.f2
 		x0 := 1 / float64(n)
 		for v, p := range s.pers {
 			x[v] = x0
