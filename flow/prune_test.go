@@ -72,7 +72,7 @@ func TestPrunedRoutingIsExact(t *testing.T) {
 	}
 	names := []string{"default", "paper", "floor10", "floor60", "floor90", "docorder", "uncap", "credit", "termsC",
 		"facets", "single", "nomerge"}
-	seeds := uint64(12)
+	seeds := uint64(7)
 	if testing.Short() {
 		seeds = 4
 	}
@@ -80,11 +80,14 @@ func TestPrunedRoutingIsExact(t *testing.T) {
 	for seed := uint64(1); seed <= seeds; seed++ {
 		n := 30 + int(seed)*23
 		if seed == seeds {
-			n = 800 // most nodes dead under the default floor
+			n = 400 // most nodes dead under the default floor
 		}
 		g := synthGraph(t, n, 16+int(seed%3)*8, seed)
 		s := handScores(t, g, seed)
 		for _, name := range names {
+			if n >= 400 && name != "default" && name != "paper" {
+				continue // the large graph checks the presets only, to keep -race quick
+			}
 			a, ref := variants[name](), variants[name]()
 			ref.noPrune = true
 			got, err := a.Route(ctx, g, s)
