@@ -28,6 +28,7 @@ type adjacency struct {
 	p         []float64
 	wsum      []float64
 	psum      []float64
+	pn        []float64 // p_uv / (Σ_u p_uv + ε), aligned with adj
 	// up lists each kept edge once, under its lower end: the edges of v
 	// to higher nodes u are up[uoff[v]:uoff[v+1]] (a self-loop arc, which
 	// graph.New never makes, is kept under its node). The sweeps walk it.
@@ -70,6 +71,12 @@ func newAdjacency(g *graph.Graph, rmin, eps float64) *adjacency {
 			a.wsum[v] += x
 			a.psum[v] += a.p[j]
 			j++
+		}
+	}
+	a.pn = make([]float64, m)
+	for v := 0; v < n; v++ {
+		for k := a.off[v]; k < a.off[v+1]; k++ {
+			a.pn[k] = a.p[k] / (a.psum[v] + eps)
 		}
 	}
 	a.uoff = make([]int32, n+1)

@@ -146,6 +146,22 @@ func TestClassicSignalsMatchReference(t *testing.T) {
 			if psi2, it := diffusion(a, sc.R, c); it != sit || !allNear(psi2, psi, 1e-12) {
 				t.Fatalf("%s: diffusion differs from the reference", name)
 			}
+			// Both kernels, whichever the graph's size selects.
+			spec := sweepSpec{r: sc.R, alpha: c.PhiAlpha, phiTol: c.PhiTol, phiMax: c.PhiMaxIter,
+				pers: personalisation(sc.R, c.Seeds), damping: c.Damping, pprTol: c.PPRTol, pprMax: c.PPRMaxIter}
+			for _, kr := range []struct {
+				name string
+				f    func(*adjacency, sweepSpec, *scratch) ([]float64, int, []float64, int)
+			}{{"edge-once", sweepsEdgeOnce}, {"csr", sweepsCSR}} {
+				kname := kr.name
+				phi2, pit2, x2, sit2 := kr.f(a, spec, &scratch{})
+				if pit2 != pit || !allNear(phi2, phi, 1e-12) {
+					t.Fatalf("%s: %s φ differs from the reference", name, kname)
+				}
+				if spec.pers != nil && (sit2 != sit || !allNear(maxNormalised(x2, n), psi, 1e-12)) {
+					t.Fatalf("%s: %s ψ differs from the reference", name, kname)
+				}
+			}
 		}
 	}
 }
