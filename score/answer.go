@@ -10,7 +10,7 @@ func answerability(g *graph.Graph, ix *Index, r []float64, bonus float64) []floa
 	a := make([]float64, len(r))
 	for i := range a {
 		rho := ix.sumLen[i]
-		if g.Nodes[i].Modality.Visual() {
+		if ix.visual[i] {
 			rho += bonus
 		}
 		a[i] = r[i] * min(1, rho)

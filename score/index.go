@@ -40,6 +40,9 @@ type Index struct {
 
 	// sumLen is the normalised summary length len(s_i)/max_j len(s_j).
 	sumLen []float64
+	// visual marks the visual nodes (answerability's bonus), kept here so
+	// that a query does not walk the Node structs.
+	visual []bool
 	// meanCos is each node's cosine with the mean embedding direction, a
 	// pivot for the MMR bound.
 	meanCos []float64
@@ -61,6 +64,10 @@ func NewIndex(g *graph.Graph) *Index {
 	ix.docLen = make([]float32, n)
 	ix.nodeRefs = make([][]Ref, n)
 	ix.sumLen = make([]float64, n)
+	ix.visual = make([]bool, n)
+	for i := range g.Nodes {
+		ix.visual[i] = g.Nodes[i].Modality.Visual()
+	}
 
 	st := newStemmer()
 	var (
