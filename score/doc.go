@@ -66,7 +66,7 @@
 // One query costs one pass over the contiguous embeddings (the cosines), the
 // postings of its terms for BM25, O(N) fusion, and for the classic score
 // O(|E|) per φ and PageRank sweep; top-k selections are partial. φ and
-// PageRank are swept together: on graphs up to 16k nodes each kept edge is
+// PageRank are swept together: on graphs up to 65,536 nodes each kept edge is
 // walked once per sweep, from its lower end, serving both directions and
 // both signals, with one in-place state array (still Jacobi: a node's old
 // values are read before it is updated); larger graphs gather over the CSR
