@@ -72,7 +72,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 	// Terminal nodes: every node (B.7) or only C. Alignments are computed
 	// for them only, position-major (p*A + a), and κ pools exactly the
-	// terminal arcs.
+	// terminal arcs (under PoolLive, those of live nodes).
 	terms := c
 	if !a.TerminalsFromC || len(c) == 0 {
 		terms = make([]int, n)
@@ -80,13 +80,6 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 			terms[v] = v
 		}
 	}
-	var align []float64
-	if fc != nil {
-		align = fc.alignment(terms)
-	} else {
-		align = alignment(g, terms, sp.dirs, a.SignedAlignment)
-	}
-
 	// h̄ is the query's mean h over the whole graph: the scores' HMean when
 	// set (it stays right when routing a candidate subgraph), else computed.
 	hbar := s.HMean
@@ -94,7 +87,6 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		hbar = mean(h)
 	}
 	arcs := a.contentArcs(g, h, hbar, edits)
-	kappa := a.kappa(arcs, align, h)
 
 	src, snk, base := n, n+1, n+2
 	unit := 1.0
@@ -113,8 +105,50 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		entries++
 	}
 	var live []bool
-	if !a.noPrune {
+	if !a.noPrune || a.KappaPool == PoolLive {
 		live = liveNodes(entry, arcs, unit)
+	}
+	// Under PoolLive only live terminal nodes get an alignment; the
+	// others keep 0 and stay out of κ's pool.
+	alignTerms := terms
+	if a.KappaPool == PoolLive && live != nil {
+		alignTerms = make([]int, 0, len(terms))
+		for _, v := range terms {
+			if live[v] {
+				alignTerms = append(alignTerms, v)
+			}
+		}
+	}
+	var align []float64
+	if fc != nil {
+		align = fc.alignment(alignTerms)
+	} else {
+		align = alignment(g, alignTerms, sp.dirs, a.SignedAlignment)
+	}
+	poolArcs := arcs
+	if len(alignTerms) < len(terms) {
+		poolArcs = make([]arc, 0, len(arcs))
+		for _, e := range arcs {
+			if live[e.from] {
+				poolArcs = append(poolArcs, e)
+			}
+		}
+	}
+	kappa := a.kappa(poolArcs, align, h)
+	if len(alignTerms) < len(terms) {
+		// Scatter to the terminal positions; dead ones stay 0.
+		full := make([]float64, len(terms)*na)
+		i := 0
+		for p, v := range terms {
+			if i < len(alignTerms) && alignTerms[i] == v {
+				copy(full[p*na:(p+1)*na], align[i*na:(i+1)*na])
+				i++
+			}
+		}
+		align = full
+	}
+	if a.noPrune {
+		live = nil
 	}
 	nb := newNetBuilder(n+2+na, n+len(arcs)+len(terms)*na+na, live)
 	for v := 0; v < n; v++ {

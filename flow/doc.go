@@ -20,7 +20,10 @@
 // as many as hold η of ‖M‖²_F, at most round(F0) and |C|, with terminal
 // capacities d_a = F0 σ_a²/Σσ². Every node v has an entry arc s→v (cost
 // 1 − h_v) and an arc to every aspect (cost κ(1 − c_a(v)), c_a(v) = max(0,
-// ⟨ê_v, φ_a⟩)), all of capacity 1; κ = b/(1−b)·sd(w)/sd(c). Along a chain
+// ⟨ê_v, φ_a⟩)), all of capacity 1; κ = b/(1−b)·sd(w)/sd(c), the spreads
+// over every content and terminal arc (PoolAll, the paper) or, under
+// PoolLive (DefaultAspects), over the arcs whose tail the source reaches:
+// the only ones that can carry flow. Along a chain
 // the costs telescope to (1 − h_last) + Σ(1 − p) − Σ(ω h_next − h̄) + κ(1 −
 // c_a(last)), so supporting context can precede the most relevant node at
 // no extra cost, and without node credit a predecessor never lowers it.

@@ -69,9 +69,16 @@ func TestPrunedRoutingIsExact(t *testing.T) {
 		"facets":  func() *Aspects { a := DefaultAspects(); a.Aspects = TermFacets; return a },
 		"single":  func() *Aspects { return SingleSink(DefaultAspects()) },
 		"nomerge": func() *Aspects { a := DefaultAspects(); a.MergeChains = false; a.MaxChains = 5; return a },
+		"poolall": func() *Aspects { a := DefaultAspects(); a.KappaPool = PoolAll; return a },
+		"poollive": func() *Aspects {
+			a := DefaultAspects()
+			a.KappaPool = PoolLive
+			a.Aspects = TermFacets
+			return a
+		},
 	}
 	names := []string{"default", "paper", "floor10", "floor60", "floor90", "docorder", "uncap", "credit", "termsC",
-		"facets", "single", "nomerge"}
+		"facets", "single", "nomerge", "poolall", "poollive"}
 	seeds := uint64(7)
 	if testing.Short() {
 		seeds = 4
