@@ -150,22 +150,35 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if a.noPrune {
 		live = nil
 	}
-	nb := newNetBuilder(n+2+na, n+len(arcs)+len(terms)*na+na, live)
-	for v := 0; v < n; v++ {
-		nb.add(src, v, entry[v], 1-h[v])
-	}
-	for _, e := range arcs {
-		nb.add(e.from, e.to, unit, e.w)
-	}
-	first := nb.full.NumArcs() // first terminal arc id
-	for p, v := range terms {
+	nodes := n + 2 + na
+	nArcs := n + len(arcs) + len(terms)*na + na
+	// build adds the arcs of G+ in id order to nb.
+	build := func(nb *netBuilder) {
+		for v := 0; v < n; v++ {
+			nb.add(src, v, entry[v], 1-h[v])
+		}
+		for _, e := range arcs {
+			nb.add(e.from, e.to, unit, e.w)
+		}
+		for p, v := range terms {
+			for j := 0; j < na; j++ {
+				nb.add(v, base+j, unit, kappa*(1-align[p*na+j]))
+			}
+		}
 		for j := 0; j < na; j++ {
-			nb.add(v, base+j, unit, kappa*(1-align[p*na+j]))
+			nb.add(base+j, snk, caps[j], 0)
 		}
 	}
+	// Under PoolLive the full network is only built when a consumer asks
+	// for it (Routing.FullNetwork): nothing in the routing reads its dead
+	// part. A max-flow run on it (below) needs it now.
+	needMaxFlow := !a.Uncapacitated && float64(min(len(terms), entries)) < f0
+	lazy := live != nil && a.KappaPool == PoolLive && !needMaxFlow
+	nb := newNetBuilder(nodes, nArcs, live, lazy)
+	build(nb)
+	first := n + len(arcs) // first terminal arc id
 	sumD := 0.0
 	for j := 0; j < na; j++ {
-		nb.add(base+j, snk, caps[j], 0)
 		sumD += caps[j]
 	}
 	net := nb.full
@@ -174,7 +187,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	// transportation problem), so f_max = Σ d_a without a max-flow run;
 	// otherwise compute it.
 	fmax := sumD
-	if !a.Uncapacitated && float64(min(len(terms), entries)) < f0 {
+	if needMaxFlow {
 		fmax, _, err = mcf.MaxFlow(net, src, snk)
 		if err != nil {
 			return nil, fmt.Errorf("flow: aspects max flow: %w", err)
@@ -187,6 +200,13 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	tNet += time.Since(t2)
 
 	r.Network, r.Source, r.Sink, r.AspectBase = net, src, snk, base
+	if lazy {
+		r.full = &lazyNet{nodes: nodes, arcs: nArcs, build: func() *mcf.Network {
+			fb := newNetBuilder(nodes, nArcs, nil, false)
+			build(fb)
+			return fb.full
+		}}
+	}
 	r.Demand, r.MaxFlow = f0, fmax
 	r.Saturation = math.Min(fmax/f0, 1)
 	r.Kappa = kappa
@@ -201,22 +221,24 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 	r.Timings = Timings{Network: tNet, SVD: tSVD}
 	if f <= mcf.Eps {
-		r.Flow = make([]float64, net.NumArcs())
+		if !lazy {
+			r.Flow = make([]float64, net.NumArcs())
+		}
 		return r, nil
 	}
 	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, nb.live); err != nil {
 		return nil, err
 	}
-	for j := range r.Aspects {
-		r.Aspects[j].Flow = r.Flow[net.NumArcs()-na+j]
-	}
-	for p := range terms {
-		for j := 0; j < na; j++ {
-			if r.Flow[first+p*na+j] > mcf.Eps {
-				r.Aspects[j].Fed++
-			}
+	// Aspect flows and Fed read the terminal arcs (full ids from first on);
+	// arcs off the live part carry no flow.
+	r.eachArcFlow(func(id int, fl float64) {
+		switch {
+		case id >= nArcs-na:
+			r.Aspects[id-(nArcs-na)].Flow = fl
+		case id >= first && fl > mcf.Eps:
+			r.Aspects[(id-first)%na].Fed++
 		}
-	}
+	})
 	if a.MergeChains {
 		r.Chains = mergeChains(r.Chains)
 	}
@@ -227,14 +249,17 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 // the flow, cost, routed amount, chains and their timings. Given live, the
 // part of r.Network that can carry flow (see liveNodes), it solves and
 // decomposes that instead and maps flows and chain nodes back to
-// r.Network's ids: the result is the same.
+// r.Network's ids: the result is the same. With a lazy full network
+// (r.full set, r.Network nil) it keeps the live flow in r.full instead.
 func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, live *liveNet) error {
 	if solver == nil {
 		solver = &mcf.SSP{}
 	}
-	net := r.Network
-	net.SetSupply(r.Source, f)
-	net.SetSupply(r.Sink, -f)
+	net := r.Network // nil when built lazily (then live is set)
+	if net != nil {
+		net.SetSupply(r.Source, f)
+		net.SetSupply(r.Sink, -f)
+	}
 	solveNet, src, snk, base := net, r.Source, r.Sink, r.AspectBase
 	if live != nil {
 		solveNet = live.net
@@ -252,9 +277,14 @@ func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f flo
 	if live != nil {
 		// Dropped arcs carry no flow; adding their zero terms to Cost
 		// would not change it.
-		r.Flow = make([]float64, net.NumArcs())
-		for i, id := range live.arcs {
-			r.Flow[id] = sol.Flow[i]
+		if r.full != nil {
+			r.full.flow, r.full.ids, r.full.supply = sol.Flow, live.arcs, f
+			r.Flow = nil
+		} else {
+			r.Flow = make([]float64, net.NumArcs())
+			for i, id := range live.arcs {
+				r.Flow[id] = sol.Flow[i]
+			}
 		}
 	}
 	t = time.Now()

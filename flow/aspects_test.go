@@ -47,8 +47,8 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 		// B.12: without node credit, a predecessor never makes a chain
 		// strictly cheaper: (1 − h_u) + w_uv − (1 − h_v) = 1 − p_uv ≥ 0.
 		n := g.Len()
-		for id := 0; id < r.Network.NumArcs(); id++ {
-			u, v, _, w := r.Network.Arc(id)
+		for id := 0; id < fullNet(r).NumArcs(); id++ {
+			u, v, _, w := fullNet(r).Arc(id)
 			if u < n && v < n && (1-s.H[u])+w-(1-s.H[v]) < -1e-12 {
 				t.Fatalf("no credit: arc %d→%d makes extending cheaper", u, v)
 			}
@@ -132,8 +132,8 @@ func TestAspectsRemedies(t *testing.T) {
 				t.Fatalf("|C| = %d, want 32", r.Relevant)
 			}
 		case "termsC":
-			for id := 0; id < r.Network.NumArcs(); id++ {
-				u, v, _, _ := r.Network.Arc(id)
+			for id := 0; id < fullNet(r).NumArcs(); id++ {
+				u, v, _, _ := fullNet(r).Arc(id)
 				if v >= r.AspectBase && s.H[u] < a.Tau {
 					t.Fatalf("terminal arc from %d outside C (h = %g)", u, s.H[u])
 				}
@@ -203,8 +203,8 @@ func TestNoCreditCostStatement(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := g.Len()
-		for id := 0; id < r.Network.NumArcs(); id++ {
-			u, v, _, w := r.Network.Arc(id)
+		for id := 0; id < fullNet(r).NumArcs(); id++ {
+			u, v, _, w := fullNet(r).Arc(id)
 			if u >= n || v >= n {
 				continue
 			}

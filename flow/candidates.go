@@ -93,7 +93,7 @@ func (c *Candidates) Route(ctx context.Context, g *graph.Graph, s *score.Scores)
 	out := *r
 	out.Router = c.Name()
 	out.Scores = s
-	out.Network, out.Flow, out.cut = nil, nil, nil
+	out.Network, out.Flow, out.cut, out.full = nil, nil, nil, nil
 	out.Chains = make([]Chain, len(r.Chains))
 	for i, ch := range r.Chains {
 		ch.Nodes = mapNodes(ch.Nodes, local)

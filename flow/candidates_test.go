@@ -52,8 +52,8 @@ func TestCandidatesSubset(t *testing.T) {
 			}
 		}
 	}
-	if len(r.Chains) == 0 || r.Network != nil || r.Scores != s {
-		t.Fatalf("chains %d, network %v", len(r.Chains), r.Network != nil)
+	if len(r.Chains) == 0 || fullNet(r) != nil || r.Scores != s {
+		t.Fatalf("chains %d, network %v", len(r.Chains), fullNet(r) != nil)
 	}
 	if r.Router != "candidates(aspects)" {
 		t.Fatalf("name %q", r.Router)

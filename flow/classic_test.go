@@ -37,8 +37,8 @@ func TestClassicCapacitiesAndSaturation(t *testing.T) {
 				t.Fatal("infeasible demand was routed in full")
 			}
 			// Capacities: s→u ≤ h_u, v→t ≤ a_v, content ≤ min(h_u, h_v).
-			for id := 0; id < r.Network.NumArcs(); id++ {
-				u, v, cp, cost := r.Network.Arc(id)
+			for id := 0; id < fullNet(r).NumArcs(); id++ {
+				u, v, cp, cost := fullNet(r).Arc(id)
 				var want float64
 				switch {
 				case u == r.Source:

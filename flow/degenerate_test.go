@@ -55,7 +55,7 @@ func TestDegenerateInputs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s / %T: %v", c.name, rt, err)
 			}
-			if r.Network != nil {
+			if fullNet(r) != nil {
 				checkFlow(t, r)
 				if !r.Acyclic() && r.Router != "classic" {
 					t.Fatalf("%s / %s: cycle", c.name, r.Router)

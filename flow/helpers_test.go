@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/score"
 )
@@ -131,11 +132,11 @@ func scoresFor(g *graph.Graph, q []float32) *score.Scores {
 // checkFlow asserts capacities and conservation of a routing's flow.
 func checkFlow(t *testing.T, r *Routing) {
 	t.Helper()
-	net := r.Network
+	net, fl := r.FullNetwork()
 	bal := make([]float64, net.NumNodes())
 	for id := 0; id < net.NumArcs(); id++ {
 		u, v, c, _ := net.Arc(id)
-		f := r.Flow[id]
+		f := fl[id]
 		if f < -1e-9 || f > c+1e-9 {
 			t.Fatalf("arc %d (%d→%d): flow %g outside [0,%g]", id, u, v, f, c)
 		}
@@ -170,4 +171,10 @@ func benchRows(t testing.TB, n, d int) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// fullNet is r's full network, built if the routing was solved lazily.
+func fullNet(r *Routing) *mcf.Network {
+	net, _ := r.FullNetwork()
+	return net
 }

@@ -53,10 +53,10 @@ func TestKappaPoolLive(t *testing.T) {
 		}
 
 		n := g.Len()
-		reach := liveTails(r.Network, r.Source)
+		reach := liveTails(fullNet(r), r.Source)
 		var w []float64
 		for id := n; id < n+r.ContentArcs; id++ {
-			u, _, _, cost := r.Network.Arc(id)
+			u, _, _, cost := fullNet(r).Arc(id)
 			if reach[u] {
 				w = append(w, cost)
 			}

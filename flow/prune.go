@@ -94,15 +94,21 @@ func (l *liveNet) id(v int) int {
 }
 
 // netBuilder adds arcs to the full network and, when live is set, the
-// arcs between kept nodes to the live sub-network.
+// arcs between kept nodes to the live sub-network. With full nil (a lazy
+// routing) it only numbers the arcs of the full network, so that live.arcs
+// still holds full-network ids.
 type netBuilder struct {
 	full *mcf.Network
 	live *liveNet
+	next int // id of the next arc of the full network
 }
 
-func newNetBuilder(nodes, arcs int, live []bool) *netBuilder {
-	b := &netBuilder{full: mcf.NewNetwork(nodes)}
-	b.full.Grow(arcs)
+func newNetBuilder(nodes, arcs int, live []bool, lazy bool) *netBuilder {
+	b := &netBuilder{}
+	if !lazy || live == nil {
+		b.full = mcf.NewNetwork(nodes)
+		b.full.Grow(arcs)
+	}
 	if live != nil {
 		l := &liveNet{node: make([]int32, len(live))}
 		for v, ok := range live {
@@ -119,7 +125,11 @@ func newNetBuilder(nodes, arcs int, live []bool) *netBuilder {
 }
 
 func (b *netBuilder) add(u, v int, c, w float64) {
-	id := b.full.AddArc(u, v, c, w)
+	id := b.next
+	b.next++
+	if b.full != nil {
+		b.full.AddArc(u, v, c, w)
+	}
 	if l := b.live; l != nil {
 		if x, y := l.id(u), l.id(v); x >= 0 && y >= 0 {
 			l.net.AddArc(x, y, c, w)

@@ -79,7 +79,8 @@ type Routing struct {
 	Network *mcf.Network
 	// Source, Sink and AspectBase are network node ids (see Network).
 	Source, Sink, AspectBase int
-	// Flow is the optimal flow per arc of Network.
+	// Flow is the optimal flow per arc of Network (nil with Network when
+	// built lazily; see FullNetwork).
 	Flow []float64
 	// Sources and Sinks are the content nodes joined to s and t (classic);
 	// nil in the aspects formulation, where every node is both.
@@ -93,6 +94,73 @@ type Routing struct {
 
 	// cut caches the min-cut side; a pointer so that Routing stays copyable.
 	cut *lazyCut
+	// full builds Network and Flow on demand (nil when they are set).
+	full *lazyNet
+}
+
+// lazyNet holds what a routing solved on its live part needs to build the
+// full network: the arcs in full-network id order (build), the supply at s
+// (−supply at t), and the live solve's flow with each arc's full id.
+type lazyNet struct {
+	nodes, arcs int
+	build       func() *mcf.Network
+	supply      float64
+	flow        []float64
+	ids         []int
+
+	once sync.Once
+	net  *mcf.Network
+	fl   []float64
+}
+
+// FullNetwork returns the solved flow network and the optimal flow per arc
+// (Network and Flow), building them on first use when the routing was
+// solved on its live part only. It is safe for concurrent use; both are nil
+// for routings without a network.
+func (r *Routing) FullNetwork() (*mcf.Network, []float64) {
+	l := r.full
+	if l == nil {
+		return r.Network, r.Flow
+	}
+	l.once.Do(func() {
+		net := l.build()
+		if l.supply != 0 {
+			net.SetSupply(r.Source, l.supply)
+			net.SetSupply(r.Sink, -l.supply)
+		}
+		fl := make([]float64, net.NumArcs())
+		for i, id := range l.ids {
+			fl[id] = l.flow[i]
+		}
+		l.net, l.fl = net, fl
+	})
+	return l.net, l.fl
+}
+
+// eachArcFlow calls do with the full-network id and flow of every arc that
+// may carry flow, in id order, without building a lazy full network.
+func (r *Routing) eachArcFlow(do func(id int, f float64)) {
+	if l := r.full; l != nil {
+		for i, id := range l.ids {
+			do(id, l.flow[i])
+		}
+		return
+	}
+	for id, f := range r.Flow {
+		do(id, f)
+	}
+}
+
+// networkSize is the full network's node and arc counts (0, 0 without one),
+// without building a lazy full network.
+func (r *Routing) networkSize() (nodes, arcs int, ok bool) {
+	if l := r.full; l != nil {
+		return l.nodes, l.arcs, true
+	}
+	if r.Network == nil {
+		return 0, 0, false
+	}
+	return r.Network.NumNodes(), r.Network.NumArcs(), true
 }
 
 type lazyCut struct {
@@ -120,7 +188,8 @@ func (r *Routing) Nodes() []int {
 // nodes reachable from s in the residual graph of a maximum flow), computing
 // it once. It is nil for routings without a network.
 func (r *Routing) CutSide() ([]bool, error) {
-	if r.Network == nil {
+	net, _ := r.FullNetwork()
+	if net == nil {
 		return nil, nil
 	}
 	c := r.cut
@@ -129,7 +198,7 @@ func (r *Routing) CutSide() ([]bool, error) {
 		c = &lazyCut{}
 	}
 	c.once.Do(func() {
-		_, side, err := mcf.MaxFlow(r.Network, r.Source, r.Sink)
+		_, side, err := mcf.MaxFlow(net, r.Source, r.Sink)
 		if err != nil {
 			c.err = fmt.Errorf("flow: min cut: %w", err)
 			return
@@ -190,8 +259,8 @@ func (r *Routing) String() string {
 	fmt.Fprintf(&b, "router %s: demand %.3f routed %.3f max-flow %.3f saturation %.3f cost %.4f\n",
 		r.Router, r.Demand, r.Routed, r.MaxFlow, r.Saturation, r.Cost)
 	fmt.Fprintf(&b, "chains %d over %d distinct nodes", len(r.Chains), r.Distinct)
-	if r.Network != nil {
-		fmt.Fprintf(&b, "; network %d nodes, %d arcs (%d content)", r.Network.NumNodes(), r.Network.NumArcs(), r.ContentArcs)
+	if nodes, arcs, ok := r.networkSize(); ok {
+		fmt.Fprintf(&b, "; network %d nodes, %d arcs (%d content)", nodes, arcs, r.ContentArcs)
 	}
 	b.WriteString("\n")
 	if len(r.Aspects) > 0 {

@@ -28,19 +28,20 @@ func Damped(pOld, pHat, lambda, bound float64) float64 {
 // unordered pairs (deduplicated, sorted) and, aligned, the largest flow on
 // either direction.
 func netPairs(r *Routing) (pairs [][2]int, flow []float64) {
-	if r.Network == nil {
+	net, fl := r.FullNetwork()
+	if net == nil {
 		return nil, nil
 	}
 	idx := map[[2]int]int{}
-	for id := 0; id < r.Network.NumArcs(); id++ {
-		u, v, _, _ := r.Network.Arc(id)
+	for id := 0; id < net.NumArcs(); id++ {
+		u, v, _, _ := net.Arc(id)
 		if u >= r.Source || v >= r.Source {
 			continue
 		}
 		k := canon(u, v)
 		f := 0.0
-		if id < len(r.Flow) {
-			f = r.Flow[id]
+		if id < len(fl) {
+			f = fl[id]
 		}
 		if i, ok := idx[k]; ok {
 			flow[i] = math.Max(flow[i], f)
@@ -164,8 +165,9 @@ func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 	pairs, _ := netPairs(r)
 	cutNode := map[int]bool{}
 	var crossing, incident []scoredPair
-	for id := 0; id < r.Network.NumArcs(); id++ {
-		u, v, _, _ := r.Network.Arc(id)
+	net, _ := r.FullNetwork()
+	for id := 0; id < net.NumArcs(); id++ {
+		u, v, _, _ := net.Arc(id)
 		if side[u] && !side[v] {
 			if u < r.Source {
 				cutNode[u] = true
@@ -320,12 +322,13 @@ func (it *netIter) Visit(v int, do func(w int, c int64) bool) bool {
 // Acyclic reports whether the routed network (arcs with positive capacity)
 // has no directed cycle; the aspects network G+ must be a DAG (B.2).
 func (r *Routing) Acyclic() bool {
-	if r.Network == nil {
+	net, _ := r.FullNetwork()
+	if net == nil {
 		return true
 	}
-	it := &netIter{out: make([][]int, r.Network.NumNodes())}
-	for id := 0; id < r.Network.NumArcs(); id++ {
-		u, v, c, _ := r.Network.Arc(id)
+	it := &netIter{out: make([][]int, net.NumNodes())}
+	for id := 0; id < net.NumArcs(); id++ {
+		u, v, c, _ := net.Arc(id)
 		if c > 0 {
 			it.out[u] = append(it.out[u], v)
 		}

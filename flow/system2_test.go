@@ -211,8 +211,8 @@ func TestClassicReroute(t *testing.T) {
 		t.Fatal("edit not visible through Affinity")
 	}
 	foundBridge, foundTop := false, false
-	for id := 0; id < r2.Network.NumArcs(); id++ {
-		u, v, _, cost := r2.Network.Arc(id)
+	for id := 0; id < fullNet(r2).NumArcs(); id++ {
+		u, v, _, cost := fullNet(r2).Arc(id)
 		if canon(u, v) == canon(top[0], top[1]) {
 			foundTop = true
 			if cost != 1 {
@@ -274,10 +274,10 @@ func TestAspectsReroute(t *testing.T) {
 	}
 	// Gain at c = 1/√2 is 1, so the edited arc's cost must reflect p ≥ 0.7.
 	n := g.Len()
-	for id := 0; id < r2.Network.NumArcs(); id++ {
-		x, y, _, w := r2.Network.Arc(id)
+	for id := 0; id < fullNet(r2).NumArcs(); id++ {
+		x, y, _, w := fullNet(r2).Arc(id)
 		if x < n && y < n && canon(x, y) == canon(u, v) {
-			_, _, _, wOld := r.Network.Arc(id)
+			_, _, _, wOld := fullNet(r).Arc(id)
 			if w > wOld+1e-12 && Gain(r.Affinity(g, u, v)) < 1 {
 				t.Fatalf("raising the gain raised the cost: %g → %g", wOld, w)
 			}
