@@ -306,11 +306,38 @@ func (p *Pipeline) Answer(ctx context.Context, g *graph.Graph, question string, 
 	if g == nil || g.Len() == 0 {
 		return nil, ErrNoGraph
 	}
+	if len(chains) == 0 {
+		// Nothing was routed: no node is relevant to the question (for
+		// example a question of punctuation, or one whose words no node
+		// shares while every cosine is zero). That is an answer, not an
+		// error: an empty one that says why, with no model call spent.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		a := &reader.Answer{Trace: reader.Trace{Reader: p.readerKind(), Saturation: 1, Consistency: 1,
+			Note: "no evidence: routing selected no chain (no node is relevant to the question)"}}
+		if r != nil {
+			a.Trace.Router, a.Trace.Saturation = r.Router, r.Saturation
+		}
+		return a, nil
+	}
 	a, err := p.reader.Read(ctx, &reader.Input{Question: question, Graph: g, Scores: s, Routing: r, Chains: chains})
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: answer: %w", err)
 	}
 	return a, nil
+}
+
+// readerKind names the reader for traces: "extractive", "vlm" or, for a
+// user's own reader, "custom".
+func (p *Pipeline) readerKind() string {
+	switch p.reader.(type) {
+	case *reader.Extractive:
+		return "extractive"
+	case *reader.VLM:
+		return "vlm"
+	}
+	return "custom"
 }
 
 // Result is everything Ask produced: the answer and the intermediate values

@@ -181,3 +181,23 @@ func TestBudgetSetsAspectsDemand(t *testing.T) {
 		t.Fatalf("preset router changed: FMax %v", a.FMax)
 	}
 }
+
+// A question that no node is relevant to routes nothing; Ask answers with an
+// empty text that says why, for both readers, and spends no model call.
+func TestNoEvidenceIsAnAnswer(t *testing.T) {
+	m := &fake.Model{Default: workerReply}
+	for _, cfg := range []flowreader.Config{flowreader.Aspects(), func() flowreader.Config { c := flowreader.Aspects(); c.Model = m; return c }()} {
+		p, g := build(t, cfg)
+		m.Reset()
+		res, err := p.Ask(context.Background(), g, "?!?")
+		if err != nil {
+			t.Fatalf("%v: %v", cfg.Model != nil, err)
+		}
+		if len(res.Chains) != 0 {
+			t.Skipf("the scorer found evidence for punctuation: %d chains", len(res.Chains))
+		}
+		if res.Text != "" || !strings.Contains(res.Trace.Note, "no evidence") || m.CallCount() != 0 {
+			t.Fatalf("answer %q, note %q, %d calls", res.Text, res.Trace.Note, m.CallCount())
+		}
+	}
+}
