@@ -158,9 +158,14 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 			nb.add(src, v, entry[v], 1-h[v])
 		}
 		for _, e := range arcs {
-			nb.add(e.from, e.to, unit, e.w)
+			if !nb.skip(e.from, 1) {
+				nb.add(e.from, e.to, unit, e.w)
+			}
 		}
 		for p, v := range terms {
+			if nb.skip(v, na) {
+				continue
+			}
 			for j := 0; j < na; j++ {
 				nb.add(v, base+j, unit, kappa*(1-align[p*na+j]))
 			}

@@ -124,6 +124,17 @@ func newNetBuilder(nodes, arcs int, live []bool, lazy bool) *netBuilder {
 	return b
 }
 
+// skip numbers n arcs of the full network with tail u and reports true
+// when only the live network is built and u is a dead content node: none
+// of those arcs is kept, so the caller need not add them one by one.
+func (b *netBuilder) skip(u, n int) bool {
+	if b.full != nil || b.live == nil || u >= len(b.live.node) || b.live.node[u] >= 0 {
+		return false
+	}
+	b.next += n
+	return true
+}
+
 func (b *netBuilder) add(u, v int, c, w float64) {
 	id := b.next
 	b.next++
