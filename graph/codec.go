@@ -114,7 +114,9 @@ func (d *decoder) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
+	// A varint whose last byte is zero has a shorter encoding; the writer
+	// never makes one, so accepting it would give two files for one graph.
+	if n <= 0 || n > 1 && d.b[d.off+n-1] == 0 {
 		d.fail(fmt.Errorf("bad varint at %d", d.off))
 		return 0
 	}
@@ -127,7 +129,7 @@ func (d *decoder) varint32() int {
 		return 0
 	}
 	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
+	if n <= 0 || n > 1 && d.b[d.off+n-1] == 0 || v < math.MinInt32 || v > math.MaxInt32 {
 		d.fail(fmt.Errorf("bad varint at %d", d.off))
 		return 0
 	}
