@@ -80,10 +80,11 @@ func fetaTableDoc(id, page, section string, table [][]string) graph.Document {
 		title += " — " + section
 	}
 	d.Items = append(d.Items, graph.Item{Modality: graph.Text, Text: title, Section: section, Page: -1})
-	header := ""
-	if len(table) > 0 {
-		header = strings.Join(table[0], " | ")
+	if len(table) == 0 {
+		// A table without even a header row contributes its title only.
+		return d
 	}
+	header := strings.Join(table[0], " | ")
 	for _, row := range table[1:] {
 		d.Items = append(d.Items, graph.Item{
 			Modality: graph.Text,
