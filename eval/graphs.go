@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
@@ -62,19 +61,7 @@ func BuildGraph(ctx context.Context, emb llm.Embedder, docs []graph.Document, op
 	var texts []string
 	for _, d := range docs {
 		for i, it := range d.Items {
-			nodes = append(nodes, graph.Node{
-				ID:       d.ID + "#" + strconv.Itoa(i),
-				Doc:      d.ID,
-				Page:     it.Page,
-				Order:    i,
-				Modality: it.Modality,
-				Section:  it.Section,
-				Content:  it.Text,
-				Caption:  it.Caption,
-				Footnote: it.Footnote,
-				Image:    it.Image,
-				Context:  it.Context,
-			})
+			nodes = append(nodes, d.ItemNode(i))
 			texts = append(texts, EmbeddingText(it))
 		}
 	}

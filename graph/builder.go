@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"github.com/flowreader/flowreader/llm"
@@ -214,18 +213,8 @@ func (b *Builder) nodes(docs []Document) ([]Node, error) {
 	nodes := make([]Node, 0, total)
 	for _, d := range docs {
 		for i, it := range d.Items {
-			n := Node{
-				ID:       d.ID + "#" + strconv.Itoa(i),
-				Doc:      d.ID,
-				Page:     it.Page,
-				Order:    i,
-				Modality: it.Modality,
-				Section:  it.Section,
-				Content:  it.Text,
-				Caption:  it.Caption,
-				Footnote: it.Footnote,
-				Context:  it.Context,
-			}
+			n := d.ItemNode(i)
+			n.Image = nil
 			if it.Image != nil {
 				ref, err := b.imagePath(d.Root, it.Image)
 				if err != nil {

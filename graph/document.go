@@ -1,5 +1,7 @@
 package graph
 
+import "strconv"
+
 // Document is one ingested document, ready for the Builder: its items are
 // the future nodes, in reading order, already chunked.
 type Document struct {
@@ -30,4 +32,25 @@ type Item struct {
 	Image *ImageRef
 	// Context is surrounding text for visual items (filled by ingest).
 	Context string
+}
+
+// ItemNode is the node that item i of d becomes before analysis: ID
+// "docID#i", reading order i, and the item's fields. The Builder and the
+// evaluation loaders both make nodes this way, so that a node's ID and
+// Order always point back at its item.
+func (d *Document) ItemNode(i int) Node {
+	it := &d.Items[i]
+	return Node{
+		ID:       d.ID + "#" + strconv.Itoa(i),
+		Doc:      d.ID,
+		Page:     it.Page,
+		Order:    i,
+		Modality: it.Modality,
+		Section:  it.Section,
+		Content:  it.Text,
+		Caption:  it.Caption,
+		Footnote: it.Footnote,
+		Image:    it.Image,
+		Context:  it.Context,
+	}
 }
