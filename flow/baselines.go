@@ -129,42 +129,10 @@ func ranked(name string, s *score.Scores, order []int, k int, t0 time.Time) *Rou
 	return r
 }
 
-// MMR selects k nodes by maximal marginal relevance over all nodes (METHOD
-// A.2): the first is argmax h; then argmax λ h_v − (1−λ) max_{u∈S} cos.
-// Ties go to the lower index.
+// MMR selects k nodes by maximal marginal relevance over h (see score.MMR,
+// which it calls: the same exact picks as the scorer's sources).
 func MMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
-	n := g.Len()
-	k = min(k, n)
-	picked := make([]bool, n)
-	maxSim := make([]float64, n)
-	for i := range maxSim {
-		maxSim[i] = math.Inf(-1)
-	}
-	out := make([]int, 0, k)
-	for len(out) < k {
-		best, bestScore := -1, math.Inf(-1)
-		for v := 0; v < n; v++ {
-			if picked[v] {
-				continue
-			}
-			sc := h[v]
-			if len(out) > 0 {
-				sc = lambda*h[v] - (1-lambda)*maxSim[v]
-			}
-			if sc > bestScore {
-				best, bestScore = v, sc
-			}
-		}
-		picked[best] = true
-		out = append(out, best)
-		e := g.Embedding(best)
-		for v := 0; v < n; v++ {
-			if !picked[v] {
-				maxSim[v] = math.Max(maxSim[v], graph.Dot(g.Embedding(v), e))
-			}
-		}
-	}
-	return out
+	return score.MMR(g, h, k, lambda)
 }
 
 // PPR is personalised PageRank on the graph's edges with weight ≥ rmin

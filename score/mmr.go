@@ -210,3 +210,16 @@ func (h *mmrHeap) down(i int) {
 		i = c
 	}
 }
+
+// MMR selects k nodes by maximal marginal relevance over the scores h with
+// trade-off lambda (METHOD A.2), exactly as the scorer picks its sources:
+// the first pick is argmax h, ties go to the lower index. It is for callers
+// without an Index (the flow package's MMR baselines); it bounds with the
+// corpus mean direction only, so it costs one pass more than the scorer's.
+func MMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
+	if g == nil || g.Len() == 0 || len(h) != g.Len() {
+		return nil
+	}
+	out, _ := mmr(g, h, [][]float64{meanCosines(g)}, nil, k, lambda)
+	return out
+}
