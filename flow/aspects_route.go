@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
@@ -86,7 +87,8 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if hbar == 0 {
 		hbar = mean(h)
 	}
-	arcs := a.contentArcs(g, h, hbar, edits)
+	ps := a.pairSet(g, edits)
+	n2 := len(ps.pairs)
 
 	src, snk, base := n, n+1, n+2
 	unit := 1.0
@@ -104,14 +106,51 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		entry[v] = unit
 		entries++
 	}
+	orient := func(i int) (from, to int) {
+		p := ps.pairs[i]
+		if a.before(g, h, p.u, p.v) {
+			return p.u, p.v
+		}
+		return p.v, p.u
+	}
 	var live []bool
 	if !a.noPrune || a.KappaPool == PoolLive {
-		live = liveNodes(entry, arcs, unit)
+		// Entry depends on h alone and, by relevance, arcs climb in h: the
+		// entered nodes are closed under the arcs.
+		live = liveFromPairs(entry, ps, orient, unit, a.Orientation == ByRelevance)
+	}
+	// Under PoolLive with a dead part, κ pools the live arcs (those with a
+	// live tail) and the live terminal nodes' alignments only; the others
+	// are never priced unless the full network is asked for.
+	poolLive := a.KappaPool == PoolLive && live != nil
+	needMaxFlow := !a.Uncapacitated && float64(min(len(terms), entries)) < f0
+	lazy := poolLive && !a.noPrune && !needMaxFlow
+
+	// arcs are the priced content arcs: all of them, or under poolLive only
+	// those with a live tail (liveIdx their pair indexes, increasing).
+	var arcs []arc
+	var liveIdx []int
+	var allArcs func() []arc
+	if poolLive {
+		liveIdx = livePairs(live, ps, orient, unit > mcf.Eps)
+		arcs = make([]arc, len(liveIdx))
+		for k, i := range liveIdx {
+			arcs[k] = a.price(g, h, hbar, ps, i, orient)
+		}
+		var once sync.Once
+		var all []arc
+		allArcs = func() []arc {
+			once.Do(func() { all = a.contentArcs(g, h, hbar, ps, orient) })
+			return all
+		}
+	} else {
+		arcs = a.contentArcs(g, h, hbar, ps, orient)
+		allArcs = func() []arc { return arcs }
 	}
 	// Under PoolLive only live terminal nodes get an alignment; the
 	// others keep 0 and stay out of κ's pool.
 	alignTerms := terms
-	if a.KappaPool == PoolLive && live != nil {
+	if poolLive {
 		alignTerms = make([]int, 0, len(terms))
 		for _, v := range terms {
 			if live[v] {
@@ -125,18 +164,12 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	} else {
 		align = alignment(g, alignTerms, sp.dirs, a.SignedAlignment)
 	}
-	poolArcs := arcs
-	if len(alignTerms) < len(terms) {
-		poolArcs = make([]arc, 0, len(arcs))
-		for _, e := range arcs {
-			if live[e.from] {
-				poolArcs = append(poolArcs, e)
-			}
+	kappa := a.kappa(arcs, align, h)
+	// fullAlign is the alignment at every terminal position (dead ones 0).
+	fullAlign := func() []float64 {
+		if len(alignTerms) == len(terms) {
+			return align
 		}
-	}
-	kappa := a.kappa(poolArcs, align, h)
-	if len(alignTerms) < len(terms) {
-		// Scatter to the terminal positions; dead ones stay 0.
 		full := make([]float64, len(terms)*na)
 		i := 0
 		for p, v := range terms {
@@ -145,15 +178,17 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 				i++
 			}
 		}
-		align = full
+		return full
 	}
 	if a.noPrune {
 		live = nil
 	}
 	nodes := n + 2 + na
-	nArcs := n + len(arcs) + len(terms)*na + na
+	nArcs := n + n2 + len(terms)*na + na
+	first := n + n2 // first terminal arc id
 	// build adds the arcs of G+ in id order to nb.
 	build := func(nb *netBuilder) {
+		arcs, align := allArcs(), fullAlign()
 		for v := 0; v < n; v++ {
 			nb.add(src, v, entry[v], 1-h[v])
 		}
@@ -177,16 +212,41 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	// Under PoolLive the full network is only built when a consumer asks
 	// for it (Routing.FullNetwork): nothing in the routing reads its dead
 	// part. A max-flow run on it (below) needs it now.
-	needMaxFlow := !a.Uncapacitated && float64(min(len(terms), entries)) < f0
-	lazy := live != nil && a.KappaPool == PoolLive && !needMaxFlow
-	nb := newNetBuilder(nodes, nArcs, live, lazy)
-	build(nb)
-	first := n + len(arcs) // first terminal arc id
+	var net *mcf.Network
+	var ln *liveNet
+	if lazy {
+		// The live sub-network straight from the live arcs, with the ids
+		// and order netBuilder would give it.
+		ln = newLiveNet(live, nodes-n)
+		ln.net.Grow(len(ln.back) + len(arcs) + len(alignTerms)*na + na)
+		for _, v := range ln.back {
+			ln.add(v, src, v, entry[v], 1-h[v])
+		}
+		for k, e := range arcs {
+			ln.add(n+liveIdx[k], e.from, e.to, unit, e.w)
+		}
+		i := 0
+		for p, v := range terms {
+			if !live[v] {
+				continue
+			}
+			for j := 0; j < na; j++ {
+				ln.add(first+p*na+j, v, base+j, unit, kappa*(1-align[i*na+j]))
+			}
+			i++
+		}
+		for j := 0; j < na; j++ {
+			ln.add(nArcs-na+j, base+j, snk, caps[j], 0)
+		}
+	} else {
+		nb := newNetBuilder(nodes, nArcs, live, false)
+		build(nb)
+		net, ln = nb.full, nb.live
+	}
 	sumD := 0.0
 	for j := 0; j < na; j++ {
 		sumD += caps[j]
 	}
-	net := nb.full
 	// With unit arcs from each terminal node to every aspect, at least F0
 	// such nodes fill the terminals on their own (a fractional
 	// transportation problem), so f_max = Σ d_a without a max-flow run;
@@ -216,7 +276,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	r.Saturation = math.Min(fmax/f0, 1)
 	r.Kappa = kappa
 	r.Relevant = len(c)
-	r.ContentArcs = len(arcs)
+	r.ContentArcs = n2
 	r.Aspects = make([]Aspect, na)
 	for j := range r.Aspects {
 		r.Aspects[j] = Aspect{Sigma: sp.sigma[j], Capacity: caps[j], Direction: sp.dirs[j]}
@@ -231,7 +291,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		}
 		return r, nil
 	}
-	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, nb.live); err != nil {
+	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, ln); err != nil {
 		return nil, err
 	}
 	// Aspect flows and Fed read the terminal arcs (full ids from first on);
@@ -490,57 +550,59 @@ func alignment(g *graph.Graph, vs []int, dirs [][]float64, signed bool) []float6
 	return out
 }
 
-// contentArcs orients the content edges and prices them with
-// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (METHOD B.3), terms switched by
-// the options.
-func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, edits Edits) []arc {
-	compute := func() ([]pair, []float64) {
+// pairSet returns the content pairs with their bridge terms and incidence:
+// from the router's cache when it has one and there are no edits.
+func (a *Aspects) pairSet(g *graph.Graph, edits Edits) *pairSet {
+	compute := func() *pairSet {
 		pairs := contentPairs(g, a.EdgeKinds, a.OrderWindow, nil, newEditTable(edits.Edges))
-		return pairs, bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff)
+		return newPairSet(g.Len(), pairs, bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff))
 	}
-	var pairs []pair
-	var br []float64
 	if a.cache != nil && len(edits.Edges) == 0 {
-		pairs, br = a.cache.get(g, pairKey{a.EdgeKinds, a.OrderWindow, a.Bridge, a.BridgeCutoff}, compute)
-	} else {
-		pairs, br = compute()
+		return a.cache.get(g, pairKey{a.EdgeKinds, a.OrderWindow, a.Bridge, a.BridgeCutoff}, compute)
 	}
-	visual := make([]bool, g.Len())
-	for v := range visual {
-		visual[v] = g.Nodes[v].Modality.Visual()
-	}
-	out := make([]arc, 0, len(pairs))
-	for i, p := range pairs {
-		u, v := p.u, p.v
-		if !a.before(g, h, u, v) {
-			u, v = v, u
-		}
-		cross := 0.0
-		if visual[u] != visual[v] {
-			cross = 1
-		}
-		pv := (1-a.Beta)*Gain(p.aff) + a.Beta*br[i] + a.Gamma*cross
-		pv = clip01(pv)
-		w := 1 - pv
-		if a.Climb {
-			w -= h[v] - h[u]
-		}
-		if a.NodeCredit {
-			omega := 1.0
-			if a.Agreement {
-				omega = p.cos
-			}
-			w -= omega*h[v] - hbar
-		}
-		if a.OrderCredit != 0 && a.OrderWindow > 0 {
-			x, y := &g.Nodes[u], &g.Nodes[v]
-			if d := x.Order - y.Order; x.Doc == y.Doc && d <= a.OrderWindow && -d <= a.OrderWindow {
-				w -= a.OrderCredit
-			}
-		}
-		out = append(out, arc{from: u, to: v, w: w})
+	return compute()
+}
+
+// contentArcs orients every content pair and prices it (see price), in
+// pair order.
+func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, ps *pairSet, orient func(int) (int, int)) []arc {
+	out := make([]arc, len(ps.pairs))
+	for i := range ps.pairs {
+		out[i] = a.price(g, h, hbar, ps, i, orient)
 	}
 	return out
+}
+
+// price orients pair i and prices it with
+// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (METHOD B.3), terms switched by
+// the options.
+func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, i int, orient func(int) (int, int)) arc {
+	p := &ps.pairs[i]
+	u, v := orient(i)
+	x, y := &g.Nodes[u], &g.Nodes[v]
+	cross := 0.0
+	if x.Modality.Visual() != y.Modality.Visual() {
+		cross = 1
+	}
+	pv := (1-a.Beta)*Gain(p.aff) + a.Beta*ps.bridge[i] + a.Gamma*cross
+	pv = clip01(pv)
+	w := 1 - pv
+	if a.Climb {
+		w -= h[v] - h[u]
+	}
+	if a.NodeCredit {
+		omega := 1.0
+		if a.Agreement {
+			omega = p.cos
+		}
+		w -= omega*h[v] - hbar
+	}
+	if a.OrderCredit != 0 && a.OrderWindow > 0 {
+		if d := x.Order - y.Order; x.Doc == y.Doc && d <= a.OrderWindow && -d <= a.OrderWindow {
+			w -= a.OrderCredit
+		}
+	}
+	return arc{from: u, to: v, w: w}
 }
 
 // clip01 is math.Min(math.Max(x, 0), 1) bit for bit (NaN stays NaN, −0

@@ -6,18 +6,55 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// pairCache keeps the query-independent part of the aspects network for the
-// last graph routed: the undirected content pairs and their bridge terms.
-// Graphs are immutable, so the graph pointer and the options that shape the
-// pairs identify an entry. Routers made by PaperAspects or DefaultAspects
-// (and their clones) share one cache; an Aspects built by hand has none and
-// recomputes every time. Reroutes with edits never use it.
-type pairCache struct {
-	mu     sync.Mutex
-	g      *graph.Graph
-	key    pairKey
+// pairSet is the query-independent part of the aspects network: the
+// undirected content pairs in (u, v) order, their bridge terms, and each
+// node's incident pairs (CSR: the pair indexes of node v, increasing, are
+// inc[start[v]:start[v+1]]), so that a query can price only the pairs
+// around the nodes it routes through.
+type pairSet struct {
 	pairs  []pair
 	bridge []float64
+	start  []int32
+	inc    []int32
+}
+
+// newPairSet indexes pairs over n nodes.
+func newPairSet(n int, pairs []pair, bridge []float64) *pairSet {
+	ps := &pairSet{pairs: pairs, bridge: bridge, start: make([]int32, n+1), inc: make([]int32, 2*len(pairs))}
+	for _, p := range pairs {
+		ps.start[p.u+1]++
+		ps.start[p.v+1]++
+	}
+	for v := 0; v < n; v++ {
+		ps.start[v+1] += ps.start[v]
+	}
+	next := append([]int32(nil), ps.start[:n]...)
+	// Pairs in index order, so each node's list comes out increasing.
+	for i, p := range pairs {
+		ps.inc[next[p.u]] = int32(i)
+		next[p.u]++
+		ps.inc[next[p.v]] = int32(i)
+		next[p.v]++
+	}
+	return ps
+}
+
+// incident returns the indexes of the pairs node v is in, increasing.
+func (ps *pairSet) incident(v int) []int32 {
+	return ps.inc[ps.start[v]:ps.start[v+1]]
+}
+
+// pairCache keeps the query-independent part of the aspects network for the
+// last graph routed (a pairSet). Graphs are immutable, so the graph pointer
+// and the options that shape the pairs identify an entry. Routers made by
+// PaperAspects or DefaultAspects (and their clones) share one cache; an
+// Aspects built by hand has none and recomputes every time. Reroutes with
+// edits never use it.
+type pairCache struct {
+	mu  sync.Mutex
+	g   *graph.Graph
+	key pairKey
+	set *pairSet
 }
 
 type pairKey struct {
@@ -27,19 +64,19 @@ type pairKey struct {
 	cutoff int
 }
 
-// get returns the cached pairs and bridge terms, computing and storing them
-// on a miss. The returned slices are shared and must not be modified.
-func (c *pairCache) get(g *graph.Graph, k pairKey, compute func() ([]pair, []float64)) ([]pair, []float64) {
+// get returns the cached pair set, computing and storing it on a miss. The
+// returned set is shared and must not be modified.
+func (c *pairCache) get(g *graph.Graph, k pairKey, compute func() *pairSet) *pairSet {
 	c.mu.Lock()
 	if c.g == g && c.key == k {
-		p, b := c.pairs, c.bridge
+		s := c.set
 		c.mu.Unlock()
-		return p, b
+		return s
 	}
 	c.mu.Unlock()
-	p, b := compute()
+	s := compute()
 	c.mu.Lock()
-	c.g, c.key, c.pairs, c.bridge = g, k, p, b
+	c.g, c.key, c.set = g, k, s
 	c.mu.Unlock()
-	return p, b
+	return s
 }

@@ -1,13 +1,17 @@
 package flow
 
 import (
+	"slices"
+
 	"github.com/flowreader/flowreader/flow/mcf"
 )
 
-// liveNodes marks the content nodes the source can reach: those with an
-// entry capacity above mcf.Eps and those content arcs (capacity unit) lead
-// to from them. It returns nil when every node is live or unit cannot carry
-// flow.
+// liveFromPairs marks the content nodes the source can reach: those with
+// an entry capacity above mcf.Eps and those content arcs (capacity unit,
+// pair i oriented by orient) lead to from them. It returns nil when every
+// node is live. It walks only the pairs of live nodes, and none when the
+// caller knows the entered nodes to be closed under the arcs (upward, as
+// under ByRelevance with entry by an h floor: arcs climb in h).
 //
 // Only arcs whose tail is live can ever carry flow, and solving just those
 // gives the same flow bit for bit: no augmenting path of the successive
@@ -17,7 +21,7 @@ import (
 // every arc scan keeps id order among the kept arcs. Under DemandFloor most
 // nodes get no entry capacity and since content arcs climb in h no chain
 // reaches them, so this drops them with their content and terminal arcs.
-func liveNodes(entry []float64, arcs []arc, unit float64) []bool {
+func liveFromPairs(entry []float64, ps *pairSet, orient func(int) (int, int), unit float64, closed bool) []bool {
 	n := len(entry)
 	live := make([]bool, n)
 	var stack []int
@@ -30,35 +34,14 @@ func liveNodes(entry []float64, arcs []arc, unit float64) []bool {
 	if len(stack) == n {
 		return nil
 	}
-	closed := true
-	for _, e := range arcs {
-		if live[e.from] && !live[e.to] {
-			closed = false
-			break
-		}
-	}
-	if !closed && unit > mcf.Eps {
-		// Content arcs by tail, in CSR form.
-		start := make([]int32, n+1)
-		for _, e := range arcs {
-			start[e.from+1]++
-		}
-		for v := 0; v < n; v++ {
-			start[v+1] += start[v]
-		}
-		heads := make([]int32, len(arcs))
-		next := append([]int32(nil), start[:n]...)
-		for _, e := range arcs {
-			heads[next[e.from]] = int32(e.to)
-			next[e.from]++
-		}
+	if unit > mcf.Eps && !closed {
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, v := range heads[start[u]:start[u+1]] {
-				if !live[v] {
-					live[v] = true
-					stack = append(stack, int(v))
+			for _, i := range ps.incident(u) {
+				if from, to := orient(int(i)); from == u && !live[to] {
+					live[to] = true
+					stack = append(stack, to)
 				}
 			}
 		}
@@ -69,6 +52,36 @@ func liveNodes(entry []float64, arcs []arc, unit float64) []bool {
 		}
 	}
 	return nil
+}
+
+// livePairs returns the indexes, increasing, of the pairs whose tail (by
+// orient) is live. With closed set (live is closed under the arcs, as
+// liveFromPairs makes it when unit > mcf.Eps) a pair has a live tail
+// exactly when both its ends are live, and since pairs are sorted by
+// (u, v) the pairs whose lower end is u form one block of indexes: walking
+// the live nodes in order and keeping the pairs each is the lower end of
+// gives the indexes sorted without orienting or sorting anything.
+func livePairs(live []bool, ps *pairSet, orient func(int) (int, int), closed bool) []int {
+	var out []int
+	for u, ok := range live {
+		if !ok {
+			continue
+		}
+		for _, i := range ps.incident(u) {
+			p := &ps.pairs[i]
+			if closed {
+				if p.u == u && live[p.v] {
+					out = append(out, int(i))
+				}
+			} else if from, _ := orient(int(i)); from == u {
+				out = append(out, int(i))
+			}
+		}
+	}
+	if !closed {
+		slices.Sort(out)
+	}
+	return out
 }
 
 // liveNet is the live sub-network: the live content nodes renumbered
@@ -110,18 +123,32 @@ func newNetBuilder(nodes, arcs int, live []bool, lazy bool) *netBuilder {
 		b.full.Grow(arcs)
 	}
 	if live != nil {
-		l := &liveNet{node: make([]int32, len(live))}
-		for v, ok := range live {
-			l.node[v] = -1
-			if ok {
-				l.node[v] = int32(len(l.back))
-				l.back = append(l.back, v)
-			}
-		}
-		l.net = mcf.NewNetwork(len(l.back) + nodes - len(live))
-		b.live = l
+		b.live = newLiveNet(live, nodes-len(live))
 	}
 	return b
+}
+
+// newLiveNet numbers the live content nodes and makes an empty network of
+// them and the extra nodes past them (source, sink, aspects).
+func newLiveNet(live []bool, extra int) *liveNet {
+	l := &liveNet{node: make([]int32, len(live))}
+	for v, ok := range live {
+		l.node[v] = -1
+		if ok {
+			l.node[v] = int32(len(l.back))
+			l.back = append(l.back, v)
+		}
+	}
+	l.net = mcf.NewNetwork(len(l.back) + extra)
+	return l
+}
+
+// add adds arc id of the full network, u→v, when both ends are kept.
+func (l *liveNet) add(id, u, v int, c, w float64) {
+	if x, y := l.id(u), l.id(v); x >= 0 && y >= 0 {
+		l.net.AddArc(x, y, c, w)
+		l.arcs = append(l.arcs, id)
+	}
 }
 
 // skip numbers n arcs of the full network with tail u and reports true
@@ -141,10 +168,7 @@ func (b *netBuilder) add(u, v int, c, w float64) {
 	if b.full != nil {
 		b.full.AddArc(u, v, c, w)
 	}
-	if l := b.live; l != nil {
-		if x, y := l.id(u), l.id(v); x >= 0 && y >= 0 {
-			l.net.AddArc(x, y, c, w)
-			l.arcs = append(l.arcs, id)
-		}
+	if b.live != nil {
+		b.live.add(id, u, v, c, w)
 	}
 }

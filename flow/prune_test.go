@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/flowreader/flowreader/flow/mcf"
@@ -143,8 +144,8 @@ func deadArcs(net *mcf.Network, src int) int {
 	return dead
 }
 
-// TestLiveNodes checks liveNodes against a plain fixed point on random
-// DAGs with random entry capacities.
+// TestLiveNodes checks liveFromPairs and livePairs against a plain fixed
+// point on random oriented pairs with random entry capacities.
 func TestLiveNodes(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 11))
@@ -156,13 +157,21 @@ func TestLiveNodes(t *testing.T) {
 			}
 		}
 		var arcs []arc
+		var pairs []pair
 		for u := 0; u < n; u++ {
-			for v := 0; v < n; v++ {
-				if u != v && rng.Float64() < 0.08 {
-					arcs = append(arcs, arc{from: u, to: v})
+			for v := u + 1; v < n; v++ {
+				if rng.Float64() < 0.16 {
+					e := arc{from: u, to: v}
+					if rng.IntN(2) == 0 {
+						e = arc{from: v, to: u}
+					}
+					arcs = append(arcs, e)
+					pairs = append(pairs, pair{u: u, v: v})
 				}
 			}
 		}
+		ps := newPairSet(n, pairs, make([]float64, len(pairs)))
+		orient := func(i int) (int, int) { return arcs[i].from, arcs[i].to }
 		want := append([]float64(nil), entry...)
 		for changed := true; changed; {
 			changed = false
@@ -172,7 +181,27 @@ func TestLiveNodes(t *testing.T) {
 				}
 			}
 		}
-		got := liveNodes(entry, arcs, 1)
+		got := liveFromPairs(entry, ps, orient, 1, false)
+		if stuck := liveFromPairs(entry, ps, orient, 0, false); stuck != nil {
+			for v := range stuck {
+				if stuck[v] != (entry[v] > 0) {
+					t.Fatalf("seed %d: with unit 0 node %d live %v, entry %v", seed, v, stuck[v], entry[v])
+				}
+			}
+		}
+		var wantIdx []int
+		for i, e := range arcs {
+			if got == nil || got[e.from] {
+				wantIdx = append(wantIdx, i)
+			}
+		}
+		if got != nil {
+			for _, closed := range []bool{true, false} {
+				if idx := livePairs(got, ps, orient, closed); !slices.Equal(idx, wantIdx) {
+					t.Fatalf("seed %d: live pairs (closed %v) %v, want %v", seed, closed, idx, wantIdx)
+				}
+			}
+		}
 		all := true
 		for v := range want {
 			all = all && want[v] > 0
@@ -182,6 +211,49 @@ func TestLiveNodes(t *testing.T) {
 		}
 		if (got == nil) != all {
 			t.Fatalf("seed %d: nil result %v, every node live %v", seed, got == nil, all)
+		}
+	}
+}
+
+// TestLiveClosedByRelevance checks the shortcut route takes under
+// ByRelevance: with arcs oriented toward higher (h, index) and entry by an
+// h floor, the entered nodes are exactly the nodes the walk reaches.
+func TestLiveClosedByRelevance(t *testing.T) {
+	a := DefaultAspects()
+	for seed := uint64(1); seed <= 200; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 12))
+		n := 2 + rng.IntN(40)
+		h := make([]float64, n)
+		for v := range h {
+			h[v] = float64(rng.IntN(8)) / 8 // ties exercise the index order
+		}
+		floor := float64(rng.IntN(9)) / 8
+		entry := make([]float64, n)
+		for v := range entry {
+			if h[v] >= floor {
+				entry[v] = 1
+			}
+		}
+		var pairs []pair
+		for u := 0; u < n; u++ {
+			for v := u + 1; v < n; v++ {
+				if rng.Float64() < 0.2 {
+					pairs = append(pairs, pair{u: u, v: v})
+				}
+			}
+		}
+		ps := newPairSet(n, pairs, make([]float64, len(pairs)))
+		orient := func(i int) (int, int) {
+			p := pairs[i]
+			if a.before(nil, h, p.u, p.v) {
+				return p.u, p.v
+			}
+			return p.v, p.u
+		}
+		walked := liveFromPairs(entry, ps, orient, 1, false)
+		short := liveFromPairs(entry, ps, orient, 1, true)
+		if !slices.Equal(walked, short) {
+			t.Fatalf("seed %d: shortcut live set %v, walk %v", seed, short, walked)
 		}
 	}
 }
