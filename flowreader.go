@@ -235,14 +235,27 @@ func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Gra
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: build: %w", err)
 	}
+	if err := p.prepare(ctx, g); err != nil {
+		return nil, fmt.Errorf("flowreader: build: %w", err)
+	}
 	return g, nil
+}
+
+// prepare lets the router do its per-graph work now (flow.Preparer), so
+// that the first question costs what the later ones do.
+func (p *Pipeline) prepare(ctx context.Context, g *graph.Graph) error {
+	if pr, ok := p.router.(flow.Preparer); ok && g.Len() > 0 {
+		return pr.Prepare(ctx, g)
+	}
+	return nil
 }
 
 // Load reads a graph file saved with graph.Save and checks that its
 // embeddings have the pipeline embedder's dimension, so that questions are
 // not scored against vectors of another space. An embedder whose dimension
 // is unknown until its first call (llm.EmbedderFunc) is asked to embed one
-// probe text first.
+// probe text first. A router with per-graph work (flow.Preparer) does it
+// here, as it does after Build.
 func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) {
 	dim := p.embedder.Dimension()
 	if dim <= 0 {
@@ -257,6 +270,9 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) 
 	}
 	g, err := graph.LoadDim(path, dim)
 	if err != nil {
+		return nil, fmt.Errorf("flowreader: load: %w", err)
+	}
+	if err := p.prepare(ctx, g); err != nil {
 		return nil, fmt.Errorf("flowreader: load: %w", err)
 	}
 	return g, nil

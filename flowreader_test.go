@@ -201,3 +201,46 @@ func TestNoEvidenceIsAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// preparingRouter records the graphs it is prepared for and can fail.
+type preparingRouter struct {
+	flow.Router
+	prepared []*graph.Graph
+	fail     error
+}
+
+func (r *preparingRouter) Prepare(ctx context.Context, g *graph.Graph) error {
+	r.prepared = append(r.prepared, g)
+	return r.fail
+}
+
+// TestBuildAndLoadPrepareRouter checks that Build and Load hand the graph to
+// a flow.Preparer router, and that its error fails them with the cause kept.
+func TestBuildAndLoadPrepareRouter(t *testing.T) {
+	r := &preparingRouter{Router: flow.DefaultAspects()}
+	cfg := flowreader.Aspects()
+	cfg.Router = r
+	p, g := build(t, cfg)
+	if len(r.prepared) != 1 || r.prepared[0] != g {
+		t.Fatalf("Build prepared %d graphs, want the built one", len(r.prepared))
+	}
+	path := t.TempDir() + "/g.graph"
+	if err := graph.Save(path, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := p.Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.prepared) != 2 || r.prepared[1] != g2 {
+		t.Fatalf("Load prepared %d graphs, want the loaded one second", len(r.prepared))
+	}
+	if _, err := p.Ask(context.Background(), g2, "What is the dataset size?"); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	r.fail = boom
+	if _, err := p.Load(context.Background(), path); !errors.Is(err, boom) {
+		t.Fatalf("Load with a failing Prepare: %v", err)
+	}
+}

@@ -74,12 +74,11 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	// Terminal nodes: every node (B.7) or only C. Alignments are computed
 	// for them only, position-major (p*A + a), and κ pools exactly the
 	// terminal arcs (under PoolLive, those of live nodes).
+	ps := a.pairSet(g, edits)
+	n2 := len(ps.pairs)
 	terms := c
 	if !a.TerminalsFromC || len(c) == 0 {
-		terms = make([]int, n)
-		for v := range terms {
-			terms[v] = v
-		}
+		terms = ps.nodes
 	}
 	// h̄ is the query's mean h over the whole graph: the scores' HMean when
 	// set (it stays right when routing a candidate subgraph), else computed.
@@ -87,9 +86,6 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if hbar == 0 {
 		hbar = mean(h)
 	}
-	ps := a.pairSet(g, edits)
-	n2 := len(ps.pairs)
-
 	src, snk, base := n, n+1, n+2
 	unit := 1.0
 	if a.Uncapacitated {

@@ -16,11 +16,15 @@ type pairSet struct {
 	bridge []float64
 	start  []int32
 	inc    []int32
+	nodes  []int
 }
 
 // newPairSet indexes pairs over n nodes.
 func newPairSet(n int, pairs []pair, bridge []float64) *pairSet {
-	ps := &pairSet{pairs: pairs, bridge: bridge, start: make([]int32, n+1), inc: make([]int32, 2*len(pairs))}
+	ps := &pairSet{pairs: pairs, bridge: bridge, start: make([]int32, n+1), inc: make([]int32, 2*len(pairs)), nodes: make([]int, n)}
+	for v := range ps.nodes {
+		ps.nodes[v] = v
+	}
 	for _, p := range pairs {
 		ps.start[p.u+1]++
 		ps.start[p.v+1]++

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"sync"
 	"testing"
@@ -53,5 +54,55 @@ func TestPairCacheConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
+	}
+}
+
+// TestPrepare checks that Prepare fills the pair cache for g, that routing
+// after it equals routing without it, and that it checks its input.
+func TestPrepare(t *testing.T) {
+	ctx := context.Background()
+	g := synthGraph(t, 80, 8, 4)
+	s := handScores(t, g, 4)
+	cold := DefaultAspects()
+	want, err := cold.Route(ctx, g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := DefaultAspects()
+	if err := a.Prepare(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	if a.cache.g != g || a.cache.set == nil || len(a.cache.set.nodes) != g.Len() {
+		t.Fatal("Prepare left the pair cache empty")
+	}
+	set := a.cache.set
+	got, err := a.Route(ctx, g, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.cache.set != set {
+		t.Fatal("Route recomputed the prepared pairs")
+	}
+	if !reflect.DeepEqual(got.Chains, want.Chains) || got.Cost != want.Cost || got.Kappa != want.Kappa {
+		t.Fatal("routing after Prepare differs")
+	}
+	if err := a.Prepare(ctx, nil); !errors.Is(err, ErrScores) {
+		t.Fatalf("Prepare(nil graph): %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := DefaultAspects().Prepare(cancelled, g); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Prepare with a cancelled context: %v", err)
+	}
+	bad := DefaultAspects()
+	bad.Eta = 2
+	if err := bad.Prepare(ctx, g); !errors.Is(err, ErrConfig) {
+		t.Fatalf("Prepare with Eta 2: %v", err)
+	}
+	hand := &Aspects{}
+	*hand = *DefaultAspects()
+	hand.cache = nil
+	if err := hand.Prepare(ctx, g); err != nil {
+		t.Fatalf("Prepare without a cache: %v", err)
 	}
 }

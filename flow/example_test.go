@@ -142,3 +142,20 @@ func ExampleSystem2_Plan() {
 	// before: saturation 0.00
 	// after: 3 edits, saturation 0.02
 }
+
+// Prepare does a router's per-graph work before the first question (here,
+// indexing the content pairs), so that every Route costs the same.
+func ExampleAspects_Prepare() {
+	g, s := tiny()
+	a := flow.DefaultAspects()
+	if err := a.Prepare(context.Background(), g); err != nil {
+		panic(err)
+	}
+	r, err := a.Route(context.Background(), g, s)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%d chains over %d nodes, %d content arcs\n", len(r.Chains), r.Distinct, r.ContentArcs)
+	// Output:
+	// 4 chains over 3 nodes, 3 content arcs
+}

@@ -23,6 +23,16 @@ type Rerouter interface {
 	Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *Routing, e Edits) (*Routing, error)
 }
 
+// Preparer is a Router with per-graph work that does not depend on the
+// query (for Aspects: the content pairs, their bridge terms and a per-node
+// index of them). Prepare does that work ahead of the first query, so that
+// the first Route on g costs what every later one does; Route works
+// without it. The root package's Pipeline calls it when it builds or loads
+// a graph.
+type Preparer interface {
+	Prepare(ctx context.Context, g *graph.Graph) error
+}
+
 // EdgeEdit sets the affinity of the content pair {U, V}. The affinity
 // replaces max(cos, 0) in the classic cost (Eq. 5) and in the aspects gain.
 // Add marks a new edge (T1 bridge); an edit of a pair that is not an edge of
@@ -59,6 +69,7 @@ type namer interface{ Name() string }
 var (
 	_ Rerouter = (*Aspects)(nil)
 	_ Rerouter = (*Classic)(nil)
+	_ Preparer = (*Aspects)(nil)
 	_ namer    = (*Aspects)(nil)
 	_ namer    = (*Classic)(nil)
 )
