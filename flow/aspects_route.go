@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -676,14 +677,19 @@ func (a *Aspects) kappa(arcs []arc, align, h []float64) float64 {
 // the aspect is the one that carried the most flow.
 func mergeChains(cs []Chain) []Chain {
 	var out []Chain
-	best := map[int]float64{}
-	pos := map[string]int{}
+	var best []float64
+	pos := make(map[string]int, len(cs))
+	var key []byte
 	for _, c := range cs {
-		k := fmt.Sprint(c.Nodes)
-		i, ok := pos[k]
+		key = key[:0]
+		for _, v := range c.Nodes {
+			key = strconv.AppendInt(key, int64(v), 10)
+			key = append(key, ' ')
+		}
+		i, ok := pos[string(key)]
 		if !ok {
-			pos[k] = len(out)
-			best[len(out)] = c.Flow
+			pos[string(key)] = len(out)
+			best = append(best, c.Flow)
 			out = append(out, c)
 			continue
 		}

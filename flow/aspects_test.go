@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/flowreader/flowreader/flow/mcf"
@@ -261,4 +262,31 @@ func TestAspectsFeasibilityFallback(t *testing.T) {
 		t.Fatalf("routed %g σ %g, want 2.97 and 0.6", r.Routed, r.Saturation)
 	}
 	checkFlow(t, r)
+}
+
+// TestMergeChains merges by node sequence, keeping first-seen order, adding
+// flows, weighting costs by flow and keeping the aspect of the larger flow.
+func TestMergeChains(t *testing.T) {
+	cs := []Chain{
+		{Nodes: []int{1, 2}, Flow: 1, Cost: 0.5, Aspect: 0},
+		{Nodes: []int{12}, Flow: 0.5, Cost: 1, Aspect: 1},
+		{Nodes: []int{1, 2}, Flow: 3, Cost: 0.1, Aspect: 2},
+		{Nodes: []int{1, 2}, Flow: 2, Cost: 0.2, Aspect: 3},
+		{Nodes: []int{1}, Flow: 1, Cost: 0.3, Aspect: 0},
+	}
+	got := mergeChains(cs)
+	want := []Chain{
+		{Nodes: []int{1, 2}, Flow: 6, Cost: (0.5*1 + 0.1*3 + 0.2*2) / 6, Aspect: 2},
+		{Nodes: []int{12}, Flow: 0.5, Cost: 1, Aspect: 1},
+		{Nodes: []int{1}, Flow: 1, Cost: 0.3, Aspect: 0},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d chains, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if !slices.Equal(g.Nodes, w.Nodes) || math.Abs(g.Flow-w.Flow) > 1e-12 || math.Abs(g.Cost-w.Cost) > 1e-12 || g.Aspect != w.Aspect {
+			t.Fatalf("chain %d: %+v, want %+v", i, g, w)
+		}
+	}
 }

@@ -38,8 +38,8 @@ func liveFromPairs(entry []float64, ps *pairSet, orient func(int) (int, int), un
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, i := range ps.incident(u) {
-				if from, to := orient(int(i)); from == u && !live[to] {
+			for _, e := range ps.incident(u) {
+				if from, to := orient(int(e.pair)); from == u && !live[to] {
 					live[to] = true
 					stack = append(stack, to)
 				}
@@ -67,14 +67,14 @@ func livePairs(live []bool, ps *pairSet, orient func(int) (int, int), closed boo
 		if !ok {
 			continue
 		}
-		for _, i := range ps.incident(u) {
-			p := &ps.pairs[i]
+		for _, e := range ps.incident(u) {
 			if closed {
-				if p.u == u && live[p.v] {
-					out = append(out, int(i))
+				// u is the pair's lower end when the other end is above it.
+				if int(e.other) > u && live[e.other] {
+					out = append(out, int(e.pair))
 				}
-			} else if from, _ := orient(int(i)); from == u {
-				out = append(out, int(i))
+			} else if from, _ := orient(int(e.pair)); from == u {
+				out = append(out, int(e.pair))
 			}
 		}
 	}
