@@ -1,13 +1,20 @@
 package score
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
+	"slices"
 
 	"github.com/flowreader/flowreader/graph"
 )
 
 // mmrSlack absorbs float32 rounding in the cosines behind the MMR bound.
 const mmrSlack = 1e-5
+
+// mmrHot is how many of the highest-bounding nodes start in MMR's heap; a
+// variable so that tests can make it small and drive the cold list.
+var mmrHot = 256
 
 // mmr selects k sources by maximal marginal relevance (METHOD A.2):
 //
@@ -61,16 +68,6 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 	picked := buf.picked
 	clear(cnt)
 	clear(picked)
-	for j, v := range cand {
-		row := cs[j*2*P : (j+1)*2*P]
-		for p, pc := range pivots {
-			x := min(max(pc[v], -1), 1)
-			row[2*p], row[2*p+1] = x, math.Sqrt(1-x*x)
-		}
-		lb[j] = -1
-		lh[j] = lambda * h[v]
-		exact[j] = math.Inf(-1)
-	}
 	first := 0
 	for j := 1; j < m; j++ {
 		if h[cand[j]] > h[cand[first]] || (h[cand[j]] == h[cand[first]] && cand[j] < cand[first]) {
@@ -91,15 +88,16 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 		}
 		return lambda*h[v] - (1-lambda)*exact[j]
 	}
-	// Round one folds the first pick into every node's bound; from then on
-	// the nodes wait in a max-heap keyed by their bound, which only falls
-	// as picks are folded in, so a stale key still bounds the node's score
-	// and each round refreshes and evaluates only the nodes whose key
-	// reaches the best exact score found (lazy greedy).
+	// Round one (mmrInit) folds the first pick into every node's bound;
+	// from then on the nodes wait in a max-heap keyed by their bound, which
+	// only falls as picks are folded in, so a stale key still bounds the
+	// node's score and each round refreshes and evaluates only the nodes
+	// whose key reaches the best exact score found (lazy greedy).
 	buf.f3 = grow(buf.f3, m)
 	ub := buf.f3   // a node's bound; its heap key while in the heap
 	lcnt := buf.i2 // picks folded into lb
-	clear(lcnt)
+	buf.m5 = grow(buf.m5, m)
+	mmrInit(cs, lb, lh, exact, ub, lcnt, buf.m5, h, pivots, cand, first, lambda)
 	mu := 1 - lambda
 	refresh := func(j int) {
 		row := cs[j*2*P : (j+1)*2*P]
@@ -116,20 +114,44 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 		lb[j] = l
 		ub[j] = lh[j] - mu*l
 	}
-	buf.idx = grow(buf.idx, m)
+	// Only the nodes bounding highest go into the heap; the others wait in
+	// a cold list, whose largest (stale) bound is coldMax, and move to the
+	// heap when the best exact score of a round falls to that bound. With
+	// few evaluations per round (tens), building a heap of every node
+	// would cost more than all the rounds.
+	buf.idx, buf.cold = grow(buf.idx, m), grow(buf.cold, m)
 	hp := mmrHeap{key: ub, idx: buf.idx[:0]}
-	for j := 0; j < m; j++ {
-		if !picked[j] {
-			refresh(j)
-			hp.idx = append(hp.idx, int32(j))
-		}
+	cold := buf.cold[:0]
+	threshold := math.Inf(-1)
+	if m-1 > mmrHot {
+		threshold = kthLargest(buf.m5[:m-1], mmrHot)
 	}
+	var coldMax float64
+	hp.idx, cold, coldMax = mmrSplit(ub, picked, threshold, hp.idx, cold)
 	hp.init()
 	var done []int32 // evaluated this round, out of the heap
 	for len(out) < k {
 		best, bestJ := math.Inf(-1), -1
 		done = done[:0]
-		for len(hp.idx) > 0 && ub[hp.idx[0]] >= best {
+		for {
+			if len(hp.idx) == 0 || ub[hp.idx[0]] < best {
+				if len(cold) == 0 || coldMax < best {
+					break
+				}
+				// Some cold node may still reach best: move those that can.
+				keep := cold[:0]
+				coldMax = math.Inf(-1)
+				for _, j := range cold {
+					if ub[j] >= best {
+						hp.push(j)
+					} else {
+						keep = append(keep, j)
+						coldMax = max(coldMax, ub[j])
+					}
+				}
+				cold = keep
+				continue
+			}
 			j := int(hp.pop())
 			refresh(j)
 			if len(hp.idx) > 0 && hp.less(int(hp.idx[0]), j) {
@@ -222,4 +244,109 @@ func MMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
 	}
 	out, _ := mmr(g, h, [][]float64{meanCosines(g)}, nil, k, lambda)
 	return out
+}
+
+// mmrInit fills, for every candidate j, its row of pivot cosines and sines
+// cs[j*2P:(j+1)*2P], λh, an exact maximum of -Inf, and (except for the first
+// pick) its bound with the first pick folded in: lb, ub and lcnt = 1. The
+// bounds of all candidates but the first are also copied, in order, to
+// ubs[:m-1].
+func mmrInit(cs, lb, lh, exact, ub []float64, lcnt []int32, ubs []float64, h []float64, pivots [][]float64, cand []int, first int, lambda float64) {
+	P := len(pivots)
+	pivot := func(p []float64, v int) (c, s float64) {
+		c = p[v]
+		if c < -1 {
+			c = -1
+		} else if c > 1 {
+			c = 1
+		}
+		return c, math.Sqrt(1 - c*c)
+	}
+	fr := make([]float64, 2*P)[: 2*P : 2*P] // the first pick's row
+	for p, pc := range pivots {
+		fr[2*p], fr[2*p+1] = pivot(pc, cand[first])
+	}
+	mu := 1 - lambda
+	n := 0
+	for j, v := range cand {
+		row := cs[j*2*P : (j+1)*2*P : (j+1)*2*P]
+		l := -1.0
+		for p, pc := range pivots {
+			c, s := pivot(pc, v)
+			row[2*p], row[2*p+1] = c, s
+			if c+fr[2*p] >= 0 {
+				l = max(l, c*fr[2*p]-s*fr[2*p+1]-mmrSlack) // branch-free
+			}
+		}
+		lhj := lambda * h[v]
+		lh[j], exact[j] = lhj, math.Inf(-1)
+		if j == first {
+			lb[j], lcnt[j] = -1, 0
+			continue
+		}
+		u := lhj - mu*l
+		lb[j], ub[j], lcnt[j] = l, u, 1
+		ubs[n] = u
+		n++
+	}
+}
+
+// mmrSplit appends the unpicked nodes whose bound reaches threshold to hot,
+// the others to cold, and returns both with the largest bound in cold
+// (-Inf when cold is empty).
+func mmrSplit(ub []float64, picked []bool, threshold float64, hot, cold []int32) ([]int32, []int32, float64) {
+	coldMax := math.Inf(-1)
+	picked = picked[:len(ub)]
+	for j, u := range ub {
+		switch {
+		case picked[j]:
+		case u >= threshold:
+			hot = append(hot, int32(j))
+		default:
+			cold = append(cold, int32(j))
+			if u > coldMax {
+				coldMax = u
+			}
+		}
+	}
+	return hot, cold, coldMax
+}
+
+// kthLargest returns the k-th largest value of x (1 ≤ k ≤ len(x)),
+// reordering x: a quickselect with median-of-three pivots that sorts what is
+// left after 2·log₂ n rounds, so that it stays O(n log n) at worst.
+func kthLargest(x []float64, k int) float64 {
+	t := k - 1 // its index in descending order
+	lo, hi := 0, len(x)-1
+	for rounds := 2 * bits.Len(uint(len(x))); lo < hi; rounds-- {
+		if rounds == 0 {
+			slices.SortFunc(x[lo:hi+1], func(a, b float64) int { return cmp.Compare(b, a) })
+			break
+		}
+		a, b, c := x[lo], x[lo+(hi-lo)/2], x[hi]
+		p := max(min(a, b), min(max(a, b), c)) // the median of the three
+		i, j := lo, hi
+		for i <= j {
+			for x[i] > p {
+				i++
+			}
+			for x[j] < p {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case t <= j:
+			hi = j
+		case t >= i:
+			lo = i
+		default:
+			return x[t] // between j and i: equal to the pivot
+		}
+	}
+	return x[t]
 }

@@ -9,8 +9,9 @@ type scratch struct {
 	st             [][4]float64
 	f1, f2, f3     []float64
 	m1, m2, m3, m4 []float64
+	m5             []float64
 	i1, i2         []int32
-	idx            []int32
+	idx, cold      []int32
 	cand           []int
 	picked         []bool
 }
