@@ -218,7 +218,7 @@ func decodePayload(p []byte) (*Graph, error) {
 				emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 			}
 		}
-		go func() { nanAt <- nonFinite(emb) }()
+		go func() { nanAt <- nonFinite(raw) }()
 	} else {
 		nanAt <- -1
 	}
@@ -297,23 +297,36 @@ func decodePayload(p []byte) (*Graph, error) {
 	return g, nil
 }
 
-// nonFinite returns the index of the first NaN or ±Inf in v, or -1. It
-// tests exponent bits only, eight values per step, and looks closer only
-// when a step has a hit.
-func nonFinite(v []float32) int {
-	const exp = 0x7f800000
-	u := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+// nonFinite returns the index of the first NaN or ±Inf among the
+// little-endian float32s in b, or -1; a trailing partial value is ignored.
+//
+// A float32 is NaN or ±Inf exactly when its eight exponent bits are all
+// ones. Two values are tested per uint64 word w: with x = w&exp, each 32-bit
+// half of x+one reaches its top bit only when that half's exponent is all
+// ones ((e+1)<<23 ≤ 0x7f800000 for e < 255), and a half never carries into
+// the next. Eight words are OR-ed per step and looked at closer only when
+// the step has a hit.
+func nonFinite(b []byte) int {
+	const (
+		exp = 0x7f800000_7f800000
+		one = 0x00800000_00800000
+		top = 0x80000000_80000000
+	)
+	le := binary.LittleEndian
 	i := 0
-	for ; i+8 <= len(u); i += 8 {
-		w := u[i : i+8 : i+8]
-		if w[0]&exp == exp || w[1]&exp == exp || w[2]&exp == exp || w[3]&exp == exp ||
-			w[4]&exp == exp || w[5]&exp == exp || w[6]&exp == exp || w[7]&exp == exp {
+	for ; i+64 <= len(b); i += 64 {
+		w := b[i : i+64 : i+64]
+		x := (le.Uint64(w[0:])&exp + one) | (le.Uint64(w[8:])&exp + one) |
+			(le.Uint64(w[16:])&exp + one) | (le.Uint64(w[24:])&exp + one) |
+			(le.Uint64(w[32:])&exp + one) | (le.Uint64(w[40:])&exp + one) |
+			(le.Uint64(w[48:])&exp + one) | (le.Uint64(w[56:])&exp + one)
+		if x&top != 0 {
 			break
 		}
 	}
-	for ; i < len(u); i++ {
-		if u[i]&exp == exp {
-			return i
+	for ; i+4 <= len(b); i += 4 {
+		if le.Uint32(b[i:])&0x7f800000 == 0x7f800000 {
+			return i / 4
 		}
 	}
 	return -1

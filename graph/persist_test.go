@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -202,4 +204,97 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNonFinite checks the word-at-a-time test against math.IsNaN/IsInf on
+// special and random bit patterns, at every position and length.
+func TestNonFinite(t *testing.T) {
+	special := []uint32{
+		0, 0x80000000, 1, 0x007fffff, 0x00800000, 0x3f800000, 0xbf800000,
+		0x7f7fffff, 0xff7fffff, // largest finite
+		0x7f800000, 0xff800000, // ±Inf
+		0x7f800001, 0x7fc00000, 0x7fffffff, 0xff800001, 0xffffffff, // NaNs
+		0x7f000000, 0x00ffffff, 0x7e800000, 0x3f800000 | 0x00400000,
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	want := func(u []uint32) int {
+		for i, x := range u {
+			f := float64(math.Float32frombits(x))
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return i
+			}
+		}
+		return -1
+	}
+	toBytes := func(u []uint32, extra int) []byte {
+		b := make([]byte, 0, 4*len(u)+extra)
+		for _, x := range u {
+			b = binary.LittleEndian.AppendUint32(b, x)
+		}
+		for range extra { // a trailing partial value is ignored
+			b = append(b, 0xff)
+		}
+		return b
+	}
+	check := func(u []uint32) {
+		t.Helper()
+		for extra := range 4 {
+			if got, w := nonFinite(toBytes(u, extra)), want(u); got != w {
+				t.Fatalf("nonFinite(%x + %d bytes) = %d, want %d", u, extra, got, w)
+			}
+		}
+	}
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 32, 33, 100} {
+		finite := make([]uint32, n)
+		for i := range finite {
+			finite[i] = uint32(r.Uint64()) &^ 0x40000000 // exponent ≤ 0xbf... < all ones
+		}
+		check(finite)
+		for pos := range n {
+			for _, s := range special {
+				u := append([]uint32(nil), finite...)
+				u[pos] = s
+				check(u)
+			}
+		}
+	}
+	// Random words, with all-ones exponents made common.
+	for range 20000 {
+		u := make([]uint32, r.IntN(40))
+		for i := range u {
+			u[i] = uint32(r.Uint64())
+			if r.IntN(8) == 0 {
+				u[i] |= 0x7f800000
+			}
+		}
+		check(u)
+	}
+	// Every exponent, both signs, a few mantissas.
+	for e := uint32(0); e < 256; e++ {
+		for _, m := range []uint32{0, 1, 0x400000, 0x7fffff} {
+			for _, s := range []uint32{0, 0x80000000} {
+				u := make([]uint32, 24)
+				u[17] = s | e<<23 | m
+				check(u)
+			}
+		}
+	}
+}
+
+func BenchmarkNonFinite(b *testing.B) {
+	for _, size := range []int{256 << 10, 30 << 20} {
+		buf := make([]byte, size)
+		r := rand.New(rand.NewPCG(1, 1))
+		for i := 0; i+4 <= len(buf); i += 4 {
+			binary.LittleEndian.PutUint32(buf[i:], math.Float32bits(float32(r.NormFloat64())))
+		}
+		b.Run(fmt.Sprint(size>>10, "KiB"), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if nonFinite(buf) >= 0 {
+					b.Fatal("hit")
+				}
+			}
+		})
+	}
 }
