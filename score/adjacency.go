@@ -31,9 +31,11 @@ type adjacency struct {
 	pn        []float64 // p_uv / (Σ_u p_uv + ε), aligned with adj
 	// up lists each kept edge once, under its lower end: the edges of v
 	// to higher nodes u are up[uoff[v]:uoff[v+1]] (a self-loop arc, which
-	// graph.New never makes, is kept under its node). The sweeps walk it.
-	uoff []int32
-	up   []upEdge
+	// graph.New never makes, is kept under its node and sets selfLoops).
+	// The sweeps walk it.
+	uoff      []int32
+	up        []upEdge
+	selfLoops bool
 	// invP is 1/(Σ_u p_uv + ε) (Eq. 4's normaliser), invW is 1/W_v
 	// (PageRank's row normaliser; 0 for a dangling node).
 	invP, invW []float64
@@ -86,6 +88,7 @@ func newAdjacency(g *graph.Graph, rmin, eps float64) *adjacency {
 		for k := a.off[v]; k < a.off[v+1]; k++ {
 			if u := a.adj[k]; int(u) >= v {
 				a.up = append(a.up, upEdge{p: a.p[k], w: float32(a.w[k]), u: u})
+				a.selfLoops = a.selfLoops || int(u) == v
 			}
 		}
 		a.uoff[v+1] = int32(len(a.up))

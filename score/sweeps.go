@@ -39,7 +39,7 @@ func sweeps(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, 
 	if buf == nil {
 		buf = &scratch{}
 	}
-	if len(a.off)-1 > edgeOnceMaxNodes {
+	if len(a.off)-1 > edgeOnceMaxNodes || a.selfLoops {
 		return sweepsCSR(a, s, buf)
 	}
 	return sweepsEdgeOnce(a, s, buf)
@@ -52,73 +52,109 @@ func sweeps(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, 
 // 100k, where the plain gathers are kept as the safer choice.
 const edgeOnceMaxNodes = 1 << 16
 
-// sweepsEdgeOnce is sweeps walking each kept edge once (see sweeps).
+// nodeConst is what a sweep reads of node v besides its state: Eq. 4's
+// (1-α_φ) r_v and 1/(Σp+ε), PageRank's (1-d) p_v, p_v and 1/W_v, and
+// PageRank's x_v itself, packed so that a node costs one stream.
+type nodeConst struct {
+	base, invP      float64
+	tel, pers, invW float64
+	x               float64
+}
+
+// sweepsEdgeOnce is sweeps walking each kept edge once (see sweeps). While
+// both iterations run, a walk serves both; once one has stopped, the walk
+// serves the other alone (the same sums in the same order, so the values
+// do not depend on which walk computed them).
 func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, pprIt int) {
 	n := len(a.off) - 1
 	buf.st = grow(buf.st, n)
 	st := buf.st // φ_v, x_v/W_v, Σ p φ and Σ w x/W from lower neighbours
 	clear(st)
-	var base, tel []float64
+	buf.nc = grow(buf.nc, n)
+	nc := buf.nc
 	doPhi := s.r != nil && s.phiMax > 0
 	doPPR := s.pers != nil && s.pprMax > 0
-	if s.r != nil {
-		buf.f1 = grow(buf.f1, n)
-		base = buf.f1
-		for v, r := range s.r {
-			st[v][0] = r
-			base[v] = (1 - s.alpha) * r
+	x0 := 1 / float64(n)
+	for v := range nc {
+		c := &nc[v]
+		*c = nodeConst{invP: a.invP[v], invW: a.invW[v]}
+		if s.r != nil {
+			st[v][0] = s.r[v]
+			c.base = (1 - s.alpha) * s.r[v]
 		}
-	}
-	if s.pers != nil {
-		x = make([]float64, n)
-		buf.f2 = grow(buf.f2, n)
-		tel = buf.f2
-		x0 := 1 / float64(n)
-		for v, p := range s.pers {
-			x[v] = x0
+		if s.pers != nil {
 			st[v][1] = x0 * a.invW[v]
-			tel[v] = (1 - s.damping) * p
+			c.tel, c.pers, c.x = (1-s.damping)*s.pers[v], s.pers[v], x0
 		}
 	}
-	alpha, d, pers := s.alpha, s.damping, s.pers
+	alpha, d := s.alpha, s.damping
+	up, uoff := a.up, a.uoff[:n+1]
 	for doPhi || doPPR {
 		dangling := 0.0
 		if doPPR {
 			for _, u := range a.dangling {
-				dangling += x[u]
+				dangling += nc[u].x
 			}
 		}
 		delta, errSum := 0.0, 0.0
-		lo := a.uoff[0]
-		for v := 0; v < n; v++ {
-			hi := a.uoff[v+1]
-			sv := &st[v]
-			fv, yv := sv[0], sv[1]
-			f, g := sv[2], sv[3]
-			for _, e := range a.up[lo:hi] {
-				su := &st[e.u]
-				w := float64(e.w)
-				f += e.p * su[0]
-				g += w * su[1]
-				if int(e.u) != v {
+		lo := uoff[0]
+		switch {
+		case doPhi && doPPR:
+			for v := 0; v < n; v++ {
+				hi := uoff[v+1]
+				sv := &st[v]
+				fv, yv := sv[0], sv[1]
+				f, g := sv[2], sv[3]
+				for _, e := range up[lo:hi] {
+					su := &st[e.u]
+					w := float64(e.w)
+					f += e.p * su[0]
+					g += w * su[1]
 					su[2] += e.p * fv
 					su[3] += w * yv
 				}
+				lo = hi
+				c := &nc[v]
+				nf := c.base + alpha*(f*c.invP)
+				delta = max(delta, math.Abs(nf-fv))
+				nx := d*(g+dangling*c.pers) + c.tel
+				errSum += math.Abs(nx - c.x)
+				c.x = nx
+				sv[0], sv[1], sv[2], sv[3] = nf, nx*c.invW, 0, 0
 			}
-			lo = hi
-			sv[2], sv[3] = 0, 0
-			if doPhi {
-				nf := base[v] + alpha*(f*a.invP[v])
-				if dd := math.Abs(nf - fv); dd > delta {
-					delta = dd
+		case doPhi:
+			for v := 0; v < n; v++ {
+				hi := uoff[v+1]
+				sv := &st[v]
+				fv, f := sv[0], sv[2]
+				for _, e := range up[lo:hi] {
+					su := &st[e.u]
+					f += e.p * su[0]
+					su[2] += e.p * fv
 				}
-				sv[0] = nf
+				lo = hi
+				c := &nc[v]
+				nf := c.base + alpha*(f*c.invP)
+				delta = max(delta, math.Abs(nf-fv))
+				sv[0], sv[2] = nf, 0
 			}
-			if doPPR {
-				nx := d*(g+dangling*pers[v]) + tel[v]
-				errSum += math.Abs(nx - x[v])
-				x[v] = nx
-				sv[1] = nx * a.invW[v]
+		default:
+			for v := 0; v < n; v++ {
+				hi := uoff[v+1]
+				sv := &st[v]
+				yv, g := sv[1], sv[3]
+				for _, e := range up[lo:hi] {
+					su := &st[e.u]
+					w := float64(e.w)
+					g += w * su[1]
+					su[3] += w * yv
+				}
+				lo = hi
+				c := &nc[v]
+				nx := d*(g+dangling*c.pers) + c.tel
+				errSum += math.Abs(nx - c.x)
+				c.x = nx
+				sv[1], sv[3] = nx*c.invW, 0
 			}
 		}
 		if doPhi {
@@ -134,6 +170,12 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 		phi = make([]float64, n)
 		for v := range phi {
 			phi[v] = st[v][0]
+		}
+	}
+	if s.pers != nil {
+		x = make([]float64, n)
+		for v := range x {
+			x[v] = nc[v].x
 		}
 	}
 	return phi, phiIt, x, pprIt
