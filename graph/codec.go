@@ -188,28 +188,72 @@ func (d *decoder) strs() []string {
 // minNode is the fewest bytes a node record takes.
 const minNode = 17
 
-func decodePayload(p []byte) (*Graph, error) {
+// layout is what a payload's leading fields say about the rest of it.
+type layout struct {
+	name        string
+	dim, nn, ne int
+	body        int // offset of the first node record
+	emb         int // offset of the embeddings, the payload's last 4*nn*dim bytes
+	size        int // payload length
+}
+
+// parseLayout reads the leading fields (embedder name, dimension, node and
+// edge counts) of a payload of size bytes from p, which holds its first
+// len(p) bytes. Counts are bounded by the bytes in p, so a prefix passes
+// only if the whole payload would, with the same layout; when a prefix
+// fails, more bytes may still make it pass.
+func parseLayout(p []byte, size int) (layout, error) {
 	d := &decoder{b: p}
 	name := d.str()
 	dim := d.uvarint()
 	if d.err == nil && dim > maxDim {
-		return nil, fmt.Errorf("dimension %d", dim)
+		return layout{}, fmt.Errorf("dimension %d", dim)
 	}
 	nn := d.count(minNode)
 	ne := d.count(edgeSize)
 	if d.err != nil {
-		return nil, d.err
+		return layout{}, d.err
 	}
-	if uint64(nn)*dim*4 > uint64(len(p)-d.off) {
-		return nil, fmt.Errorf("%d nodes of dimension %d exceed the payload", nn, dim)
+	if uint64(nn)*dim*4 > uint64(size-d.off) {
+		return layout{}, fmt.Errorf("%d nodes of dimension %d exceed the payload", nn, dim)
 	}
-	// The embeddings are the payload's tail; check them for NaN and Inf
-	// while the nodes and edges are decoded.
-	m := nn * int(dim)
-	raw := p[len(p)-4*m:]
-	var emb []float32
+	return layout{name: name, dim: int(dim), nn: nn, ne: ne, body: d.off, emb: size - 4*nn*int(dim), size: size}, nil
+}
+
+func decodePayload(p []byte) (*Graph, error) {
+	l, err := parseLayout(p, len(p))
+	if err != nil {
+		return nil, err
+	}
+	// Check the embeddings for NaN and Inf while the nodes and edges are
+	// decoded; nanAt is buffered, so returning early leaks no goroutine.
 	nanAt := make(chan int, 1)
+	if l.emb < len(p) {
+		go func() { nanAt <- nonFinite(p[l.emb:]) }()
+	} else {
+		nanAt <- -1
+	}
+	nodes, edges, err := decodeBody(p, l)
+	if err != nil {
+		return nil, err
+	}
+	if i := <-nanAt; i >= 0 {
+		return nil, l.nanError(i)
+	}
+	return l.graph(p, nodes, edges), nil
+}
+
+// nanError reports the node holding the i-th embedding value.
+func (l layout) nanError(i int) error {
+	return fmt.Errorf("node %d: %w", i/l.dim, ErrNaN)
+}
+
+// graph makes the graph of a checked payload p, its embeddings aliasing p.
+func (l layout) graph(p []byte, nodes []Node, edges []Edge) *Graph {
+	m := l.nn * l.dim
+	var emb []float32
 	if m > 0 {
+		raw := p[l.emb:l.size]
 		if littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
 			emb = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), m)
 		} else {
@@ -218,11 +262,18 @@ func decodePayload(p []byte) (*Graph, error) {
 				emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 			}
 		}
-		go func() { nanAt <- nonFinite(raw) }()
-	} else {
-		nanAt <- -1
 	}
-	nodes := make([]Node, nn)
+	g := &Graph{Nodes: nodes, Dim: l.dim, Emb: emb, Edges: edges, Embedder: l.name}
+	g.buildCSR()
+	return g
+}
+
+// decodeBody decodes the nodes, edges and padding of payload p laid out as
+// l. It reads only p[:l.emb], so p may be a prefix holding that much.
+func decodeBody(p []byte, l layout) ([]Node, []Edge, error) {
+	p = p[:l.emb]
+	d := &decoder{b: p, off: l.body}
+	nodes := make([]Node, l.nn)
 	for i := range nodes {
 		n := &nodes[i]
 		n.ID = d.str()
@@ -231,7 +282,7 @@ func decodePayload(p []byte) (*Graph, error) {
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
 		if d.err == nil && n.Modality > Figure {
-			return nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
+			return nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
 		}
 		n.Section = d.str()
 		n.Content = d.str()
@@ -250,11 +301,12 @@ func decodePayload(p []byte) (*Graph, error) {
 		}
 		n.Context = d.str()
 		if d.err != nil {
-			return nil, fmt.Errorf("node %d: %w", i, d.err)
+			return nil, nil, fmt.Errorf("node %d: %w", i, d.err)
 		}
 	}
+	ne := l.ne
 	if len(p)-d.off < ne*edgeSize {
-		return nil, errShort
+		return nil, nil, errShort
 	}
 	edges := make([]Edge, ne)
 	for i := range edges {
@@ -266,35 +318,29 @@ func decodePayload(p []byte) (*Graph, error) {
 			Kind:   EdgeKind(b[8]),
 			Weight: math.Float32frombits(binary.LittleEndian.Uint32(b[9:])),
 		}
-		if e.U < 0 || e.U >= e.V || int(e.V) >= nn {
-			return nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, nn)
+		if e.U < 0 || e.U >= e.V || int(e.V) >= l.nn {
+			return nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
 		}
 		if i > 0 && (e.U < edges[i-1].U || e.U == edges[i-1].U && e.V <= edges[i-1].V) {
-			return nil, fmt.Errorf("edge %d: not sorted", i)
+			return nil, nil, fmt.Errorf("edge %d: not sorted", i)
 		}
 		if e.Kind == 0 || e.Kind > Order|KNN|Link {
-			return nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
+			return nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
 		}
 		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {
-			return nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
+			return nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
 		}
 		edges[i] = e
 	}
 	for ; d.off%4 != 0; d.off++ {
 		if d.off >= len(p) || p[d.off] != 0 {
-			return nil, fmt.Errorf("bad padding at %d", d.off)
+			return nil, nil, fmt.Errorf("bad padding at %d", d.off)
 		}
 	}
-	if len(p)-d.off != 4*m {
-		return nil, fmt.Errorf("%d embedding bytes, want %d", len(p)-d.off, 4*m)
+	if d.off != l.emb {
+		return nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
 	}
-	// nanAt is buffered, so returning early above leaks no goroutine.
-	if i := <-nanAt; i >= 0 {
-		return nil, fmt.Errorf("node %d: %w", i/int(dim), ErrNaN)
-	}
-	g := &Graph{Nodes: nodes, Dim: int(dim), Emb: emb, Edges: edges, Embedder: name}
-	g.buildCSR()
-	return g, nil
+	return nodes, edges, nil
 }
 
 // nonFinite returns the index of the first NaN or ±Inf among the
