@@ -1,7 +1,5 @@
 package score
 
-import "math"
-
 // pagerank is personalised PageRank as networkx 3.2 computes it
 // (pagerank with personalization, weight="weight", dangling=None):
 //
@@ -63,14 +61,23 @@ func personalisation(r []float64, seeds int) []float64 {
 // its maximum is not positive), as a slice of n values.
 func maxNormalised(x []float64, n int) []float64 {
 	out := make([]float64, n)
+	copy(out, x)
+	return maxNormalise(out)
+}
+
+// maxNormalise divides x by its maximum in place (sets it to zero when the
+// maximum is not positive) and returns it.
+func maxNormalise(x []float64) []float64 {
 	m := 0.0
 	for _, v := range x {
-		m = math.Max(m, v)
+		m = max(m, v) // the builtin: math.Max is a call on amd64
 	}
 	if m > 0 {
 		for i, v := range x {
-			out[i] = v / m
+			x[i] = v / m
 		}
+	} else {
+		clear(x)
 	}
-	return out
+	return x
 }

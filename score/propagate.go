@@ -26,7 +26,11 @@ func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool, 
 	}
 	phi, phiIt, x, psiIt := sweeps(a, s, buf)
 	if withPsi {
-		psi = maxNormalised(x, len(r))
+		if x != nil {
+			psi = maxNormalise(x) // x is ours: normalised in place
+		} else {
+			psi = make([]float64, len(r))
+		}
 	}
 	return phi, phiIt, psi, psiIt
 }

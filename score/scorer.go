@@ -137,14 +137,19 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 	// with every node and needs no pass.
 	if !isZero(sc.Query) {
 		d := g.Dim
-		for i := 0; i < n; i++ {
-			sc.Cos[i] = graph.Dot(sc.Query, g.Emb[i*d:(i+1)*d])
+		bad := false
+		for i := range sc.Cos {
+			x := graph.Dot(sc.Query, g.Emb[i*d:(i+1)*d])
+			sc.Cos[i] = x
+			bad = bad || x-x != 0 // NaN or ±Inf
 		}
 		// graph.New and graph.Read reject NaN, but a Graph is a plain struct;
 		// checking n cosines is cheaper than checking n·d values.
-		for i, x := range sc.Cos {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("%w: embedding of node %d", ErrNaN, i)
+		if bad {
+			for i, x := range sc.Cos {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return nil, fmt.Errorf("%w: embedding of node %d", ErrNaN, i)
+				}
 			}
 		}
 	}
@@ -162,6 +167,7 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		ix.refMatch(sc.Ref, sc.Refs)
 	}
 
+	rSum := 0.0 // for RMean, summed in index order as mean does
 	for i := range sc.R {
 		d := sc.Cos[i]
 		if !c.RawCos {
@@ -174,9 +180,12 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		if sc.Ref != nil {
 			r += c.RhoRef * sc.Ref[i]
 		}
-		sc.R[i] = min(max(r, 0), 1)
+		r = min(max(r, 0), 1)
+		sc.R[i] = r
+		rSum += r
 	}
 
+	hSum := 0.0 // for HMean, summed in index order as mean does
 	switch c.H {
 	case HNormalised:
 		m := 0.0
@@ -185,7 +194,9 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		}
 		if m > 0 {
 			for i, r := range sc.R {
-				sc.H[i] = r / m // a division, so that max h is exactly 1
+				h := r / m // a division, so that max h is exactly 1
+				sc.H[i] = h
+				hSum += h
 			}
 		}
 	case HFusion:
@@ -201,7 +212,9 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 			if sc.Psi != nil {
 				h += c.LambdaPsi * sc.Psi[i]
 			}
-			sc.H[i] = min(max(h, 0), 1)
+			h = min(max(h, 0), 1)
+			sc.H[i] = h
+			hSum += h
 		}
 	}
 
@@ -217,7 +230,9 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		sc.Sources, _ = mmrBuf(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, cand, c.Sources, c.MMRLambda, buf)
 	}
 
-	sc.RMean, sc.HMean = mean(sc.R), mean(sc.H)
+	if n > 0 {
+		sc.RMean, sc.HMean = rSum/float64(n), hSum/float64(n)
+	}
 	return sc, nil
 }
 
@@ -253,8 +268,13 @@ func minMax(x []float64) {
 		return
 	}
 	lo, hi := x[0], x[0]
-	for _, v := range x {
-		lo, hi = min(lo, v), max(hi, v)
+	for _, v := range x { // plain comparisons: x holds no NaN (BM25 scores)
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
 	}
 	if hi <= lo {
 		clear(x)
@@ -263,15 +283,4 @@ func minMax(x []float64) {
 	for i, v := range x {
 		x[i] = (v - lo) / (hi - lo) // a division, so that the maximum is exactly 1
 	}
-}
-
-func mean(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
