@@ -116,7 +116,9 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 				lo = hi
 				c := &nc[v]
 				nf := c.base + alpha*(f*c.invP)
-				delta = max(delta, math.Abs(nf-fv))
+				if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
+					delta = dd
+				}
 				nx := d*(g+dangling*c.pers) + c.tel
 				errSum += math.Abs(nx - c.x)
 				c.x = nx
@@ -135,7 +137,9 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 				lo = hi
 				c := &nc[v]
 				nf := c.base + alpha*(f*c.invP)
-				delta = max(delta, math.Abs(nf-fv))
+				if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
+					delta = dd
+				}
 				sv[0], sv[2] = nf, 0
 			}
 		default:
