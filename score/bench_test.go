@@ -129,6 +129,16 @@ func BenchmarkScoreAspects(b *testing.B) { benchScore(b, AspectsConfig()) }
 // PageRank, fusion, MMR sources, sinks).
 func BenchmarkScoreClassic(b *testing.B) { benchScore(b, ClassicConfig()) }
 
+// BenchmarkScoreClassicParallel is BenchmarkScoreClassic with φ and
+// PageRank on two goroutines (Config.Parallel).
+func BenchmarkScoreClassicParallel(b *testing.B) { benchScore(b, parallelClassic()) }
+
+func parallelClassic() Config {
+	c := ClassicConfig()
+	c.Parallel = true
+	return c
+}
+
 // BenchmarkCosinePass is the reference for the ratios: one brute-force pass
 // of cosines between a unit query and every node embedding.
 func BenchmarkCosinePass(b *testing.B) {
@@ -171,7 +181,7 @@ func BenchmarkRatio(b *testing.B) {
 	for _, p := range []struct {
 		name string
 		c    Config
-	}{{"aspects", AspectsConfig()}, {"classic", ClassicConfig()}} {
+	}{{"aspects", AspectsConfig()}, {"classic", ClassicConfig()}, {"classic-parallel", parallelClassic()}} {
 		for _, sz := range benchSizes {
 			b.Run(p.name+"/"+benchName(sz.n, sz.d), func(b *testing.B) {
 				if testing.Short() && sz.n > 10000 {

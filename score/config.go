@@ -92,6 +92,12 @@ type Config struct {
 	// bound (see doc.go) skips only nodes that cannot win.
 	MMRCandidates int
 
+	// Parallel runs φ's and PageRank's sweeps (HFusion) on two goroutines
+	// instead of sharing one walk over the edges. The values are the same
+	// either way; it shortens a query when a second core is free and costs
+	// more CPU time in all.
+	Parallel bool
+
 	// Sinks is |T|, the number of top-answerability sinks (v1: 8); zero
 	// switches answerability and sinks off (Scores.A and Sinks are nil).
 	Sinks int

@@ -15,8 +15,10 @@ func propagate(a *adjacency, r []float64, c Config) ([]float64, int) {
 
 // classicSignals computes φ (when withPhi) and ψ (when withPsi) in shared
 // sweeps; see sweeps. A signal left out is nil with 0 sweeps. buf may be
-// nil.
-func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool, buf *scratch) (phi []float64, phiIt int, psi []float64, psiIt int) {
+// nil. With buf2 non-nil and both signals asked for, φ and PageRank run
+// on two goroutines, PageRank's working arrays from buf2; each signal's
+// sums are the same as in the shared sweeps, so the values are identical.
+func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool, buf, buf2 *scratch) (phi []float64, phiIt int, psi []float64, psiIt int) {
 	s := sweepSpec{damping: c.Damping, pprTol: c.PPRTol, pprMax: c.PPRMaxIter}
 	if withPhi {
 		s.r, s.alpha, s.phiTol, s.phiMax = r, c.PhiAlpha, c.PhiTol, c.PhiMaxIter
@@ -24,7 +26,20 @@ func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool, 
 	if withPsi {
 		s.pers = personalisation(r, c.Seeds)
 	}
-	phi, phiIt, x, psiIt := sweeps(a, s, buf)
+	var x []float64
+	if buf2 != nil && s.r != nil && s.pers != nil {
+		sPhi, sPPR := s, s
+		sPhi.pers, sPPR.r = nil, nil
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _, x, psiIt = sweeps(a, sPPR, buf2)
+		}()
+		phi, phiIt, _, _ = sweeps(a, sPhi, buf)
+		<-done
+	} else {
+		phi, phiIt, x, psiIt = sweeps(a, s, buf)
+	}
 	if withPsi {
 		if x != nil {
 			psi = maxNormalise(x) // x is ours: normalised in place

@@ -202,7 +202,12 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 	case HFusion:
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.RMin, c.PhiEps)
-			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c, c.usesPhi(), c.usesPsi(), buf)
+			var buf2 *scratch
+			if c.Parallel {
+				buf2 = ix.getScratch()
+				defer ix.putScratch(buf2)
+			}
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c, c.usesPhi(), c.usesPsi(), buf, buf2)
 		}
 		for i := range sc.H {
 			h := c.LambdaR * sc.R[i]
