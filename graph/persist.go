@@ -114,20 +114,6 @@ func Save(path string, g *Graph) (err error) {
 	return nil
 }
 
-// Load reads a graph file written by Save or Write. Node strings and the
-// embeddings share the one buffer the file is read into.
-func Load(path string) (*Graph, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("graph: load: %w", err)
-	}
-	g, err := decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return g, nil
-}
-
 // LoadDim is Load that also requires the embedding dimension to be dim,
 // failing with ErrDimension otherwise (for example when the graph was built
 // with another embedder than the one that will embed queries).

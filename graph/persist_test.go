@@ -182,8 +182,10 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Most mutations die at the checksum; also try with it fixed up so the
-		// payload decoder itself gets exercised.
+		// payload decoder itself gets exercised. Load, which reads in chunks
+		// and decodes while it reads, must agree with decode on both.
 		Read(bytes.NewReader(data))
+		loadMatchesDecode(t, data)
 		if len(data) >= headerSize {
 			b := append([]byte(nil), data...)
 			copy(b, magic)
@@ -191,6 +193,7 @@ func FuzzRead(f *testing.F) {
 			binary.LittleEndian.PutUint32(b[12:], 0)
 			binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-headerSize))
 			rechecksum(b)
+			loadMatchesDecode(t, b)
 			g, err := Read(bytes.NewReader(b))
 			if err == nil {
 				// A graph that loads must be usable and re-encode identically.
