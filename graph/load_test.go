@@ -247,3 +247,16 @@ func TestLoadReaders(t *testing.T) {
 	}
 	sameGraph(t, g, h)
 }
+
+// liarReader claims to have read more than it was asked for.
+type liarReader struct{}
+
+func (liarReader) Read(p []byte) (int, error) { return len(p) + 1, nil }
+
+func TestLoadLiarReader(t *testing.T) {
+	data := encode(t, randomGraph(t, 3, 4, 1))
+	r := io.MultiReader(bytes.NewReader(data[:headerSize]), liarReader{})
+	if _, err := loadFrom(r, int64(len(data)), 8); err == nil {
+		t.Fatal("a reader that overreports was trusted")
+	}
+}
