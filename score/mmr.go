@@ -16,6 +16,10 @@ const mmrSlack = 1e-5
 // variable so that tests can make it small and drive the cold list.
 var mmrHot = 256
 
+// mmrLinear: a lazy round that has evaluated more than m/mmrLinear of the m
+// candidates switches MMR to plain passes (a variable for the tests).
+var mmrLinear = 8
+
 // mmr selects k sources by maximal marginal relevance (METHOD A.2):
 //
 //	v* = argmax_{v∉S} λ h_v − (1−λ) max_{u∈S} cos(e_v, e_u)
@@ -130,10 +134,17 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 	hp.idx, cold, coldMax = mmrSplit(ub, picked, threshold, hp.idx, cold)
 	hp.init()
 	var done []int32 // evaluated this round, out of the heap
+	// When the bounds stop pruning (h nearly flat next to the similarity
+	// penalty), a round that has looked at more than m/mmrLinear nodes
+	// finishes, and every later round runs, as one pass over all nodes:
+	// each node folds the new pick into its exact maximum once, which
+	// costs less than the heap's churn. The scores and the tie rule are the
+	// same, so the picks are too.
+	linear := false
 	for len(out) < k {
 		best, bestJ := math.Inf(-1), -1
 		done = done[:0]
-		for {
+		for !linear {
 			if len(hp.idx) == 0 || ub[hp.idx[0]] < best {
 				if len(cold) == 0 || coldMax < best {
 					break
@@ -152,6 +163,10 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 				cold = keep
 				continue
 			}
+			if len(done) > m/mmrLinear {
+				linear = true
+				break
+			}
 			j := int(hp.pop())
 			refresh(j)
 			if len(hp.idx) > 0 && hp.less(int(hp.idx[0]), j) {
@@ -163,12 +178,25 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 				best, bestJ = sc, j
 			}
 		}
+		if linear {
+			best, bestJ = math.Inf(-1), -1
+			for j := range cand {
+				if picked[j] {
+					continue
+				}
+				if sc := score(j); sc > best || (sc == best && cand[j] < cand[bestJ]) {
+					best, bestJ = sc, j
+				}
+			}
+		}
 		picked[bestJ] = true
 		pickJ = append(pickJ, bestJ)
 		out = append(out, cand[bestJ])
-		for _, j := range done {
-			if int(j) != bestJ {
-				hp.push(j)
+		if !linear {
+			for _, j := range done {
+				if int(j) != bestJ {
+					hp.push(j)
+				}
 			}
 		}
 	}

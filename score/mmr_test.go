@@ -8,12 +8,14 @@ import (
 )
 
 // TestMMRColdList makes the heap start with very few nodes, so that the
-// cold list is spilled in most rounds, and checks the picks against MMR by
+// cold list is spilled in most rounds, and switches to plain passes after
+// one evaluation, after m/8 or never, and checks the picks against MMR by
 // definition, with many exact ties in h and in the embeddings.
 func TestMMRColdList(t *testing.T) {
-	defer func(h int) { mmrHot = h }(mmrHot)
-	for _, hot := range []int{1, 2, 5, 40} {
-		mmrHot = hot
+	defer func(h, l int) { mmrHot, mmrLinear = h, l }(mmrHot, mmrLinear)
+	for _, hl := range [][2]int{{1, 1}, {2, 8}, {5, 1 << 30}, {40, 1}, {256, 1 << 30}} {
+		hot := hl[0]
+		mmrHot, mmrLinear = hl[0], hl[1]
 		for seed := uint64(1); seed <= 15; seed++ {
 			n := 60 + int(seed)*11
 			g0 := randomGraph(t, seed, n, 8, n)
