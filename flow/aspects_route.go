@@ -94,14 +94,25 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 	// Nodes below the floor get an entry arc of capacity 0 (arc ids stay
 	// aligned with node ids): since arcs climb in h, no chain reaches them.
+	// in marks the others (when unit can carry flow at all).
 	entries := 0
-	entry := make([]float64, n)
-	for v := range entry {
+	in := make([]bool, n)
+	for v := range in {
 		if h[v] < a.DemandFloor && a.DemandRule == DemandBudget {
 			continue
 		}
-		entry[v] = unit
+		in[v] = unit > mcf.Eps
 		entries++
+	}
+	entered := entries
+	if unit <= mcf.Eps {
+		entered = 0
+	}
+	entry := func(v int) float64 {
+		if h[v] < a.DemandFloor && a.DemandRule == DemandBudget {
+			return 0
+		}
+		return unit
 	}
 	orient := func(i int) (from, to int) {
 		p := ps.pairs[i]
@@ -111,10 +122,11 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		return p.v, p.u
 	}
 	var live []bool
+	nLive := n
 	if !a.noPrune || a.KappaPool == PoolLive {
 		// Entry depends on h alone and, by relevance, arcs climb in h: the
 		// entered nodes are closed under the arcs.
-		live = liveFromPairs(entry, ps, orient, unit, a.Orientation == ByRelevance)
+		live, nLive = liveFromPairs(in, entered, ps, orient, unit, a.Orientation == ByRelevance)
 	}
 	// Under PoolLive with a dead part, κ pools the live arcs (those with a
 	// live tail) and the live terminal nodes' alignments only; the others
@@ -148,7 +160,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	// others keep 0 and stay out of κ's pool.
 	alignTerms := terms
 	if poolLive {
-		alignTerms = make([]int, 0, len(terms))
+		alignTerms = make([]int, 0, min(nLive, len(terms)))
 		for _, v := range terms {
 			if live[v] {
 				alignTerms = append(alignTerms, v)
@@ -187,7 +199,7 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	build := func(nb *netBuilder) {
 		arcs, align := allArcs(), fullAlign()
 		for v := 0; v < n; v++ {
-			nb.add(src, v, entry[v], 1-h[v])
+			nb.add(src, v, entry(v), 1-h[v])
 		}
 		for _, e := range arcs {
 			if !nb.skip(e.from, 1) {
@@ -215,9 +227,11 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 		// The live sub-network straight from the live arcs, with the ids
 		// and order netBuilder would give it.
 		ln = newLiveNet(live, nodes-n)
-		ln.net.Grow(len(ln.back) + len(arcs) + len(alignTerms)*na + na)
+		m := len(ln.back) + len(arcs) + len(alignTerms)*na + na
+		ln.net.Grow(m)
+		ln.arcs = make([]int, 0, m)
 		for _, v := range ln.back {
-			ln.add(v, src, v, entry[v], 1-h[v])
+			ln.add(v, src, v, entry(v), 1-h[v])
 		}
 		for k, e := range arcs {
 			ln.add(n+liveIdx[k], e.from, e.to, unit, e.w)

@@ -6,12 +6,14 @@ import (
 	"github.com/flowreader/flowreader/flow/mcf"
 )
 
-// liveFromPairs marks the content nodes the source can reach: those with
-// an entry capacity above mcf.Eps and those content arcs (capacity unit,
-// pair i oriented by orient) lead to from them. It returns nil when every
+// liveFromPairs marks the content nodes the source can reach: the nodes
+// in marks (those with an entry capacity above mcf.Eps; entered of them)
+// and those content arcs (capacity unit, pair i oriented by orient) lead to
+// from them. It returns the marks and their count, or nil and n when every
 // node is live. It walks only the pairs of live nodes, and none when the
 // caller knows the entered nodes to be closed under the arcs (upward, as
-// under ByRelevance with entry by an h floor: arcs climb in h).
+// under ByRelevance with entry by an h floor: arcs climb in h); it then
+// returns in itself, which the caller must not modify.
 //
 // Only arcs whose tail is live can ever carry flow, and solving just those
 // gives the same flow bit for bit: no augmenting path of the successive
@@ -21,37 +23,37 @@ import (
 // every arc scan keeps id order among the kept arcs. Under DemandFloor most
 // nodes get no entry capacity and since content arcs climb in h no chain
 // reaches them, so this drops them with their content and terminal arcs.
-func liveFromPairs(entry []float64, ps *pairSet, orient func(int) (int, int), unit float64, closed bool) []bool {
-	n := len(entry)
-	live := make([]bool, n)
-	var stack []int
-	for v, c := range entry {
-		if c > mcf.Eps {
-			live[v] = true
+func liveFromPairs(in []bool, entered int, ps *pairSet, orient func(int) (int, int), unit float64, closed bool) ([]bool, int) {
+	n := len(in)
+	if entered == n {
+		return nil, n
+	}
+	if closed || unit <= mcf.Eps {
+		return in, entered
+	}
+	live := slices.Clone(in)
+	count := entered
+	stack := make([]int, 0, entered)
+	for v, ok := range in {
+		if ok {
 			stack = append(stack, v)
 		}
 	}
-	if len(stack) == n {
-		return nil
-	}
-	if unit > mcf.Eps && !closed {
-		for len(stack) > 0 {
-			u := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, e := range ps.incident(u) {
-				if from, to := orient(int(e.pair)); from == u && !live[to] {
-					live[to] = true
-					stack = append(stack, to)
-				}
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range ps.incident(u) {
+			if from, to := orient(int(e.pair)); from == u && !live[to] {
+				live[to] = true
+				count++
+				stack = append(stack, to)
 			}
 		}
 	}
-	for _, l := range live {
-		if !l {
-			return live
-		}
+	if count == n {
+		return nil, n
 	}
-	return nil
+	return live, count
 }
 
 // livePairs returns the indexes, increasing, of the pairs whose tail (by

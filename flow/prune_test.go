@@ -151,9 +151,12 @@ func TestLiveNodes(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		n := 1 + rng.IntN(30)
 		entry := make([]float64, n)
+		in := make([]bool, n)
+		entered := 0
 		for v := range entry {
 			if rng.Float64() < 0.3 {
-				entry[v] = 1
+				entry[v], in[v] = 1, true
+				entered++
 			}
 		}
 		var arcs []arc
@@ -181,8 +184,11 @@ func TestLiveNodes(t *testing.T) {
 				}
 			}
 		}
-		got := liveFromPairs(entry, ps, orient, 1, false)
-		if stuck := liveFromPairs(entry, ps, orient, 0, false); stuck != nil {
+		got, count := liveFromPairs(slices.Clone(in), entered, ps, orient, 1, false)
+		if stuck, k := liveFromPairs(slices.Clone(in), entered, ps, orient, 0, false); stuck != nil {
+			if k != entered {
+				t.Fatalf("seed %d: with unit 0, %d live, want the %d entered", seed, k, entered)
+			}
 			for v := range stuck {
 				if stuck[v] != (entry[v] > 0) {
 					t.Fatalf("seed %d: with unit 0 node %d live %v, entry %v", seed, v, stuck[v], entry[v])
@@ -203,11 +209,18 @@ func TestLiveNodes(t *testing.T) {
 			}
 		}
 		all := true
+		wantCount := 0
 		for v := range want {
 			all = all && want[v] > 0
+			if want[v] > 0 {
+				wantCount++
+			}
 			if got != nil && got[v] != (want[v] > 0) {
 				t.Fatalf("seed %d: node %d live %v, want %v", seed, v, got[v], want[v] > 0)
 			}
+		}
+		if count != wantCount {
+			t.Fatalf("seed %d: %d live, want %d", seed, count, wantCount)
 		}
 		if (got == nil) != all {
 			t.Fatalf("seed %d: nil result %v, every node live %v", seed, got == nil, all)
@@ -228,10 +241,12 @@ func TestLiveClosedByRelevance(t *testing.T) {
 			h[v] = float64(rng.IntN(8)) / 8 // ties exercise the index order
 		}
 		floor := float64(rng.IntN(9)) / 8
-		entry := make([]float64, n)
-		for v := range entry {
+		in := make([]bool, n)
+		entered := 0
+		for v := range in {
 			if h[v] >= floor {
-				entry[v] = 1
+				in[v] = true
+				entered++
 			}
 		}
 		var pairs []pair
@@ -250,10 +265,10 @@ func TestLiveClosedByRelevance(t *testing.T) {
 			}
 			return p.v, p.u
 		}
-		walked := liveFromPairs(entry, ps, orient, 1, false)
-		short := liveFromPairs(entry, ps, orient, 1, true)
-		if !slices.Equal(walked, short) {
-			t.Fatalf("seed %d: shortcut live set %v, walk %v", seed, short, walked)
+		walked, k1 := liveFromPairs(in, entered, ps, orient, 1, false)
+		short, k2 := liveFromPairs(in, entered, ps, orient, 1, true)
+		if !slices.Equal(walked, short) || k1 != k2 {
+			t.Fatalf("seed %d: shortcut live set %v (%d), walk %v (%d)", seed, short, k2, walked, k1)
 		}
 	}
 }
