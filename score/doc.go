@@ -69,11 +69,23 @@
 // PageRank are swept together: on graphs up to 65,536 nodes each kept edge is
 // walked once per sweep, from its lower end, serving both directions and
 // both signals, with one in-place state array (still Jacobi: a node's old
-// values are read before it is updated); larger graphs gather over the CSR
-// arcs. Summation order differs from the textbook loops only in rounding
-// (tested against them within 1e-12, with equal sweep counts). MMR after its
-// first round is lazy: bounds only fall as sources are added, so a max-heap
-// of stale bounds yields the few nodes that can still win. Working arrays
-// are pooled on the Index. The Index (postings, node references, summary
+// values are read before it is updated); once one iteration has stopped,
+// the walks serve the other alone. Larger graphs gather over the CSR arcs.
+// Summation order differs from the textbook loops only in rounding (tested
+// against them within 1e-12, with equal sweep counts). Config.Parallel runs
+// φ and PageRank on two goroutines instead, with the same sums, so the same
+// values. MMR after its first round is lazy: bounds only fall as sources
+// are added, so a max-heap of stale bounds (seeded with the 256 highest, the
+// rest kept in a cold list until a round's best score falls to them) yields
+// the few nodes that can still win; when the bounds stop pruning (h nearly
+// flat), MMR falls back to plain passes over the nodes. Working arrays are
+// pooled on the Index. The Index (postings, node references, summary
 // lengths, pruned adjacency) is built once per graph.
+//
+// On the benchmark graphs (10,000 nodes, mean degree 16, about 80,000 kept
+// edges) the sweeps dominate the classic score: φ takes 9 Jacobi sweeps and
+// PageRank 7 at the stated tolerances, and one walk over the edges costs
+// about half a brute-force cosine pass at d = 100, so that at d = 100 the
+// classic score costs about 7.5 cosine passes (BenchmarkRatio), the aspect
+// score under 2.
 package score

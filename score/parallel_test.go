@@ -11,6 +11,8 @@ import (
 // that both sweep kernels give the same values for φ and PageRank run
 // separately as run together.
 func TestParallelIdentical(t *testing.T) {
+	defer func(m int) { parallelMinEdges = m }(parallelMinEdges)
+	parallelMinEdges = 0 // the test graphs are small
 	for seed := uint64(1); seed <= 20; seed++ {
 		for _, rmin := range []float64{0.22, 0.5} {
 			name := fmt.Sprintf("seed%d/rmin%v", seed, rmin)

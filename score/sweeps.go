@@ -15,7 +15,8 @@ type sweepSpec struct {
 }
 
 // sweeps runs φ's Jacobi iteration (Eq. 4) and personalised PageRank side
-// by side. On graphs up to edgeOnceMaxNodes nodes, both are products with the same symmetric sparse pattern, so a
+// by side. On graphs up to edgeOnceMaxNodes nodes (without self-loops),
+// both are products with the same symmetric sparse pattern, so a
 // sweep walks each kept edge {v,u} (v < u) once, from its lower end: the
 // edge's weights are read once and serve both directions and both signals,
 // u's previous values are gathered and v's contribution is added into u's
@@ -28,7 +29,10 @@ type sweepSpec struct {
 //
 // Each iteration keeps its stopping rule: φ stops when max|Δφ| < phiTol,
 // PageRank when Σ|Δx| < N·pprTol (networkx), each after at most its own
-// maximum; the other then goes on alone with its values frozen. The sums
+// maximum; the other then goes on alone, in walks that serve it only. The
+// sums of one signal are the same whether a walk serves one or both, so
+// running φ and PageRank separately (Config.Parallel) gives the same
+// values bit for bit. The sums
 // are taken in a fixed order, so results are deterministic; they differ
 // from a textbook loop only in rounding (TestClassicSignalsMatchReference).
 //
