@@ -35,6 +35,12 @@ func diffusion(a *adjacency, r []float64, c Config) ([]float64, int) {
 // personalisation is PageRank's p: r on the top `seeds` nodes by r, zero
 // elsewhere, normalised to sum 1; nil when those nodes' r is all zero.
 func personalisation(r []float64, seeds int) []float64 {
+	return personalisationBuf(r, seeds, nil)
+}
+
+// personalisationBuf is personalisation writing into buf when it is long
+// enough (cleared first), allocating otherwise.
+func personalisationBuf(r []float64, seeds int, buf []float64) []float64 {
 	top := topK(r, seeds, nil)
 	sum := 0.0
 	for _, v := range top {
@@ -43,7 +49,8 @@ func personalisation(r []float64, seeds int) []float64 {
 	if sum <= 0 {
 		return nil
 	}
-	p := make([]float64, len(r))
+	p := grow(buf, len(r))
+	clear(p)
 	for _, v := range top {
 		p[v] = r[v]
 	}

@@ -32,7 +32,14 @@ func classicSignals(a *adjacency, r []float64, c Config, withPhi, withPsi bool, 
 		s.r, s.alpha, s.phiTol, s.phiMax = r, c.PhiAlpha, c.PhiTol, c.PhiMaxIter
 	}
 	if withPsi {
-		s.pers = personalisation(r, c.Seeds)
+		var pb []float64
+		if buf != nil {
+			pb = buf.pers
+		}
+		s.pers = personalisationBuf(r, c.Seeds, pb)
+		if buf != nil && s.pers != nil {
+			buf.pers = s.pers
+		}
 	}
 	var x []float64
 	if buf2 != nil && s.r != nil && s.pers != nil && len(a.up) >= parallelMinEdges {

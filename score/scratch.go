@@ -11,6 +11,7 @@ type scratch struct {
 	f1, f2, f3     []float64
 	m1, m2, m3, m4 []float64
 	m5             []float64
+	pers           []float64 // PageRank's personalisation
 	i1, i2         []int32
 	idx, cold      []int32
 	cand           []int
