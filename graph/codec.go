@@ -99,6 +99,11 @@ type decoder struct {
 	b   []byte
 	off int
 	err error
+	// pool backs the string lists of successive nodes, so that a node's
+	// Keywords and Tags take no allocation of their own.
+	pool []string
+	// next is the size of the next pool chunk.
+	next int
 }
 
 var errShort = errors.New("unexpected end of payload")
@@ -112,6 +117,14 @@ func (d *decoder) fail(err error) {
 func (d *decoder) uvarint() uint64 {
 	if d.err != nil {
 		return 0
+	}
+	// Fast paths: one byte, or two with a non-zero last byte.
+	if b := d.b[d.off:]; len(b) > 0 && b[0] < 0x80 {
+		d.off++
+		return uint64(b[0])
+	} else if len(b) > 1 && b[1]-1 < 0x7f {
+		d.off += 2
+		return uint64(b[0]&0x7f) | uint64(b[1])<<7
 	}
 	v, n := binary.Uvarint(d.b[d.off:])
 	// A varint whose last byte is zero has a shorter encoding; the writer
@@ -178,7 +191,12 @@ func (d *decoder) strs() []string {
 	if d.err != nil || n == 0 {
 		return nil
 	}
-	out := make([]string, n)
+	if len(d.pool) < n {
+		d.next = min(max(2*d.next, 64), 4096)
+		d.pool = make([]string, max(n, d.next))
+	}
+	out := d.pool[:n:n] // full: an append by the user cannot reach the next list
+	d.pool = d.pool[n:]
 	for i := range out {
 		out[i] = d.str()
 	}
@@ -233,14 +251,14 @@ func decodePayload(p []byte) (*Graph, error) {
 	} else {
 		nanAt <- -1
 	}
-	nodes, edges, err := decodeBody(p, l)
+	nodes, edges, deg, err := decodeBody(p, l)
 	if err != nil {
 		return nil, err
 	}
 	if i := <-nanAt; i >= 0 {
 		return nil, l.nanError(i)
 	}
-	return l.graph(p, nodes, edges), nil
+	return l.graph(p, nodes, edges, deg), nil
 }
 
 // nanError reports the node holding the i-th embedding value.
@@ -248,8 +266,9 @@ func (l layout) nanError(i int) error {
 	return fmt.Errorf("node %d: %w", i/l.dim, ErrNaN)
 }
 
-// graph makes the graph of a checked payload p, its embeddings aliasing p.
-func (l layout) graph(p []byte, nodes []Node, edges []Edge) *Graph {
+// graph makes the graph of a checked payload p, its embeddings aliasing p,
+// from what decodeBody returned.
+func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32) *Graph {
 	m := l.nn * l.dim
 	var emb []float32
 	if m > 0 {
@@ -264,16 +283,17 @@ func (l layout) graph(p []byte, nodes []Node, edges []Edge) *Graph {
 		}
 	}
 	g := &Graph{Nodes: nodes, Dim: l.dim, Emb: emb, Edges: edges, Embedder: l.name}
-	g.buildCSR()
+	g.fillCSR(deg)
 	return g
 }
 
 // decodeBody decodes the nodes, edges and padding of payload p laid out as
-// l. It reads only p[:l.emb], so p may be a prefix holding that much.
-func decodeBody(p []byte, l layout) ([]Node, []Edge, error) {
+// l, and counts the edges of each node i in deg[i+1]. It reads only
+// p[:l.emb], so p may be a prefix holding that much.
+func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, err error) {
 	p = p[:l.emb]
 	d := &decoder{b: p, off: l.body}
-	nodes := make([]Node, l.nn)
+	nodes = make([]Node, l.nn)
 	for i := range nodes {
 		n := &nodes[i]
 		n.ID = d.str()
@@ -282,7 +302,7 @@ func decodeBody(p []byte, l layout) ([]Node, []Edge, error) {
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
 		if d.err == nil && n.Modality > Figure {
-			return nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
+			return nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
 		}
 		n.Section = d.str()
 		n.Content = d.str()
@@ -301,17 +321,20 @@ func decodeBody(p []byte, l layout) ([]Node, []Edge, error) {
 		}
 		n.Context = d.str()
 		if d.err != nil {
-			return nil, nil, fmt.Errorf("node %d: %w", i, d.err)
+			return nil, nil, nil, fmt.Errorf("node %d: %w", i, d.err)
 		}
 	}
 	ne := l.ne
 	if len(p)-d.off < ne*edgeSize {
-		return nil, nil, errShort
+		return nil, nil, nil, errShort
 	}
-	edges := make([]Edge, ne)
+	// Edges are checked and counted per node (for the CSR) in one pass.
+	edges = make([]Edge, ne)
+	deg = make([]int32, l.nn+1)
+	prev := int64(-1) // (U, V) of the previous edge as U<<32 | V
+	eb := p[d.off : d.off+ne*edgeSize]
 	for i := range edges {
-		b := p[d.off : d.off+edgeSize]
-		d.off += edgeSize
+		b := eb[i*edgeSize : i*edgeSize+edgeSize : i*edgeSize+edgeSize]
 		e := Edge{
 			U:      int32(binary.LittleEndian.Uint32(b)),
 			V:      int32(binary.LittleEndian.Uint32(b[4:])),
@@ -319,28 +342,33 @@ func decodeBody(p []byte, l layout) ([]Node, []Edge, error) {
 			Weight: math.Float32frombits(binary.LittleEndian.Uint32(b[9:])),
 		}
 		if e.U < 0 || e.U >= e.V || int(e.V) >= l.nn {
-			return nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
+			return nil, nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
 		}
-		if i > 0 && (e.U < edges[i-1].U || e.U == edges[i-1].U && e.V <= edges[i-1].V) {
-			return nil, nil, fmt.Errorf("edge %d: not sorted", i)
+		if key := int64(e.U)<<32 | int64(e.V); key > prev {
+			prev = key
+		} else {
+			return nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
 		}
 		if e.Kind == 0 || e.Kind > Order|KNN|Link {
-			return nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
+			return nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
 		}
 		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {
-			return nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
+			return nil, nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
 		}
 		edges[i] = e
+		deg[e.U+1]++
+		deg[e.V+1]++
 	}
+	d.off += ne * edgeSize
 	for ; d.off%4 != 0; d.off++ {
 		if d.off >= len(p) || p[d.off] != 0 {
-			return nil, nil, fmt.Errorf("bad padding at %d", d.off)
+			return nil, nil, nil, fmt.Errorf("bad padding at %d", d.off)
 		}
 	}
 	if d.off != l.emb {
-		return nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
+		return nil, nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
 	}
-	return nodes, edges, nil
+	return nodes, edges, deg, nil
 }
 
 // nonFinite returns the index of the first NaN or ±Inf among the

@@ -137,30 +137,40 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 }
 
 func (g *Graph) buildCSR() {
-	n := len(g.Nodes)
-	g.off = make([]int32, n+1)
+	deg := make([]int32, len(g.Nodes)+1)
 	for _, e := range g.Edges {
-		g.off[e.U+1]++
-		g.off[e.V+1]++
+		deg[e.U+1]++
+		deg[e.V+1]++
 	}
+	g.fillCSR(deg)
+}
+
+// fillCSR builds the CSR adjacency from deg, which holds the number of
+// edges of node i at deg[i+1] (deg[0] = 0) and becomes g.off.
+func (g *Graph) fillCSR(deg []int32) {
+	n := len(g.Nodes)
+	off := deg[:n+1]
 	for i := 0; i < n; i++ {
-		g.off[i+1] += g.off[i]
+		off[i+1] += off[i]
 	}
-	g.adj = make([]int32, 2*len(g.Edges))
-	g.eid = make([]int32, 2*len(g.Edges))
+	adj := make([]int32, 2*len(g.Edges))
+	eid := make([]int32, 2*len(g.Edges))
 	pos := make([]int32, n)
-	copy(pos, g.off[:n])
+	copy(pos, off[:n])
 	// Edges are sorted by (U,V). Filling the lower neighbours first (node x
 	// as V: its U < x, ascending) and then the higher ones (x as U: its
 	// V > x, ascending) leaves every neighbour list sorted without a sort.
 	for i, e := range g.Edges {
-		g.adj[pos[e.V]], g.eid[pos[e.V]] = e.U, int32(i)
-		pos[e.V]++
+		k := pos[e.V]
+		adj[k], eid[k] = e.U, int32(i)
+		pos[e.V] = k + 1
 	}
 	for i, e := range g.Edges {
-		g.adj[pos[e.U]], g.eid[pos[e.U]] = e.V, int32(i)
-		pos[e.U]++
+		k := pos[e.U]
+		adj[k], eid[k] = e.V, int32(i)
+		pos[e.U] = k + 1
 	}
+	g.off, g.adj, g.eid = off, adj, eid
 }
 
 // Len returns the number of nodes.

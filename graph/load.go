@@ -88,11 +88,12 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	var (
 		nodes []Node
 		edges []Edge
+		deg   []int32
 		derr  error
 	)
 	l, ok := <-found
 	if ok {
-		nodes, edges, derr = decodeBody(p, l)
+		nodes, edges, deg, derr = decodeBody(p, l)
 	}
 	res := <-done
 	if res.err != nil {
@@ -114,7 +115,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if res.nanAt >= 0 {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, l.nanError(res.nanAt))
 	}
-	return l.graph(p, nodes, edges), nil
+	return l.graph(p, nodes, edges, deg), nil
 }
 
 // readResult is what readPayload found.

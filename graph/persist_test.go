@@ -301,3 +301,36 @@ func BenchmarkNonFinite(b *testing.B) {
 		})
 	}
 }
+
+// TestUvarint checks the decoder's varint fast paths against
+// binary.Uvarint plus the minimal-encoding rule, on every one- and two-byte
+// input and on random longer ones.
+func TestUvarint(t *testing.T) {
+	check := func(b []byte) {
+		t.Helper()
+		wantV, wantN := binary.Uvarint(b)
+		ok := wantN > 0 && (wantN == 1 || b[wantN-1] != 0)
+		d := &decoder{b: b}
+		v := d.uvarint()
+		if ok != (d.err == nil) || ok && (v != wantV || d.off != wantN) {
+			t.Fatalf("uvarint(%x) = %d at %d, err %v; want %d at %d, ok %v", b, v, d.off, d.err, wantV, wantN, ok)
+		}
+	}
+	check(nil)
+	for x := range 1 << 16 {
+		check([]byte{byte(x)})
+		check([]byte{byte(x), byte(x >> 8)})
+		check([]byte{byte(x), byte(x >> 8), 0x01})
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 100000 {
+		b := make([]byte, 1+r.IntN(12))
+		for i := range b {
+			b[i] = byte(r.Uint64())
+			if r.IntN(3) > 0 {
+				b[i] |= 0x80
+			}
+		}
+		check(b)
+	}
+}
