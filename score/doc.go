@@ -66,11 +66,11 @@
 // One query costs one pass over the contiguous embeddings (the cosines), the
 // postings of its terms for BM25, O(N) fusion, and for the classic score
 // O(|E|) per φ and PageRank sweep; top-k selections are partial. φ and
-// PageRank are swept together: on graphs up to 65,536 nodes each kept edge is
-// walked once per sweep, from its lower end, serving both directions and
-// both signals, with one in-place state array (still Jacobi: a node's old
-// values are read before it is updated); once one iteration has stopped,
-// the walks serve the other alone. Larger graphs gather over the CSR arcs.
+// PageRank are swept together: each kept edge is walked once per sweep,
+// from its lower end, serving both directions and both signals, with one
+// in-place state array (still Jacobi: a node's old values are read before
+// it is updated); once one iteration has stopped, the walks serve the other
+// alone.
 // Summation order differs from the textbook loops only in rounding (tested
 // against them within 1e-12, with equal sweep counts). Config.Parallel runs
 // φ and PageRank on two goroutines instead, with the same sums, so the same
