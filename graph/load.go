@@ -14,7 +14,7 @@ import (
 // loadChunk is how many bytes Load asks for per read. Each chunk is
 // checksummed, and its embedding values checked, right after it is read,
 // while it is still in the cache.
-const loadChunk = 1 << 20
+const loadChunk = 256 << 10
 
 // Load reads a graph file written by Save or Write. Node strings and the
 // embeddings share the one buffer the file is read into.
