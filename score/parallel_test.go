@@ -51,6 +51,14 @@ func TestParallelIdentical(t *testing.T) {
 				if !reflect.DeepEqual(phi, phi1) || pit != pit1 || !reflect.DeepEqual(x, x1) || xit != xit1 {
 					t.Fatalf("%s: %s: φ or PageRank alone differs from both together", name, kr.name)
 				}
+				if kr.name != "edge-once" {
+					continue
+				}
+				phi2, pit2, _, _ := sweepsEdgeOnceOne(a, sPhi, &scratch{})
+				_, _, x2, xit2 := sweepsEdgeOnceOne(a, sPPR, &scratch{})
+				if !reflect.DeepEqual(phi, phi2) || pit != pit2 || !reflect.DeepEqual(x, x2) || xit != xit2 {
+					t.Fatalf("%s: the one-signal walks differ from the shared ones", name)
+				}
 			}
 		}
 	}

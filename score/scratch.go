@@ -7,6 +7,7 @@ package score
 // initialises what it takes, so reuse cannot change a result.
 type scratch struct {
 	st             [][4]float64
+	st2            [][2]float64
 	nc             []nodeConst
 	f1, f2, f3     []float64
 	m1, m2, m3, m4 []float64

@@ -49,10 +49,101 @@ func sweeps(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, 
 	if buf == nil {
 		buf = &scratch{}
 	}
-	if a.selfLoops {
+	switch {
+	case a.selfLoops:
 		return sweepsCSR(a, s, buf)
+	case (s.r == nil) != (s.pers == nil):
+		return sweepsEdgeOnceOne(a, s, buf)
 	}
 	return sweepsEdgeOnce(a, s, buf)
+}
+
+// sweepsEdgeOnceOne is sweepsEdgeOnce for one iteration alone (φ when
+// s.pers is nil, PageRank when s.r is nil, as with Config.Parallel or a
+// zero fusion weight), with half the state per node: the same sums in the
+// same order, so the same values.
+func sweepsEdgeOnceOne(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, pprIt int) {
+	n := len(a.off) - 1
+	buf.st2 = grow(buf.st2, n)
+	st := buf.st2 // φ_v or x_v/W_v, and the sum from lower neighbours
+	up, uoff := a.up, a.uoff[:n+1]
+	if s.r != nil {
+		buf.f1 = grow(buf.f1, n)
+		base, invP := buf.f1, a.invP[:n]
+		for v, r := range s.r {
+			st[v] = [2]float64{r, 0}
+			base[v] = (1 - s.alpha) * r
+		}
+		alpha := s.alpha
+		for phiIt < s.phiMax {
+			phiIt++
+			delta := 0.0
+			lo := uoff[0]
+			for v := 0; v < n; v++ {
+				hi := uoff[v+1]
+				sv := &st[v]
+				fv, f := sv[0], sv[1]
+				for _, e := range up[lo:hi] {
+					su := &st[e.u]
+					f += e.p * su[0]
+					su[1] += e.p * fv
+				}
+				lo = hi
+				nf := base[v] + alpha*(f*invP[v])
+				if dd := math.Abs(nf - fv); dd > delta {
+					delta = dd
+				}
+				sv[0], sv[1] = nf, 0
+			}
+			if delta < s.phiTol {
+				break
+			}
+		}
+		phi = make([]float64, n)
+		for v := range phi {
+			phi[v] = st[v][0]
+		}
+		return phi, phiIt, nil, 0
+	}
+	x = make([]float64, n)
+	buf.f2 = grow(buf.f2, n)
+	tel, pers, invW := buf.f2, s.pers[:n], a.invW[:n]
+	x0 := 1 / float64(n)
+	for v, p := range pers {
+		x[v] = x0
+		st[v] = [2]float64{x0 * invW[v], 0}
+		tel[v] = (1 - s.damping) * p
+	}
+	d := s.damping
+	for pprIt < s.pprMax {
+		pprIt++
+		dangling := 0.0
+		for _, u := range a.dangling {
+			dangling += x[u]
+		}
+		errSum := 0.0
+		lo := uoff[0]
+		for v := 0; v < n; v++ {
+			hi := uoff[v+1]
+			sv := &st[v]
+			yv, g := sv[0], sv[1]
+			for _, e := range up[lo:hi] {
+				su := &st[e.u]
+				w := float64(e.w)
+				g += w * su[0]
+				su[1] += w * yv
+			}
+			lo = hi
+			nx := d*(g+dangling*pers[v]) + tel[v]
+			errSum += math.Abs(nx - x[v])
+			x[v] = nx
+			sv[0], sv[1] = nx*invW[v], 0
+		}
+		if errSum < float64(n)*s.pprTol {
+			break
+		}
+	}
+	return nil, 0, x, pprIt
 }
 
 // nodeConst is what a sweep reads of node v besides its state: Eq. 4's
