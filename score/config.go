@@ -95,7 +95,7 @@ type Config struct {
 	// Parallel runs φ's and PageRank's sweeps (HFusion) on two goroutines
 	// instead of sharing one walk over the edges, on graphs with at least
 	// 32,768 kept edges. The values are the same either way; it shortens a
-	// query when a second core is free (about a tenth at 10,000 nodes) and
+	// query when a second core is free (by about 15% at 10,000 nodes) and
 	// lengthens it when none is, and costs more CPU time in all.
 	Parallel bool
 
