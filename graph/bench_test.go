@@ -151,6 +151,17 @@ var saved struct {
 	err  error
 }
 
+// TestMain removes the file savedGraph made (42.6 MB, in a folder of its
+// own under the system's temporary folder) when the tests and benchmarks
+// are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if saved.path != "" {
+		os.RemoveAll(filepath.Dir(saved.path))
+	}
+	os.Exit(code)
+}
+
 // savedGraph builds (once per test binary) and saves the 10k offline graph.
 func savedGraph(b *testing.B) string {
 	saved.once.Do(func() {
