@@ -2,13 +2,16 @@ package graph
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"testing/iotest"
 )
@@ -258,5 +261,40 @@ func TestLoadLiarReader(t *testing.T) {
 	r := io.MultiReader(bytes.NewReader(data[:headerSize]), liarReader{})
 	if _, err := loadFrom(r, int64(len(data)), 8); err == nil {
 		t.Fatal("a reader that overreports was trusted")
+	}
+}
+
+// TestCSR checks the CSR adjacency against neighbour lists built naively
+// and sorted, on random graphs.
+func TestCSR(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for trial := range 50 {
+		n := 1 + r.IntN(60)
+		var edges []Edge
+		for range r.IntN(4 * n) {
+			edges = append(edges, Edge{U: int32(r.IntN(n)), V: int32(r.IntN(n)), Kind: KNN})
+		}
+		g, err := New(make([]Node, n), 0, nil, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type nb struct{ v, e int32 }
+		want := make([][]nb, n)
+		for i, e := range g.Edges {
+			want[e.U] = append(want[e.U], nb{e.V, int32(i)})
+			want[e.V] = append(want[e.V], nb{e.U, int32(i)})
+		}
+		for x := range n {
+			slices.SortFunc(want[x], func(a, b nb) int { return cmp.Compare(a.v, b.v) })
+			nbrs, eids := g.Neighbors(x)
+			if len(nbrs) != len(want[x]) || g.Degree(x) != len(want[x]) {
+				t.Fatalf("trial %d node %d: %d neighbours, want %d", trial, x, len(nbrs), len(want[x]))
+			}
+			for j, w := range want[x] {
+				if nbrs[j] != w.v || eids[j] != w.e {
+					t.Fatalf("trial %d node %d: neighbour %d is (%d, edge %d), want (%d, edge %d)", trial, x, j, nbrs[j], eids[j], w.v, w.e)
+				}
+			}
+		}
 	}
 }
