@@ -94,9 +94,11 @@ type Config struct {
 
 	// Parallel runs φ's and PageRank's sweeps (HFusion) on two goroutines
 	// instead of sharing one walk over the edges, on graphs with at least
-	// 32,768 kept edges. The values are the same either way; it shortens a
-	// query when a second core is free (by about 15% at 10,000 nodes) and
-	// lengthens it when none is, and costs more CPU time in all.
+	// 32,768 kept edges, and splits the cosine pass over two goroutines
+	// from 2^19 multiply-adds (nodes × dimension). The values are the same
+	// either way; it shortens a query when a second core is free (by about
+	// 15% at 10,000 nodes for the sweeps) and lengthens it when none is,
+	// and costs more CPU time in all.
 	Parallel bool
 
 	// Sinks is |T|, the number of top-answerability sinks (v1: 8); zero

@@ -1,7 +1,9 @@
 package score
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -11,8 +13,8 @@ import (
 // that both sweep kernels give the same values for φ and PageRank run
 // separately as run together.
 func TestParallelIdentical(t *testing.T) {
-	defer func(m int) { parallelMinEdges = m }(parallelMinEdges)
-	parallelMinEdges = 0 // the test graphs are small
+	defer func(m, c int) { parallelMinEdges, parallelMinCos = m, c }(parallelMinEdges, parallelMinCos)
+	parallelMinEdges, parallelMinCos = 0, 0 // the test graphs are small
 	for seed := uint64(1); seed <= 20; seed++ {
 		for _, rmin := range []float64{0.22, 0.5} {
 			name := fmt.Sprintf("seed%d/rmin%v", seed, rmin)
@@ -60,6 +62,31 @@ func TestParallelIdentical(t *testing.T) {
 					t.Fatalf("%s: the one-signal walks differ from the shared ones", name)
 				}
 			}
+		}
+	}
+}
+
+// TestParallelNaN checks that a NaN embedding in either half of the split
+// cosine pass is reported, naming the first such node as without Parallel.
+func TestParallelNaN(t *testing.T) {
+	defer func(c int) { parallelMinCos = c }(parallelMinCos)
+	parallelMinCos = 0
+	for _, node := range []int{0, 3, 7, 8, 19} {
+		g := randomGraph(t, 2, 20, 4, 10)
+		g.Emb[node*4+1] = float32(math.NaN()) // behind graph.New's back
+		g.Emb[19*4] = float32(math.Inf(1))
+		var msgs []string
+		for _, par := range []bool{false, true} {
+			c := ClassicConfig()
+			c.Parallel = par
+			_, err := (&Scorer{Config: c}).ScoreVector(g, "x", []float32{1, 1, 1, 1})
+			if !errors.Is(err, ErrNaN) {
+				t.Fatalf("node %d, parallel %v: err = %v, want ErrNaN", node, par, err)
+			}
+			msgs = append(msgs, err.Error())
+		}
+		if msgs[0] != msgs[1] {
+			t.Errorf("node %d: %q with Parallel, %q without", node, msgs[1], msgs[0])
 		}
 	}
 }

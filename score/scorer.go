@@ -136,12 +136,22 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 	// One pass over the contiguous embeddings; a zero query has cosine 0
 	// with every node and needs no pass.
 	if !isZero(sc.Query) {
-		d := g.Dim
-		bad := false
-		for i := range sc.Cos {
-			x := graph.Dot(sc.Query, g.Emb[i*d:(i+1)*d])
-			sc.Cos[i] = x
-			bad = bad || x-x != 0 // NaN or ±Inf
+		var bad bool
+		if c.Parallel && n*g.Dim >= parallelMinCos {
+			// Each cosine is its own dot product: halves on two goroutines
+			// give the same values.
+			h := n / 2
+			var bad2 bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				bad2 = cosines(sc.Cos[h:], sc.Query, g.Emb[h*g.Dim:], g.Dim)
+			}()
+			bad = cosines(sc.Cos[:h], sc.Query, g.Emb[:h*g.Dim], g.Dim)
+			<-done
+			bad = bad || bad2
+		} else {
+			bad = cosines(sc.Cos, sc.Query, g.Emb, g.Dim)
 		}
 		// graph.New and graph.Read reject NaN, but a Graph is a plain struct;
 		// checking n cosines is cheaper than checking n·d values.
@@ -239,6 +249,22 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		sc.RMean, sc.HMean = rSum/float64(n), hSum/float64(n)
 	}
 	return sc, nil
+}
+
+// parallelMinCos is the fewest multiply-adds (nodes × dimension) for which
+// Config.Parallel splits the cosine pass over two goroutines (a variable
+// for the tests).
+var parallelMinCos = 1 << 19
+
+// cosines sets dst[i] to the dot product of q with the i-th embedding of
+// emb (dimension d) and reports whether any is NaN or infinite.
+func cosines(dst []float64, q, emb []float32, d int) (bad bool) {
+	for i := range dst {
+		x := graph.Dot(q, emb[i*d:(i+1)*d])
+		dst[i] = x
+		bad = bad || x-x != 0 // NaN or ±Inf
+	}
+	return bad
 }
 
 // unit returns q scaled to unit length (a copy), or a zero vector.
