@@ -177,6 +177,22 @@ func (d *decoder) byte() byte {
 // str returns a string aliasing the payload (which is never modified), so
 // loading allocates no string data.
 func (d *decoder) str() string {
+	// Fast path: a one- or two-byte length whose bytes are all there.
+	if b := d.b[d.off:]; d.err == nil && len(b) >= 2 {
+		var n, k int
+		if b[0] < 0x80 {
+			n, k = int(b[0]), 1
+		} else if b[1]-1 < 0x7f {
+			n, k = int(b[0]&0x7f)|int(b[1])<<7, 2
+		}
+		if k > 0 && n <= len(b)-k {
+			d.off += k + n
+			if n == 0 {
+				return ""
+			}
+			return unsafe.String(&b[k], n)
+		}
+	}
 	n := d.count(1)
 	if d.err != nil || n == 0 {
 		return ""

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -296,5 +298,58 @@ func TestCSR(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkDecodeBody times Load's decode side (nodes, edges, CSR) on a
+// 10k-node graph shaped like the Load10k one (prose content, ~7 keywords,
+// ~15 edges per node), without the file and the embeddings.
+func BenchmarkDecodeBody(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 5))
+	word := func() string { return strings.Repeat(string(rune('a'+r.IntN(26))), 2+r.IntN(8)) }
+	text := func(words int) string {
+		w := make([]string, words)
+		for i := range w {
+			w[i] = word()
+		}
+		return strings.Join(w, " ")
+	}
+	const n = 10000
+	nodes := make([]Node, n)
+	for i := range nodes {
+		kw := make([]string, 7)
+		for j := range kw {
+			kw[j] = word()
+		}
+		nodes[i] = Node{ID: fmt.Sprintf("doc%d#%d", i/100, i%100), Doc: fmt.Sprintf("doc%d", i/100), Page: i % 7, Order: i % 100,
+			Section: text(3), Content: text(100), Summary: text(20), Keywords: kw, Context: text(5)}
+	}
+	var edges []Edge
+	for i := range n {
+		for range 15 {
+			edges = append(edges, Edge{U: int32(i), V: int32(r.IntN(n)), Kind: KNN})
+		}
+	}
+	g, err := New(nodes, 0, nil, edges)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, g); err != nil {
+		b.Fatal(err)
+	}
+	p := buf.Bytes()[headerSize:]
+	l, err := parseLayout(p, len(p))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(l.emb))
+	b.ReportAllocs()
+	for b.Loop() {
+		nodes, edges, deg, err := decodeBody(p, l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l.graph(p, nodes, edges, deg)
 	}
 }

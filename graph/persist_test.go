@@ -334,3 +334,27 @@ func TestUvarint(t *testing.T) {
 		check(b)
 	}
 }
+
+// TestStr checks the decoder's string fast path against the rule: a
+// minimal uvarint length, then that many bytes, all present.
+func TestStr(t *testing.T) {
+	check := func(b []byte) {
+		t.Helper()
+		v, k := binary.Uvarint(b)
+		ok := k > 0 && (k == 1 || b[k-1] != 0) && v <= uint64(len(b)-k)
+		d := &decoder{b: b}
+		s := d.str()
+		if ok != (d.err == nil) || ok && (s != string(b[k:k+int(v)]) || d.off != k+int(v)) {
+			t.Fatalf("str(%x) = %q at %d, err %v; want ok %v", b, s, d.off, d.err, ok)
+		}
+	}
+	tail := bytes.Repeat([]byte("xyz"), 200)
+	for x := range 1 << 16 {
+		for _, m := range []int{0, 1, 2, 127, 128, 300, 600} {
+			b := append([]byte{byte(x), byte(x >> 8)}, tail[:m]...)
+			check(b)
+			check(b[:1])
+		}
+	}
+	check(nil)
+}
