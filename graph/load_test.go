@@ -353,3 +353,25 @@ func BenchmarkDecodeBody(b *testing.B) {
 		l.graph(p, nodes, edges, deg)
 	}
 }
+
+// TestLoadLarge loads a file of several chunks through Load and checks the
+// graph is the one saved.
+func TestLoadLarge(t *testing.T) {
+	g := randomGraph(t, 3000, 48, 11)
+	p := filepath.Join(t.TempDir(), "g")
+	if err := Save(p, g); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 3*loadChunk {
+		t.Fatalf("file of %d bytes, want several chunks", st.Size())
+	}
+	h, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, g, h)
+}
