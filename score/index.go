@@ -207,15 +207,19 @@ func (ix *Index) bm25(dst []float64, terms []string, k1, b float64) bool {
 	return found
 }
 
-// refMatch sets dst[v] = 1 for every node whose references meet the query's.
-func (ix *Index) refMatch(dst []float64, refs []Ref) {
+// refMatch sets dst[v] = 1 for every node whose references meet the
+// query's, and reports whether it set any.
+func (ix *Index) refMatch(dst []float64, refs []Ref) bool {
+	any := false
 	for _, r := range refs {
 		for _, k := range queryKeys(r) {
 			for _, v := range ix.refs[k] {
 				dst[v] = 1
+				any = true
 			}
 		}
 	}
+	return any
 }
 
 // meanCosines returns cos(ê_v, μ̂) for every node, μ the mean embedding (all

@@ -164,20 +164,35 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		}
 	}
 
+	// BM25 is min–max normalised over the nodes. Its scan for the bounds is
+	// one pass; the rescaling is done in the relevance pass below. With
+	// lo = 0 (some node has none of the query's terms, the usual case) a
+	// zero stays (0 − 0)/(hi − 0) = 0, so only non-zero scores are divided.
+	var lo, span float64
+	scale := false
 	if c.Alpha > 0 {
 		sc.BM25 = make([]float64, n)
 		if ix.bm25(sc.BM25, sc.Keywords, c.K1, c.B) {
-			minMax(sc.BM25)
-		} else {
-			clear(sc.BM25)
+			var hi float64
+			lo, hi = bounds(sc.BM25)
+			if hi > lo {
+				scale, span = true, hi-lo
+			} else {
+				clear(sc.BM25)
+			}
 		}
 	}
+	refs := false
 	if c.RhoRef > 0 {
 		sc.Ref = make([]float64, n)
-		ix.refMatch(sc.Ref, sc.Refs)
+		refs = ix.refMatch(sc.Ref, sc.Refs)
 	}
 
+	// One pass for r, its sum and its maximum. Terms that are 0 for every
+	// node (no reference matched) are not added: adding +0 would not change
+	// r, which is (1 − α)·max(cos, 0) ≥ +0 or raw and then clipped.
 	rSum := 0.0 // for RMean, summed in index order as mean does
+	rMax := 0.0
 	for i := range sc.R {
 		d := sc.Cos[i]
 		if !c.RawCos {
@@ -185,23 +200,26 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		}
 		r := (1 - c.Alpha) * d
 		if sc.BM25 != nil {
-			r += c.Alpha * sc.BM25[i]
+			b := sc.BM25[i]
+			if scale && (b != 0 || lo != 0) {
+				b = (b - lo) / span // a division, so that the maximum is exactly 1
+				sc.BM25[i] = b
+			}
+			r += c.Alpha * b
 		}
-		if sc.Ref != nil {
+		if refs {
 			r += c.RhoRef * sc.Ref[i]
 		}
 		r = min(max(r, 0), 1)
 		sc.R[i] = r
 		rSum += r
+		rMax = max(rMax, r)
 	}
 
 	hSum := 0.0 // for HMean, summed in index order as mean does
 	switch c.H {
 	case HNormalised:
-		m := 0.0
-		for _, r := range sc.R {
-			m = max(m, r)
-		}
+		m := rMax
 		if m > 0 {
 			for i, r := range sc.R {
 				h := r / m // a division, so that max h is exactly 1
@@ -293,13 +311,14 @@ func isZero(v []float32) bool {
 	return true
 }
 
-// minMax rescales x to [0,1] in place; a constant x becomes all 0.
-func minMax(x []float64) {
+// bounds returns the least and greatest value of x (0, 0 when empty), by
+// plain comparisons: x holds no NaN (BM25 scores).
+func bounds(x []float64) (lo, hi float64) {
 	if len(x) == 0 {
-		return
+		return 0, 0
 	}
-	lo, hi := x[0], x[0]
-	for _, v := range x { // plain comparisons: x holds no NaN (BM25 scores)
+	lo, hi = x[0], x[0]
+	for _, v := range x {
 		if v < lo {
 			lo = v
 		}
@@ -307,11 +326,5 @@ func minMax(x []float64) {
 			hi = v
 		}
 	}
-	if hi <= lo {
-		clear(x)
-		return
-	}
-	for i, v := range x {
-		x[i] = (v - lo) / (hi - lo) // a division, so that the maximum is exactly 1
-	}
+	return lo, hi
 }
