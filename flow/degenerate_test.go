@@ -2,6 +2,8 @@ package flow
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
@@ -69,6 +71,37 @@ func TestDegenerateInputs(t *testing.T) {
 			_ = CutEdges(c.g, r, 4)
 			_ = TopFlowEdges(r)
 			_ = ExpandSources(c.g, c.s, r, 2, 4)
+		}
+	}
+}
+
+// TestNonFinite checks nonFinite against the per-value test on special and
+// random values, including sums that overflow with every term finite.
+func TestNonFinite(t *testing.T) {
+	ref := func(x []float64) int {
+		for i, v := range x {
+			if v != v || v > 1e300 || v < -1e300 {
+				return i
+			}
+		}
+		return -1
+	}
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e300, -1e300, 2e300, -2e300, math.MaxFloat64,
+		math.Nextafter(1e300, 2e300), math.SmallestNonzeroFloat64, 0, math.Copysign(0, -1)}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for trial := 0; trial < 3000; trial++ {
+		x := make([]float64, rng.IntN(23))
+		for i := range x {
+			x[i] = rng.NormFloat64()
+			switch rng.IntN(8) {
+			case 0:
+				x[i] = special[rng.IntN(len(special))]
+			case 1:
+				x[i] = 9e299 * float64(rng.IntN(3)-1) // finite, but sums overflow
+			}
+		}
+		if got, want := nonFinite(x), ref(x); got != want {
+			t.Fatalf("nonFinite(%v) = %d, want %d", x, got, want)
 		}
 	}
 }
