@@ -64,11 +64,12 @@ func (an Annealed) weights(r *flow.Routing) (x, q []float64) {
 	}
 	a := payoff(r.Chains, q)
 	x = initial(q)
+	next, ax := make([]float64, len(x)), make([]float64, len(x))
 	for t := 0; t < c.MaxIter; t++ {
 		eps := c.Epsilon0 * math.Max(0, 1-float64(t)/float64(c.Steps))
-		next := step(a, x, eps)
+		stepInto(next, ax, a, x, eps)
 		done := t >= c.Steps && dist(next, x) < c.Tol
-		x = next
+		x, next = next, x
 		if done {
 			break
 		}

@@ -105,13 +105,14 @@ func (rp Replicator) Weights(r *flow.Routing) []float64 {
 		}
 	}
 	x := initial(w)
+	next, ax := make([]float64, len(x)), make([]float64, len(x))
 	for t := 0; t < c.MaxIter; t++ {
-		next := step(a, x, c.Epsilon)
-		if dist(next, x) < c.Tol {
-			x = next
+		stepInto(next, ax, a, x, c.Epsilon)
+		done := dist(next, x) < c.Tol
+		x, next = next, x
+		if done {
 			break
 		}
-		x = next
 	}
 	return x
 }
@@ -173,19 +174,27 @@ func initial(q []float64) []float64 {
 // When xᵀAx = 0 the replicator part leaves x unchanged.
 func step(a [][]float64, x []float64, eps float64) []float64 {
 	k := len(x)
-	ax := make([]float64, k)
+	next := make([]float64, k)
+	stepInto(next, make([]float64, k), a, x, eps)
+	return next
+}
+
+// stepInto is step writing x's successor into next, with ax as scratch
+// (both of x's length, neither aliasing x), so that an iteration allocates
+// nothing.
+func stepInto(next, ax []float64, a [][]float64, x []float64, eps float64) {
+	k := len(x)
 	var xax float64
 	for i := 0; i < k; i++ {
 		var s float64
-		for j := 0; j < k; j++ {
-			s += a[i][j] * x[j]
+		for j, aij := range a[i][:k] {
+			s += aij * x[j]
 		}
 		ax[i] = s
 		xax += x[i] * s
 	}
-	next := make([]float64, k)
 	var sum float64
-	for i := range next {
+	for i := range next[:k] {
 		v := x[i]
 		if xax > 0 {
 			v = x[i] * ax[i] / xax
@@ -194,10 +203,9 @@ func step(a [][]float64, x []float64, eps float64) []float64 {
 		sum += next[i]
 	}
 	// Renormalise away rounding so x stays on the simplex.
-	for i := range next {
+	for i := range next[:k] {
 		next[i] /= sum
 	}
-	return next
 }
 
 func quad(a [][]float64, x []float64) float64 {
