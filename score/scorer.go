@@ -213,7 +213,9 @@ func compute(g *graph.Graph, ix *Index, c Config, question string, q []float32, 
 		r = min(max(r, 0), 1)
 		sc.R[i] = r
 		rSum += r
-		rMax = max(rMax, r)
+		if r > rMax { // r ≥ +0 and not NaN here: the builtin max's checks are not needed
+			rMax = r
+		}
 	}
 
 	hSum := 0.0 // for HMean, summed in index order as mean does
