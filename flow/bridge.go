@@ -12,6 +12,9 @@ import (
 // normKeyword lowercases a keyword, drops punctuation and collapses
 // whitespace (METHOD B.3).
 func normKeyword(k string) string {
+	if isNormKeyword(k) {
+		return k // most keywords already are: no allocation
+	}
 	k = strings.Map(func(r rune) rune {
 		if unicode.IsPunct(r) {
 			return -1
@@ -19,6 +22,43 @@ func normKeyword(k string) string {
 		return unicode.ToLower(r)
 	}, k)
 	return strings.Join(strings.Fields(k), " ")
+}
+
+// isNormKeyword reports whether normKeyword(k) == k for a cheap reason:
+// k is ASCII with no upper case letter, no punctuation (as unicode.IsPunct
+// has it for ASCII) and no white space but single inner spaces.
+func isNormKeyword(k string) bool {
+	if k == "" || k[0] == ' ' || k[len(k)-1] == ' ' {
+		return k == ""
+	}
+	prevSpace := false
+	for i := 0; i < len(k); i++ {
+		b := k[i]
+		switch {
+		case b >= 0x80, b >= 'A' && b <= 'Z', b < ' ', b == 0x7f:
+			return false
+		case b == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+			continue
+		case asciiPunct(b):
+			return false
+		}
+		prevSpace = false
+	}
+	return true
+}
+
+// asciiPunct is unicode.IsPunct for an ASCII byte: !"#%&'()*,-./:;?@[\]_{}
+// (the rest of ASCII's non-alphanumerics, $+<=>^`|~, are symbols).
+func asciiPunct(b byte) bool {
+	switch b {
+	case '!', '"', '#', '%', '&', '\'', '(', ')', '*', ',', '-', '.', '/', ':', ';', '?', '@', '[', '\\', ']', '_', '{', '}':
+		return true
+	}
+	return false
 }
 
 // bridgeScores returns bridge(u,v) for each pair: whether (binary) or how

@@ -68,17 +68,17 @@ func canon(u, v int) [2]int {
 // (u, v), without duplicates. Edited pairs carry the edited affinity and are
 // kept whatever keep says (a scorer judged them).
 func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w float32) bool, edits editTable) []pair {
-	ps := make([]pair, 0, len(g.Edges))
-	for _, e := range g.Edges {
+	// use reports whether graph edge e is a content pair.
+	use := func(e *graph.Edge) bool {
 		if e.Kind&kinds == 0 {
-			continue
+			return false
 		}
 		if keep != nil && !keep(e.Weight) {
 			if _, edited := edits.last[[2]int{int(e.U), int(e.V)}]; !edited {
-				continue
+				return false
 			}
 		}
-		ps = append(ps, pair{u: int(e.U), v: int(e.V), cos: float64(e.Weight)})
+		return true
 	}
 	var extra []pair
 	if window > 0 {
@@ -90,26 +90,37 @@ func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w 
 		extra = append(extra, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
 	}
 	// Graph edges come sorted by (U, V); sort the few extra pairs on a packed
-	// key and merge. Equal keys carry equal values (the same rounded cosine),
-	// so which duplicate survives does not matter.
+	// key (unless they already are, as reading-order pairs usually come) and
+	// merge them in without copying the edges out first. Equal keys carry
+	// equal values (the same rounded cosine), so which duplicate survives
+	// does not matter.
 	key := func(p pair) uint64 { return uint64(p.u)<<32 | uint64(p.v) }
-	slices.SortFunc(extra, func(a, b pair) int { return cmp.Compare(key(a), key(b)) })
-	out := make([]pair, 0, len(ps)+len(extra))
+	cmpKey := func(a, b pair) int { return cmp.Compare(key(a), key(b)) }
+	if !slices.IsSortedFunc(extra, cmpKey) {
+		slices.SortFunc(extra, cmpKey)
+	}
+	out := make([]pair, 0, len(g.Edges)+len(extra))
 	push := func(p pair) {
 		if n := len(out); n > 0 && out[n-1].u == p.u && out[n-1].v == p.v {
 			return
 		}
 		out = append(out, p)
 	}
-	i, j := 0, 0
-	for i < len(ps) || j < len(extra) {
-		if j == len(extra) || (i < len(ps) && key(ps[i]) <= key(extra[j])) {
-			push(ps[i])
-			i++
-		} else {
+	j := 0
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		if !use(e) {
+			continue
+		}
+		p := pair{u: int(e.U), v: int(e.V), cos: float64(e.Weight)}
+		for j < len(extra) && key(extra[j]) < key(p) {
 			push(extra[j])
 			j++
 		}
+		push(p)
+	}
+	for ; j < len(extra); j++ {
+		push(extra[j])
 	}
 	for i := range out {
 		out[i].aff = out[i].cos
@@ -152,6 +163,16 @@ func readingOrder(g *graph.Graph) []int {
 	idx := make([]int, g.Len())
 	for i := range idx {
 		idx[i] = i
+	}
+	// Builders emit nodes in reading order; then the identity is the
+	// stable sort's result and one pass shows it.
+	sorted := true
+	for i := 1; i < len(idx) && sorted; i++ {
+		x, y := &g.Nodes[i-1], &g.Nodes[i]
+		sorted = x.Doc < y.Doc || (x.Doc == y.Doc && x.Order <= y.Order)
+	}
+	if sorted {
+		return idx
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
 		x, y := &g.Nodes[idx[a]], &g.Nodes[idx[b]]
