@@ -65,58 +65,73 @@ func sweeps(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, 
 func sweepsEdgeOnceOne(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, pprIt int) {
 	n := len(a.off) - 1
 	buf.st2 = grow(buf.st2, n)
-	st := buf.st2 // φ_v or x_v/W_v, and the sum from lower neighbours
-	up, uoff := a.up, a.uoff[:n+1]
+	st := buf.st2
 	if s.r != nil {
 		buf.f1 = grow(buf.f1, n)
-		base, invP := buf.f1, a.invP[:n]
+		base := buf.f1
 		for v, r := range s.r {
 			st[v] = [2]float64{r, 0}
 			base[v] = (1 - s.alpha) * r
 		}
-		alpha := s.alpha
-		for phiIt < s.phiMax {
-			phiIt++
-			delta := 0.0
-			lo := uoff[0]
-			for v := 0; v < n; v++ {
-				hi := uoff[v+1]
-				sv := &st[v]
-				fv, f := sv[0], sv[1]
-				for _, e := range up[lo:hi] {
-					su := &st[e.u]
-					f += e.p * su[0]
-					su[1] += e.p * fv
-				}
-				lo = hi
-				nf := base[v] + alpha*(f*invP[v])
-				if dd := math.Abs(nf - fv); dd > delta {
-					delta = dd
-				}
-				sv[0], sv[1] = nf, 0
-			}
-			if delta < s.phiTol {
-				break
-			}
-		}
-		phi = make([]float64, n)
-		for v := range phi {
-			phi[v] = st[v][0]
-		}
-		return phi, phiIt, nil, 0
+		phiIt = phiWalks(a, s, st, base, 0)
+		return firsts(st), phiIt, nil, 0
 	}
 	x = make([]float64, n)
 	buf.f2 = grow(buf.f2, n)
-	tel, pers, invW := buf.f2, s.pers[:n], a.invW[:n]
+	tel, invW := buf.f2, a.invW[:n]
 	x0 := 1 / float64(n)
-	for v, p := range pers {
+	for v, p := range s.pers[:n] {
 		x[v] = x0
 		st[v] = [2]float64{x0 * invW[v], 0}
 		tel[v] = (1 - s.damping) * p
 	}
+	return nil, 0, x, pprWalks(a, s, st, x, tel, 0)
+}
+
+// phiWalks runs φ's sweeps (Eq. 4) after the it done so far until its
+// stopping rule, walking each kept edge once on the two-value state st
+// (φ_v and the sum from lower neighbours, which must be 0), with base the
+// anchor (1-α_φ) r. It returns the sweep count.
+func phiWalks(a *adjacency, s sweepSpec, st [][2]float64, base []float64, it int) int {
+	n := len(st)
+	up, uoff, invP, base := a.up, a.uoff[:n+1], a.invP[:n], base[:n]
+	alpha := s.alpha
+	for it < s.phiMax {
+		it++
+		delta := 0.0
+		lo := uoff[0]
+		for v := 0; v < n; v++ {
+			hi := uoff[v+1]
+			sv := &st[v]
+			fv, f := sv[0], sv[1]
+			for _, e := range up[lo:hi] {
+				su := &st[e.u]
+				f += e.p * su[0]
+				su[1] += e.p * fv
+			}
+			lo = hi
+			nf := base[v] + alpha*(f*invP[v])
+			if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
+				delta = dd
+			}
+			sv[0], sv[1] = nf, 0
+		}
+		if delta < s.phiTol {
+			break
+		}
+	}
+	return it
+}
+
+// pprWalks is phiWalks for PageRank: st holds x_v/W_v and the sum from
+// lower neighbours, x the values x_v (updated in place) and tel the
+// teleport terms (1-d) p_v.
+func pprWalks(a *adjacency, s sweepSpec, st [][2]float64, x, tel []float64, it int) int {
+	n := len(st)
+	up, uoff, pers, invW, x, tel := a.up, a.uoff[:n+1], s.pers[:n], a.invW[:n], x[:n], tel[:n]
 	d := s.damping
-	for pprIt < s.pprMax {
-		pprIt++
+	for it < s.pprMax {
+		it++
 		dangling := 0.0
 		for _, u := range a.dangling {
 			dangling += x[u]
@@ -143,11 +158,20 @@ func sweepsEdgeOnceOne(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, 
 			break
 		}
 	}
-	return nil, 0, x, pprIt
+	return it
 }
 
-// nodeConst is what a sweep reads of node v besides its state: Eq. 4's
-// (1-α_φ) r_v and 1/(Σp+ε), PageRank's (1-d) p_v, p_v and 1/W_v, and
+// firsts returns the first value of each node's state.
+func firsts(st [][2]float64) []float64 {
+	out := make([]float64, len(st))
+	for v := range out {
+		out[v] = st[v][0]
+	}
+	return out
+}
+
+// nodeConst is what a joint sweep reads of node v besides its state: Eq.
+// 4's (1-α_φ) r_v and 1/(Σp+ε), PageRank's (1-d) p_v, p_v and 1/W_v, and
 // PageRank's x_v itself, packed so that a node costs one stream.
 type nodeConst struct {
 	base, invP      float64
@@ -156,9 +180,10 @@ type nodeConst struct {
 }
 
 // sweepsEdgeOnce is sweeps walking each kept edge once (see sweeps). While
-// both iterations run, a walk serves both; once one has stopped, the walk
-// serves the other alone (the same sums in the same order, so the values
-// do not depend on which walk computed them).
+// both iterations run, a walk serves both; once one has stopped, the other
+// goes on alone in phiWalks or pprWalks on half the state (the same sums
+// in the same order, so the values do not depend on which walk computed
+// them).
 func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, pprIt int) {
 	n := len(a.off) - 1
 	buf.st = grow(buf.st, n)
@@ -183,97 +208,71 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 	}
 	alpha, d := s.alpha, s.damping
 	up, uoff := a.up, a.uoff[:n+1]
-	for doPhi || doPPR {
+	for doPhi && doPPR {
 		dangling := 0.0
-		if doPPR {
-			for _, u := range a.dangling {
-				dangling += nc[u].x
-			}
+		for _, u := range a.dangling {
+			dangling += nc[u].x
 		}
 		delta, errSum := 0.0, 0.0
 		lo := uoff[0]
-		switch {
-		case doPhi && doPPR:
-			for v := 0; v < n; v++ {
-				hi := uoff[v+1]
-				sv := &st[v]
-				fv, yv := sv[0], sv[1]
-				f, g := sv[2], sv[3]
-				for _, e := range up[lo:hi] {
-					su := &st[e.u]
-					w := float64(e.w)
-					f += e.p * su[0]
-					g += w * su[1]
-					su[2] += e.p * fv
-					su[3] += w * yv
-				}
-				lo = hi
-				c := &nc[v]
-				nf := c.base + alpha*(f*c.invP)
-				if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
-					delta = dd
-				}
-				nx := d*(g+dangling*c.pers) + c.tel
-				errSum += math.Abs(nx - c.x)
-				c.x = nx
-				sv[0], sv[1], sv[2], sv[3] = nf, nx*c.invW, 0, 0
+		for v := 0; v < n; v++ {
+			hi := uoff[v+1]
+			sv := &st[v]
+			fv, yv := sv[0], sv[1]
+			f, g := sv[2], sv[3]
+			for _, e := range up[lo:hi] {
+				su := &st[e.u]
+				w := float64(e.w)
+				f += e.p * su[0]
+				g += w * su[1]
+				su[2] += e.p * fv
+				su[3] += w * yv
 			}
-		case doPhi:
-			for v := 0; v < n; v++ {
-				hi := uoff[v+1]
-				sv := &st[v]
-				fv, f := sv[0], sv[2]
-				for _, e := range up[lo:hi] {
-					su := &st[e.u]
-					f += e.p * su[0]
-					su[2] += e.p * fv
-				}
-				lo = hi
-				c := &nc[v]
-				nf := c.base + alpha*(f*c.invP)
-				if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
-					delta = dd
-				}
-				sv[0], sv[2] = nf, 0
+			lo = hi
+			c := &nc[v]
+			nf := c.base + alpha*(f*c.invP)
+			if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
+				delta = dd
 			}
-		default:
-			for v := 0; v < n; v++ {
-				hi := uoff[v+1]
-				sv := &st[v]
-				yv, g := sv[1], sv[3]
-				for _, e := range up[lo:hi] {
-					su := &st[e.u]
-					w := float64(e.w)
-					g += w * su[1]
-					su[3] += w * yv
-				}
-				lo = hi
-				c := &nc[v]
-				nx := d*(g+dangling*c.pers) + c.tel
-				errSum += math.Abs(nx - c.x)
-				c.x = nx
-				sv[1], sv[3] = nx*c.invW, 0
-			}
+			nx := d*(g+dangling*c.pers) + c.tel
+			errSum += math.Abs(nx - c.x)
+			c.x = nx
+			sv[0], sv[1], sv[2], sv[3] = nf, nx*c.invW, 0, 0
 		}
-		if doPhi {
-			phiIt++
-			doPhi = !(delta < s.phiTol) && phiIt < s.phiMax
-		}
-		if doPPR {
-			pprIt++
-			doPPR = !(errSum < float64(n)*s.pprTol) && pprIt < s.pprMax
-		}
-	}
-	if s.r != nil {
-		phi = make([]float64, n)
-		for v := range phi {
-			phi[v] = st[v][0]
-		}
+		phiIt++
+		doPhi = !(delta < s.phiTol) && phiIt < s.phiMax
+		pprIt++
+		doPPR = !(errSum < float64(n)*s.pprTol) && pprIt < s.pprMax
 	}
 	if s.pers != nil {
 		x = make([]float64, n)
 		for v := range x {
 			x[v] = nc[v].x
+		}
+	}
+	// At most one iteration is left; it goes on alone from the state the
+	// joint walks left.
+	switch {
+	case doPhi:
+		buf.st2, buf.f1 = grow(buf.st2, n), grow(buf.f1, n)
+		st2, base := buf.st2, buf.f1
+		for v := range st2 {
+			st2[v], base[v] = [2]float64{st[v][0], 0}, nc[v].base
+		}
+		phiIt = phiWalks(a, s, st2, base, phiIt)
+		return firsts(st2), phiIt, x, pprIt
+	case doPPR:
+		buf.st2, buf.f2 = grow(buf.st2, n), grow(buf.f2, n)
+		st2, tel := buf.st2, buf.f2
+		for v := range st2 {
+			st2[v], tel[v] = [2]float64{st[v][1], 0}, nc[v].tel
+		}
+		pprIt = pprWalks(a, s, st2, x, tel, pprIt)
+	}
+	if s.r != nil {
+		phi = make([]float64, n)
+		for v := range phi {
+			phi[v] = st[v][0]
 		}
 	}
 	return phi, phiIt, x, pprIt
