@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/cputime"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -94,11 +95,11 @@ func cosineTime(g *graph.Graph, q []float32) (wall, cpu time.Duration) {
 	}
 	cpu = time.Duration(math.MaxInt64)
 	for r := 0; r < 5; r++ {
-		c0 := cpuTime()
+		c0 := cputime.Now()
 		for i := 0; i < 10; i++ {
 			cosinePass(g, q, out)
 		}
-		cpu = min(cpu, (cpuTime()-c0)/10)
+		cpu = min(cpu, (cputime.Now()-c0)/10)
 	}
 	return wall, cpu
 }
@@ -191,7 +192,7 @@ func BenchmarkPipeline(b *testing.B) {
 				var st flow.Timings
 				var scoreT, selT time.Duration
 				b.ResetTimer()
-				c0 := cpuTime()
+				c0 := cputime.Now()
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
 					s, err := sc.ScoreVector(g, question, q)
@@ -211,7 +212,7 @@ func BenchmarkPipeline(b *testing.B) {
 					st.Solve += r.Timings.Solve
 					st.Decompose += r.Timings.Decompose
 				}
-				cpu := (cpuTime() - c0) / time.Duration(b.N)
+				cpu := (cputime.Now() - c0) / time.Duration(b.N)
 				b.StopTimer()
 				per := b.Elapsed() / time.Duration(b.N)
 				if baseCPU > 0 {

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/cputime"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -193,7 +194,7 @@ func BenchmarkLoad10k(b *testing.B) {
 	b.Run("Load", func(b *testing.B) {
 		b.SetBytes(st.Size())
 		b.ReportAllocs()
-		c0 := cpuTime()
+		c0 := cputime.Now()
 		for i := 0; i < b.N; i++ {
 			if _, err := graph.Load(p); err != nil {
 				b.Fatal(err)
@@ -209,16 +210,16 @@ func BenchmarkLoad10k(b *testing.B) {
 	b.Run("Ratio", func(b *testing.B) {
 		var tl, tr, cl, cr time.Duration
 		for i := 0; i < b.N; i++ {
-			c0, t0 := cpuTime(), time.Now()
+			c0, t0 := cputime.Now(), time.Now()
 			if _, err := os.ReadFile(p); err != nil {
 				b.Fatal(err)
 			}
-			c1, t1 := cpuTime(), time.Now()
+			c1, t1 := cputime.Now(), time.Now()
 			if _, err := graph.Load(p); err != nil {
 				b.Fatal(err)
 			}
 			tl += time.Since(t1)
-			cl += cpuTime() - c1
+			cl += cputime.Now() - c1
 			tr += t1.Sub(t0)
 			cr += c1 - c0
 		}
@@ -230,7 +231,7 @@ func BenchmarkLoad10k(b *testing.B) {
 	b.Run("ReadFile", func(b *testing.B) {
 		b.SetBytes(st.Size())
 		b.ReportAllocs()
-		c0 := cpuTime()
+		c0 := cputime.Now()
 		for i := 0; i < b.N; i++ {
 			if _, err := os.ReadFile(p); err != nil {
 				b.Fatal(err)
@@ -243,7 +244,7 @@ func BenchmarkLoad10k(b *testing.B) {
 // reportCPU reports the process CPU time per op since c0 (all threads,
 // the GC included), when the platform tells it.
 func reportCPU(b *testing.B, c0 time.Duration) {
-	if c := cpuTime(); c0 > 0 && c > c0 {
+	if c := cputime.Now(); c0 > 0 && c > c0 {
 		b.ReportMetric(float64(c-c0)/float64(b.N), "cpu-ns/op")
 	}
 }

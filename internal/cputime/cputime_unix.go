@@ -1,15 +1,13 @@
 //go:build unix
 
-package graph_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system) this process has used, all
-// threads included, or 0 when it cannot tell.
-func cpuTime() time.Duration {
+func now() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package graph_test
-
-import "time"
-
-// cpuTime returns 0: this platform's CPU time is not read.
-func cpuTime() time.Duration { return 0 }
