@@ -15,6 +15,11 @@ func normKeyword(k string) string {
 	if isNormKeyword(k) {
 		return k // most keywords already are: no allocation
 	}
+	return normKeywordRule(k)
+}
+
+// normKeywordRule is normKeyword without the shortcut.
+func normKeywordRule(k string) string {
 	k = strings.Map(func(r rune) rune {
 		if unicode.IsPunct(r) {
 			return -1
