@@ -25,6 +25,20 @@ func build(t *testing.T, cfg flowreader.Config) (*flowreader.Pipeline, *graph.Gr
 	return p, g
 }
 
+// saveLoad saves g to a temporary file and loads it back through p.
+func saveLoad(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) (string, *graph.Graph) {
+	t.Helper()
+	path := t.TempDir() + "/g.graph"
+	if err := graph.Save(path, g); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := p.Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, g2
+}
+
 func TestBadInput(t *testing.T) {
 	p, g := build(t, flowreader.Aspects())
 	ctx := context.Background()
@@ -142,14 +156,7 @@ func TestZeroConfigIsAspects(t *testing.T) {
 
 func TestLoadChecksDimension(t *testing.T) {
 	p, g := build(t, flowreader.Aspects())
-	path := t.TempDir() + "/g.graph"
-	if err := graph.Save(path, g); err != nil {
-		t.Fatal(err)
-	}
-	g2, err := p.Load(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, g2 := saveLoad(t, p, g)
 	if g2.Len() != g.Len() {
 		t.Fatalf("loaded %d nodes, saved %d", g2.Len(), g.Len())
 	}
@@ -224,14 +231,7 @@ func TestBuildAndLoadPrepareRouter(t *testing.T) {
 	if len(r.prepared) != 1 || r.prepared[0] != g {
 		t.Fatalf("Build prepared %d graphs, want the built one", len(r.prepared))
 	}
-	path := t.TempDir() + "/g.graph"
-	if err := graph.Save(path, g); err != nil {
-		t.Fatal(err)
-	}
-	g2, err := p.Load(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, g2 := saveLoad(t, p, g)
 	if len(r.prepared) != 2 || r.prepared[1] != g2 {
 		t.Fatalf("Load prepared %d graphs, want the loaded one second", len(r.prepared))
 	}
