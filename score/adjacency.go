@@ -36,6 +36,9 @@ type adjacency struct {
 	uoff      []int32
 	up        []upEdge
 	selfLoops bool
+	// chunks is up laid out for the amd64 sweep kernel (nil elsewhere,
+	// and with self-loops, which the kernel does not walk).
+	chunks []sweepChunk
 	// invP is 1/(Σ_u p_uv + ε) (Eq. 4's normaliser), invW is 1/W_v
 	// (PageRank's row normaliser; 0 for a dangling node).
 	invP, invW []float64
@@ -98,6 +101,9 @@ func newAdjacency(g *graph.Graph, rmin, eps float64) *adjacency {
 		} else {
 			a.dangling = append(a.dangling, int32(v))
 		}
+	}
+	if jointSweepFast && !a.selfLoops {
+		a.chunks = buildChunks(a)
 	}
 	return a
 }

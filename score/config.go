@@ -92,13 +92,14 @@ type Config struct {
 	// bound (see doc.go) skips only nodes that cannot win.
 	MMRCandidates int
 
-	// Parallel runs φ's and PageRank's sweeps (HFusion) on two goroutines
-	// instead of sharing one walk over the edges, on graphs with at least
-	// 32,768 kept edges, and splits the cosine pass over two goroutines
-	// from 2^19 multiply-adds (nodes × dimension). The values are the same
-	// either way; it shortens a query when a second core is free (by about
-	// 15% at 10,000 nodes for the sweeps) and lengthens it when none is,
-	// and costs more CPU time in all.
+	// Parallel splits the cosine pass over two goroutines from 2^19
+	// multiply-adds (nodes × dimension) and, except on amd64, runs φ's and
+	// PageRank's sweeps (HFusion) on two goroutines instead of sharing one
+	// walk over the edges, on graphs with at least 32,768 kept edges (on
+	// amd64 the shared walk's kernel serves both signals at the cost of
+	// one, so splitting would only add work). The values are the same
+	// either way; it shortens a query when a second core is free and
+	// lengthens it when none is, and costs more CPU time in all.
 	Parallel bool
 
 	// Sinks is |T|, the number of top-answerability sinks (v1: 8); zero

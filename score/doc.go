@@ -70,10 +70,15 @@
 // from its lower end, serving both directions and both signals, with one
 // in-place state array (still Jacobi: a node's old values are read before
 // it is updated); once one iteration has stopped, the walks serve the other
-// alone.
-// Summation order differs from the textbook loops only in rounding (tested
-// against them within 1e-12, with equal sweep counts). Config.Parallel runs
-// φ and PageRank on two goroutines instead, with the same sums, so the same
+// alone. On amd64 a walk is an SSE2 kernel: one two-lane multiply and add
+// serves φ and PageRank together, and the edges are laid out in chunks of
+// four (padded with zero-weight edges) so that the walk is one flat loop
+// without a mispredicted branch per node; it performs jointSweepGo's
+// operations in the same order, so the values are the same bit for bit
+// (build tag purego selects the Go walk). Summation order differs from the
+// textbook loops only in rounding (tested against them within 1e-12, with
+// equal sweep counts). Config.Parallel runs φ and PageRank on two
+// goroutines instead (except on amd64), with the same sums, so the same
 // values. MMR after its first round is lazy: bounds only fall as sources
 // are added, so a max-heap of stale bounds (seeded with the 256 highest, the
 // rest kept in a cold list until a round's best score falls to them) yields

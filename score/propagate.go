@@ -1,5 +1,7 @@
 package score
 
+import "math"
+
 // propagate computes φ (METHOD A.1, Eq. 4) by Jacobi iteration from φ⁰ = r:
 //
 //	φ_v ← (1-α_φ) r_v + α_φ Σ_{u∈N(v)} p_uv φ_u / (Σ_{u∈N(v)} p_uv + ε)
@@ -14,11 +16,20 @@ func propagate(a *adjacency, r []float64, c Config) ([]float64, int) {
 }
 
 // parallelMinEdges is the fewest kept edges for which Config.Parallel
-// starts a goroutine: at 1,000 nodes (8,000 edges) the second goroutine
-// cost more than it saved (8.7 vs 6.4 cosine passes at d = 100), at 10,000
-// nodes it saved about 15% when a core was free (6.4 vs 7.56). A variable
-// for the tests.
-var parallelMinEdges = 1 << 15
+// starts a goroutine for PageRank: with the Go walks, at 1,000 nodes (8,000
+// edges) the second goroutine cost more than it saved (8.7 vs 6.4 cosine
+// passes at d = 100), at 10,000 nodes it saved about 15% when a core was
+// free (6.4 vs 7.56). With the amd64 kernel one walk serves both signals
+// at the cost of one (10,000 nodes: 6.45 split against 5.8 shared), so
+// there the sweeps are never split. A variable for the tests.
+var parallelMinEdges = splitSweepsFrom()
+
+func splitSweepsFrom() int {
+	if jointSweepFast {
+		return math.MaxInt
+	}
+	return 1 << 15
+}
 
 // classicSignals computes φ (when withPhi) and ψ (when withPsi) in shared
 // sweeps; see sweeps. A signal left out is nil with 0 sweeps. buf may be

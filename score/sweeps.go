@@ -179,11 +179,12 @@ type nodeConst struct {
 	x               float64
 }
 
-// sweepsEdgeOnce is sweeps walking each kept edge once (see sweeps). While
-// both iterations run, a walk serves both; once one has stopped, the other
-// goes on alone in phiWalks or pprWalks on half the state (the same sums
-// in the same order, so the values do not depend on which walk computed
-// them).
+// sweepsEdgeOnce is sweeps walking each kept edge once (see sweeps), one
+// jointSweep per sweep. While both iterations run, a walk serves both; once
+// one has stopped, the other goes on alone: on amd64 in the same kernel
+// (whose two lanes cost no more than one), elsewhere in phiWalks or
+// pprWalks on half the state. Each is the same sums in the same order, so
+// the values do not depend on which walk computed them.
 func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, pprIt int) {
 	n := len(a.off) - 1
 	buf.st = grow(buf.st, n)
@@ -206,48 +207,39 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 			c.tel, c.pers, c.x = (1-s.damping)*s.pers[v], s.pers[v], x0
 		}
 	}
+	// A signal that stops before the other is read off the state then; on
+	// amd64 the joint kernel goes on for the other (its lanes are
+	// independent, so the stopped one's further values are ignored).
+	var phiDone, xDone []float64
+	if s.r != nil && !doPhi && doPPR && jointSweepFast {
+		phiDone = stateColumn(st, 0)
+	}
 	alpha, d := s.alpha, s.damping
-	up, uoff := a.up, a.uoff[:n+1]
-	for doPhi && doPPR {
+	for (doPhi && doPPR) || (jointSweepFast && (doPhi || doPPR)) {
 		dangling := 0.0
 		for _, u := range a.dangling {
 			dangling += nc[u].x
 		}
-		delta, errSum := 0.0, 0.0
-		lo := uoff[0]
-		for v := 0; v < n; v++ {
-			hi := uoff[v+1]
-			sv := &st[v]
-			fv, yv := sv[0], sv[1]
-			f, g := sv[2], sv[3]
-			for _, e := range up[lo:hi] {
-				su := &st[e.u]
-				w := float64(e.w)
-				f += e.p * su[0]
-				g += w * su[1]
-				su[2] += e.p * fv
-				su[3] += w * yv
+		delta, errSum := jointSweep(a, st, nc, alpha, d, dangling)
+		if doPhi {
+			phiIt++
+			doPhi = !(delta < s.phiTol) && phiIt < s.phiMax
+			if !doPhi && doPPR {
+				phiDone = stateColumn(st, 0)
 			}
-			lo = hi
-			c := &nc[v]
-			nf := c.base + alpha*(f*c.invP)
-			if dd := math.Abs(nf - fv); dd > delta { // rarely taken: cheaper than max's chain
-				delta = dd
-			}
-			nx := d*(g+dangling*c.pers) + c.tel
-			errSum += math.Abs(nx - c.x)
-			c.x = nx
-			sv[0], sv[1], sv[2], sv[3] = nf, nx*c.invW, 0, 0
 		}
-		phiIt++
-		doPhi = !(delta < s.phiTol) && phiIt < s.phiMax
-		pprIt++
-		doPPR = !(errSum < float64(n)*s.pprTol) && pprIt < s.pprMax
+		if doPPR {
+			pprIt++
+			doPPR = !(errSum < float64(n)*s.pprTol) && pprIt < s.pprMax
+			if !doPPR && doPhi {
+				xDone = nodeXs(nc)
+			}
+		}
 	}
 	if s.pers != nil {
-		x = make([]float64, n)
-		for v := range x {
-			x[v] = nc[v].x
+		x = xDone
+		if x == nil {
+			x = nodeXs(nc)
 		}
 	}
 	// At most one iteration is left; it goes on alone from the state the
@@ -270,12 +262,30 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 		pprIt = pprWalks(a, s, st2, x, tel, pprIt)
 	}
 	if s.r != nil {
-		phi = make([]float64, n)
-		for v := range phi {
-			phi[v] = st[v][0]
+		phi = phiDone
+		if phi == nil {
+			phi = stateColumn(st, 0)
 		}
 	}
 	return phi, phiIt, x, pprIt
+}
+
+// stateColumn returns value k of every node's joint state.
+func stateColumn(st [][4]float64, k int) []float64 {
+	out := make([]float64, len(st))
+	for v := range out {
+		out[v] = st[v][k]
+	}
+	return out
+}
+
+// nodeXs returns PageRank's x from the node constants.
+func nodeXs(nc []nodeConst) []float64 {
+	out := make([]float64, len(nc))
+	for v := range out {
+		out[v] = nc[v].x
+	}
+	return out
 }
 
 // sweepsCSR is sweeps by gathers: φ's sweeps, then PageRank's, each a
