@@ -74,15 +74,26 @@ const chunkWidth = 4
 // node instead chained every padded chunk through that node's memory.)
 type sweepChunk struct {
 	pw [chunkWidth][2]float64 // p and w of each edge
-	u  [chunkWidth]int32
-	v  int32
+	uo [chunkWidth]int32      // byte offset of each edge's u in the state (32·u)
+	vo int32                  // byte offset of v (32·v)
 	_  int32
 }
 
+// stateRow is the size in bytes of a node's joint state ([4]float64), and
+// maxChunkNodes bounds the graphs whose state offsets fit in an int32.
+const (
+	stateRow      = 32
+	maxChunkNodes = math.MaxInt32 / stateRow
+)
+
 // buildChunks lays the up edges of a (which has no self-loop) out as
-// chunks, node by node; a node without up edges has none.
+// chunks, node by node; a node without up edges has none. It returns nil
+// for graphs of maxChunkNodes nodes or more.
 func buildChunks(a *adjacency) []sweepChunk {
 	n := len(a.uoff) - 1
+	if n >= maxChunkNodes {
+		return nil
+	}
 	m := 0
 	for v := 0; v < n; v++ {
 		m += (int(a.uoff[v+1]-a.uoff[v]) + chunkWidth - 1) / chunkWidth
@@ -91,12 +102,12 @@ func buildChunks(a *adjacency) []sweepChunk {
 	for v := 0; v < n; v++ {
 		es := a.up[a.uoff[v]:a.uoff[v+1]]
 		for len(es) > 0 {
-			c := sweepChunk{v: int32(v)}
-			for j := range c.u {
-				c.u[j] = int32(v)
+			c := sweepChunk{vo: int32(v * stateRow)}
+			for j := range c.uo {
+				c.uo[j] = c.vo
 				if j < len(es) {
 					c.pw[j] = [2]float64{es[j].p, float64(es[j].w)}
-					c.u[j] = es[j].u
+					c.uo[j] = es[j].u * stateRow
 				}
 			}
 			chunks = append(chunks, c)

@@ -2,28 +2,45 @@
 
 package score
 
+import "unsafe"
+
 // chunkWalk runs the edge walk of one joint sweep over the chunks: for
 // each up edge (v,u) in order, the sums of v gain [p,w]·[φ_u, x_u/W_u] and
 // those of u gain [p,w]·[φ_v, x_v/W_v], in SSE2 (which every amd64
 // processor has), one two-lane multiply and add serving both signals. The
 // operations and their order are jointSweepGo's, so with sweepTails the
-// values are the same bit for bit. It does no bounds checks: jointSweep
-// checks the shapes, and every index in a chunk is below n by construction
-// (buildChunks).
+// values are the same bit for bit. st must be 16-byte aligned. It does no
+// bounds checks: jointSweep checks the shapes, and every offset in a chunk
+// is a row below n by construction (buildChunks).
 //
 //go:noescape
 func chunkWalk(st [][4]float64, chunks []sweepChunk)
+
+// sweepTailsAsm is sweepTails in SSE2, the same operations in the same
+// order; st must be 16-byte aligned.
+//
+//go:noescape
+func sweepTailsAsm(st [][4]float64, nc []nodeConst, alpha, d, dangling float64) (delta, errSum float64)
 
 // jointSweepFast says jointSweep is the assembly kernel, which serves one
 // signal as cheaply as the Go walks serve it alone.
 const jointSweepFast = true
 
-// jointSweep is one joint sweep (jointSweepGo) over a's chunks.
+// jointSweep is one joint sweep (jointSweepGo) over a's chunks. The kernel
+// reads the state with aligned loads; a state that is not 16-byte aligned
+// (Go's allocator aligns every slice of this size, but does not promise
+// it) or a graph without chunks takes the Go walk, with the same values.
 func jointSweep(a *adjacency, st [][4]float64, nc []nodeConst, alpha, d, dangling float64) (delta, errSum float64) {
 	n := len(a.uoff) - 1
-	if len(st) != n || len(nc) != n || a.chunks == nil && len(a.up) > 0 {
+	if len(st) != n || len(nc) != n {
 		panic("score: jointSweep: inconsistent shapes") // a bug in this package, never input
 	}
+	if n == 0 {
+		return 0, 0
+	}
+	if (a.chunks == nil && len(a.up) > 0) || uintptr(unsafe.Pointer(&st[0]))%16 != 0 {
+		return jointSweepGo(st, a.up, a.uoff, nc, alpha, d, dangling)
+	}
 	chunkWalk(st, a.chunks)
-	return sweepTails(st, nc, alpha, d, dangling)
+	return sweepTailsAsm(st, nc, alpha, d, dangling)
 }

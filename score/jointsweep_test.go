@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // jointState is the state sweepsEdgeOnce starts from, with random r and a
@@ -64,22 +65,27 @@ func TestBuildChunks(t *testing.T) {
 	chunks := buildChunks(a)
 	k := 0
 	for _, c := range chunks {
-		for j := range c.u {
-			if k >= int(a.uoff[c.v+1]) {
-				if c.u[j] != c.v {
-					t.Fatalf("padding of node %d to %d", c.v, c.u[j])
+		for j := range c.uo {
+			v := int(c.vo / stateRow)
+			if c.vo%stateRow != 0 || c.uo[j]%stateRow != 0 {
+				t.Fatalf("offsets (%d, %d) not whole rows", c.vo, c.uo[j])
+			}
+			u := c.uo[j] / stateRow
+			if k >= int(a.uoff[v+1]) {
+				if int(u) != v {
+					t.Fatalf("padding of node %d to %d", v, u)
 				}
 				if c.pw[j] != [2]float64{} {
 					t.Fatalf("padding with weight %v", c.pw[j])
 				}
 				continue
 			}
-			if k >= len(a.up) || int(a.uoff[c.v]) > k {
-				t.Fatalf("edge %d under node %d out of place", k, c.v)
+			if k >= len(a.up) || int(a.uoff[v]) > k {
+				t.Fatalf("edge %d under node %d out of place", k, v)
 			}
 			e := a.up[k]
-			if c.u[j] != e.u || c.pw[j] != [2]float64{e.p, float64(e.w)} {
-				t.Fatalf("edge %d: chunk has (%d, %v), up has %+v", k, c.u[j], c.pw[j], e)
+			if u != e.u || c.pw[j] != [2]float64{e.p, float64(e.w)} {
+				t.Fatalf("edge %d: chunk has (%d, %v), up has %+v", k, u, c.pw[j], e)
 			}
 			k++
 		}
@@ -104,4 +110,35 @@ func BenchmarkJointSweep(b *testing.B) {
 			jointSweepGo(st, a.up, a.uoff, nc, 0.5, 0.85, 0)
 		}
 	})
+}
+
+// TestJointSweepMisaligned checks that a state that is not 16-byte aligned
+// (which the amd64 kernel cannot take) still gives jointSweepGo's values.
+func TestJointSweepMisaligned(t *testing.T) {
+	g := randomGraph(t, 9, 200, 8, 800)
+	a := newAdjacency(g, 0.22, 1e-8)
+	ref, ncRef := jointState(a, 9)
+	backing := make([]float64, 4*len(ref)+2)
+	off := 0
+	if uintptr(unsafe.Pointer(&backing[0]))%16 == 0 {
+		off = 1
+	}
+	st := unsafe.Slice((*[4]float64)(unsafe.Pointer(&backing[off])), len(ref))
+	if uintptr(unsafe.Pointer(&st[0]))%16 == 0 {
+		t.Fatal("state is aligned")
+	}
+	copy(st, ref)
+	_, nc := jointState(a, 9)
+	for sweep := 0; sweep < 3; sweep++ {
+		dA, eA := jointSweep(a, st, nc, 0.5, 0.85, 0.01)
+		dB, eB := jointSweepGo(ref, a.up, a.uoff, ncRef, 0.5, 0.85, 0.01)
+		if dA != dB || eA != eB {
+			t.Fatalf("sweep %d: norms (%v, %v), Go (%v, %v)", sweep, dA, eA, dB, eB)
+		}
+		for v := range st {
+			if st[v] != ref[v] || nc[v].x != ncRef[v].x {
+				t.Fatalf("sweep %d: node %d differs", sweep, v)
+			}
+		}
+	}
 }
