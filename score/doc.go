@@ -89,12 +89,16 @@
 //
 // On the benchmark graphs (10,000 nodes, mean degree 16, about 80,000 kept
 // edges) the sweeps dominate the classic score: φ takes 9 Jacobi sweeps and
-// PageRank 7 at the stated tolerances, and one walk over the edges costs
-// about half a brute-force cosine pass at d = 100, so that the sweeps alone
-// cost about 4.4 such passes and the whole classic score about 7.6
-// (BenchmarkRatio; the aspect score about 1.6). Gauss–Seidel sweeps (7 and
-// 5) were measured: each walk must then visit its edges twice, once to
-// gather and once to scatter the new values, and the sweeps were only 3%
-// faster (while φ and ψ moved by up to 1e-7 and 2e-4), so the iterations
-// stay the Jacobi ones the method states.
+// PageRank 7 at the stated tolerances, run as 9 joint sweeps. With the amd64
+// kernel a sweep costs about a third of a brute-force cosine pass at
+// d = 100 (the Go walk about half), so that the sweeps alone cost about 3.2
+// such passes and the whole classic score 5.6–5.8 (BenchmarkRatio; the
+// aspect score about 1.5). The kernel's walk runs near the cost of its
+// loads alone (0.9–1.2 ns per edge slot; a version doing only the loads
+// took 85% of the time), so fewer sweeps, not a faster walk, is what would
+// bring the classic score much lower. Gauss–Seidel sweeps (7 and 5) were
+// measured: each walk must then visit its edges twice, once to gather and
+// once to scatter the new values, and the sweeps were only 3% faster (while
+// φ and ψ moved by up to 1e-7 and 2e-4), so the iterations stay the Jacobi
+// ones the method states.
 package score
