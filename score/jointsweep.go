@@ -39,27 +39,6 @@ func jointSweepGo(st [][4]float64, up []upEdge, uoff []int32, nc []nodeConst, al
 	return delta, errSum
 }
 
-// sweepTails finishes a sweep whose edge walk has run to the end (the amd64
-// kernel walks all edges first): from each node's complete sums st[v][2:4]
-// it computes φ_v and x_v exactly as jointSweepGo does, and clears the
-// sums.
-func sweepTails(st [][4]float64, nc []nodeConst, alpha, d, dangling float64) (delta, errSum float64) {
-	nc = nc[:len(st)]
-	for v := range st {
-		sv, c := &st[v], &nc[v]
-		fv, f, g := sv[0], sv[2], sv[3]
-		nf := c.base + alpha*(f*c.invP)
-		if dd := math.Abs(nf - fv); dd > delta {
-			delta = dd
-		}
-		nx := d*(g+dangling*c.pers) + c.tel
-		errSum += math.Abs(nx - c.x)
-		c.x = nx
-		sv[0], sv[1], sv[2], sv[3] = nf, nx*c.invW, 0, 0
-	}
-	return delta, errSum
-}
-
 // chunkWidth is the number of edges in a sweepChunk.
 const chunkWidth = 4
 

@@ -8,16 +8,19 @@ import "unsafe"
 // each up edge (v,u) in order, the sums of v gain [p,w]·[φ_u, x_u/W_u] and
 // those of u gain [p,w]·[φ_v, x_v/W_v], in SSE2 (which every amd64
 // processor has), one two-lane multiply and add serving both signals. The
-// operations and their order are jointSweepGo's, so with sweepTails the
-// values are the same bit for bit. st must be 16-byte aligned. It does no
+// operations and their order are jointSweepGo's, so with sweepTailsAsm
+// the values are the same bit for bit. st must be 16-byte aligned. It does no
 // bounds checks: jointSweep checks the shapes, and every offset in a chunk
 // is a row below n by construction (buildChunks).
 //
 //go:noescape
 func chunkWalk(st [][4]float64, chunks []sweepChunk)
 
-// sweepTailsAsm is sweepTails in SSE2, the same operations in the same
-// order; st must be 16-byte aligned.
+// sweepTailsAsm finishes a sweep whose edge walk (chunkWalk) has run to the
+// end: from each node's complete sums st[v][2:4] it computes φ_v and x_v as
+// jointSweepGo does after the node's edges, the same operations in the same
+// order, clears the sums and returns max|Δφ| and Σ|Δx|. st must be 16-byte
+// aligned.
 //
 //go:noescape
 func sweepTailsAsm(st [][4]float64, nc []nodeConst, alpha, d, dangling float64) (delta, errSum float64)

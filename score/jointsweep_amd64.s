@@ -47,7 +47,8 @@ walkdone:
 
 // func sweepTailsAsm(st [][4]float64, nc []nodeConst, alpha, d, dangling float64) (delta, errSum float64)
 //
-// sweepTails in SSE2, the same operations in the same order. nodeConst is
+// The tail of jointSweepGo for every node, in SSE2, the same operations in
+// the same order. nodeConst is
 // {base, invP, tel, pers, invW, x float64}: 48 bytes. Registers: SI &st[v],
 // DX &nc[v], CX nodes left; X0 alpha, X1 d, X2 dangling, X10 |x| mask,
 // X11 zero, X13 errSum, X14 delta.
