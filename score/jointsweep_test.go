@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -141,4 +142,43 @@ func TestJointSweepMisaligned(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkJointSweepSizes reports one joint sweep's cost per edge slot
+// (edge or padding) as the graph outgrows the caches (mean degree 16).
+func BenchmarkJointSweepSizes(b *testing.B) {
+	for _, n := range []int{1000, 3000, 10000, 30000} {
+		g := randomGraph(b, 1, n, 16, 5*n)
+		a := newAdjacency(g, 0, 1e-8)
+		slots := chunkWidth * len(a.chunks)
+		if !jointSweepFast {
+			slots = len(a.up)
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			st, nc := jointState(a, 1)
+			for b.Loop() {
+				jointSweep(a, st, nc, 0.5, 0.85, 0)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(slots), "ns/slot")
+		})
+	}
+}
+
+// BenchmarkClassicSignals times φ and ψ as one classic query computes them
+// (with its r, on the 10k × 100 benchmark graph), set-up included.
+func BenchmarkClassicSignals(b *testing.B) {
+	g, ix := benchGraph(b, 10000, 100)
+	question, q := benchQuery(100)
+	c := ClassicConfig()
+	sc, err := (&Scorer{Config: c, Index: ix}).ScoreVector(g, question, q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := ix.adjacency(c.RMin, c.PhiEps)
+	buf := &scratch{}
+	for b.Loop() {
+		classicSignals(a, sc.R, c, true, true, buf, nil)
+	}
+	b.ReportMetric(float64(sc.PhiSweeps), "phi-sweeps")
+	b.ReportMetric(float64(sc.PsiSweeps), "psi-sweeps")
 }
