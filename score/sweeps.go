@@ -74,7 +74,7 @@ func sweepsEdgeOnceOne(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, 
 			base[v] = (1 - s.alpha) * r
 		}
 		phiIt = phiWalks(a, s, st, base, 0)
-		return firsts(st), phiIt, nil, 0
+		return stateColumn(st, 0), phiIt, nil, 0
 	}
 	x = make([]float64, n)
 	buf.f2 = grow(buf.f2, n)
@@ -161,15 +161,6 @@ func pprWalks(a *adjacency, s sweepSpec, st [][2]float64, x, tel []float64, it i
 	return it
 }
 
-// firsts returns the first value of each node's state.
-func firsts(st [][2]float64) []float64 {
-	out := make([]float64, len(st))
-	for v := range out {
-		out[v] = st[v][0]
-	}
-	return out
-}
-
 // nodeConst is what a joint sweep reads of node v besides its state: Eq.
 // 4's (1-α_φ) r_v and 1/(Σp+ε), PageRank's (1-d) p_v, p_v and 1/W_v, and
 // PageRank's x_v itself, packed so that a node costs one stream.
@@ -252,7 +243,7 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 			st2[v], base[v] = [2]float64{st[v][0], 0}, nc[v].base
 		}
 		phiIt = phiWalks(a, s, st2, base, phiIt)
-		return firsts(st2), phiIt, x, pprIt
+		return stateColumn(st2, 0), phiIt, x, pprIt
 	case doPPR:
 		buf.st2, buf.f2 = grow(buf.st2, n), grow(buf.f2, n)
 		st2, tel := buf.st2, buf.f2
@@ -270,8 +261,9 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 	return phi, phiIt, x, pprIt
 }
 
-// stateColumn returns value k of every node's joint state.
-func stateColumn(st [][4]float64, k int) []float64 {
+// stateColumn returns value k of every node's state (the two-value state
+// of the one-signal walks or the four-value joint state).
+func stateColumn[S ~[2]float64 | ~[4]float64](st []S, k int) []float64 {
 	out := make([]float64, len(st))
 	for v := range out {
 		out[v] = st[v][k]
