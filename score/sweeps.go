@@ -233,8 +233,8 @@ func sweepsEdgeOnce(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phi
 			x = nodeXs(nc)
 		}
 	}
-	// At most one iteration is left; it goes on alone from the state the
-	// joint walks left.
+	// Without the amd64 kernel at most one iteration is left; it goes on
+	// alone, in the one-signal walks, from the state the joint walks left.
 	switch {
 	case doPhi:
 		buf.st2, buf.f1 = grow(buf.st2, n), grow(buf.f1, n)
