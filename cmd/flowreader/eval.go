@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowreader/flowreader/eval"
+	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/flowreader/flowreader/eval"
+	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/llm/fake"
 )

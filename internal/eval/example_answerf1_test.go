@@ -3,7 +3,7 @@ package eval_test
 import (
 	"fmt"
 
-	"github.com/flowreader/flowreader/eval"
+	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/flow"
 )
 

@@ -13,7 +13,7 @@ import (
 // is one level below it).
 func sharedData(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
