@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/flow"
-	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/local"
@@ -17,56 +16,62 @@ import (
 	"github.com/flowreader/flowreader/selector"
 )
 
-// ErrNoGraph is returned when a step that needs a graph gets nil or an empty one.
-var ErrNoGraph = errors.New("flowreader: no graph (nil or without nodes)")
+var (
+	// ErrConfig is returned by New for an invalid Config; the message names
+	// the field.
+	ErrConfig = errors.New("flowreader: invalid configuration")
+	// ErrNoGraph is returned when a step that needs a graph gets nil or an
+	// empty one.
+	ErrNoGraph = errors.New("flowreader: no graph (nil or without nodes)")
+	// ErrQuestion is returned for an empty question.
+	ErrQuestion = errors.New("flowreader: empty question")
+)
 
-// ErrQuestion is returned for an empty question.
-var ErrQuestion = errors.New("flowreader: empty question")
-
-// Config configures a Pipeline. Start from a preset (Aspects, AspectsPaper or
-// Classic) and replace what you need. Every pluggable part is an interface;
-// nil means the documented default.
+// Config configures a Pipeline. Every field is independent, and the zero
+// value of each means the documented default, so the zero Config is the
+// Aspects preset with the embedded offline models. Every pluggable part is
+// an interface; New never modifies a value it is given.
 type Config struct {
-	// Preset names the preset the config came from ("aspects",
-	// "aspects-paper", "classic"); informational, shown in traces.
-	Preset string
-
-	// Embedder embeds nodes (Document kind) and questions (Query kind). Nil
+	// Embedder embeds nodes (llm.Document) and questions (llm.Query). Nil
 	// means the embedded offline GloVe embedder (package llm/local), which
-	// needs no server and no download; the answer's notes say so.
+	// needs no server and no download; Notes says so.
 	Embedder llm.Embedder
-	// Model is the (vision-)language model for node analysis, evolution
-	// rounds, workers and the reasoner. Nil means the offline defaults: a
-	// deterministic analysis at build time and the extractive reader at
-	// answer time; the answer's notes say so.
+	// Model is the (vision-)language model for node analysis at build time
+	// and for reading. Nil means the offline defaults: a deterministic
+	// analysis at build time and the extractive reader; Notes says so.
 	Model llm.Model
 
-	// Score configures query scoring (package score).
-	Score score.Config
-	// Router routes the evidence flow. Nil means the preset's router.
+	// Scoring configures query scoring. The zero value means
+	// score.AspectsConfig(): hybrid dense + BM25 relevance.
+	Scoring score.Config
+	// Router routes the evidence flow. Nil means flow.DefaultAspects(). To
+	// use another min-cost flow solver, set the Solver of the router given
+	// here.
 	Router flow.Router
-	// Solver, when set, replaces the min-cost flow solver of the preset's
-	// router (ignored when Router is set: configure that router directly).
-	Solver mcf.Solver
-	// Selector picks the chains to read. Nil means the preset's selector.
+	// Selector picks the chains to read. Nil means selector.Annealed{}.
 	Selector selector.Selector
-	// Budget is the number of chains read (aspects: 16; classic: 11). With
-	// the default aspects router (demand rule DemandBudget) it is also the
-	// flow's demand.
+	// Budget is the number of chains read; the aspects router routes flow
+	// for that many distinct nodes (paper v3 §3.3). 0 means 16.
 	Budget int
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
 	// when a Model is set, else reader.Extractive.
 	Reader reader.Reader
-	// System2 switches the dual-process gate and its one System-2 pass for
-	// the default VLM reader (Auto: on for classic, off for aspects).
-	System2 reader.Switch
-	// Concurrency bounds model calls in flight (build and read); 0 means the
-	// packages' defaults.
+	// ClassicPrompts makes the default VLM reader use paper v1's prompts
+	// (worker B.2, synthesiser B.3) instead of v3's.
+	ClassicPrompts bool
+	// System2 runs the dual-process gate and at most one System-2 pass
+	// after reading (paper v1 §3.5). It needs a reader that implements
+	// reader.Judge (the VLM reader does) and a router whose per-graph
+	// router implements flow.Rerouter (both built-in routers do); over the
+	// default extractive reader it does not run, and Notes says so.
+	System2 bool
+
+	// Concurrency bounds model calls in flight (build and read); 0 means
+	// the packages' defaults.
 	Concurrency int
 	// ImageRoot is the folder that nodes' image paths are relative to (the
 	// collection root given to Build); the VLM reader loads images from it.
 	ImageRoot string
-
 	// Cache, when set, stores model responses and embeddings made during
 	// Build (llm.DirStore for a resumable on-disk cache).
 	Cache llm.Store
@@ -74,146 +79,116 @@ type Config struct {
 	Progress func(done, total int, stage string)
 }
 
-// Aspects is the default preset: the v3 aspect formulation with the changes
-// measured on the dev data (hybrid dense + BM25 relevance; routing from
-// flow.DefaultAspects: demand = the read budget, no node credit, b = 0.2;
-// see the README's configuration table), annealed replicator selection of
-// 16 chains, no System 2. flowreader eval's "aspects" router is this preset.
+// Aspects is the default preset, equal to the zero Config: the v3 aspect
+// formulation (paper v3 §3) with hybrid dense + BM25 relevance, routing by
+// flow.DefaultAspects, annealed replicator selection of 16 chains, no
+// System 2.
 func Aspects() Config {
 	return Config{
-		Preset:   "aspects",
-		Score:    score.AspectsConfig(),
+		Scoring:  score.AspectsConfig(),
 		Router:   flow.DefaultAspects(),
 		Selector: selector.Annealed{},
 		Budget:   16,
-		System2:  reader.Auto,
 	}
 }
 
-// AspectsPaper is METHOD B exactly: the paper's v3 as specified (dense-only
-// relevance with the reference boost, spectral aspects, κ from b = 0.634).
+// AspectsPaper is paper v3 as specified: dense relevance with the
+// reference boost, and flow.PaperAspects routing.
 func AspectsPaper() Config {
 	c := Aspects()
-	c.Preset = "aspects-paper"
-	c.Score = score.AspectsPaperConfig()
+	c.Scoring = score.AspectsPaperConfig()
 	c.Router = flow.PaperAspects()
 	return c
 }
 
-// Classic is the v1 formulation: fused score h, MMR sources, answerability
-// sinks, F = 6, entropy-regularised replicator selection of at most 11
-// paths, and the dual-process gate with one System-2 pass.
+// Classic is the v1 formulation (paper v1 §3): fused score h, MMR sources,
+// answerability sinks, F = 6, entropy-regularised replicator selection of
+// at most 11 chains, v1 prompts, and the dual-process gate with one
+// System-2 pass.
 func Classic() Config {
 	return Config{
-		Preset:   "classic",
-		Score:    score.ClassicConfig(),
-		Router:   flow.DefaultClassic(),
-		Selector: selector.Replicator{},
-		Budget:   11,
-		System2:  reader.Auto,
+		Scoring:        score.ClassicConfig(),
+		Router:         flow.DefaultClassic(),
+		Selector:       selector.Replicator{},
+		Budget:         11,
+		ClassicPrompts: true,
+		System2:        true,
 	}
 }
 
-// Pipeline runs the five steps of the method over one configuration. Make it
-// with New; it is safe for concurrent use (many questions at once on one
-// graph).
+// Pipeline holds the configured parts of the method. Make it with New; it
+// is safe for concurrent use. Open binds it to a graph.
 type Pipeline struct {
-	cfg      Config
 	embedder llm.Embedder
-	scorer   *score.Scorer
+	model    llm.Model
+	scoring  score.Config
 	router   flow.Router
 	selector selector.Selector
 	reader   reader.Reader
+	judge    reader.Judge // nil: System 2 off
+	budget   int
+	cfg      Config
 	notes    []string
 }
 
-// New makes a pipeline. A zero Config is the Aspects preset with the embedded
-// offline defaults.
+// New validates cfg and makes a pipeline. Zero fields take their
+// documented defaults; an invalid field is an error wrapping ErrConfig that
+// names it.
 func New(cfg Config) (*Pipeline, error) {
-	if cfg.Preset == "" && cfg.Router == nil && cfg.Selector == nil && cfg.Budget == 0 {
-		base := Aspects()
-		base.Embedder, base.Model, base.Reader = cfg.Embedder, cfg.Model, cfg.Reader
-		base.Cache, base.Progress, base.Concurrency, base.ImageRoot = cfg.Cache, cfg.Progress, cfg.Concurrency, cfg.ImageRoot
-		cfg = base
+	p := &Pipeline{cfg: cfg, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
+	switch {
+	case cfg.Budget < 0:
+		return nil, fmt.Errorf("%w: Budget %d is negative", ErrConfig, cfg.Budget)
+	case cfg.Concurrency < 0:
+		return nil, fmt.Errorf("%w: Concurrency %d is negative", ErrConfig, cfg.Concurrency)
 	}
-	p := &Pipeline{cfg: cfg}
+	if p.scoring == (score.Config{}) {
+		p.scoring = score.AspectsConfig()
+	}
+	if err := p.scoring.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
+	}
+	if p.router == nil {
+		p.router = flow.DefaultAspects()
+	}
+	if v, ok := p.router.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: Router: %w", ErrConfig, err)
+		}
+	}
+	if p.selector == nil {
+		p.selector = selector.Annealed{}
+	}
+	if p.budget == 0 {
+		p.budget = 16
+	}
 	p.embedder = cfg.Embedder
 	if p.embedder == nil {
 		g := local.Embedder()
 		p.embedder = g
 		p.notes = append(p.notes, "embedded default embedder: "+g.Name()+" (offline GloVe word vectors, no server)")
 	}
-	p.router = cfg.Router
-	if p.router == nil {
-		switch cfg.Preset {
-		case "classic":
-			p.router = flow.DefaultClassic()
-		case "aspects-paper":
-			p.router = flow.PaperAspects()
-		default:
-			p.router = flow.DefaultAspects()
-		}
-	}
-	if cfg.Solver != nil && cfg.Router == nil {
-		switch r := p.router.(type) {
-		case *flow.Aspects:
-			r.Solver = cfg.Solver
-		case *flow.Classic:
-			r.Solver = cfg.Solver
-		}
-	}
-	// Under the budget demand rule the aspects router routes as many units
-	// as the reader will read: keep the two in step when Budget was changed
-	// (on a copy, so that a router shared with other pipelines is untouched).
-	if a, ok := p.router.(*flow.Aspects); ok && cfg.Budget > 0 && a.DemandRule == flow.DemandBudget && a.FMax != float64(cfg.Budget) {
-		c := *a
-		c.FMax = float64(cfg.Budget)
-		if c.FMin > c.FMax {
-			c.FMin = c.FMax
-		}
-		p.router = &c
-	}
-	if c, ok := p.router.(*flow.Classic); ok && c.KeepEdge == nil {
-		c.KeepEdge = cfg.Score.KeepEdge
-	}
-	p.selector = cfg.Selector
-	if p.selector == nil {
-		p.selector = selector.Greedy{}
-	}
-	p.scorer = &score.Scorer{Config: cfg.Score, Embedder: p.embedder}
-	p.reader = cfg.Reader
 	if p.reader == nil {
 		if cfg.Model != nil {
-			v := &reader.VLM{
-				Model:       cfg.Model,
-				Preset:      reader.Aspects,
-				Concurrency: cfg.Concurrency,
-				ImageRoot:   cfg.ImageRoot,
-				System2:     cfg.System2,
-				Selector:    p.selector,
-				Budget:      cfg.Budget,
-			}
-			if cfg.Preset == "classic" {
-				v.Preset = reader.Classic
-			}
-			if rr, ok := p.router.(flow.Rerouter); ok {
-				v.Rerouter = rr
-			}
-			p.reader = v
+			p.reader = &reader.VLM{Model: cfg.Model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot}
 		} else {
 			p.reader = &reader.Extractive{Embedder: p.embedder}
 			p.notes = append(p.notes, "embedded default reader: extractive (no model configured; answers are verbatim spans, not generated)")
 		}
 	}
+	if cfg.System2 {
+		j, ok := p.reader.(reader.Judge)
+		switch {
+		case ok:
+			p.judge = j
+		case cfg.Reader != nil:
+			return nil, fmt.Errorf("%w: System2 needs a Reader that implements reader.Judge; %T does not", ErrConfig, cfg.Reader)
+		default:
+			p.notes = append(p.notes, "System 2 off: the extractive reader has no model to judge with")
+		}
+	}
 	return p, nil
 }
-
-// Config returns the pipeline's configuration.
-func (p *Pipeline) Config() Config { return p.cfg }
-
-// Embedder returns the embedder in use (the embedded default when none was
-// configured).
-func (p *Pipeline) Embedder() llm.Embedder { return p.embedder }
 
 // Notes lists the embedded defaults the pipeline fell back to; empty when
 // every part was configured.
@@ -221,11 +196,12 @@ func (p *Pipeline) Notes() []string { return append([]string(nil), p.notes...) }
 
 // Build turns ingested documents (package graph/ingest) into a content graph:
 // node analysis (with the Model, else offline), embeddings, reading-order,
-// kNN and (with a Model) LLM links. Save the result with graph.Save.
+// kNN and (with a Model) LLM links. Save it with graph.Save; Open binds the
+// pipeline to it.
 func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Graph, error) {
 	b := &graph.Builder{
 		Embedder:    p.embedder,
-		Model:       p.cfg.Model,
+		Model:       p.model,
 		Cache:       p.cfg.Cache,
 		Concurrency: p.cfg.Concurrency,
 		Progress:    p.cfg.Progress,
@@ -235,28 +211,43 @@ func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Gra
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: build: %w", err)
 	}
-	if err := p.prepare(ctx, g); err != nil {
-		return nil, fmt.Errorf("flowreader: build: %w", err)
-	}
 	return g, nil
 }
 
-// prepare lets the router do its per-graph work now (flow.Preparer), so
-// that the first question costs what the later ones do.
-func (p *Pipeline) prepare(ctx context.Context, g *graph.Graph) error {
-	if pr, ok := p.router.(flow.Preparer); ok && g.Len() > 0 {
-		return pr.Prepare(ctx, g)
-	}
-	return nil
+// Index is a pipeline bound to one graph: it owns the graph's scoring
+// index (BM25 postings, references) and the router's per-graph state,
+// built once by Open, and runs the steps of the method over them. It is
+// safe for concurrent use; one pipeline may hold many Indexes.
+type Index struct {
+	p      *Pipeline
+	g      *graph.Graph
+	scores *score.Index
+	router flow.GraphRouter
 }
 
-// Load reads a graph file saved with graph.Save and checks that its
-// embeddings have the pipeline embedder's dimension, so that questions are
-// not scored against vectors of another space. An embedder whose dimension
-// is unknown until its first call (llm.EmbedderFunc) is asked to embed one
-// probe text first. A router with per-graph work (flow.Preparer) does it
-// here, as it does after Build.
-func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) {
+// Open binds the pipeline to g, doing every question-independent step now
+// so that the first question costs what the later ones do. g must not be
+// modified afterwards.
+func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (*Index, error) {
+	if g == nil || g.Len() == 0 {
+		return nil, ErrNoGraph
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	gr, err := p.router.Open(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: open: %w", err)
+	}
+	return &Index{p: p, g: g, scores: score.NewIndex(g), router: gr}, nil
+}
+
+// Load reads a graph file saved with graph.Save, checks that its embeddings
+// have the pipeline embedder's dimension (so that questions are not scored
+// against vectors of another space), and opens it. An embedder whose
+// dimension is unknown until its first call is asked to embed one probe
+// text first.
+func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 	dim := p.embedder.Dimension()
 	if dim <= 0 {
 		v, err := p.embedder.Embed(ctx, []string{"dimension probe"}, llm.Query)
@@ -272,97 +263,60 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) 
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: load: %w", err)
 	}
-	if err := p.prepare(ctx, g); err != nil {
-		return nil, fmt.Errorf("flowreader: load: %w", err)
-	}
-	return g, nil
+	return p.Open(ctx, g)
 }
 
-// Score scores every node of g for the question (relevance, and the
-// preset's further signals).
-func (p *Pipeline) Score(ctx context.Context, g *graph.Graph, question string) (*score.Scores, error) {
-	if g == nil || g.Len() == 0 {
-		return nil, ErrNoGraph
-	}
+// Graph returns the graph the index was opened on.
+func (ix *Index) Graph() *graph.Graph { return ix.g }
+
+// Score embeds the question (as an llm.Query) and scores every node:
+// relevance, and the configured scoring's further signals.
+func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
-	s, err := p.scorer.Score(ctx, g, question)
+	vs, err := ix.p.embedder.Embed(ctx, []string{question}, llm.Query)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: score: embedding the question: %w", err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("flowreader: score: %w: %d vectors for 1 question", llm.ErrInvalidOutput, len(vs))
+	}
+	s, err := ix.scores.Score(ix.p.scoring, score.Query{Text: question, Embedding: vs[0]})
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
 	return s, nil
 }
 
-// Route routes the evidence flow for scored nodes and decomposes it into
-// chains.
-func (p *Pipeline) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*flow.Routing, error) {
-	if g == nil || g.Len() == 0 {
-		return nil, ErrNoGraph
-	}
-	r, err := p.router.Route(ctx, g, s)
+// Route routes the evidence flow for the scores of one question and
+// decomposes it into chains.
+func (ix *Index) Route(ctx context.Context, s *score.Scores) (*flow.Routing, error) {
+	r, err := ix.router.Route(ctx, s, ix.p.budget)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: route: %w", err)
 	}
 	return r, nil
 }
 
-// Select picks the chains to read from a routing (the preset's budget).
-func (p *Pipeline) Select(r *flow.Routing) []flow.Chain {
+// Select picks the chains to read from a routing (at most the budget).
+func (ix *Index) Select(r *flow.Routing) []flow.Chain {
 	if r == nil {
 		return nil
 	}
-	return p.selector.Select(r, p.cfg.Budget)
+	return ix.p.selector.Select(r, ix.p.budget)
 }
 
-// Answer reads the selected chains and answers the question. The routing
-// and scores are needed for the gate and System 2; the default VLM reader
-// runs them when enabled.
-func (p *Pipeline) Answer(ctx context.Context, g *graph.Graph, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (*reader.Answer, error) {
-	if g == nil || g.Len() == 0 {
-		return nil, ErrNoGraph
-	}
-	if len(chains) == 0 {
-		// Nothing was routed: no node is relevant to the question (for
-		// example a question of punctuation, or one whose words no node
-		// shares while every cosine is zero). That is an answer, not an
-		// error: an empty one that says why, with no model call spent.
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		a := &reader.Answer{Trace: reader.Trace{Reader: p.readerKind(), Saturation: 1, Consistency: 1,
-			Note: "no evidence: routing selected no chain (no node is relevant to the question)"}}
-		if r != nil {
-			a.Trace.Router, a.Trace.Saturation = r.Router, r.Saturation
-		}
-		return a, nil
-	}
-	a, err := p.reader.Read(ctx, &reader.Input{Question: question, Graph: g, Scores: s, Routing: r, Chains: chains})
-	if err != nil {
-		return nil, fmt.Errorf("flowreader: answer: %w", err)
-	}
-	return a, nil
-}
-
-// readerKind names the reader for traces: "extractive", "vlm" or, for a
-// user's own reader, "custom".
-func (p *Pipeline) readerKind() string {
-	switch p.reader.(type) {
-	case *reader.Extractive:
-		return "extractive"
-	case *reader.VLM:
-		return "vlm"
-	}
-	return "custom"
-}
-
-// Result is everything Ask produced: the answer and the intermediate values
-// that explain it.
+// Result is everything Ask produced: the answer and the values that
+// explain it.
 type Result struct {
 	*reader.Answer
 	Scores  *score.Scores
 	Routing *flow.Routing
 	Chains  []flow.Chain
+	// System2 is the account of the gate and the System-2 pass; nil when
+	// System 2 is off.
+	System2 *System2
 	// Notes lists the embedded defaults used (empty when every part was
 	// configured); show them to users so that offline answers are not
 	// mistaken for model answers.
@@ -371,31 +325,61 @@ type Result struct {
 	Stages map[string]time.Duration
 }
 
-// Ask runs Score, Route, Select and Answer for one question. With the
-// default VLM reader and System 2 enabled, the gate may trigger at most one
-// System-2 pass (inside Answer).
-func (p *Pipeline) Ask(ctx context.Context, g *graph.Graph, question string) (*Result, error) {
-	res := &Result{Notes: p.Notes(), Stages: map[string]time.Duration{}}
+// Answer reads the selected chains and answers the question; with System 2
+// on, the gate may then trigger one System-2 pass (re-route, re-select,
+// re-read). With no chains, the answer is empty and says why, and no model
+// call is spent.
+func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (*Result, error) {
+	if strings.TrimSpace(question) == "" {
+		return nil, ErrQuestion
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Scores: s, Routing: r, Chains: chains, Notes: ix.p.Notes()}
+	in := &reader.Input{Question: question, Graph: ix.g, Chains: chains}
+	if s != nil {
+		in.Relevance = s.H
+	}
+	a, err := ix.p.reader.Read(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: answer: %w", err)
+	}
+	res.Answer = a
+	if ix.p.judge != nil && len(chains) > 0 {
+		if err := ix.system2(ctx, question, res); err != nil {
+			return nil, fmt.Errorf("flowreader: answer: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// Ask runs Score, Route, Select and Answer for one question.
+func (ix *Index) Ask(ctx context.Context, question string) (*Result, error) {
+	stages := map[string]time.Duration{}
 	t := time.Now()
 	lap := func(stage string) {
 		now := time.Now()
-		res.Stages[stage] = now.Sub(t)
+		stages[stage] = now.Sub(t)
 		t = now
 	}
-	var err error
-	if res.Scores, err = p.Score(ctx, g, question); err != nil {
+	s, err := ix.Score(ctx, question)
+	if err != nil {
 		return nil, err
 	}
 	lap("score")
-	if res.Routing, err = p.Route(ctx, g, res.Scores); err != nil {
+	r, err := ix.Route(ctx, s)
+	if err != nil {
 		return nil, err
 	}
 	lap("route")
-	res.Chains = p.Select(res.Routing)
+	chains := ix.Select(r)
 	lap("select")
-	if res.Answer, err = p.Answer(ctx, g, question, res.Scores, res.Routing, res.Chains); err != nil {
+	res, err := ix.Answer(ctx, question, s, r, chains)
+	if err != nil {
 		return nil, err
 	}
 	lap("answer")
+	res.Stages = stages
 	return res, nil
 }

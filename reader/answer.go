@@ -6,8 +6,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/score"
-)
+	)
 
 // Reader turns selected chains into an answer.
 type Reader interface {
@@ -19,15 +18,22 @@ var (
 	_ Reader = (*Extractive)(nil)
 )
 
-// Input is what a reader reads: the question, the graph, the query's scores
-// and routing (both optional for Extractive; Routing is needed for the
-// saturation trigger and System 2), and the selected chains in reading order.
+// Input is what a reader reads: the question, the graph, and the selected
+// chains in reading order. A reader knows nothing of how the chains were
+// routed or selected.
 type Input struct {
 	Question string
 	Graph    *graph.Graph
-	Scores   *score.Scores
-	Routing  *flow.Routing
 	Chains   []flow.Chain
+	// Relevance is the question's relevance h per node (score.Scores.H),
+	// optional: the VLM reader shows the reasoner each chain's most relevant
+	// nodes first (paper v3 §3.4); without it, the first nodes of the chain.
+	Relevance []float64
+	// Reuse holds the drafts of an earlier reading of the same question: a
+	// chain whose node sequence is that of a draft that did not fail is not
+	// read again (greedy decoding with the same prompt would repeat it).
+	// System 2 re-reads this way (paper v1 §3.5).
+	Reuse []Draft
 }
 
 // Answer is a reader's answer with its provenance.
@@ -37,7 +43,7 @@ type Answer struct {
 	// Citations point at the nodes that support Text, best first.
 	Citations []Citation
 	// Drafts are the per-chain worker outputs of the pass whose answer was
-	// kept (System 1, or System 2 when it found support), in reading order.
+	// in reading order.
 	Drafts []Draft
 	// Trace explains how the answer was reached.
 	Trace Trace
@@ -65,8 +71,9 @@ type Draft struct {
 	// Nodes are the chain's nodes in routed order; Flow its flow.
 	Nodes []int
 	Flow  float64
-	// Status, Answer and Evidence come from the worker's JSON; Failed means
-	// the call failed and the chain was dropped (Err says why).
+	// Status, Answer and Evidence come from the worker's JSON;
+	// StatusFailed means the call failed and the chain was dropped (Err
+	// says why).
 	Status   Status
 	Answer   string
 	Evidence string
@@ -80,30 +87,18 @@ type Draft struct {
 	Images int
 }
 
-// Stage names used in Trace.Stages.
-const (
-	StageWorkers = "workers"
-	// StageQuestionType runs concurrently with StageWorkers.
-	StageQuestionType = "question_type"
-	StageReasoner     = "reasoner"
-	StageConsistency  = "consistency"
-	StageSystem2      = "system2"
-	StageExtract      = "extract"
-)
-
 // Trace is the account of one Read.
 type Trace struct {
 	// Reader is "vlm" or "extractive".
 	Reader string
-	// Preset is "aspects" or "classic" (vlm only).
-	Preset string
+	// Prompts is "aspects" (paper v3) or "classic" (paper v1); vlm only.
+	Prompts string
 	// ChainsRead is the number of chains given to workers in System 1, and
 	// Flow the total flow they carry.
 	ChainsRead int
 	Flow       float64
-	// Router and Saturation come from the routing (σ; 1 when unknown).
-	Router     string
-	Saturation float64
+	// Reused counts the chains whose reading was taken from Input.Reuse.
+	Reused int
 	// QuestionType and AnswerLength are the question-type call's verdict
 	// (defaults when the call failed; QuestionTypeErr says why).
 	QuestionType    string
@@ -111,19 +106,11 @@ type Trace struct {
 	QuestionTypeErr string
 	// KeyNodes and KeyNodeChars are the reasoner's evidence limits used.
 	KeyNodes, KeyNodeChars int
-	// Supported is the number of supported drafts in System 1.
+	// Supported is the number of supported drafts.
 	Supported int
-	// Consistency is c = 1 − contradictions/pairs over distinct supported
-	// answers; Pairs is the number of judged pairs (0: not judged, c = 1).
-	Consistency    float64
-	Pairs          int
-	Contradictions int
-	// Gate is the dual-process gate's decision.
-	Gate GateDecision
-	// System2 reports whether a System-2 pass ran, and what it did.
-	System2 System2Trace
-	// Dropped lists chains whose worker failed.
-	Dropped []Dropped
+	// Dropped counts the chains whose worker failed (their drafts have
+	// status StatusFailed).
+	Dropped int
 	// ReasonerFallback says how the answer was taken when the reasoner's
 	// reply had no <output> tag ("" when it had one): "no_output_tag",
 	// "best_draft" or "empty".
@@ -132,20 +119,15 @@ type Trace struct {
 	Note string
 	// Calls, PromptTokens and CompletionTokens count model calls and tokens
 	// spent by this Read; CallsByKind splits Calls by purpose ("worker",
-	// "qtype", "reasoner", "judge", "bridge", "edge").
+	// "qtype", "reasoner").
 	Calls            int
 	PromptTokens     int
 	CompletionTokens int
 	CallsByKind      map[string]int
-	// Stages is the wall time per stage; Total the whole Read.
+	// Stages is the wall time per stage ("workers", "question_type" (run
+	// alongside the workers), "reasoner"; "extract" for the extractive
+	// reader); Total the whole Read.
 	Stages map[string]time.Duration
 	Total  time.Duration
 }
 
-// Dropped is a chain left out because its worker failed.
-type Dropped struct {
-	Pass   int // 1 or 2
-	Chain  int
-	Nodes  []int
-	Reason string
-}

@@ -66,9 +66,9 @@ func BenchmarkAnswerLatency(b *testing.B) {
 			// One worker and one reasoner call, alone: the denominator.
 			r := v.newRun(in)
 			wreq, _ := r.workerRequest(in.Chains[0])
-			r.qt = QuestionType{Type: "value", Length: "short"}
+			r.qt = questionType{Type: "value", Length: "short"}
 			r.keyNodesN = 2
-			rreq := r.reasonerRequest([]Draft{{Nodes: in.Chains[0].Nodes, Status: Supported, Answer: "248"}})
+			rreq := r.reasonerRequest([]Draft{{Nodes: in.Chains[0].Nodes, Status: StatusSupported, Answer: "248"}})
 			single := func(req *llm.Request) time.Duration {
 				best := time.Duration(1 << 62)
 				for i := 0; i < 3; i++ {

@@ -61,3 +61,9 @@ func (t *meter) fill(tr *Trace) {
 		tr.CallsByKind[k] = v
 	}
 }
+
+func (t *meter) fillJudgement(j *Judgement) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	j.Calls, j.PromptTokens, j.CompletionTokens = t.calls, t.prompt, t.compl
+}

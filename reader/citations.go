@@ -20,7 +20,7 @@ func (r *run) citations(final string, drafts []Draft) []Citation {
 	}
 	var cs []cand
 	for i, d := range drafts {
-		if d.Status == Supported {
+		if d.Status == StatusSupported {
 			cs = append(cs, cand{i, overlap(stems(d.Answer), ft)})
 		}
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// Paper limits (v3 §A.4; METHOD B.10).
+// Paper limits (v3 §A.4).
 const (
-	// DefaultEvidenceChars is the evidence budget of one worker.
-	DefaultEvidenceChars = 6000
-	// DefaultKeyNodeChars truncates each supporting node shown to the reasoner.
-	DefaultKeyNodeChars = 2000
+	// evidenceChars is the evidence budget of one worker.
+	evidenceChars = 6000
+	// keyNodeChars truncates each supporting node shown to the reasoner.
+	keyNodeChars = 2000
 )
 
 // tagRE finds the opening of any tag the prompts use as a delimiter
@@ -52,12 +52,12 @@ func truncate(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// Shares splits a budget of characters across texts of the given lengths by
-// METHOD B.10's rule: when the total fits, everyone keeps everything;
+// shares splits a budget of characters across texts of the given lengths by
+// The water-filling rule: when the total fits, everyone keeps everything;
 // otherwise each of the n texts gets floor(budget/n), and the share a short
 // text does not use is redistributed, by the same rule, among the longer
 // ones (water-filling). The result never sums above budget.
-func Shares(lengths []int, budget int) []int {
+func shares(lengths []int, budget int) []int {
 	out := make([]int, len(lengths))
 	total := 0
 	for _, l := range lengths {

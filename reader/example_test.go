@@ -71,32 +71,19 @@ func ExampleVLM_Read() {
 	// 4 calls: 2 workers, 1 supported
 }
 
-func ExampleParseWorker() {
-	out, ok := reader.ParseWorker("Sure!\n```json\n{'status': 'supported', 'answer': 248, 'evidence': 'North Mole 248',}\n```")
-	fmt.Println(out.Status, out.Answer, out.Evidence, ok)
-	// Output: supported 248 North Mole 248 true
-}
-
-func ExampleExtractOutput() {
-	text, fallback := reader.ExtractOutput("<thought>Both paths agree.</thought> <output>Yes, the East Arm flooded.</output>")
-	fmt.Printf("%q %q\n", text, fallback)
-	// Output: "Yes, the East Arm flooded." ""
-}
-
-func ExampleShares() {
-	// Three nodes share a 6,000-character budget: the short one keeps its
-	// 1,000 and the other two split the rest.
-	fmt.Println(reader.Shares([]int{1000, 5000, 9000}, 6000))
-	// Output: [1000 2500 2500]
-}
-
-func ExampleGate_Decide() {
-	d := reader.Gate{}.Decide(0.5, 0.9, 3)
-	fmt.Println(d.Fired, d.Triggers, d.Reason)
-	// Output: true [T2 low consistency] consistency 0.500 < τ 0.65
-}
-
-func ExamplePrompt() {
-	fmt.Println(reader.Prompt("v1_b6_edge.txt")[:62])
-	// Output: Does reading Passage A then Passage B form a useful reasoning
+// The consistency judge of the dual-process gate: two chains that give
+// different answers are judged contradictory, so c = 0.
+func ExampleVLM_Consistency() {
+	m := &fake.Model{Default: "NO"}
+	m.On("CONTRADICT", "YES")
+	v := &reader.VLM{Model: m}
+	j, err := v.Consistency(context.Background(), "How many nests in 2025?", []reader.Draft{
+		{Chain: 0, Flow: 1, Status: reader.StatusSupported, Answer: "248"},
+		{Chain: 1, Flow: 1, Status: reader.StatusSupported, Answer: "31"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(j.Consistency, j.Pairs, j.Contradictions, j.Calls)
+	// Output: 0 1 1 1
 }

@@ -54,11 +54,10 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	if err := checkInput(in); err != nil {
 		return nil, err
 	}
-	tr := Trace{Reader: "extractive", ChainsRead: len(in.Chains), Saturation: 1, Consistency: 1,
-		Gate: GateDecision{Reason: "extractive reader: no gate"}, Stages: map[string]time.Duration{}}
-	if in.Routing != nil {
-		tr.Router, tr.Saturation = in.Routing.Router, in.Routing.Saturation
+	if len(in.Chains) == 0 {
+		return noEvidence("extractive", start), nil
 	}
+	tr := Trace{Reader: "extractive", ChainsRead: len(in.Chains), Stages: map[string]time.Duration{}}
 	var nodes []int
 	seen := map[int]bool{}
 	for _, c := range in.Chains {
@@ -117,7 +116,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 		}
 	}
 	sort.SliceStable(us, func(a, b int) bool { return us[a].score > us[b].score })
-	tr.Stages[StageExtract] = time.Since(start)
+	tr.Stages["extract"] = time.Since(start)
 	tr.Total = time.Since(start)
 	ans := &Answer{Trace: tr}
 	if len(us) == 0 || lex[0] < 0 || us[0].score <= 0 {

@@ -1,13 +1,11 @@
 package reader
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/flowreader/flowreader/flow"
@@ -143,47 +141,6 @@ func defaultScript() script {
 }
 
 // fakeRerouter records Reroute calls and returns a fixed routing.
-type fakeRerouter struct {
-	mu    sync.Mutex
-	calls int
-	edits []flow.Edits
-	seen  []*score.Scores
-	next  *flow.Routing
-	err   error
-}
-
-func (f *fakeRerouter) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*flow.Routing, error) {
-	return f.next, f.err
-}
-
-func (f *fakeRerouter) Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *flow.Routing, e flow.Edits) (*flow.Routing, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	f.edits = append(f.edits, e)
-	f.seen = append(f.seen, s)
-	return f.next, f.err
-}
-
-// fakeEditor returns fixed candidates and records what was asked.
-type fakeEditor struct {
-	cutPairs, cutEdges, topFlow, srcEdges [][2]int
-	seeds                                 []int
-	aff                                   float64
-}
-
-func (f fakeEditor) CutPairs(*graph.Graph, *score.Scores, *flow.Routing, int) [][2]int {
-	return f.cutPairs
-}
-func (f fakeEditor) CutEdges(*graph.Graph, *flow.Routing, int) [][2]int { return f.cutEdges }
-func (f fakeEditor) TopFlowEdges(*flow.Routing) [][2]int                { return f.topFlow }
-func (f fakeEditor) ExpandSources(*graph.Graph, *score.Scores, *flow.Routing, int, int) []int {
-	return f.seeds
-}
-func (f fakeEditor) SourceEdges(*graph.Graph, *flow.Routing, []int, int) [][2]int { return f.srcEdges }
-func (f fakeEditor) Affinity(*graph.Graph, *flow.Routing, int, int) float64       { return f.aff }
-
-// renderRequest is the exact text of a request, images as placeholders.
 func renderRequest(req *llm.Request) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "temperature=%g top_p=%g schema=%q\n", req.Temperature, req.TopP, req.SchemaName)

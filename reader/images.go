@@ -12,15 +12,15 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// DefaultMaxImageBytes caps one image sent to a worker.
-const DefaultMaxImageBytes = 8 << 20
+// maxImageBytes caps one image sent to a worker.
+const maxImageBytes = 8 << 20
 
-// ErrImageTooLarge is returned (wrapped) for an image above the size limit.
-var ErrImageTooLarge = errors.New("reader: image too large")
+// errImageTooLarge is returned (wrapped) for an image above the size limit.
+var errImageTooLarge = errors.New("reader: image too large")
 
-// ErrImagePath is returned (wrapped) for an image path that is not local to
+// errImagePath is returned (wrapped) for an image path that is not local to
 // the image root.
-var ErrImagePath = errors.New("reader: image path escapes the root")
+var errImagePath = errors.New("reader: image path escapes the root")
 
 // imageCache loads each node's image once per Read.
 type imageCache struct {
@@ -37,9 +37,9 @@ type loaded struct {
 }
 
 func (v *VLM) newImageCache() *imageCache {
-	limit := v.MaxImageBytes
+	limit := v.maxImageBytes
 	if limit <= 0 {
-		limit = DefaultMaxImageBytes
+		limit = maxImageBytes
 	}
 	c := &imageCache{max: limit, got: map[int]loaded{}}
 	switch {
@@ -66,7 +66,7 @@ func (c *imageCache) get(i int, n *graph.Node) ([]byte, string, error) {
 	}
 	data, err := c.load(*n.Image)
 	if err == nil && int64(len(data)) > c.max {
-		err = fmt.Errorf("%w: %s is %d bytes, limit %d", ErrImageTooLarge, n.Image.Path, len(data), c.max)
+		err = fmt.Errorf("%w: %s is %d bytes, limit %d", errImageTooLarge, n.Image.Path, len(data), c.max)
 	}
 	mime := n.Image.MIME
 	if err == nil && mime == "" {
@@ -86,7 +86,7 @@ func (c *imageCache) get(i int, n *graph.Node) ([]byte, string, error) {
 func readRooted(root, rel string, limit int64) ([]byte, error) {
 	p := filepath.FromSlash(rel)
 	if !filepath.IsLocal(p) {
-		return nil, fmt.Errorf("%w: %q", ErrImagePath, rel)
+		return nil, fmt.Errorf("%w: %q", errImagePath, rel)
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
@@ -103,7 +103,7 @@ func readRooted(root, rel string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reader: image %q: %w", rel, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: %q above %d bytes", ErrImageTooLarge, rel, limit)
+		return nil, fmt.Errorf("%w: %q above %d bytes", errImageTooLarge, rel, limit)
 	}
 	return data, nil
 }

@@ -17,11 +17,11 @@ func TestReadRooted(t *testing.T) {
 	if b, err := readRooted(dir, "a.png", 10); err != nil || string(b) != "0123456789" {
 		t.Errorf("read: %q %v", b, err)
 	}
-	if _, err := readRooted(dir, "a.png", 9); !errors.Is(err, ErrImageTooLarge) {
+	if _, err := readRooted(dir, "a.png", 9); !errors.Is(err, errImageTooLarge) {
 		t.Errorf("size limit: %v", err)
 	}
 	for _, p := range []string{"../a.png", "/etc/passwd", "x/../../a.png"} {
-		if _, err := readRooted(dir, p, 100); !errors.Is(err, ErrImagePath) {
+		if _, err := readRooted(dir, p, 100); !errors.Is(err, errImagePath) {
 			t.Errorf("%q: %v", p, err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestImageFallsBackToText(t *testing.T) {
 	if got := renderRequest(req); !contains(got, "Text in image: North Mole 212 248") {
 		t.Error("text rendering missing")
 	}
-	v = &VLM{Model: m, Images: func(graph.ImageRef) ([]byte, error) { return make([]byte, 100), nil }, MaxImageBytes: 10}
+	v = &VLM{Model: m, Images: func(graph.ImageRef) ([]byte, error) { return make([]byte, 100), nil }, maxImageBytes: 10}
 	r = newTestRun(t, v, nil)
 	if _, n := r.workerRequest(chainsN(1)[0]); n != 0 {
 		t.Error("oversized image sent")

@@ -14,30 +14,30 @@ type Status string
 
 const (
 	// Supported: the worker found (part of) the answer in its chain.
-	Supported Status = "supported"
+	StatusSupported Status = "supported"
 	// NotReported: the worker found nothing usable, or its output could not be read.
-	NotReported Status = "not_reported"
+	StatusNotReported Status = "not_reported"
 	// Failed: the worker call itself failed; the chain was dropped.
-	Failed Status = "failed"
+	StatusFailed Status = "failed"
 )
 
-// WorkerOutput is the JSON a worker is asked to return.
-type WorkerOutput struct {
+// workerOutput is the JSON a worker is asked to return.
+type workerOutput struct {
 	Status   Status `json:"status"`
 	Answer   string `json:"answer"`
 	Evidence string `json:"evidence"`
 }
 
-// ParseWorker reads a worker's reply leniently: the JSON object may be
+// parseWorker reads a worker's reply leniently: the JSON object may be
 // wrapped in prose or a code fence, use single quotes, carry trailing commas,
 // or be cut off; values may be numbers or lists. A reply with no readable
 // object, an unknown status, or a "supported" status with an empty answer
 // reads as not_reported; ok reports whether an object was found at all.
 // It never panics.
-func ParseWorker(s string) (out WorkerOutput, ok bool) {
+func parseWorker(s string) (out workerOutput, ok bool) {
 	m, ok := lenientObject(s, "status", "answer")
 	if !ok {
-		return WorkerOutput{Status: NotReported}, false
+		return workerOutput{Status: StatusNotReported}, false
 	}
 	out.Answer = strings.TrimSpace(m["answer"])
 	out.Evidence = strings.TrimSpace(m["evidence"])
@@ -45,16 +45,16 @@ func ParseWorker(s string) (out WorkerOutput, ok bool) {
 	st = strings.NewReplacer(" ", "_", "-", "_").Replace(st)
 	switch {
 	case st == "supported" || st == "partial" || st == "partially_supported":
-		out.Status = Supported
+		out.Status = StatusSupported
 	case st == "" && out.Answer != "":
-		out.Status = Supported
+		out.Status = StatusSupported
 	default:
-		out.Status = NotReported
+		out.Status = StatusNotReported
 	}
-	if out.Status == Supported && (out.Answer == "" || isRefusal(out.Answer)) {
-		out.Status = NotReported
+	if out.Status == StatusSupported && (out.Answer == "" || isRefusal(out.Answer)) {
+		out.Status = StatusNotReported
 	}
-	if out.Status == NotReported {
+	if out.Status == StatusNotReported {
 		out.Answer, out.Evidence = "", ""
 	}
 	return out, true

@@ -14,36 +14,36 @@ func TestParseWorker(t *testing.T) {
 		answer, evid string
 		ok           bool
 	}{
-		{"plain", `{"status":"supported","answer":"248","evidence":"North Mole 248"}`, Supported, "248", "North Mole 248", true},
-		{"fenced", "Here you go:\n```json\n{\"status\": \"supported\", \"answer\": \"Dr Ilse Marrow\", \"evidence\": \"survey leader\"}\n```\nDone.", Supported, "Dr Ilse Marrow", "survey leader", true},
-		{"prose around", `I read the table. {"status":"supported","answer":"31","evidence":"East Arm 31"} Hope that helps!`, Supported, "31", "East Arm 31", true},
-		{"not reported", `{"status":"not_reported","answer":"","evidence":""}`, NotReported, "", "", true},
-		{"not reported spaced", `{"status":"Not Reported","answer":"n/a"}`, NotReported, "", "", true},
-		{"single quotes", `{'status': 'supported', 'answer': 'kittiwake', 'evidence': 'Main species'}`, Supported, "kittiwake", "Main species", true},
-		{"single quotes with apostrophe", `{'status': 'supported', 'answer': "the survey's leader", 'evidence': 'x'}`, Supported, "the survey's leader", "x", true},
-		{"trailing comma", `{"status":"supported","answer":"66","evidence":"Spit 66",}`, Supported, "66", "Spit 66", true},
-		{"numeric answer", `{"status":"supported","answer":248,"evidence":"row"}`, Supported, "248", "row", true},
-		{"list answer", `{"status":"supported","answer":["North Mole","East Arm"],"evidence":"table"}`, Supported, "North Mole; East Arm", "table", true},
-		{"null evidence", `{"status":"supported","answer":"yes","evidence":null}`, Supported, "yes", "", true},
-		{"truncated", `{"status":"supported","answer":"The East Arm lost its tern col`, Supported, "The East Arm lost its tern col", "", true},
-		{"unescaped quote", `{"status":"supported","answer":"the "North" Mole","evidence":"x"}`, Supported, `the "North" Mole`, "x", true},
-		{"think block", `<think>maybe {"status":"not_reported"}</think>{"status":"supported","answer":"2.1 metres","evidence":"2.1 metres"}`, Supported, "2.1 metres", "2.1 metres", true},
-		{"supported but empty", `{"status":"supported","answer":"","evidence":"x"}`, NotReported, "", "", true},
-		{"supported says not reported", `{"status":"supported","answer":"Not reported.","evidence":""}`, NotReported, "", "", true},
-		{"unknown status", `{"status":"maybe","answer":"x"}`, NotReported, "", "", true},
-		{"missing status", `{"answer":"248"}`, Supported, "248", "", true},
-		{"capital keys", `{"Status":"supported","Answer":"248"}`, Supported, "248", "", true},
-		{"braces in strings", `{"status":"supported","answer":"a {b} c","evidence":"}"}`, Supported, "a {b} c", "}", true},
-		{"second object", `{"note":"ignore"} {"status":"supported","answer":"7"}`, Supported, "7", "", true},
-		{"no json", `The answer is 248.`, NotReported, "", "", false},
-		{"empty", ``, NotReported, "", "", false},
-		{"garbage", `{{{{]]]`, NotReported, "", "", false},
+		{"plain", `{"status":"supported","answer":"248","evidence":"North Mole 248"}`, StatusSupported, "248", "North Mole 248", true},
+		{"fenced", "Here you go:\n```json\n{\"status\": \"supported\", \"answer\": \"Dr Ilse Marrow\", \"evidence\": \"survey leader\"}\n```\nDone.", StatusSupported, "Dr Ilse Marrow", "survey leader", true},
+		{"prose around", `I read the table. {"status":"supported","answer":"31","evidence":"East Arm 31"} Hope that helps!`, StatusSupported, "31", "East Arm 31", true},
+		{"not reported", `{"status":"not_reported","answer":"","evidence":""}`, StatusNotReported, "", "", true},
+		{"not reported spaced", `{"status":"Not Reported","answer":"n/a"}`, StatusNotReported, "", "", true},
+		{"single quotes", `{'status': 'supported', 'answer': 'kittiwake', 'evidence': 'Main species'}`, StatusSupported, "kittiwake", "Main species", true},
+		{"single quotes with apostrophe", `{'status': 'supported', 'answer': "the survey's leader", 'evidence': 'x'}`, StatusSupported, "the survey's leader", "x", true},
+		{"trailing comma", `{"status":"supported","answer":"66","evidence":"Spit 66",}`, StatusSupported, "66", "Spit 66", true},
+		{"numeric answer", `{"status":"supported","answer":248,"evidence":"row"}`, StatusSupported, "248", "row", true},
+		{"list answer", `{"status":"supported","answer":["North Mole","East Arm"],"evidence":"table"}`, StatusSupported, "North Mole; East Arm", "table", true},
+		{"null evidence", `{"status":"supported","answer":"yes","evidence":null}`, StatusSupported, "yes", "", true},
+		{"truncated", `{"status":"supported","answer":"The East Arm lost its tern col`, StatusSupported, "The East Arm lost its tern col", "", true},
+		{"unescaped quote", `{"status":"supported","answer":"the "North" Mole","evidence":"x"}`, StatusSupported, `the "North" Mole`, "x", true},
+		{"think block", `<think>maybe {"status":"not_reported"}</think>{"status":"supported","answer":"2.1 metres","evidence":"2.1 metres"}`, StatusSupported, "2.1 metres", "2.1 metres", true},
+		{"supported but empty", `{"status":"supported","answer":"","evidence":"x"}`, StatusNotReported, "", "", true},
+		{"supported says not reported", `{"status":"supported","answer":"Not reported.","evidence":""}`, StatusNotReported, "", "", true},
+		{"unknown status", `{"status":"maybe","answer":"x"}`, StatusNotReported, "", "", true},
+		{"missing status", `{"answer":"248"}`, StatusSupported, "248", "", true},
+		{"capital keys", `{"Status":"supported","Answer":"248"}`, StatusSupported, "248", "", true},
+		{"braces in strings", `{"status":"supported","answer":"a {b} c","evidence":"}"}`, StatusSupported, "a {b} c", "}", true},
+		{"second object", `{"note":"ignore"} {"status":"supported","answer":"7"}`, StatusSupported, "7", "", true},
+		{"no json", `The answer is 248.`, StatusNotReported, "", "", false},
+		{"empty", ``, StatusNotReported, "", "", false},
+		{"garbage", `{{{{]]]`, StatusNotReported, "", "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := ParseWorker(c.in)
+			got, ok := parseWorker(c.in)
 			if got.Status != c.status || got.Answer != c.answer || got.Evidence != c.evid || ok != c.ok {
-				t.Errorf("ParseWorker(%q) = %+v, %v; want %s %q %q %v", c.in, got, ok, c.status, c.answer, c.evid, c.ok)
+				t.Errorf("parseWorker(%q) = %+v, %v; want %s %q %q %v", c.in, got, ok, c.status, c.answer, c.evid, c.ok)
 			}
 		})
 	}
@@ -63,13 +63,13 @@ func FuzzParseWorker(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out, ok := ParseWorker(s)
+		out, ok := parseWorker(s)
 		switch out.Status {
-		case Supported:
+		case StatusSupported:
 			if out.Answer == "" || !ok {
 				t.Fatalf("supported without answer: %+v %v", out, ok)
 			}
-		case NotReported:
+		case StatusNotReported:
 			if out.Answer != "" || out.Evidence != "" {
 				t.Fatalf("not_reported with content: %+v", out)
 			}
@@ -77,7 +77,7 @@ func FuzzParseWorker(f *testing.F) {
 			t.Fatalf("status %q", out.Status)
 		}
 		// Determinism.
-		again, ok2 := ParseWorker(s)
+		again, ok2 := parseWorker(s)
 		if again != out || ok2 != ok {
 			t.Fatal("not deterministic")
 		}
@@ -96,9 +96,9 @@ func TestExtractOutput(t *testing.T) {
 		{"<output></output>", "", "no_output_tag"},
 	}
 	for _, c := range cases {
-		text, fb := ExtractOutput(c.in)
+		text, fb := extractOutput(c.in)
 		if text != c.text || fb != c.fb {
-			t.Errorf("ExtractOutput(%q) = %q, %q; want %q, %q", c.in, text, fb, c.text, c.fb)
+			t.Errorf("extractOutput(%q) = %q, %q; want %q, %q", c.in, text, fb, c.text, c.fb)
 		}
 	}
 }
@@ -119,21 +119,21 @@ func TestReasonerFallbackToBestDraft(t *testing.T) {
 func TestParseQuestionType(t *testing.T) {
 	cases := []struct {
 		in   string
-		want QuestionType
+		want questionType
 		ok   bool
 		k    int
 	}{
-		{`{"type":"list","length":"sentence"}`, QuestionType{"list", "sentence"}, true, 4},
-		{`{"type":"value","length":"short"}`, QuestionType{"value", "short"}, true, 2},
-		{`{"type":"Yes/No","length":"paragraph"}`, QuestionType{"yes_no", "paragraph"}, true, 4},
-		{"```\n{\"type\": \"choice\", \"length\": \"short\"}\n```", QuestionType{"choice", "short"}, true, 2},
-		{`{"type":"poem","length":"epic"}`, QuestionType{}, false, 4},
-		{`nothing`, QuestionType{}, false, 4},
+		{`{"type":"list","length":"sentence"}`, questionType{"list", "sentence"}, true, 4},
+		{`{"type":"value","length":"short"}`, questionType{"value", "short"}, true, 2},
+		{`{"type":"Yes/No","length":"paragraph"}`, questionType{"yes_no", "paragraph"}, true, 4},
+		{"```\n{\"type\": \"choice\", \"length\": \"short\"}\n```", questionType{"choice", "short"}, true, 2},
+		{`{"type":"poem","length":"epic"}`, questionType{}, false, 4},
+		{`nothing`, questionType{}, false, 4},
 	}
 	for _, c := range cases {
-		got, ok := ParseQuestionType(c.in)
+		got, ok := parseQuestionType(c.in)
 		if got != c.want || ok != c.ok || got.KeyNodes() != c.k {
-			t.Errorf("ParseQuestionType(%q) = %+v %v (K=%d)", c.in, got, ok, got.KeyNodes())
+			t.Errorf("parseQuestionType(%q) = %+v %v (K=%d)", c.in, got, ok, got.KeyNodes())
 		}
 	}
 }
@@ -143,7 +143,7 @@ func TestParseJudge(t *testing.T) {
 		"YES": {true, true}, "no": {false, true}, "**NO**.": {false, true}, " Yes, they conflict": {true, true},
 		"Maybe": {false, false}, "": {false, false},
 	} {
-		c, ok := ParseJudge(in)
+		c, ok := parseJudge(in)
 		if c != want[0] || ok != want[1] {
 			t.Errorf("ParseJudge(%q) = %v %v", in, c, ok)
 		}
@@ -155,30 +155,15 @@ func TestParseScorers(t *testing.T) {
 		"EXISTS: YES\nSCORE: 0.7": 0.7, "EXISTS: NO\nSCORE: 0.9": 0, "exists: yes score: 1.5": 1,
 		"EXISTS: **YES** SCORE: .35": 0.35, "SCORE: 0.5": math.NaN(), "EXISTS: YES": math.NaN(),
 	} {
-		got := ParseBridge(in)
+		got := parseBridge(in)
 		if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("ParseBridge(%q) = %v, want %v", in, got, want)
 		}
 	}
 	for in, want := range map[string]float64{"0.85": 0.85, "Score: 0.3.": 0.3, "-1": 0, "7": 1, "useless": math.NaN()} {
-		got := ParseEdgeScore(in)
+		got := parseEdgeScore(in)
 		if !(got == want || math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("ParseEdgeScore(%q) = %v, want %v", in, got, want)
-		}
-	}
-}
-
-func TestDamped(t *testing.T) {
-	cases := [][5]float64{ // pOld, pHat, λ, bound, want
-		{0.4, 0.9, 0.6, 0.3, 0.7},
-		{0.4, 0.5, 0.6, 0.3, 0.46},
-		{0.8, 0.0, 0.6, 0.3, 0.5},
-		{0.2, 0.2, 0.6, 0.3, 0.2},
-		{0.95, 1, 1, 0.3, 1},
-	}
-	for _, c := range cases {
-		if got := damped(c[0], c[1], c[2], c[3]); math.Abs(got-c[4]) > 1e-12 {
-			t.Errorf("damped%v = %v", c[:4], got)
 		}
 	}
 }
@@ -209,17 +194,17 @@ func FuzzReplyParsers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		text, _ := ExtractOutput(s)
+		text, _ := extractOutput(s)
 		if strings.Contains(strings.ToLower(text), "<output>") {
 			t.Fatalf("tag left in %q", text)
 		}
-		for _, v := range []float64{ParseBridge(s), ParseEdgeScore(s)} {
+		for _, v := range []float64{parseBridge(s), parseEdgeScore(s)} {
 			if !math.IsNaN(v) && (v < 0 || v > 1) {
 				t.Fatalf("score %v out of [0,1]", v)
 			}
 		}
-		ParseJudge(s)
-		qt, _ := ParseQuestionType(s)
+		parseJudge(s)
+		qt, _ := parseQuestionType(s)
 		if k := qt.KeyNodes(); k != 2 && k != 4 {
 			t.Fatalf("key nodes %d", k)
 		}

@@ -29,7 +29,7 @@ func TestPromptsEmbeddedVerbatim(t *testing.T) {
 		{tmplQType, "Classify the question below", `{"type":"<type>","length":"<length>"}`, []string{"$Q$"}},
 	}
 	for _, c := range cases {
-		p := Prompt(c.name)
+		p := prompt(c.name)
 		if !strings.HasPrefix(p, c.start) || !strings.HasSuffix(p, c.end) {
 			t.Errorf("%s: starts %q… ends …%q", c.name, first(p, 60), last(p, 60))
 		}
@@ -42,7 +42,7 @@ func TestPromptsEmbeddedVerbatim(t *testing.T) {
 			t.Errorf("%s: undecoded markdown escapes", c.name)
 		}
 	}
-	if Prompt("nope.txt") != "" {
+	if prompt("nope.txt") != "" {
 		t.Error("unknown prompt should be empty")
 	}
 }
@@ -63,7 +63,7 @@ func last(s string, n int) string {
 
 func newTestRun(t *testing.T, v *VLM, chains []flow.Chain) *run {
 	g := fixtureGraph(t)
-	in := &Input{Question: "How many nests did the North Mole hold in 2025?", Graph: g, Scores: fixtureScores(g), Chains: chains}
+	in := &Input{Question: "How many nests did the North Mole hold in 2025?", Graph: g, Relevance: fixtureScores(g).H, Chains: chains}
 	return v.newRun(in)
 }
 
@@ -75,9 +75,9 @@ func TestGoldenWorkerPrompts(t *testing.T) {
 		v    *VLM
 	}{
 		{"worker_aspects_text.txt", &VLM{Model: &fake.Model{}}},
-		{"worker_classic_text.txt", &VLM{Model: &fake.Model{}, Preset: Classic}},
+		{"worker_classic_text.txt", &VLM{Model: &fake.Model{}, Classic: true}},
 		{"worker_aspects_image.txt", &VLM{Model: &fake.Model{Images: true}, Images: func(graph.ImageRef) ([]byte, error) { return img, nil }}},
-		{"worker_budget_300.txt", &VLM{Model: &fake.Model{}, EvidenceChars: 300}},
+		{"worker_budget_300.txt", &VLM{Model: &fake.Model{}, evidenceChars: 300}},
 		{"worker_injection.txt", &VLM{Model: &fake.Model{}}},
 	}
 	for _, c := range cases {
@@ -103,17 +103,17 @@ func TestGoldenWorkerPrompts(t *testing.T) {
 
 func TestGoldenReasonerPrompts(t *testing.T) {
 	drafts := []Draft{
-		{Chain: 0, Nodes: []int{3, 1, 2}, Flow: 0.75, Status: Supported, Answer: "248", Evidence: "North Mole | 650 | 212 | 248"},
-		{Chain: 1, Nodes: []int{4}, Flow: 0.5, Status: NotReported},
-		{Chain: 2, Nodes: []int{0}, Flow: 0.25, Status: Failed, Err: "boom"},
+		{Chain: 0, Nodes: []int{3, 1, 2}, Flow: 0.75, Status: StatusSupported, Answer: "248", Evidence: "North Mole | 650 | 212 | 248"},
+		{Chain: 1, Nodes: []int{4}, Flow: 0.5, Status: StatusNotReported},
+		{Chain: 2, Nodes: []int{0}, Flow: 0.25, Status: StatusFailed, Err: "boom"},
 	}
-	for _, p := range []Preset{Aspects, Classic} {
-		v := &VLM{Model: &fake.Model{}, Preset: p}
+	for _, p := range []string{"aspects", "classic"} {
+		v := &VLM{Model: &fake.Model{}, Classic: p == "classic"}
 		r := newTestRun(t, v, chainsN(3))
-		r.qt = QuestionType{Type: "value", Length: "short"}
+		r.qt = questionType{Type: "value", Length: "short"}
 		r.keyNodesN = r.qt.KeyNodes()
 		got := renderRequest(r.reasonerRequest(drafts))
-		golden(t, "reasoner_"+p.String()+".txt", got)
+		golden(t, "reasoner_"+p+".txt", got)
 		if strings.Contains(got, "boom") {
 			t.Error("failed chain reached the reasoner")
 		}
@@ -128,12 +128,20 @@ func TestGoldenCallPrompts(t *testing.T) {
 	s.judge = "YES"
 	m := s.model()
 	g := fixtureGraph(t)
-	rr := &fakeRerouter{next: &flow.Routing{Router: "fake", Saturation: 0.9, Chains: chainsN(4)}}
-	v := &VLM{Model: m, Preset: Classic, Rerouter: rr,
-		Editor: fakeEditor{cutPairs: [][2]int{{0, 3}}, cutEdges: [][2]int{{1, 2}}, topFlow: [][2]int{{3, 4}}, aff: 0.5}}
-	in := &Input{Question: "How many nests did the North Mole hold in 2025?", Graph: g, Scores: fixtureScores(g),
-		Routing: &flow.Routing{Router: "fake", Saturation: 0.3}, Chains: chainsN(4)}
-	if _, err := v.Read(context.Background(), in); err != nil {
+	q := "How many nests did the North Mole hold in 2025?"
+	v := &VLM{Model: m, Classic: true}
+	ctx := context.Background()
+	a, err := v.Read(ctx, &Input{Question: q, Graph: g, Relevance: fixtureScores(g).H, Chains: chainsN(4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Consistency(ctx, q, a.Drafts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.ScorePairs(ctx, q, g, [][2]int{{0, 3}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.ScorePairs(ctx, q, g, [][2]int{{1, 2}, {3, 4}}, false); err != nil {
 		t.Fatal(err)
 	}
 	byMarker := map[string][]string{}
@@ -169,13 +177,13 @@ func TestSharesRule(t *testing.T) {
 		{nil, 6000, []int{}},
 	}
 	for _, c := range cases {
-		got := Shares(c.lengths, c.budget)
+		got := shares(c.lengths, c.budget)
 		if len(got) != len(c.want) {
-			t.Fatalf("Shares(%v) = %v", c.lengths, got)
+			t.Fatalf("shares(%v) = %v", c.lengths, got)
 		}
 		for i := range got {
 			if got[i] != c.want[i] {
-				t.Errorf("Shares(%v, %d) = %v, want %v", c.lengths, c.budget, got, c.want)
+				t.Errorf("shares(%v, %d) = %v, want %v", c.lengths, c.budget, got, c.want)
 				break
 			}
 		}
@@ -200,7 +208,7 @@ func TestSharesProperties(t *testing.T) {
 			total += ls[i]
 		}
 		budget := next(9000)
-		sh := Shares(ls, budget)
+		sh := shares(ls, budget)
 		sum, cut, maxFull := 0, -1, 0
 		for i := range sh {
 			sum += sh[i]
@@ -229,7 +237,7 @@ func TestSharesProperties(t *testing.T) {
 }
 
 func TestWorkerEvidenceWithinBudget(t *testing.T) {
-	v := &VLM{Model: &fake.Model{}, EvidenceChars: 120}
+	v := &VLM{Model: &fake.Model{}, evidenceChars: 120}
 	r := newTestRun(t, v, nil)
 	long := strings.Repeat("é", 500)
 	r.in.Graph.Nodes[0].Content = long

@@ -20,10 +20,10 @@ const (
 	tmplQType      = "qtype.txt"
 )
 
-// Prompt returns the embedded template called name (a file in prompts/).
+// prompt returns the embedded template called name (a file in prompts/).
 // It is exported so that users can audit exactly what is sent; it returns ""
 // for an unknown name.
-func Prompt(name string) string {
+func prompt(name string) string {
 	b, err := promptFS.ReadFile("prompts/" + name)
 	if err != nil {
 		return ""

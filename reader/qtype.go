@@ -7,9 +7,9 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// QuestionType is the question-type call's verdict (METHOD B.10, proposed):
+// questionType is the question-type call's verdict (proposed; the paper gives no prompt):
 // it sets the reasoner's evidence limits and answer form.
-type QuestionType struct {
+type questionType struct {
 	// Type is yes_no, choice, value, delta, label, list or describe.
 	Type string `json:"type"`
 	// Length is short, sentence or paragraph.
@@ -27,7 +27,7 @@ const questionTypeSchema = `{"type":"object","properties":{"type":{"type":"strin
 // KeyNodes returns the reasoner's supporting nodes per chain for t: 4 for a
 // list, describe or paragraph question, otherwise 2. An unknown type (the
 // call failed or answered nonsense) gets 4, the larger, safer limit.
-func (t QuestionType) KeyNodes() int {
+func (t questionType) KeyNodes() int {
 	switch {
 	case t.Type == "list" || t.Type == "describe" || t.Length == "paragraph":
 		return 4
@@ -37,14 +37,14 @@ func (t QuestionType) KeyNodes() int {
 	return 2
 }
 
-// ParseQuestionType reads the question-type reply leniently; unknown values
+// parseQuestionType reads the question-type reply leniently; unknown values
 // are left empty.
-func ParseQuestionType(s string) (QuestionType, bool) {
+func parseQuestionType(s string) (questionType, bool) {
 	m, ok := lenientObject(s, "type", "length")
 	if !ok {
-		return QuestionType{}, false
+		return questionType{}, false
 	}
-	t := QuestionType{
+	t := questionType{
 		Type:   oneOf(m["type"], questionTypes),
 		Length: oneOf(m["length"], answerLengths),
 	}
@@ -65,18 +65,18 @@ func oneOf(v string, allowed []string) string {
 }
 
 // questionType makes the question-type call.
-func (r *run) questionType(ctx context.Context) (QuestionType, error) {
-	req := llm.UserText(fill(Prompt(tmplQType), "$Q$", r.in.Question))
+func (r *run) questionType(ctx context.Context) (questionType, error) {
+	req := llm.UserText(fill(prompt(tmplQType), "$Q$", r.in.Question))
 	req.TopP = 1
 	req.JSONSchema = []byte(questionTypeSchema)
 	req.SchemaName = "question_type"
 	resp, err := r.meter.generate(ctx, kindQType, req)
 	if err != nil {
-		return QuestionType{}, err
+		return questionType{}, err
 	}
-	t, ok := ParseQuestionType(resp.Text)
+	t, ok := parseQuestionType(resp.Text)
 	if !ok {
-		return QuestionType{}, errUnreadable
+		return questionType{}, errUnreadable
 	}
 	return t, nil
 }
@@ -84,7 +84,7 @@ func (r *run) questionType(ctx context.Context) (QuestionType, error) {
 // answerGuide is the $ANS_LEN_GUIDE$ of v1 B.3, and the answer-form hint
 // appended to the question in v3 P5 (both proposed: the paper's text for
 // them is lost).
-func answerGuide(t QuestionType) string {
+func answerGuide(t questionType) string {
 	switch t.Length {
 	case "short":
 		return "ANSWER LENGTH: a few words."
@@ -96,7 +96,7 @@ func answerGuide(t QuestionType) string {
 	return "ANSWER LENGTH: as short as the question allows."
 }
 
-func formHint(t QuestionType) string {
+func formHint(t questionType) string {
 	if t.Type == "" && t.Length == "" {
 		return ""
 	}

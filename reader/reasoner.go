@@ -55,19 +55,19 @@ func (r *run) paths(drafts []Draft) string {
 	var b strings.Builder
 	k := 0
 	for _, d := range drafts {
-		if d.Status == Failed {
+		if d.Status == StatusFailed {
 			continue
 		}
 		k++
 		if k > 1 {
 			b.WriteString("\n\n")
 		}
-		if r.preset == Classic {
+		if r.classic {
 			fmt.Fprintf(&b, "Path %d (flow weight %.3f)\n", k, d.Flow)
 		} else {
 			fmt.Fprintf(&b, "Path %d\n", k)
 		}
-		if d.Status == Supported {
+		if d.Status == StatusSupported {
 			fmt.Fprintf(&b, "Worker answer: %s\n", neutralise(d.Answer))
 			if d.Evidence != "" {
 				fmt.Fprintf(&b, "Worker evidence: %s\n", neutralise(d.Evidence))
@@ -78,7 +78,7 @@ func (r *run) paths(drafts []Draft) string {
 		b.WriteString("Key evidence:")
 		for j, v := range r.keyNodes(d.Nodes, r.keyNodesN) {
 			n := &r.in.Graph.Nodes[v]
-			fmt.Fprintf(&b, "\n%s\n%s", nodeHeader(j+1, n), truncate(nodeBody(n, false), r.keyNodeChars))
+			fmt.Fprintf(&b, "\n%s\n%s", nodeHeader(j+1, n), truncate(nodeBody(n, false), keyNodeChars))
 		}
 	}
 	return b.String()
@@ -87,10 +87,10 @@ func (r *run) paths(drafts []Draft) string {
 // reasonerRequest builds the reasoner prompt over drafts.
 func (r *run) reasonerRequest(drafts []Draft) *llm.Request {
 	var p string
-	if r.preset == Classic {
-		p = fill(Prompt(tmplReasonerV1), "$Q$", r.in.Question, "$PATHS$", r.paths(drafts), "$ANS_LEN_GUIDE$", answerGuide(r.qt))
+	if r.classic {
+		p = fill(prompt(tmplReasonerV1), "$Q$", r.in.Question, "$PATHS$", r.paths(drafts), "$ANS_LEN_GUIDE$", answerGuide(r.qt))
 	} else {
-		p = fill(Prompt(tmplReasonerV3), "$Q$", r.in.Question+formHint(r.qt), "$PATHS$", r.paths(drafts))
+		p = fill(prompt(tmplReasonerV3), "$Q$", r.in.Question+formHint(r.qt), "$PATHS$", r.paths(drafts))
 	}
 	req := llm.UserText(p)
 	req.TopP = 1
@@ -103,7 +103,7 @@ func (r *run) reason(ctx context.Context, drafts []Draft) (text, fallback string
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %w", ErrReasoner, err)
 	}
-	text, fallback = ExtractOutput(resp.Text)
+	text, fallback = extractOutput(resp.Text)
 	if text == "" {
 		if d, ok := bestDraft(drafts); ok {
 			return d.Answer, "best_draft", nil
@@ -117,7 +117,7 @@ func (r *run) reason(ctx context.Context, drafts []Draft) (text, fallback string
 func bestDraft(drafts []Draft) (Draft, bool) {
 	best, ok := Draft{}, false
 	for _, d := range drafts {
-		if d.Status == Supported && (!ok || d.Flow > best.Flow) {
+		if d.Status == StatusSupported && (!ok || d.Flow > best.Flow) {
 			best, ok = d, true
 		}
 	}
@@ -131,12 +131,12 @@ var (
 	anyTag       = regexp.MustCompile(`(?i)</?\s*(output|thought|answer)\s*>`)
 )
 
-// ExtractOutput takes the reasoner's answer from its reply: the text of the
+// extractOutput takes the reasoner's answer from its reply: the text of the
 // last <output>…</output> (an unclosed last <output> runs to the end). When
 // there is no <output> tag it falls back to the reply without its <thought>
 // block and stray tags, and says so ("no_output_tag"); fallback is "" when
 // the tag was there.
-func ExtractOutput(s string) (text, fallback string) {
+func extractOutput(s string) (text, fallback string) {
 	if locs := outputOpen.FindAllStringIndex(s, -1); len(locs) > 0 {
 		rest := s[locs[len(locs)-1][1]:]
 		if c := outputClose.FindStringIndex(rest); c != nil {

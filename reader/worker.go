@@ -16,7 +16,7 @@ import (
 // workerRequest builds the worker prompt for one chain: the preset's
 // template with $DOC$ replaced by the chain's nodes in routed order (images
 // as separate parts where they occur) and $Q$ by the question. Node bodies
-// share the evidence budget by Shares. It returns the number of images sent.
+// share the evidence budget by shares. It returns the number of images sent.
 func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	g := r.in.Graph
 	type block struct {
@@ -40,9 +40,13 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 		blocks = append(blocks, b)
 		lengths = append(lengths, utf8.RuneCountInString(b.body))
 	}
-	shares := Shares(lengths, r.evidenceChars)
+	share := shares(lengths, r.evidenceChars)
 
-	before, after, _ := splitAt(r.workerTmpl, "$DOC$")
+	tmpl := prompt(tmplWorkerV3)
+	if r.classic {
+		tmpl = prompt(tmplWorkerV1)
+	}
+	before, after, _ := splitAt(tmpl, "$DOC$")
 	var parts []llm.Part
 	var text strings.Builder
 	text.WriteString(before)
@@ -65,7 +69,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 			parts = append(parts, llm.ImagePart(b.img, b.mime))
 			images++
 		}
-		text.WriteString(truncate(b.body, shares[k]))
+		text.WriteString(truncate(b.body, share[k]))
 	}
 	text.WriteString("\n")
 	text.WriteString(fill(after, "$Q$", r.in.Question))
@@ -78,9 +82,15 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 }
 
 // readChains runs one worker per chain, at most r.limit in flight. A worker
-// whose call fails is recorded as Failed (its chain is dropped); only the
+// whose call fails is recorded as StatusFailed (its chain is dropped); only the
 // cancellation of ctx is an error.
-func (r *run) readChains(ctx context.Context, chains []flow.Chain, pass int, reuse map[string]Draft) ([]Draft, error) {
+func (r *run) readChains(ctx context.Context, chains []flow.Chain, earlier []Draft) ([]Draft, error) {
+	reuse := map[string]Draft{}
+	for _, d := range earlier {
+		if d.Status != StatusFailed {
+			reuse[chainKey(d.Nodes)] = d
+		}
+	}
 	drafts := make([]Draft, len(chains))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.limit)
@@ -89,6 +99,7 @@ func (r *run) readChains(ctx context.Context, chains []flow.Chain, pass int, reu
 		if d, ok := reuse[chainKey(c.Nodes)]; ok {
 			d.Chain, d.Flow = k, c.Flow
 			drafts[k] = d
+			r.trace.Reused++
 			continue
 		}
 		g.Go(func() error {
@@ -103,11 +114,11 @@ func (r *run) readChains(ctx context.Context, chains []flow.Chain, pass int, reu
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				d.Status, d.Err = Failed, err.Error()
+				d.Status, d.Err = StatusFailed, err.Error()
 				return nil
 			}
 			d.Raw = resp.Text
-			out, ok := ParseWorker(resp.Text)
+			out, ok := parseWorker(resp.Text)
 			d.Status, d.Answer, d.Evidence, d.Parsed = out.Status, out.Answer, out.Evidence, ok
 			return nil
 		})
@@ -119,20 +130,21 @@ func (r *run) readChains(ctx context.Context, chains []flow.Chain, pass int, reu
 		return nil, fmt.Errorf("reader: workers: %w", err)
 	}
 	failed := 0
+	defer func() { r.trace.Dropped = failed }()
 	for _, d := range drafts {
-		if d.Status == Failed {
+		if d.Status == StatusFailed {
 			failed++
-			r.trace.Dropped = append(r.trace.Dropped, Dropped{Pass: pass, Chain: d.Chain, Nodes: d.Nodes, Reason: d.Err})
 		}
 	}
 	if len(drafts) > 0 && failed == len(drafts) {
-		return drafts, fmt.Errorf("%w: all %d workers of pass %d failed (first: %s)", ErrAllWorkersFailed, failed, pass, drafts[0].Err)
+		return drafts, fmt.Errorf("%w: all %d workers failed (first: %s)", ErrAllWorkersFailed, failed, drafts[0].Err)
 	}
 	return drafts, nil
 }
 
-// chainKey identifies a node sequence, so that System 2 can reuse the
-// System-1 reading of an identical chain (same prompt, greedy decoding).
+// chainKey identifies a node sequence, so that a re-read (Input.Reuse) can
+// reuse the earlier reading of an identical chain (same prompt, greedy
+// decoding).
 func chainKey(nodes []int) string {
 	var b strings.Builder
 	for i, v := range nodes {

@@ -1,0 +1,264 @@
+package flowreader
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/reader"
+)
+
+// The dual-process gate and System 2 of paper v1 §3.5, with the constants
+// of its Table 5; the ones the paper leaves open are marked.
+const (
+	// gateConsistency is τ: the gate fires when the consistency c < τ.
+	gateConsistency = 0.65
+	// gateSaturation is ξ: the gate fires when the saturation σ < ξ.
+	gateSaturation = 0.60
+	// reweightRate and reweightBound are λ and ε_w of the damped update
+	// p_new = p_old + sign(Δ)·min(ε_w, |Δ|), Δ = λ(p̂ − p_old).
+	reweightRate  = 0.6
+	reweightBound = 0.30
+	// bridgeAccept: a T1 bridge is added when its B.5 SCORE exceeds it.
+	bridgeAccept = 0.10
+	// scoredPairs caps the T1 bridge candidates and every list of edges
+	// re-scored by B.6 (left open by the paper).
+	scoredPairs = 8
+	// seedDepth and newSeeds shape T3's source expansion: BFS to depth 2
+	// from the sources, the 8 best new nodes by φ.
+	seedDepth = 2
+	newSeeds  = 8
+	// maxCalls bounds the model calls of one answer with System 2, the
+	// paper's worst case; scorer calls are cut so that the re-read and the
+	// synthesis still fit.
+	maxCalls = 48
+)
+
+// The gate's triggers, in the order their edits are applied.
+const (
+	triggerSaturation  = "T1 low saturation"      // σ < ξ: bridges across the min cut
+	triggerConsistency = "T2 low consistency"     // c < τ: re-weight the top-flow edges
+	triggerNoSupport   = "T3 no supported answer" // expand the sources
+)
+
+// System2 is the account of the dual-process gate and of the System-2 pass
+// (paper v1 §3.5).
+type System2 struct {
+	// Consistency is c = 1 − contradictions/pairs over the distinct
+	// supported System-1 answers (B.4 judge); Pairs and Contradictions the
+	// judged pairs.
+	Consistency           float64
+	Pairs, Contradictions int
+	// Saturation is σ = min(f_max/F, 1) of the System-1 routing.
+	Saturation float64
+	// Triggers are the triggers that fired ("T1 low saturation", "T2 low
+	// consistency", "T3 no supported answer"), and Reason the decision
+	// with the values measured.
+	Triggers []string
+	Reason   string
+	// Ran is true when the pass re-routed and re-read; Skipped says why a
+	// fired gate did not lead to one.
+	Ran     bool
+	Skipped string
+	// Bridges, Reweighted and Seeds count the T1 bridges added, the
+	// affinities changed and the T3 seeds added; Edits are all of them.
+	Bridges, Reweighted, Seeds int
+	Edits                      flow.Edits
+	// ScorerCut counts the scorer calls left out to respect the call
+	// bound of one answer.
+	ScorerCut int
+	// Routing is the new routing and Chains the chains read again.
+	Routing *flow.Routing
+	Chains  []flow.Chain
+	// KeptSystem1 is true when no System-2 draft was supported and the
+	// System-1 answer stands; System1 is that answer when it was replaced.
+	KeptSystem1 bool
+	System1     *reader.Answer
+	// Calls, PromptTokens and CompletionTokens count the judge and scorer
+	// calls (the reads' calls are in the answers' traces).
+	Calls, PromptTokens, CompletionTokens int
+	// Total is the wall time of the gate and the pass.
+	Total time.Duration
+}
+
+func (t *System2) spent(j reader.Judgement) {
+	t.Calls += j.Calls
+	t.PromptTokens += j.PromptTokens
+	t.CompletionTokens += j.CompletionTokens
+}
+
+// system2 runs the gate on res (read by System 1) and, when it fires, the
+// one System-2 pass: plan every fired trigger's edits, re-route once,
+// re-select, re-read (reusing identical chains) and keep the new answer
+// when it has support. Only a cancelled context or a failed judge call
+// that the judge reports is an error; a pass that cannot run says why.
+func (ix *Index) system2(ctx context.Context, question string, res *Result) error {
+	start := time.Now()
+	tr := &System2{Saturation: 1}
+	res.System2 = tr
+	defer func() { tr.Total = time.Since(start) }()
+	if res.Routing != nil {
+		tr.Saturation = res.Routing.Saturation
+	}
+	s1 := res.Answer
+	j, err := ix.p.judge.Consistency(ctx, question, s1.Drafts)
+	tr.spent(j)
+	if err != nil {
+		return err
+	}
+	tr.Consistency, tr.Pairs, tr.Contradictions = j.Consistency, j.Pairs, j.Contradictions
+	supported := s1.Trace.Supported
+	var why []string
+	if tr.Saturation < gateSaturation {
+		tr.Triggers = append(tr.Triggers, triggerSaturation)
+		why = append(why, fmt.Sprintf("saturation %.3f < ξ %.2f", tr.Saturation, gateSaturation))
+	}
+	if tr.Consistency < gateConsistency {
+		tr.Triggers = append(tr.Triggers, triggerConsistency)
+		why = append(why, fmt.Sprintf("consistency %.3f < τ %.2f", tr.Consistency, gateConsistency))
+	}
+	if supported == 0 {
+		tr.Triggers = append(tr.Triggers, triggerNoSupport)
+		why = append(why, "no supported answer")
+	}
+	if len(tr.Triggers) == 0 {
+		tr.Reason = fmt.Sprintf("passed: saturation %.3f ≥ %.2f, consistency %.3f ≥ %.2f, %d supported", tr.Saturation, gateSaturation, tr.Consistency, gateConsistency, supported)
+		return nil
+	}
+	tr.Reason = strings.Join(why, "; ")
+
+	rr, ok := ix.router.(flow.Rerouter)
+	switch {
+	case !ok:
+		tr.Skipped = "the router cannot re-route (no flow.Rerouter)"
+		return nil
+	case res.Routing == nil || res.Scores == nil:
+		tr.Skipped = "no routing or scores to edit"
+		return nil
+	}
+	edits, err := ix.planEdits(ctx, question, res, tr)
+	if err != nil {
+		return err
+	}
+	tr.Edits = edits
+	next, err := rr.Reroute(ctx, res.Scores, ix.p.budget, res.Routing, edits)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		tr.Skipped = "reroute failed: " + err.Error()
+		return nil
+	}
+	tr.Routing = next
+	tr.Chains = ix.p.selector.Select(next, ix.p.budget)
+	if len(tr.Chains) == 0 {
+		tr.Skipped = "the new routing has no chains"
+		return nil
+	}
+	tr.Ran = true
+	s2, err := ix.p.reader.Read(ctx, &reader.Input{Question: question, Graph: ix.g, Chains: tr.Chains, Relevance: res.Scores.H, Reuse: s1.Drafts})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// Every System-2 worker failed: System 1's answer stands.
+		tr.KeptSystem1 = true
+		return nil
+	}
+	if s2.Trace.Supported == 0 {
+		tr.KeptSystem1 = true
+		return nil
+	}
+	tr.System1, res.Answer = s1, s2
+	return nil
+}
+
+// planEdits collects the edits of every fired trigger (paper v1 §3.5):
+// T1 bridges across the min cut scored by B.5 and cut edges re-scored by
+// B.6; T2 the top-decile-flow edges re-scored by B.6; T3 new seeds by BFS
+// and their edges re-scored by B.6; each score applied by the damped update.
+func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr *System2) (flow.Edits, error) {
+	g, s, prev := ix.g, res.Scores, res.Routing
+	// Scorer calls get what is left after the re-read and the synthesis.
+	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - ix.p.budget - 1
+	take := func(ps [][2]int) [][2]int {
+		if len(ps) > scoredPairs {
+			ps = ps[:scoredPairs]
+		}
+		if n := max(left, 0); len(ps) > n {
+			tr.ScorerCut += len(ps) - n
+			ps = ps[:n]
+		}
+		left -= len(ps)
+		return ps
+	}
+	var edits flow.Edits
+	reweight := func(ps [][2]int) error {
+		j, err := ix.p.judge.ScorePairs(ctx, question, g, ps, false)
+		tr.spent(j)
+		if err != nil {
+			return err
+		}
+		for i, p := range ps {
+			if math.IsNaN(j.Scores[i]) {
+				continue
+			}
+			old := prev.Affinity(g, p[0], p[1])
+			edits.Edges = append(edits.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: damped(old, j.Scores[i])})
+			tr.Reweighted++
+		}
+		return nil
+	}
+	if has(tr.Triggers, triggerSaturation) {
+		ps := take(flow.CutPairs(g, s, prev, scoredPairs))
+		j, err := ix.p.judge.ScorePairs(ctx, question, g, ps, true)
+		tr.spent(j)
+		if err != nil {
+			return edits, err
+		}
+		for i, p := range ps {
+			if math.IsNaN(j.Scores[i]) || j.Scores[i] <= bridgeAccept {
+				continue
+			}
+			init := math.Max(g.Cos(p[0], p[1]), 0)
+			edits.Edges = append(edits.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: damped(init, j.Scores[i]), Add: true})
+			tr.Bridges++
+		}
+		if err := reweight(take(flow.CutEdges(g, prev, scoredPairs))); err != nil {
+			return edits, err
+		}
+	}
+	if has(tr.Triggers, triggerConsistency) {
+		if err := reweight(take(flow.TopFlowEdges(prev))); err != nil {
+			return edits, err
+		}
+	}
+	if has(tr.Triggers, triggerNoSupport) {
+		seeds := flow.ExpandSources(g, s, prev, seedDepth, newSeeds)
+		edits.Sources = append(edits.Sources, seeds...)
+		tr.Seeds = len(seeds)
+		srcs := append(append([]int(nil), prev.Sources...), seeds...)
+		if err := reweight(take(flow.SourceEdges(g, prev, srcs, scoredPairs))); err != nil {
+			return edits, err
+		}
+	}
+	return edits, nil
+}
+
+// damped is the damped re-weighting of paper v1 §3.5, clipped to [0, 1]
+// (which only bites for affinities outside [0, 1] to begin with).
+func damped(pOld, pHat float64) float64 {
+	return math.Min(1, math.Max(0, flow.Damped(pOld, pHat, reweightRate, reweightBound)))
+}
+
+func has(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
