@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
@@ -36,7 +38,11 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := p.Ask(ctx, g, "How many nests did the East Arm have in 2025?")
+	ix, err := p.Open(ctx, g) // per-graph work, once
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := ix.Ask(ctx, "How many nests did the East Arm have in 2025?")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,11 +75,27 @@ func ExamplePipeline_Build() {
 	// survey#1 table
 }
 
-func ExamplePipeline_Score() {
+// open builds the example collection and opens it.
+func open(cfg flowreader.Config) *flowreader.Index {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Aspects())
-	g, _ := p.Build(ctx, docs())
-	s, err := p.Score(ctx, g, "Which storm had gusts of 131 km/h?")
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := p.Build(ctx, docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return ix
+}
+
+func ExampleIndex_Score() {
+	ix := open(flowreader.Aspects())
+	s, err := ix.Score(context.Background(), "Which storm had gusts of 131 km/h?")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -83,17 +105,16 @@ func ExamplePipeline_Score() {
 			best = v
 		}
 	}
-	fmt.Println("top node:", g.Nodes[best].ID, "h =", s.H[best])
+	fmt.Println("top node:", ix.Graph().Nodes[best].ID, "h =", s.H[best])
 	// Output:
 	// top node: station#0 h = 1
 }
 
-func ExamplePipeline_Route() {
+func ExampleIndex_Route() {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Aspects())
-	g, _ := p.Build(ctx, docs())
-	s, _ := p.Score(ctx, g, "Why did the East Arm lose nests?")
-	r, err := p.Route(ctx, g, s)
+	ix := open(flowreader.Aspects())
+	s, _ := ix.Score(ctx, "Why did the East Arm lose nests?")
+	r, err := ix.Route(ctx, s)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -104,30 +125,54 @@ func ExamplePipeline_Route() {
 	// all demand routed: true chains: true
 }
 
-func ExamplePipeline_Select() {
+func ExampleIndex_Select() {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Classic())
-	g, _ := p.Build(ctx, docs())
-	s, _ := p.Score(ctx, g, "Why did the East Arm lose nests?")
-	r, _ := p.Route(ctx, g, s)
-	chains := p.Select(r)
+	ix := open(flowreader.Classic())
+	s, _ := ix.Score(ctx, "Why did the East Arm lose nests?")
+	r, _ := ix.Route(ctx, s)
+	chains := ix.Select(r)
 	fmt.Println("at most 11 paths read:", len(chains) <= 11 && len(chains) > 0)
 	// Output:
 	// at most 11 paths read: true
 }
 
-func ExamplePipeline_Answer() {
+func ExampleIndex_Answer() {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Aspects())
-	g, _ := p.Build(ctx, docs())
+	ix := open(flowreader.Aspects())
 	q := "What was the surge of Storm Elda?"
-	s, _ := p.Score(ctx, g, q)
-	r, _ := p.Route(ctx, g, s)
-	a, err := p.Answer(ctx, g, q, s, r, p.Select(r))
+	s, _ := ix.Score(ctx, q)
+	r, _ := ix.Route(ctx, s)
+	res, err := ix.Answer(ctx, q, s, r, ix.Select(r))
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(a.Text)
+	fmt.Println(res.Text)
 	// Output:
 	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+}
+
+func ExamplePipeline_Load() {
+	ctx := context.Background()
+	p, _ := flowreader.New(flowreader.Aspects())
+	g, _ := p.Build(ctx, docs())
+	dir, err := os.MkdirTemp("", "flowreader-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "survey.graph")
+	if err := graph.Save(path, g); err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.Load(ctx, path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := ix.Ask(ctx, "How many nests did the North Mole have in 2025?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ix.Graph().Len(), "nodes;", "cites the table:", cites(res, "survey#1"))
+	// Output:
+	// 5 nodes; cites the table: true
 }

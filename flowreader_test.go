@@ -10,9 +10,11 @@ import (
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/reader"
 )
 
-func build(t *testing.T, cfg flowreader.Config) (*flowreader.Pipeline, *graph.Graph) {
+// build makes a pipeline, builds the test collection and opens it.
+func build(t *testing.T, cfg flowreader.Config) (*flowreader.Pipeline, *flowreader.Index) {
 	t.Helper()
 	p, err := flowreader.New(cfg)
 	if err != nil {
@@ -22,53 +24,57 @@ func build(t *testing.T, cfg flowreader.Config) (*flowreader.Pipeline, *graph.Gr
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, g
+	ix, err := p.Open(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ix
 }
 
 // saveLoad saves g to a temporary file and loads it back through p.
-func saveLoad(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) (string, *graph.Graph) {
+func saveLoad(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) (string, *flowreader.Index) {
 	t.Helper()
 	path := t.TempDir() + "/g.graph"
 	if err := graph.Save(path, g); err != nil {
 		t.Fatal(err)
 	}
-	g2, err := p.Load(context.Background(), path)
+	ix, err := p.Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return path, g2
+	return path, ix
 }
 
 func TestBadInput(t *testing.T) {
-	p, g := build(t, flowreader.Aspects())
+	p, ix := build(t, flowreader.Aspects())
 	ctx := context.Background()
-	if _, err := p.Ask(ctx, nil, "anything"); !errors.Is(err, flowreader.ErrNoGraph) {
+	if _, err := p.Open(ctx, nil); !errors.Is(err, flowreader.ErrNoGraph) {
 		t.Fatalf("nil graph: %v", err)
 	}
-	if _, err := p.Ask(ctx, g, "  \n"); !errors.Is(err, flowreader.ErrQuestion) {
+	if _, err := ix.Ask(ctx, "  \n"); !errors.Is(err, flowreader.ErrQuestion) {
 		t.Fatalf("empty question: %v", err)
 	}
 	empty, err := graph.New(nil, 100, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Ask(ctx, empty, "anything"); !errors.Is(err, flowreader.ErrNoGraph) {
+	if _, err := p.Open(ctx, empty); !errors.Is(err, flowreader.ErrNoGraph) {
 		t.Fatalf("empty graph: %v", err)
 	}
 	// A question of only stop words is answered, not an error.
-	if _, err := p.Ask(ctx, g, "what is the of and"); err != nil {
+	if _, err := ix.Ask(ctx, "what is the of and"); err != nil {
 		t.Fatalf("stop words: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := p.Ask(cctx, g, "storm"); !errors.Is(err, context.Canceled) {
+	if _, err := ix.Ask(cctx, "storm"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: %v", err)
 	}
 }
 
 func TestNotesNameEmbeddedDefaults(t *testing.T) {
-	p, g := build(t, flowreader.Aspects())
-	res, err := p.Ask(context.Background(), g, "How many nests on the North Mole in 2025?")
+	_, ix := build(t, flowreader.Aspects())
+	res, err := ix.Ask(context.Background(), "How many nests on the North Mole in 2025?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +103,9 @@ func TestAskWithModelCallBudget(t *testing.T) {
 	m.Default = workerReply
 	cfg := flowreader.Aspects()
 	cfg.Model = m
-	p, g := build(t, cfg)
+	_, ix := build(t, cfg)
 	m.Reset()
-	res, err := p.Ask(context.Background(), g, "How many nests did the East Arm have in 2025?")
+	res, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,48 +123,88 @@ func TestAskWithModelCallBudget(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	for _, cfg := range []flowreader.Config{flowreader.Aspects(), flowreader.AspectsPaper(), flowreader.Classic()} {
-		p, g := build(t, cfg)
+	for k, cfg := range []flowreader.Config{flowreader.Aspects(), flowreader.AspectsPaper(), flowreader.Classic()} {
+		_, ix := build(t, cfg)
 		q := "Which storm flooded the East Arm, and how strong were its gusts?"
-		a, err := p.Ask(context.Background(), g, q)
+		a, err := ix.Ask(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := p.Ask(context.Background(), g, q)
+		b, err := ix.Ask(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.Text != b.Text || len(a.Chains) != len(b.Chains) {
-			t.Fatalf("%s: answers differ", cfg.Preset)
+			t.Fatalf("preset %d: answers differ", k)
 		}
 		for i := range a.Chains {
 			if a.Chains[i].Flow != b.Chains[i].Flow || len(a.Chains[i].Nodes) != len(b.Chains[i].Nodes) {
-				t.Fatalf("%s: chain %d differs", cfg.Preset, i)
+				t.Fatalf("preset %d: chain %d differs", k, i)
 			}
 			for j := range a.Chains[i].Nodes {
 				if a.Chains[i].Nodes[j] != b.Chains[i].Nodes[j] {
-					t.Fatalf("%s: chain %d differs", cfg.Preset, i)
+					t.Fatalf("preset %d: chain %d differs", k, i)
 				}
 			}
 		}
 	}
 }
 
+// The zero Config and the Aspects preset give the same answers, routings
+// and chains.
 func TestZeroConfigIsAspects(t *testing.T) {
-	p, err := flowreader.New(flowreader.Config{})
+	_, a := build(t, flowreader.Config{})
+	_, b := build(t, flowreader.Aspects())
+	q := "Which storm flooded the East Arm, and how strong were its gusts?"
+	ra, err := a.Ask(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Config().Preset != "aspects" || p.Config().Budget != 16 {
-		t.Fatalf("zero config gave %+v", p.Config().Preset)
+	rb, err := b.Ask(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Text != rb.Text || ra.Routing.Router != rb.Routing.Router || ra.Routing.Cost != rb.Routing.Cost || len(ra.Chains) != len(rb.Chains) || len(ra.Chains) == 0 {
+		t.Fatalf("zero config: %q via %s (%d chains), Aspects: %q via %s (%d chains)", ra.Text, ra.Routing.Router, len(ra.Chains), rb.Text, rb.Routing.Router, len(rb.Chains))
 	}
 }
 
+// New validates the whole configuration and names the field.
+func TestNewValidates(t *testing.T) {
+	bad := map[string]flowreader.Config{
+		"Budget":      {Budget: -1},
+		"Concurrency": {Concurrency: -2},
+		"System2":     {System2: true, Reader: plainReader{}},
+	}
+	for field, cfg := range bad {
+		_, err := flowreader.New(cfg)
+		if !errors.Is(err, flowreader.ErrConfig) || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+	// System 2 over the default extractive reader cannot run: New says so
+	// in the notes instead of failing, so the Classic preset works offline.
+	p, err := flowreader.New(flowreader.Classic())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(p.Notes(), "\n"), "System 2 off") {
+		t.Errorf("notes %q", p.Notes())
+	}
+}
+
+// plainReader is a Reader without the Judge capability.
+type plainReader struct{}
+
+func (plainReader) Read(context.Context, *reader.Input) (*reader.Answer, error) {
+	return &reader.Answer{}, nil
+}
+
 func TestLoadChecksDimension(t *testing.T) {
-	p, g := build(t, flowreader.Aspects())
-	path, g2 := saveLoad(t, p, g)
-	if g2.Len() != g.Len() {
-		t.Fatalf("loaded %d nodes, saved %d", g2.Len(), g.Len())
+	p, ix := build(t, flowreader.Aspects())
+	path, ix2 := saveLoad(t, p, ix.Graph())
+	if ix2.Graph().Len() != ix.Graph().Len() {
+		t.Fatalf("loaded %d nodes, saved %d", ix2.Graph().Len(), ix.Graph().Len())
 	}
 	other, err := flowreader.New(flowreader.Config{Embedder: &fake.Embedder{Dim: 32}})
 	if err != nil {
@@ -172,8 +218,8 @@ func TestLoadChecksDimension(t *testing.T) {
 func TestBudgetSetsAspectsDemand(t *testing.T) {
 	cfg := flowreader.Aspects()
 	cfg.Budget = 3
-	p, g := build(t, cfg)
-	res, err := p.Ask(context.Background(), g, "Which storm flooded the East Arm?")
+	_, ix := build(t, cfg)
+	res, err := ix.Ask(context.Background(), "Which storm flooded the East Arm?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +229,6 @@ func TestBudgetSetsAspectsDemand(t *testing.T) {
 	if len(res.Chains) > 3 {
 		t.Fatalf("budget 3 read %d chains", len(res.Chains))
 	}
-	// The preset's own router is not modified.
-	if a := flowreader.Aspects().Router.(*flow.Aspects); a.FMax != 16 {
-		t.Fatalf("preset router changed: FMax %v", a.FMax)
-	}
 }
 
 // A question that no node is relevant to routes nothing; Ask answers with an
@@ -194,9 +236,9 @@ func TestBudgetSetsAspectsDemand(t *testing.T) {
 func TestNoEvidenceIsAnAnswer(t *testing.T) {
 	m := &fake.Model{Default: workerReply}
 	for _, cfg := range []flowreader.Config{flowreader.Aspects(), func() flowreader.Config { c := flowreader.Aspects(); c.Model = m; return c }()} {
-		p, g := build(t, cfg)
+		_, ix := build(t, cfg)
 		m.Reset()
-		res, err := p.Ask(context.Background(), g, "?!?")
+		res, err := ix.Ask(context.Background(), "?!?")
 		if err != nil {
 			t.Fatalf("%v: %v", cfg.Model != nil, err)
 		}
@@ -209,38 +251,46 @@ func TestNoEvidenceIsAnAnswer(t *testing.T) {
 	}
 }
 
-// preparingRouter records the graphs it is prepared for and can fail.
-type preparingRouter struct {
+// openingRouter records the graphs it is opened on and can fail.
+type openingRouter struct {
 	flow.Router
-	prepared []*graph.Graph
-	fail     error
+	opened []*graph.Graph
+	fail   error
 }
 
-func (r *preparingRouter) Prepare(ctx context.Context, g *graph.Graph) error {
-	r.prepared = append(r.prepared, g)
-	return r.fail
+func (r *openingRouter) Open(ctx context.Context, g *graph.Graph) (flow.GraphRouter, error) {
+	r.opened = append(r.opened, g)
+	if r.fail != nil {
+		return nil, r.fail
+	}
+	return r.Router.Open(ctx, g)
 }
 
-// TestBuildAndLoadPrepareRouter checks that Build and Load hand the graph to
-// a flow.Preparer router, and that its error fails them with the cause kept.
-func TestBuildAndLoadPrepareRouter(t *testing.T) {
-	r := &preparingRouter{Router: flow.DefaultAspects()}
+// TestOpenAndLoadOpenRouter checks that Open and Load hand the graph to the
+// router once, and that its error fails them with the cause kept.
+func TestOpenAndLoadOpenRouter(t *testing.T) {
+	r := &openingRouter{Router: flow.DefaultAspects()}
 	cfg := flowreader.Aspects()
 	cfg.Router = r
-	p, g := build(t, cfg)
-	if len(r.prepared) != 1 || r.prepared[0] != g {
-		t.Fatalf("Build prepared %d graphs, want the built one", len(r.prepared))
+	p, ix := build(t, cfg)
+	if len(r.opened) != 1 || r.opened[0] != ix.Graph() {
+		t.Fatalf("Open opened %d graphs, want the built one", len(r.opened))
 	}
-	path, g2 := saveLoad(t, p, g)
-	if len(r.prepared) != 2 || r.prepared[1] != g2 {
-		t.Fatalf("Load prepared %d graphs, want the loaded one second", len(r.prepared))
+	path, ix2 := saveLoad(t, p, ix.Graph())
+	if len(r.opened) != 2 || r.opened[1] != ix2.Graph() {
+		t.Fatalf("Load opened %d graphs, want the loaded one second", len(r.opened))
 	}
-	if _, err := p.Ask(context.Background(), g2, "What is the dataset size?"); err != nil {
-		t.Fatal(err)
+	for range 3 {
+		if _, err := ix2.Ask(context.Background(), "What is the dataset size?"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.opened) != 2 {
+		t.Fatalf("asking opened the router again: %d opens", len(r.opened))
 	}
 	boom := errors.New("boom")
 	r.fail = boom
 	if _, err := p.Load(context.Background(), path); !errors.Is(err, boom) {
-		t.Fatalf("Load with a failing Prepare: %v", err)
+		t.Fatalf("Load with a failing Open: %v", err)
 	}
 }

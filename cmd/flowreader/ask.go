@@ -112,7 +112,11 @@ flags:
 	if ms.model != nil {
 		warnMissingImages(stderr, g, *images)
 	}
-	res, err := p.Ask(ctx, g, question)
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		return err
+	}
+	res, err := ix.Ask(ctx, question)
 	if err != nil {
 		return err
 	}
@@ -290,8 +294,8 @@ func printExplain(w io.Writer, g *graph.Graph, res *flowreader.Result) {
 		fmt.Fprintf(w, "sources %d, sinks %d\n", len(r.Sources), len(r.Sinks))
 	}
 	fmt.Fprintf(w, "chains: %d routed over %d distinct nodes, %d read (trace: reader %s", len(r.Chains), r.Distinct, len(res.Chains), res.Trace.Reader)
-	if res.Trace.Gate.Evaluated {
-		fmt.Fprintf(w, ", gate fired %v, System 2 ran %v", res.Trace.Gate.Fired, res.Trace.System2.Ran)
+	if s2 := res.System2; s2 != nil {
+		fmt.Fprintf(w, ", gate fired %v, System 2 ran %v", len(s2.Triggers) > 0, s2.Ran)
 	}
 	fmt.Fprintln(w, ")")
 	isRead := make([]bool, len(r.Chains))
@@ -348,15 +352,16 @@ func indexOfChain(chains []flow.Chain, c flow.Chain, used []bool) int {
 // "trace", which is reader.Trace as is (durations in nanoseconds).
 type (
 	jsonAnswer struct {
-		Question  string             `json:"question"`
-		Answer    string             `json:"answer"`
-		Citations []jsonCitation     `json:"citations"`
-		Chains    []jsonChain        `json:"chains"`
-		Routing   jsonRouting        `json:"routing"`
-		Trace     reader.Trace       `json:"trace"`
-		Notes     []string           `json:"notes"`
-		Graph     jsonGraph          `json:"graph"`
-		StagesMS  map[string]float64 `json:"stages_ms"`
+		Question  string              `json:"question"`
+		Answer    string              `json:"answer"`
+		Citations []jsonCitation      `json:"citations"`
+		Chains    []jsonChain         `json:"chains"`
+		Routing   jsonRouting         `json:"routing"`
+		Trace     reader.Trace        `json:"trace"`
+		System2   *flowreader.System2 `json:"system2,omitempty"`
+		Notes     []string            `json:"notes"`
+		Graph     jsonGraph           `json:"graph"`
+		StagesMS  map[string]float64  `json:"stages_ms"`
 	}
 	jsonCitation struct {
 		Doc    string `json:"doc"`
@@ -408,6 +413,7 @@ func askJSON(file string, g *graph.Graph, question string, res *flowreader.Resul
 		Citations: []jsonCitation{},
 		Chains:    []jsonChain{},
 		Trace:     res.Trace,
+		System2:   res.System2,
 		Notes:     append([]string{}, res.Notes...),
 		Graph:     jsonGraph{File: file, Nodes: g.Len(), Edges: len(g.Edges), Embedder: g.Embedder, Dim: g.Dim},
 		StagesMS:  map[string]float64{},

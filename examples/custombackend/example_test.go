@@ -57,7 +57,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := p.Ask(ctx, g, "What is the rated output of the turbines at the Harlow wind farm?")
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := ix.Ask(ctx, "What is the rated output of the turbines at the Harlow wind farm?")
 	if err != nil {
 		fmt.Println(err)
 		return

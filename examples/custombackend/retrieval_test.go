@@ -97,7 +97,11 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.Ask(context.Background(), g, question)
+			ix, err := p.Open(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := ix.Ask(context.Background(), question)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,8 +68,12 @@ func run(ctx context.Context) error {
 	for _, n := range p.Notes() {
 		fmt.Println("Note:", n)
 	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		return err
+	}
 	for _, q := range questions {
-		res, err := p.Ask(ctx, g, q)
+		res, err := ix.Ask(ctx, q)
 		if err != nil {
 			return err
 		}

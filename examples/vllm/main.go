@@ -227,8 +227,12 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("Built %s: %d nodes, %d edges from %d documents with %s (dimension %d) in %s; model answers cached in %s.\n",
 		o.out, g.Len(), len(g.Edges), len(docs), g.Embedder, g.Dim, time.Since(start).Round(time.Millisecond), o.cache)
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		return err
+	}
 	for _, q := range o.questions {
-		res, err := p.Ask(ctx, g, q)
+		res, err := ix.Ask(ctx, q)
 		if err != nil {
 			return fmt.Errorf("%q: %w", q, err)
 		}
@@ -239,19 +243,19 @@ func run(ctx context.Context, o options) error {
 		t := res.Trace
 		fmt.Printf("   %s routed %.2f of %.2f (σ %.2f); %d chains read, %d supported; %d model calls, %d+%d tokens; gate: %s\n",
 			res.Routing.Router, res.Routing.Routed, res.Routing.Demand, res.Routing.Saturation,
-			t.ChainsRead, t.Supported, t.Calls, t.PromptTokens, t.CompletionTokens, gate(t.Gate.Evaluated, t.Gate.Fired, t.System2.Ran))
+			t.ChainsRead, t.Supported, t.Calls, t.PromptTokens, t.CompletionTokens, gate(res.System2))
 	}
 	return nil
 }
 
-func gate(evaluated, fired, ran bool) string {
+func gate(s2 *flowreader.System2) string {
 	switch {
-	case !evaluated:
+	case s2 == nil:
 		return "off"
-	case !fired:
+	case len(s2.Triggers) == 0:
 		return "passed"
-	case ran:
+	case s2.Ran:
 		return "fired, System 2 ran"
 	}
-	return "fired, System 2 skipped"
+	return "fired, System 2 skipped: " + s2.Skipped
 }

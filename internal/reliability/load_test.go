@@ -119,7 +119,7 @@ func TestLoadConcurrentAsk(t *testing.T) {
 			}
 			want := make([]string, len(loadQuestions))
 			for i, q := range loadQuestions {
-				res, err := p.Ask(ctx, g, q)
+				res, err := askOn(ctx, p, g, q)
 				if err != nil {
 					t.Fatalf("sequential %q: %v", q, err)
 				}
@@ -142,7 +142,7 @@ func TestLoadConcurrentAsk(t *testing.T) {
 					defer wg.Done()
 					for it := 0; it < iterations; it++ {
 						qi := (w + it) % len(loadQuestions)
-						res, err := p.Ask(ctx, g, loadQuestions[qi])
+						res, err := askOn(ctx, p, g, loadQuestions[qi])
 						mu.Lock()
 						switch {
 						case err != nil:

@@ -276,7 +276,7 @@ func TestReliabilityAskCancelledAtEveryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	count.n.Store(0)
-	if _, err := p.Ask(ctx, g, question); err != nil {
+	if _, err := askOn(ctx, p, g, question); err != nil {
 		t.Fatal(err)
 	}
 	calls := int(count.n.Load())
@@ -286,7 +286,7 @@ func TestReliabilityAskCancelledAtEveryCall(t *testing.T) {
 		c := &cancelAt{k: int64(k), cancel: cancel}
 		cfg.Model = c.model(pureModel())
 		p, _ := flowreader.New(cfg)
-		res, err := p.Ask(actx, g, question)
+		res, err := askOn(actx, p, g, question)
 		cancel()
 		if !errors.Is(err, context.Canceled) || res != nil {
 			t.Fatalf("cancelled at call %d of %d: result %v, error %v", k, calls, res != nil, err)

@@ -205,3 +205,12 @@ func keywords(s string) []string {
 	}
 	return w[1:min(4, len(w))]
 }
+
+// askOn opens g with p and asks q: most tests ask one question per graph.
+func askOn(ctx context.Context, p *flowreader.Pipeline, g *graph.Graph, q string) (*flowreader.Result, error) {
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Ask(ctx, q)
+}

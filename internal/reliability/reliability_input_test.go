@@ -149,7 +149,7 @@ func TestReliabilityNastyInput(t *testing.T) {
 					t.Fatalf("build: %v", err)
 				}
 				g = roundTrip(t, g)
-				res, err := p.Ask(ctx, g, c.question)
+				res, err := askOn(ctx, p, g, c.question)
 				if c.wantErr != nil {
 					if !errors.Is(err, c.wantErr) {
 						t.Fatalf("Ask: %v, want %v", err, c.wantErr)
@@ -249,7 +249,7 @@ func TestReliabilityTenMegabyteParagraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Ask(ctx, g, question)
+	res, err := askOn(ctx, p, g, question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = p.Ask(ctx, g, question)
+			_, err = askOn(ctx, p, g, question)
 			if err == nil || c.want != nil && !errors.Is(err, c.want) {
 				t.Fatalf("error %v, want %v", err, c.want)
 			}

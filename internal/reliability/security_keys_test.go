@@ -106,7 +106,7 @@ func TestSecurityAPIKeyNeverLeaks(t *testing.T) {
 	}
 	asked := 0
 	for seed := 0; seed < 6; seed++ {
-		res, err := p.Ask(ctx, g, loadQuestions[seed%len(loadQuestions)])
+		res, err := askOn(ctx, p, g, loadQuestions[seed%len(loadQuestions)])
 		if err != nil {
 			outputs = append(outputs, err.Error(), fmt.Sprintf("%+v", err))
 			slog.Error("ask failed", "err", err)

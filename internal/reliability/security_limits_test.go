@@ -110,7 +110,7 @@ func TestSecurityImagesAreLimited(t *testing.T) {
 	m.mu.Lock()
 	m.images = nil
 	m.mu.Unlock()
-	res, err := p.Ask(ctx, g, question)
+	res, err := askOn(ctx, p, g, question)
 	if err != nil {
 		t.Fatal(err)
 	}

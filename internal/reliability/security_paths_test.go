@@ -271,7 +271,7 @@ func TestSecurityReaderImageEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Ask(ctx, g, question)
+	res, err := askOn(ctx, p, g, question)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestSecurityDocumentCannotCloseTheEvidenceBlock(t *testing.T) {
 				t.Fatal(err)
 			}
 			m.Reset()
-			if _, err := p.Ask(ctx, g, "How many kestrels were counted at the north ridge? HACKED"); err != nil {
+			if _, err := askOn(ctx, p, g, "How many kestrels were counted at the north ridge? HACKED"); err != nil {
 				t.Fatal(err)
 			}
 			worker, reasoner := templates(preset.Preset)
