@@ -126,6 +126,7 @@ type Pipeline struct {
 	selector selector.Selector
 	reader   reader.Reader
 	judge    reader.Judge // nil: System 2 off
+	finder   finder
 	budget   int
 	cfg      Config
 	notes    []string
@@ -135,7 +136,7 @@ type Pipeline struct {
 // documented defaults; an invalid field is an error wrapping ErrConfig that
 // names it.
 func New(cfg Config) (*Pipeline, error) {
-	p := &Pipeline{cfg: cfg, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
+	p := &Pipeline{cfg: cfg, finder: flowFinder{}, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
 	switch {
 	case cfg.Budget < 0:
 		return nil, fmt.Errorf("%w: Budget %d is negative", ErrConfig, cfg.Budget)

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/reader"
+	"github.com/flowreader/flowreader/score"
 )
 
 // The dual-process gate and System 2 of paper v1 §3.5, with the constants
@@ -73,8 +75,11 @@ type System2 struct {
 	// Routing is the new routing and Chains the chains read again.
 	Routing *flow.Routing
 	Chains  []flow.Chain
-	// KeptSystem1 is true when no System-2 draft was supported and the
-	// System-1 answer stands; System1 is that answer when it was replaced.
+	// Answer is the System-2 reading (nil when the pass read nothing).
+	// When it has no supported draft, KeptSystem1 is true and the
+	// System-1 answer stands in Result; otherwise it is Result's answer and
+	// System1 keeps the answer it replaced.
+	Answer      *reader.Answer
 	KeptSystem1 bool
 	System1     *reader.Answer
 	// Calls, PromptTokens and CompletionTokens count the judge and scorer
@@ -110,25 +115,10 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result) erro
 		return err
 	}
 	tr.Consistency, tr.Pairs, tr.Contradictions = j.Consistency, j.Pairs, j.Contradictions
-	supported := s1.Trace.Supported
-	var why []string
-	if tr.Saturation < gateSaturation {
-		tr.Triggers = append(tr.Triggers, triggerSaturation)
-		why = append(why, fmt.Sprintf("saturation %.3f < ξ %.2f", tr.Saturation, gateSaturation))
-	}
-	if tr.Consistency < gateConsistency {
-		tr.Triggers = append(tr.Triggers, triggerConsistency)
-		why = append(why, fmt.Sprintf("consistency %.3f < τ %.2f", tr.Consistency, gateConsistency))
-	}
-	if supported == 0 {
-		tr.Triggers = append(tr.Triggers, triggerNoSupport)
-		why = append(why, "no supported answer")
-	}
+	tr.Triggers, tr.Reason = gate(tr.Consistency, tr.Saturation, s1.Trace.Supported)
 	if len(tr.Triggers) == 0 {
-		tr.Reason = fmt.Sprintf("passed: saturation %.3f ≥ %.2f, consistency %.3f ≥ %.2f, %d supported", tr.Saturation, gateSaturation, tr.Consistency, gateConsistency, supported)
 		return nil
 	}
-	tr.Reason = strings.Join(why, "; ")
 
 	rr, ok := ix.router.(flow.Rerouter)
 	switch {
@@ -168,12 +158,36 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result) erro
 		tr.KeptSystem1 = true
 		return nil
 	}
+	tr.Answer = s2
 	if s2.Trace.Supported == 0 {
 		tr.KeptSystem1 = true
 		return nil
 	}
 	tr.System1, res.Answer = s1, s2
 	return nil
+}
+
+// gate is the dual-process gate of paper v1 §3.5: the triggers that fire
+// for consistency c, saturation sigma and the number of supported drafts,
+// with the reason in words.
+func gate(c, sigma float64, supported int) (triggers []string, reason string) {
+	var why []string
+	if sigma < gateSaturation {
+		triggers = append(triggers, triggerSaturation)
+		why = append(why, fmt.Sprintf("saturation %.3f < ξ %.2f", sigma, gateSaturation))
+	}
+	if c < gateConsistency {
+		triggers = append(triggers, triggerConsistency)
+		why = append(why, fmt.Sprintf("consistency %.3f < τ %.2f", c, gateConsistency))
+	}
+	if supported == 0 {
+		triggers = append(triggers, triggerNoSupport)
+		why = append(why, "no supported answer")
+	}
+	if len(triggers) == 0 {
+		return nil, fmt.Sprintf("passed: saturation %.3f ≥ %.2f, consistency %.3f ≥ %.2f, %d supported", sigma, gateSaturation, c, gateConsistency, supported)
+	}
+	return triggers, strings.Join(why, "; ")
 }
 
 // planEdits collects the edits of every fired trigger (paper v1 §3.5):
@@ -206,14 +220,14 @@ func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr
 			if math.IsNaN(j.Scores[i]) {
 				continue
 			}
-			old := prev.Affinity(g, p[0], p[1])
+			old := ix.p.finder.affinity(g, prev, p[0], p[1])
 			edits.Edges = append(edits.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: damped(old, j.Scores[i])})
 			tr.Reweighted++
 		}
 		return nil
 	}
 	if has(tr.Triggers, triggerSaturation) {
-		ps := take(flow.CutPairs(g, s, prev, scoredPairs))
+		ps := take(ix.p.finder.cutPairs(g, s, prev, scoredPairs))
 		j, err := ix.p.judge.ScorePairs(ctx, question, g, ps, true)
 		tr.spent(j)
 		if err != nil {
@@ -227,21 +241,21 @@ func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr
 			edits.Edges = append(edits.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: damped(init, j.Scores[i]), Add: true})
 			tr.Bridges++
 		}
-		if err := reweight(take(flow.CutEdges(g, prev, scoredPairs))); err != nil {
+		if err := reweight(take(ix.p.finder.cutEdges(g, prev, scoredPairs))); err != nil {
 			return edits, err
 		}
 	}
 	if has(tr.Triggers, triggerConsistency) {
-		if err := reweight(take(flow.TopFlowEdges(prev))); err != nil {
+		if err := reweight(take(ix.p.finder.topFlowEdges(prev))); err != nil {
 			return edits, err
 		}
 	}
 	if has(tr.Triggers, triggerNoSupport) {
-		seeds := flow.ExpandSources(g, s, prev, seedDepth, newSeeds)
+		seeds := ix.p.finder.expandSources(g, s, prev, seedDepth, newSeeds)
 		edits.Sources = append(edits.Sources, seeds...)
 		tr.Seeds = len(seeds)
 		srcs := append(append([]int(nil), prev.Sources...), seeds...)
-		if err := reweight(take(flow.SourceEdges(g, prev, srcs, scoredPairs))); err != nil {
+		if err := reweight(take(ix.p.finder.sourceEdges(g, prev, srcs, scoredPairs))); err != nil {
 			return edits, err
 		}
 	}
@@ -252,6 +266,37 @@ func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr
 // (which only bites for affinities outside [0, 1] to begin with).
 func damped(pOld, pHat float64) float64 {
 	return math.Min(1, math.Max(0, flow.Damped(pOld, pHat, reweightRate, reweightBound)))
+}
+
+// finder finds the candidates System 2 scores and edits (paper v1 §3.5).
+// flowFinder, the flow package's functions, is the only production one;
+// tests substitute theirs to pin the candidates.
+type finder interface {
+	cutPairs(g *graph.Graph, s *score.Scores, r *flow.Routing, k int) [][2]int
+	cutEdges(g *graph.Graph, r *flow.Routing, k int) [][2]int
+	topFlowEdges(r *flow.Routing) [][2]int
+	expandSources(g *graph.Graph, s *score.Scores, r *flow.Routing, depth, k int) []int
+	sourceEdges(g *graph.Graph, r *flow.Routing, sources []int, k int) [][2]int
+	affinity(g *graph.Graph, r *flow.Routing, u, v int) float64
+}
+
+type flowFinder struct{}
+
+func (flowFinder) cutPairs(g *graph.Graph, s *score.Scores, r *flow.Routing, k int) [][2]int {
+	return flow.CutPairs(g, s, r, k)
+}
+func (flowFinder) cutEdges(g *graph.Graph, r *flow.Routing, k int) [][2]int {
+	return flow.CutEdges(g, r, k)
+}
+func (flowFinder) topFlowEdges(r *flow.Routing) [][2]int { return flow.TopFlowEdges(r) }
+func (flowFinder) expandSources(g *graph.Graph, s *score.Scores, r *flow.Routing, depth, k int) []int {
+	return flow.ExpandSources(g, s, r, depth, k)
+}
+func (flowFinder) sourceEdges(g *graph.Graph, r *flow.Routing, sources []int, k int) [][2]int {
+	return flow.SourceEdges(g, r, sources, k)
+}
+func (flowFinder) affinity(g *graph.Graph, r *flow.Routing, u, v int) float64 {
+	return r.Affinity(g, u, v)
 }
 
 func has(xs []string, x string) bool {
