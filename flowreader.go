@@ -195,6 +195,10 @@ func New(cfg Config) (*Pipeline, error) {
 // default.
 func (p *Pipeline) Embedder() llm.Embedder { return p.embedder }
 
+// Embedder returns the embedder in use: Config.Embedder, or the embedded
+// default.
+func (p *Pipeline) Embedder() llm.Embedder { return p.embedder }
+
 // Notes lists the embedded defaults the pipeline fell back to; empty when
 // every part was configured.
 func (p *Pipeline) Notes() []string { return append([]string(nil), p.notes...) }
@@ -322,11 +326,7 @@ type Result struct {
 	// System2 is the account of the gate and the System-2 pass; nil when
 	// System 2 is off.
 	System2 *System2
-	// Embedder returns the embedder in use: Config.Embedder, or the embedded
-// default.
-func (p *Pipeline) Embedder() llm.Embedder { return p.embedder }
-
-// Notes lists the embedded defaults used (empty when every part was
+	// Notes lists the embedded defaults used (empty when every part was
 	// configured); show them to users so that offline answers are not
 	// mistaken for model answers.
 	Notes []string

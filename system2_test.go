@@ -61,7 +61,7 @@ func (f fakeFinder) cutPairs(*graph.Graph, *score.Scores, *flow.Routing, int) []
 	return f.cutPairsOut
 }
 func (f fakeFinder) cutEdges(*graph.Graph, *flow.Routing, int) [][2]int { return f.cutEdgesOut }
-func (f fakeFinder) topFlowEdges(*flow.Routing) [][2]int               { return f.topFlow }
+func (f fakeFinder) topFlowEdges(*flow.Routing) [][2]int                { return f.topFlow }
 func (f fakeFinder) expandSources(*graph.Graph, *score.Scores, *flow.Routing, int, int) []int {
 	return f.seeds
 }
@@ -132,10 +132,10 @@ func TestGate(t *testing.T) {
 // Each trigger alone leads to its own edits, one re-route and a re-read.
 func TestSystem2Triggers(t *testing.T) {
 	cases := []struct {
-		name                        string
-		sigma                       float64
-		script                      func(*fixture.Script)
-		trigger                     string
+		name                       string
+		sigma                      float64
+		script                     func(*fixture.Script)
+		trigger                    string
 		bridges, reweighted, seeds int
 	}{
 		{"T1", 0.3, func(*fixture.Script) {}, triggerSaturation, 8, 8, 0},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	)
+)
 
 // Reader turns selected chains into an answer.
 type Reader interface {
@@ -42,8 +42,7 @@ type Answer struct {
 	Text string
 	// Citations point at the nodes that support Text, best first.
 	Citations []Citation
-	// Drafts are the per-chain worker outputs of the pass whose answer was
-	// in reading order.
+	// Drafts are the per-chain worker outputs, in reading order.
 	Drafts []Draft
 	// Trace explains how the answer was reached.
 	Trace Trace
@@ -130,4 +129,3 @@ type Trace struct {
 	Stages map[string]time.Duration
 	Total  time.Duration
 }
-

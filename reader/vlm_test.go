@@ -239,4 +239,3 @@ func TestImagesOnlyForImageModels(t *testing.T) {
 		}
 	}
 }
-
