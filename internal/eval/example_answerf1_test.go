@@ -3,8 +3,8 @@ package eval_test
 import (
 	"fmt"
 
-	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/internal/eval"
 )
 
 // QASPER's answer F1: normalise, then token F1, best over annotators.
