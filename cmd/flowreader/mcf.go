@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
 func mcfCommand() command {
@@ -59,7 +60,7 @@ flags:`)
 	case "ssp":
 		solver = &mcf.SSP{}
 	case "lp":
-		solver = mcf.LP{}
+		solver = mcftest.LP{}
 	default:
 		return fmt.Errorf("unknown solver %q: %w", *solverName, errUsage)
 	}

@@ -1,9 +1,11 @@
-package mcf
+package mcf_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 	"math/rand/v2"
 	"testing"
 )
@@ -18,9 +20,9 @@ func BenchmarkSSPAspects(b *testing.B) {
 				name += "/single-path"
 			}
 			b.Run(name, func(b *testing.B) {
-				n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, uint64(N))), N, 8, 16)
+				n, _, _ := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, uint64(N))), N, 8, 16)
 				b.ReportMetric(float64(n.NumArcs()), "arcs")
-				solver := &SSP{SinglePath: single}
+				solver := &mcf.SSP{SinglePath: single}
 				b.ResetTimer()
 				for b.Loop() {
 					if _, err := solver.Solve(context.Background(), n); err != nil {
@@ -37,7 +39,7 @@ func BenchmarkSSPAspects(b *testing.B) {
 func BenchmarkSSPRandom(b *testing.B) {
 	for _, nn := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("n=%d", nn), func(b *testing.B) {
-			n := randomNetwork(rand.New(rand.NewPCG(5, uint64(nn))), cyclicPotential, nn, 6*nn, false, false, false)
+			n := mcftest.RandomNetwork(rand.New(rand.NewPCG(5, uint64(nn))), mcftest.CyclicPotential, nn, 6*nn, false, false, false)
 			for v := 0; v < nn; v++ {
 				n.SetSupply(v, 0)
 			}
@@ -45,7 +47,7 @@ func BenchmarkSSPRandom(b *testing.B) {
 			n.SetSupply(nn-1, -float64(nn))
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := (&SSP{}).Solve(context.Background(), n); err != nil {
+				if _, err := (&mcf.SSP{}).Solve(context.Background(), n); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -54,47 +56,38 @@ func BenchmarkSSPRandom(b *testing.B) {
 }
 
 func BenchmarkMaxFlow(b *testing.B) {
-	n, s, t := aspectsNetwork(rand.New(rand.NewPCG(1, 2)), 10000, 8, 16)
+	n, s, t := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 2)), 10000, 8, 16)
 	for b.Loop() {
-		if _, _, err := MaxFlow(n, s, t); err != nil {
+		if _, _, err := mcf.MaxFlow(n, s, t); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkDecompose(b *testing.B) {
-	n, s, t := aspectsNetwork(rand.New(rand.NewPCG(1, 3)), 10000, 8, 16)
-	sol, err := (&SSP{}).Solve(context.Background(), n)
+	n, s, t := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 3)), 10000, 8, 16)
+	sol, err := (&mcf.SSP{}).Solve(context.Background(), n)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Decompose(n, sol.Flow, s, t, 60); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkLP(b *testing.B) {
-	n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, 4)), 12, 3, 4)
-	for b.Loop() {
-		if _, err := (LP{}).Solve(context.Background(), n); err != nil {
+		if _, err := mcf.Decompose(n, sol.Flow, s, t, 60); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkReadDIMACS(b *testing.B) {
-	n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, 5)), 10000, 8, 16)
+	n, _, _ := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 5)), 10000, 8, 16)
 	var buf bytes.Buffer
-	if err := WriteDIMACS(&buf, &Problem{Network: n}); err != nil {
+	if err := mcf.WriteDIMACS(&buf, &mcf.Problem{Network: n}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := ReadDIMACS(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, err := mcf.ReadDIMACS(bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,9 +1,11 @@
-package mcf
+package mcf_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -23,7 +25,7 @@ a 3 4 0 5 1
 `
 
 func TestReadDIMACSLowerBounds(t *testing.T) {
-	p, err := ReadDIMACS(strings.NewReader(smallDIMACS))
+	p, err := mcf.ReadDIMACS(strings.NewReader(smallDIMACS))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func TestReadDIMACSLowerBounds(t *testing.T) {
 	if p.NodeLine[0] != 3 || p.NodeLine[3] != 4 || p.ArcLine[4] != 9 {
 		t.Fatalf("lines %v %v", p.NodeLine, p.ArcLine)
 	}
-	sol, err := (&SSP{}).Solve(context.Background(), p.Network)
+	sol, err := (&mcf.SSP{}).Solve(context.Background(), p.Network)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,23 +64,23 @@ func TestReadDIMACSErrorsNameLine(t *testing.T) {
 		in, line string
 		sentinel error
 	}{
-		{"p min 2 1\na 1 3 0 1 1\n", "line 2", ErrSyntax},
-		{"c x\n\np min 2 1\nn 1 x\n", "line 4", ErrSyntax},
-		{"a 1 2 0 1 1\n", "line 1", ErrSyntax},
-		{"p min 2 1\np min 2 1\n", "line 2", ErrSyntax},
-		{"p min 2 2\na 1 2 0 1 1\n", "line 1", ErrSyntax},
-		{"p min 2 1\na 1 2 0 1 1\na 1 2 0 1 1\n", "line 3", ErrSyntax},
-		{"p min 2 1\na 1 2 3 1 1\n", "line 2", ErrNegativeCapacity},
-		{"p min 2 1\na 1 2 0 1 NaN\n", "line 2", ErrSyntax},
-		{"p min 2 1\na 1 2 0 1 1e999\n", "line 2", ErrSyntax},
-		{"p max 2 1\n", "line 1", ErrSyntax},
-		{"p min 2 1\nn 1 1\nn 1 2\n", "line 3", ErrSyntax},
-		{"p min 2 1\nx 1 2\n", "line 2", ErrSyntax},
-		{"p min 2 1\na 1 2 0 1\n", "line 2", ErrSyntax},
-		{"", "no \"p min\"", ErrSyntax},
+		{"p min 2 1\na 1 3 0 1 1\n", "line 2", mcf.ErrSyntax},
+		{"c x\n\np min 2 1\nn 1 x\n", "line 4", mcf.ErrSyntax},
+		{"a 1 2 0 1 1\n", "line 1", mcf.ErrSyntax},
+		{"p min 2 1\np min 2 1\n", "line 2", mcf.ErrSyntax},
+		{"p min 2 2\na 1 2 0 1 1\n", "line 1", mcf.ErrSyntax},
+		{"p min 2 1\na 1 2 0 1 1\na 1 2 0 1 1\n", "line 3", mcf.ErrSyntax},
+		{"p min 2 1\na 1 2 3 1 1\n", "line 2", mcf.ErrNegativeCapacity},
+		{"p min 2 1\na 1 2 0 1 NaN\n", "line 2", mcf.ErrSyntax},
+		{"p min 2 1\na 1 2 0 1 1e999\n", "line 2", mcf.ErrSyntax},
+		{"p max 2 1\n", "line 1", mcf.ErrSyntax},
+		{"p min 2 1\nn 1 1\nn 1 2\n", "line 3", mcf.ErrSyntax},
+		{"p min 2 1\nx 1 2\n", "line 2", mcf.ErrSyntax},
+		{"p min 2 1\na 1 2 0 1\n", "line 2", mcf.ErrSyntax},
+		{"", "no \"p min\"", mcf.ErrSyntax},
 	}
 	for _, c := range cases {
-		_, err := ReadDIMACS(strings.NewReader(c.in))
+		_, err := mcf.ReadDIMACS(strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.line) || !errors.Is(err, c.sentinel) {
 			t.Errorf("%q: got %v, want %q and %v", c.in, err, c.line, c.sentinel)
 		}
@@ -88,7 +90,7 @@ func TestReadDIMACSErrorsNameLine(t *testing.T) {
 func TestDIMACSRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for it := 0; it < 50; it++ {
-		n := randomNetwork(rng, kind(it%int(numKinds)), 2+rng.IntN(20), 30, it%2 == 0, false, false)
+		n := mcftest.RandomNetwork(rng, mcftest.Kind(it%int(mcftest.NumKinds)), 2+rng.IntN(20), 30, it%2 == 0, false, false)
 		lower := make([]float64, n.NumArcs())
 		for a := range lower {
 			if rng.IntN(3) == 0 {
@@ -98,19 +100,19 @@ func TestDIMACSRoundTrip(t *testing.T) {
 		}
 		// Build the original problem text, read it, write it, read again.
 		var buf bytes.Buffer
-		if err := WriteDIMACS(&buf, &Problem{Network: n}); err != nil {
+		if err := mcf.WriteDIMACS(&buf, &mcf.Problem{Network: n}); err != nil {
 			t.Fatal(err)
 		}
-		p1, err := ReadDIMACS(&buf)
+		p1, err := mcf.ReadDIMACS(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p1.Lower = lower // pretend these lower bounds were part of the transformed problem
 		var buf2 bytes.Buffer
-		if err := WriteDIMACS(&buf2, p1); err != nil {
+		if err := mcf.WriteDIMACS(&buf2, p1); err != nil {
 			t.Fatal(err)
 		}
-		p2, err := ReadDIMACS(bytes.NewReader(buf2.Bytes()))
+		p2, err := mcf.ReadDIMACS(bytes.NewReader(buf2.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,18 +142,18 @@ func FuzzReadDIMACS(f *testing.F) {
 	f.Add([]byte("c empty\np min 1 0\n"))
 	f.Add([]byte("p min 3 3\nn 1 2\nn 3 -2\na 1 2 0 1 0\na 2 3 0 1 0\na 1 3 0 0 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ReadDIMACS(bytes.NewReader(data))
+		p, err := mcf.ReadDIMACS(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrNegativeCapacity) && !errors.Is(err, ErrNaN) {
-				t.Fatalf("unexpected error kind: %v", err)
+			if !errors.Is(err, mcf.ErrSyntax) && !errors.Is(err, mcf.ErrNegativeCapacity) && !errors.Is(err, mcf.ErrNaN) {
+				t.Fatalf("unexpected error mcftest.Kind: %v", err)
 			}
 			return
 		}
 		var buf bytes.Buffer
-		if err := WriteDIMACS(&buf, p); err != nil {
+		if err := mcf.WriteDIMACS(&buf, p); err != nil {
 			t.Fatalf("write: %v", err)
 		}
-		q, err := ReadDIMACS(&buf)
+		q, err := mcf.ReadDIMACS(&buf)
 		if err != nil {
 			t.Fatalf("re-read: %v\n%s", err, buf.Bytes())
 		}
@@ -162,9 +164,9 @@ func FuzzReadDIMACS(f *testing.F) {
 		if n.NumNodes() > 60 || n.NumArcs() > 300 || n.Validate() != nil {
 			return
 		}
-		sol, err := (&SSP{}).Solve(context.Background(), n)
+		sol, err := (&mcf.SSP{}).Solve(context.Background(), n)
 		if err != nil {
-			if !errors.Is(err, ErrNegativeCycle) {
+			if !errors.Is(err, mcf.ErrNegativeCycle) {
 				t.Fatalf("solve: %v", err)
 			}
 			return
@@ -188,7 +190,7 @@ func FuzzReadDIMACS(f *testing.F) {
 				return
 			}
 		}
-		checkFeasible(t, n, sol, "fuzz")
-		checkCertificate(t, n, sol, "fuzz")
+		mcftest.CheckFeasible(t, n, sol, "fuzz")
+		mcftest.CheckCertificate(t, n, sol, "fuzz")
 	})
 }

@@ -46,16 +46,6 @@ func ExampleSSP_partial() {
 	// Output: routed 7 of 10 partial: true cost: 24
 }
 
-func ExampleLP() {
-	sol, err := mcf.LP{}.Solve(context.Background(), diamond())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("cost %.6g\n", sol.Cost)
-	// Output: cost 12
-}
-
 func ExampleNetwork() {
 	n := mcf.NewNetwork(0)
 	s, t := n.AddNode(), n.AddNode()
