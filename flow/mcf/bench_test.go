@@ -1,13 +1,13 @@
 package mcf_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/internal/mcftest"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
 // BenchmarkSSPAspects solves FlowReader-shaped networks (METHOD B.7): the
@@ -73,21 +73,6 @@ func BenchmarkDecompose(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := mcf.Decompose(n, sol.Flow, s, t, 60); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkReadDIMACS(b *testing.B) {
-	n, _, _ := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 5)), 10000, 8, 16)
-	var buf bytes.Buffer
-	if err := mcf.WriteDIMACS(&buf, &mcf.Problem{Network: n}); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(buf.Len()))
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := mcf.ReadDIMACS(bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
 	}

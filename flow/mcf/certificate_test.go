@@ -3,10 +3,11 @@ package mcf_test
 import (
 	"context"
 	"fmt"
-	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/internal/mcftest"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
 // TestCertificateLarger checks feasibility and the optimality certificate on

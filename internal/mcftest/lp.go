@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/flowreader/flowreader/flow/mcf"
 	"gonum.org/v1/gonum/mat"
@@ -249,5 +250,33 @@ func MaxFlowLP(n *mcf.Network, s, t int) (float64, error) {
 	return -obj, nil
 }
 
-// validate applies the solvers' input checks.
-func validate(n *mcf.Network) error { return n.Validate() }
+// validate applies the input checks of mcf's solvers (which it does not
+// export), with errors wrapping mcf.ErrInvalid.
+func validate(n *mcf.Network) error {
+	nn := n.NumNodes()
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	for a := 0; a < n.NumArcs(); a++ {
+		u, v, capacity, cost := n.Arc(a)
+		switch {
+		case u < 0 || u >= nn || v < 0 || v >= nn:
+			return fmt.Errorf("mcftest: arc %d (%d→%d) joins a node outside 0..%d: %w", a, u, v, nn-1, mcf.ErrInvalid)
+		case !finite(capacity) || !finite(cost):
+			return fmt.Errorf("mcftest: arc %d capacity %v cost %v: %w", a, capacity, cost, mcf.ErrInvalid)
+		case capacity < 0:
+			return fmt.Errorf("mcftest: arc %d capacity %v is negative: %w", a, capacity, mcf.ErrInvalid)
+		}
+	}
+	var sum, abs float64
+	for v := 0; v < nn; v++ {
+		b := n.Supply(v)
+		if !finite(b) {
+			return fmt.Errorf("mcftest: node %d supply %v is not finite: %w", v, b, mcf.ErrInvalid)
+		}
+		sum += b
+		abs += math.Abs(b)
+	}
+	if math.Abs(sum) > mcf.Eps*math.Max(1, abs/2) {
+		return fmt.Errorf("mcftest: supplies sum to %g, not zero: %w", sum, mcf.ErrInvalid)
+	}
+	return nil
+}
