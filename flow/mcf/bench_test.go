@@ -10,8 +10,8 @@ import (
 	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
-// BenchmarkSSPAspects solves FlowReader-shaped networks (METHOD B.7): the
-// workload flowreader runs once per query.
+// BenchmarkSSPAspects solves FlowReader-shaped networks (paper v3 §3.3,
+// Eq. 7): the workload flowreader runs once per query.
 func BenchmarkSSPAspects(b *testing.B) {
 	for _, N := range []int{1000, 10000, 100000} {
 		for _, single := range []bool{false, true} {
@@ -24,11 +24,42 @@ func BenchmarkSSPAspects(b *testing.B) {
 				b.ReportMetric(float64(n.NumArcs()), "arcs")
 				solver := &mcf.SSP{SinglePath: single}
 				b.ResetTimer()
+				var augs int
 				for b.Loop() {
-					if _, err := solver.Solve(context.Background(), n); err != nil {
+					sol, err := solver.Solve(context.Background(), n)
+					if err != nil {
 						b.Fatal(err)
 					}
+					augs = sol.Augmentations
 				}
+				b.ReportMetric(float64(augs), "augs")
+			})
+		}
+	}
+}
+
+// BenchmarkSSPTransshipment solves NETGEN-like networks with √n sources and
+// sinks, where serving several sinks per Dijkstra phase matters; augs is
+// the number of augmenting paths of one solve.
+func BenchmarkSSPTransshipment(b *testing.B) {
+	for _, nn := range []int{1000, 10000} {
+		for _, single := range []bool{false, true} {
+			name := fmt.Sprintf("n=%d", nn)
+			if single {
+				name += "/single-path"
+			}
+			b.Run(name, func(b *testing.B) {
+				n := mcftest.TransshipmentNetwork(rand.New(rand.NewPCG(8, uint64(nn))), nn)
+				solver := &mcf.SSP{SinglePath: single}
+				var augs int
+				for b.Loop() {
+					sol, err := solver.Solve(context.Background(), n)
+					if err != nil || sol.Partial {
+						b.Fatal(err, sol)
+					}
+					augs = sol.Augmentations
+				}
+				b.ReportMetric(float64(augs), "augs")
 			})
 		}
 	}

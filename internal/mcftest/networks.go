@@ -287,3 +287,67 @@ func CheckCertificate(t testing.TB, n *mcf.Network, sol *mcf.Solution, tag strin
 		}
 	}
 }
+
+// TransshipmentNetwork builds a NETGEN-like transshipment network: √n
+// sources and as many sinks sharing 1000·√n units of supply, a feasible
+// skeleton (each source's supply runs along its own chain of transshipment
+// nodes and ends at one to four sinks), then random arcs up to 8n in all,
+// with costs in 1..10^4 and capacities in 1..10^3 (skeleton arcs at least
+// the flow they must carry).
+func TransshipmentNetwork(rng *rand.Rand, nodes int) *mcf.Network {
+	ns := max(1, int(math.Round(math.Sqrt(float64(nodes)))))
+	n := mcf.NewNetwork(nodes)
+	trans := rng.Perm(nodes - 2*ns)
+	chain := len(trans) / ns
+	total := 1000 * ns
+	left := total
+	type key struct{ u, v int }
+	need := map[key]int{}
+	var order []key
+	put := func(u, v, f int) {
+		k := key{u, v}
+		if _, ok := need[k]; !ok {
+			order = append(order, k)
+		}
+		need[k] += f
+	}
+	for s := 0; s < ns; s++ {
+		sup := left
+		if s < ns-1 {
+			sup = rng.IntN(2*total/ns + 1)
+			sup = min(sup, left)
+		}
+		left -= sup
+		n.SetSupply(s, float64(sup))
+		prev := s
+		for _, v := range trans[s*chain : (s+1)*chain] {
+			put(prev, 2*ns+v, sup)
+			prev = 2*ns + v
+		}
+		k := 1 + rng.IntN(4)
+		for i := 0; i < k && sup > 0; i++ {
+			amt := sup
+			if i < k-1 {
+				amt = rng.IntN(sup + 1)
+			}
+			sup -= amt
+			t := ns + rng.IntN(ns)
+			put(prev, t, amt)
+			n.SetSupply(t, n.Supply(t)-float64(amt))
+		}
+	}
+	seen := map[key]bool{}
+	for _, k := range order {
+		seen[k] = true
+		n.AddArc(k.u, k.v, float64(max(need[k], 1+rng.IntN(1000))), float64(1+rng.IntN(10000)))
+	}
+	for tries := 0; n.NumArcs() < 8*nodes && tries < 160*nodes; tries++ {
+		k := key{rng.IntN(nodes), rng.IntN(nodes)}
+		if k.u == k.v || seen[k] {
+			continue
+		}
+		seen[k] = true
+		n.AddArc(k.u, k.v, float64(1+rng.IntN(1000)), float64(1+rng.IntN(10000)))
+	}
+	return n
+}
