@@ -9,10 +9,10 @@ import (
 // (Arcs[i] runs from Nodes[i] to Nodes[i+1]), carrying Amount. For an s–t
 // path Nodes runs from s to t; for a cycle (Cycle true) Nodes[0] == Nodes[k].
 type Path struct {
-	Nodes  []int
-	Arcs   []int
-	Amount float64
-	Cycle  bool
+	Nodes  []int   // the nodes walked, in order
+	Arcs   []int   // the arc ids walked, in order
+	Amount float64 // the flow the piece carries on each of its arcs
+	Cycle  bool    // a closed cycle rather than an s–t path
 }
 
 // decomposeSlack is how much unconserved flow a walk may strand at a dead end
