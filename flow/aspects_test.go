@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/mcftest"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -170,7 +170,7 @@ func TestAspectsMatchLP(t *testing.T) {
 				t.Fatal(err)
 			}
 			lp := clone(base)
-			lp.Solver = mcf.LP{}
+			lp.Solver = mcftest.LP{}
 			r2, err := lp.Route(ctx, g, s)
 			if err != nil {
 				t.Fatal(err)

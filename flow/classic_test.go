@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
 func TestClassicCapacitiesAndSaturation(t *testing.T) {
@@ -77,7 +77,7 @@ func TestClassicMatchesLPAndIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		c2 := DefaultClassic()
-		c2.Solver = mcf.LP{}
+		c2.Solver = mcftest.LP{}
 		r2, err := c2.Route(ctx, g, s)
 		if err != nil {
 			t.Fatal(err)
