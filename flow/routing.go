@@ -39,9 +39,6 @@ type Aspect struct {
 	Direction []float64
 	// Fed is the number of distinct content nodes that send flow to the aspect.
 	Fed int
-	// Facet is the query term of a TermFacets aspect ("" for spectral
-	// aspects and for the general facet); Direction is then nil.
-	Facet string
 }
 
 // Timings splits a routing's wall time by stage.
@@ -169,8 +166,8 @@ type lazyCut struct {
 	err  error
 }
 
-// Nodes returns the distinct content nodes on the chains in first-seen order.
-func (r *Routing) Nodes() []int {
+// nodes returns the distinct content nodes on the chains in first-seen order.
+func (r *Routing) nodes() []int {
 	seen := map[int]bool{}
 	var out []int
 	for _, c := range r.Chains {
@@ -184,10 +181,10 @@ func (r *Routing) Nodes() []int {
 	return out
 }
 
-// CutSide returns the source side of a minimum s–t cut of Network (true for
+// cutSide returns the source side of a minimum s–t cut of Network (true for
 // nodes reachable from s in the residual graph of a maximum flow), computing
 // it once. It is nil for routings without a network.
-func (r *Routing) CutSide() ([]bool, error) {
+func (r *Routing) cutSide() ([]bool, error) {
 	net, _ := r.FullNetwork()
 	if net == nil {
 		return nil, nil

@@ -1,4 +1,4 @@
-package flow
+package baselines
 
 import (
 	"context"
@@ -10,7 +10,7 @@ func TestRankedBaselines(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 80, 16, 4)
 	s := handScores(t, g, 4)
-	r, err := (&TopK{K: 10}).Route(ctx, g, s)
+	r, err := routeOn(ctx, &TopK{}, g, s, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestRankedBaselines(t *testing.T) {
 		}
 	}
 
-	m, err := (&MMRTopK{K: 8}).Route(ctx, g, s)
+	m, err := routeOn(ctx, &MMRTopK{}, g, s, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +43,14 @@ func TestRankedBaselines(t *testing.T) {
 		t.Fatal("MMR's first pick is not argmax h")
 	}
 	// MMR with λ = 1 is top-k by h.
-	m1, _ := (&MMRTopK{K: 8, Lambda: 1}).Route(ctx, g, s)
+	m1, _ := routeOn(ctx, &MMRTopK{Lambda: 1}, g, s, 8)
 	for i, c := range m1.Chains {
 		if c.Nodes[0] != byScore(s.H)[i] {
 			t.Fatal("MMR λ=1 differs from top-k by h")
 		}
 	}
 
-	p, err := (&PPRTopK{K: 8}).Route(ctx, g, s)
+	p, err := routeOn(ctx, &PPRTopK{}, g, s, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRankedBaselines(t *testing.T) {
 	}
 	s2 := *s
 	s2.Psi = nil
-	p2, _ := (&PPRTopK{K: 8, RMin: 0.22}).Route(ctx, g, &s2)
+	p2, _ := routeOn(ctx, &PPRTopK{RMin: 0.22}, g, &s2, 8)
 	for i := range p.Chains {
 		if p.Chains[i].Nodes[0] != p2.Chains[i].Nodes[0] {
 			t.Fatal("PPR computed here differs from the same PPR given in the scores")
@@ -85,51 +85,5 @@ func TestPPRIsStationary(t *testing.T) {
 	seed := byScore(s.R)[0]
 	if psi[seed] < 0.2 {
 		t.Fatalf("top seed has ψ %g", psi[seed])
-	}
-}
-
-func TestAblationRouters(t *testing.T) {
-	ctx := context.Background()
-	g := synthGraph(t, 150, 16, 8)
-	s := handScores(t, g, 8)
-	base, err := PaperAspects().Route(ctx, g, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := ShortestPath(nil).Route(ctx, g, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sp.Acyclic() || math.Abs(sp.Routed-sp.Demand) > 1e-9 {
-		t.Fatal("shortest path: not a DAG or not fully routed")
-	}
-	// Without capacities each aspect takes one cheapest path, so there are at
-	// most A chains and the cost can only fall.
-	if len(sp.Chains) > len(sp.Aspects) || sp.Cost > base.Cost+1e-9 {
-		t.Fatalf("shortest path: %d chains for %d aspects, cost %g vs %g", len(sp.Chains), len(sp.Aspects), sp.Cost, base.Cost)
-	}
-	ss, _ := SingleSink(nil).Route(ctx, g, s)
-	if len(ss.Aspects) != 1 || math.Abs(ss.Aspects[0].Capacity-ss.Demand) > 1e-9 {
-		t.Fatal("single sink: want A = 1 with d_1 = F0")
-	}
-	if ss.Kappa == base.Kappa {
-		t.Fatal("single sink: κ not recomputed")
-	}
-	do, _ := DocOrder(nil).Route(ctx, g, s)
-	if !do.Acyclic() {
-		t.Fatal("doc order: cycle")
-	}
-	for _, c := range do.Chains {
-		for i := 1; i < len(c.Nodes); i++ {
-			x, y := g.Nodes[c.Nodes[i-1]], g.Nodes[c.Nodes[i]]
-			if x.Doc > y.Doc || (x.Doc == y.Doc && x.Order > y.Order) {
-				t.Fatalf("doc-order chain %v goes backwards", c.Nodes)
-			}
-		}
-	}
-	for _, r := range []*Routing{sp, ss, do} {
-		if r.Router == base.Router {
-			t.Fatal("ablation routers must have their own names")
-		}
 	}
 }
