@@ -208,4 +208,3 @@ func TestNoEvidenceIsAnAnswer(t *testing.T) {
 		}
 	}
 }
-

@@ -15,7 +15,7 @@ type DemandRule int
 
 const (
 	// DemandRatio is paper v3's participation ratio (Σ z)²/Σ z² of the
-	// excess relevance z_v = max(0, h_v − τ) (§3.3, Eq. 3).
+	// excess relevance z_v = max(0, h_v − τ) (§3.2, Eq. 3).
 	DemandRatio DemandRule = iota
 	// DemandBudget is F0 = the read budget, but no more than the number of
 	// nodes with h_v ≥ DemandFloor: the flow reads as many nodes as top-k
@@ -25,7 +25,7 @@ const (
 )
 
 // Ablation selects one of paper v3's Table 3 variants of the aspects
-// network.
+// network (§4.3).
 type Ablation int
 
 const (
@@ -52,7 +52,7 @@ const contentKinds = graph.KNN | graph.Link
 // solver is never asked for the exact limit of what fits.
 const feasibility = 0.99
 
-// Aspects is paper v3's aspect formulation (§3): a DAG of content arcs
+// Aspects is paper v3's aspect formulation (§3.2–3.3): a DAG of content arcs
 // oriented toward higher relevance, entry arcs from s at every node,
 // spectral aspect terminals with capacities d_a summing to the demand F0,
 // and one min-cost flow whose decomposition gives the chains.
@@ -69,7 +69,7 @@ type Aspects struct {
 	OrderWindow int
 	// BridgeWeight β and CrossModalBonus γ weigh the bridge term and the
 	// modality change in p_uv = clip((1−β) gain + β bridge + γ 1[mod
-	// differs], 0, 1) (§3.2; 0.3 and 0.2).
+	// differs], 0, 1) (App. A.2; 0.3 and 0.2).
 	BridgeWeight, CrossModalBonus float64
 	// NodeCredit keeps the credit (ω_uv h_v − h̄) in the traversal cost
 	// w_uv (§3.2); false is Table 3's "− node credit".
@@ -90,10 +90,10 @@ type Aspects struct {
 	// (0: every node counts).
 	DemandFloor float64
 	// EnergyFraction η: the aspects are the fewest leading singular
-	// vectors holding η of ‖M‖²_F (§3.3; 0.9).
+	// vectors holding η of ‖M‖²_F (§3.2; 0.9).
 	EnergyFraction float64
 	// TerminationShare b sets the termination scale
-	// κ = b/(1−b) · sd(w_uv)/sd(c_a(v)) (§3.4; 0.634).
+	// κ = b/(1−b) · sd(w_uv)/sd(c_a(v)) (App. A.3, Eq. 10; 0.634).
 	TerminationShare float64
 	// PoolLiveArcs computes κ's spreads over the arcs whose tail the source
 	// reaches, the only ones that can carry flow, instead of over every arc
@@ -105,7 +105,7 @@ type Aspects struct {
 	PoolLiveArcs bool
 	// MergeChains merges chains with identical node sequences that end in
 	// different aspects (flows summed, cost flow-weighted, the aspect of
-	// the larger flow); §3.5 keeps them separate.
+	// the larger flow); §3.3 keeps them separate.
 	MergeChains bool
 	// Ablation selects a Table 3 variant (AblationNone: the full network).
 	Ablation Ablation
@@ -115,7 +115,7 @@ type Aspects struct {
 	noPrune bool
 }
 
-// PaperAspects returns paper v3 §3 exactly: links, kNN and reading order
+// PaperAspects returns paper v3 §3 and App. A exactly: links, kNN and reading order
 // ±1; orientation by (h, index); β = 0.3, γ = 0.2, binary bridge with
 // cutoff ⌈√N⌉; Δ, ω and node credit on; τ = 0.5, F0 ∈ [1, budget] by the
 // participation ratio; η = 0.9; b = 0.634 with κ's spreads over every arc;

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
@@ -29,10 +28,10 @@ type aspectsQuery struct {
 	h  []float64
 	n  int
 
-	f0 float64 // demand
-	c  []int   // relevant set
-	sp spectrum
-	na int       // aspect count
+	f0   float64 // demand
+	c    []int   // relevant set
+	sp   spectrum
+	na   int       // aspect count
 	caps []float64 // d_a
 	hbar float64
 
@@ -121,7 +120,7 @@ func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, 
 
 // aspects finds the aspect terminals: at most round(F0), |C| (and one
 // under AblationSingleSink) leading singular pairs of M, with capacities
-// d_a = F0 σ_a²/Σσ² (paper v3 §3.3, Eq. 4).
+// d_a = F0 σ_a²/Σσ² (paper v3 §3.2).
 func (q *aspectsQuery) aspects() error {
 	k := int(math.Floor(q.f0 + 0.5))
 	k = min(k, len(q.c))
@@ -142,7 +141,7 @@ func (q *aspectsQuery) aspects() error {
 // liveFromPairs), and decides what the network is built over.
 func (q *aspectsQuery) prune() {
 	a, n, h := q.a, q.n, q.h
-	// Every node is a terminal node (§3.4: complete bipartite).
+	// Every node is a terminal node (§3.3: every content node can end a path).
 	q.terms = q.ps.nodes
 	// h̄ is the question's mean h over the whole graph: the scores' HMean
 	// when set (it stays right when routing a candidate subgraph), else
@@ -261,7 +260,7 @@ func (q *aspectsQuery) fullAlign() []float64 {
 }
 
 // build adds the arcs of G+ in id order to nb: entry arcs, content arcs,
-// terminal arcs κ(1 − c_a(v)) and aspect arcs of capacity d_a (§3.4).
+// terminal arcs κ(1 − c_a(v)) and aspect arcs of capacity d_a (§3.3).
 func (q *aspectsQuery) build(nb *netBuilder) {
 	na := q.na
 	arcs, align := q.allArcs(), q.fullAlign()
@@ -382,96 +381,9 @@ func (q *aspectsQuery) aspectFlows(r *Routing) {
 	})
 }
 
-// solveAndDecompose sets supply f at r.Source, solves r.Network and fills
-// the flow, cost, routed amount, chains and their timings. Given live, the
-// part of r.Network that can carry flow (see liveNodes), it solves and
-// decomposes that instead and maps flows and chain nodes back to
-// r.Network's ids: the result is the same. With a lazy full network
-// (r.full set, r.Network nil) it keeps the live flow in r.full instead.
-func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, live *liveNet) error {
-	if solver == nil {
-		solver = &mcf.SSP{}
-	}
-	net := r.Network // nil when built lazily (then live is set)
-	if net != nil {
-		net.SetSupply(r.Source, f)
-		net.SetSupply(r.Sink, -f)
-	}
-	solveNet, src, snk, base := net, r.Source, r.Sink, r.AspectBase
-	if live != nil {
-		solveNet = live.net
-		src, snk, base = live.id(src), live.id(snk), live.id(base)
-		solveNet.SetSupply(src, f)
-		solveNet.SetSupply(snk, -f)
-	}
-	t := time.Now()
-	sol, err := solver.Solve(ctx, solveNet)
-	if err != nil {
-		return fmt.Errorf("flow: %s: solve: %w", r.Router, err)
-	}
-	r.Timings.Solve = time.Since(t)
-	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
-	if live != nil {
-		// Dropped arcs carry no flow; adding their zero terms to Cost
-		// would not change it.
-		if r.full != nil {
-			r.full.flow, r.full.ids, r.full.supply = sol.Flow, live.arcs, f
-			r.Flow = nil
-		} else {
-			r.Flow = make([]float64, net.NumArcs())
-			for i, id := range live.arcs {
-				r.Flow[id] = sol.Flow[i]
-			}
-		}
-	}
-	t = time.Now()
-	paths, err := mcf.Decompose(solveNet, sol.Flow, src, snk, maxChains)
-	if err != nil {
-		return fmt.Errorf("flow: %s: decompose: %w", r.Router, err)
-	}
-	r.Chains = chainsFrom(solveNet, paths, base, src, snk)
-	if live != nil {
-		for _, c := range r.Chains {
-			for i, v := range c.Nodes {
-				c.Nodes[i] = live.back[v]
-			}
-		}
-	}
-	r.Distinct = distinct(r.Chains)
-	r.Timings.Decompose = time.Since(t)
-	return nil
-}
-
-// chainsFrom turns s–t paths into chains: content nodes (ids below s) in
-// path order, the aspect terminal if any, and the per-unit cost. Cycle
-// records carry no chain.
-func chainsFrom(net *mcf.Network, paths []mcf.Path, aspectBase, src, snk int) []Chain {
-	out := make([]Chain, 0, len(paths))
-	for _, p := range paths {
-		if p.Cycle {
-			continue
-		}
-		ch := Chain{Flow: p.Amount, Aspect: -1}
-		for _, v := range p.Nodes {
-			switch {
-			case v < src:
-				ch.Nodes = append(ch.Nodes, v)
-			case v >= aspectBase && aspectBase > snk:
-				ch.Aspect = v - aspectBase
-			}
-		}
-		for _, id := range p.Arcs {
-			_, _, _, cost := net.Arc(id)
-			ch.Cost += cost
-		}
-		out = append(out, ch)
-	}
-	return out
-}
-
 // participation is F0 = clip((Σ z)² / Σ z², fmin, fmax) with z_v = max(0,
 // h_v − τ), the participation ratio of the excess relevance (paper v3
-// §3.3, Eq. 3). With no node above τ it is fmin.
+// §3.2, Eq. 3). With no node above τ it is fmin.
 func participation(h []float64, tau, fmin, fmax float64) float64 {
 	var s1, s2 float64
 	for _, x := range h {
@@ -584,7 +496,7 @@ func aspectCapacities(sigma []float64, f0 float64) []float64 {
 	return d
 }
 
-// alignment is c_a(v) = max(0, <ê_v, φ_a>) (paper v3 §3.4) for the nodes
+// alignment is c_a(v) = max(0, <ê_v, φ_a>) (paper v3 §3.3) for the nodes
 // vs, position-major (p*A + a).
 func alignment(g *graph.Graph, vs []int, dirs [][]float64) []float64 {
 	na := len(dirs)
@@ -618,7 +530,7 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, ps *pai
 }
 
 // price orients pair i and prices it with
-// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (paper v3 §3.2, Eq. 2), the
+// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (paper v3 §3.2, App. A.2), the
 // credit only under NodeCredit and ω ≡ 1 under AblationNoAgreement.
 func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, i int, orient func(int) (int, int)) arc {
 	p := &ps.pairs[i]
@@ -676,14 +588,15 @@ func (a *Aspects) before(g *graph.Graph, h []float64, u, v int) bool {
 }
 
 // gain is 2c·sqrt(1 − c²) for c = clip(affinity, 0, 1): paper v1's
-// "informative jump" weight c·sqrt(1 − c²) (§3.2), scaled to [0, 1].
+// "informative jump" weight c·sqrt(1 − c²), scaled to [0, 1] (paper v3 App. A.2).
 func gain(affinity float64) float64 {
 	c := clip01(affinity)
 	return 2 * c * math.Sqrt(1-c*c)
 }
 
 // kappa is the termination scale κ = b/(1−b) · sd(w_uv)/sd(c_a(v)) over
-// the given arcs and alignments (paper v3 §3.4); 1 when a spread is 0.
+// the given arcs and alignments (paper v3 App. A.3, Eq. 10); 1 when a
+// spread is 0.
 func (a *Aspects) kappa(arcs []arc, align []float64) float64 {
 	var num float64
 	if len(arcs) > 0 {
@@ -705,39 +618,4 @@ func (a *Aspects) kappa(arcs []arc, align []float64) float64 {
 		return 1
 	}
 	return a.TerminationShare / (1 - a.TerminationShare) * num / den
-}
-
-// mergeChains merges chains with equal node sequences, keeping first-seen
-// order: flows add, the cost is flow-weighted (so Σ flow·cost is kept) and
-// the aspect is the one that carried the most flow.
-func mergeChains(cs []Chain) []Chain {
-	var out []Chain
-	var best []float64
-	pos := make(map[string]int, len(cs))
-	var key []byte
-	for _, c := range cs {
-		key = key[:0]
-		for _, v := range c.Nodes {
-			key = strconv.AppendInt(key, int64(v), 10)
-			key = append(key, ' ')
-		}
-		i, ok := pos[string(key)]
-		if !ok {
-			pos[string(key)] = len(out)
-			best = append(best, c.Flow)
-			out = append(out, c)
-			continue
-		}
-		m := &out[i]
-		tot := m.Flow + c.Flow
-		if tot > 0 {
-			m.Cost = (m.Cost*m.Flow + c.Cost*c.Flow) / tot
-		}
-		m.Flow = tot
-		if c.Flow > best[i] {
-			best[i] = c.Flow
-			m.Aspect = c.Aspect
-		}
-	}
-	return out
 }

@@ -46,7 +46,7 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 		}
 	}
 	if !a.NodeCredit {
-		// B.12: without node credit, a predecessor never makes a chain
+		// Paper v3 §3.2: without node credit, a predecessor never makes a chain
 		// strictly cheaper: (1 − h_u) + w_uv − (1 − h_v) = 1 − p_uv ≥ 0.
 		n := g.Len()
 		for id := 0; id < fullNet(r).NumArcs(); id++ {

@@ -10,7 +10,7 @@ import (
 )
 
 // normKeyword lowercases a keyword, drops punctuation and collapses
-// whitespace (METHOD B.3).
+// whitespace, so that "BLEU score" and "bleu-score" are one keyword.
 func normKeyword(k string) string {
 	if isNormKeyword(k) {
 		return k // most keywords already are: no allocation
@@ -68,7 +68,7 @@ func asciiPunct(b byte) bool {
 
 // bridgeScores returns bridge(u,v) for each pair: 1 when the two nodes
 // share a keyword whose document frequency df is in [2, ⌈√N⌉], else 0
-// (paper v3 §3.2, Table 4): a keyword in one node links nothing, and one
+// (paper v3 App. A.2, Table 4): a keyword in one node links nothing, and one
 // in most nodes says nothing about the pair.
 func bridgeScores(g *graph.Graph, pairs []pair) []float64 {
 	out := make([]float64, len(pairs))

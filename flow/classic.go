@@ -11,7 +11,7 @@ import (
 	"github.com/flowreader/flowreader/score"
 )
 
-// Classic is paper v1's formulation (§3): MMR sources and answerable
+// Classic is paper v1's formulation: MMR sources and answerable
 // sinks joined to s* and t* with capacities h_u and a_v, content arcs in
 // both directions of every kept edge with cost c_uv = 1 − w_uv (h_u +
 // h_v)/2 (Eq. 5) and capacity min(h_u, h_v), demand F = 6, saturation
@@ -23,8 +23,8 @@ type Classic struct {
 	Solver mcf.Solver
 	// MinEdgeWeight r_min prunes graph edges of weight below it, compared
 	// in float32 like score.Config.KeepEdge, so that an edge of weight
-	// float32(0.22) survives 0.22 (v1 §3.1: 0.22, score.ClassicConfig's
-	// RMin: scoring and routing prune alike).
+	// float32(0.22) survives 0.22 (paper v1: 0.22, score.ClassicConfig's
+	// RMin, so that scoring and routing prune alike).
 	MinEdgeWeight float64
 	// Demand is the demand F (6).
 	Demand float64
@@ -41,7 +41,7 @@ type Classic struct {
 }
 
 // classicKinds are the graph edges Classic routes over: every kind, the
-// graph as built (v1 §3.1).
+// graph as built (paper v1).
 const classicKinds = graph.Order | graph.KNN | graph.Link
 
 // DefaultClassic returns paper v1's constants.
@@ -206,7 +206,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 }
 
 // answerability is a_i = r_i ρ_i with ρ_i = min(1, len(s_i)/max len + β_v
-// 1[visual]) (METHOD A.2), the fallback when the scores carry no A.
+// 1[visual]) (paper v1's answerability), the fallback when the scores carry no A.
 func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
 	maxLen := 0
 	for i := range g.Nodes {

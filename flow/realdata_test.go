@@ -141,7 +141,7 @@ func withKNN(t *testing.T, g0 *graph.Graph) *graph.Graph {
 	return g
 }
 
-// TestInvariantsOnQASPER checks METHOD B.12 and the classic properties on
+// TestInvariantsOnQASPER checks paper v3 §3.3's invariants and the classic properties on
 // graphs made from real QASPER papers and questions.
 func TestInvariantsOnQASPER(t *testing.T) {
 	ctx := context.Background()

@@ -24,7 +24,7 @@ var errSpectral = errors.New("flow: spectral decomposition failed")
 // the few leading pairs several times faster.
 const exactMax = 128
 
-// spectral computes the aspects of paper v3 §3.3: the right singular
+// spectral computes the aspects of paper v3 §3.2: the right singular
 // vectors of M (rows h_v ê_v for v ∈ C), signs toward q̂, count by energy η
 // capped at k. When |C| > d it eigen-decomposes the d×d Gram matrix MᵀM
 // instead of M itself: its eigenvectors are M's right singular vectors and

@@ -45,7 +45,7 @@ func TestSpectralGramMatchesSVD(t *testing.T) {
 }
 
 // BenchmarkSpectral times the aspects' spectral step when the relevant set
-// is (almost) the whole graph, as with a static embedder (METHOD B.13):
+// is (almost) the whole graph, as with a static embedder:
 // |C| = n rows of dimension d.
 func BenchmarkSpectral(b *testing.B) {
 	for _, sz := range []struct{ n, d int }{{1000, 100}, {10000, 100}, {300, 768}, {1000, 768}, {10000, 768}} {
@@ -112,4 +112,3 @@ func TestLanczosMatchesExact(t *testing.T) {
 		}
 	}
 }
-

@@ -11,12 +11,12 @@ import (
 )
 
 // maxCutCandidates bounds the nodes considered on each side of the cut by
-// CutPairs (the highest-h ones) [proposed]: the pair score is at most
+// CutPairs (the highest-h ones): the pair score is at most
 // (h_u + h_v)/2, so the best pairs sit among high-h nodes, and the bound
 // keeps T1 linear in N.
 const maxCutCandidates = 256
 
-// Damped is the System-2 re-weighting rule (METHOD A.7):
+// Damped is paper v1's System-2 re-weighting rule:
 // p_old + sign(Δ)·min(bound, |Δ|) with Δ = λ(p̂ − p_old); λ = 0.6 and
 // bound ε_w = 0.3 in the paper.
 func Damped(pOld, pHat, lambda, bound float64) float64 {
@@ -320,7 +320,7 @@ func (it *netIter) Visit(v int, do func(w int, c int64) bool) bool {
 }
 
 // acyclic reports whether the routed network (arcs with positive capacity)
-// has no directed cycle; the aspects network G+ must be a DAG (B.2).
+// has no directed cycle; the aspects network G+ must be a DAG (paper v3 §3.2).
 func (r *Routing) acyclic() bool {
 	net, _ := r.FullNetwork()
 	if net == nil {

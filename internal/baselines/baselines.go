@@ -222,4 +222,3 @@ func PPR(g *graph.Graph, r []float64, seeds int, d, rmin float64) []float64 {
 	}
 	return x
 }
-
