@@ -10,7 +10,7 @@ import (
 )
 
 // liveTails marks the network nodes the source reaches through arcs of
-// capacity above mcf.Eps (a plain fixed point, independent of liveNodes).
+// capacity above mcf.Eps (a plain fixed point, independent of liveFromPairs).
 func liveTails(net *mcf.Network, src int) []bool {
 	reach := make([]bool, net.NumNodes())
 	reach[src] = true

@@ -115,7 +115,7 @@ func TestPrunedRoutingIsExact(t *testing.T) {
 
 // deadArcs counts the arcs of net whose tail src cannot reach through arcs
 // of capacity above mcf.Eps: the arcs pruning drops (a plain fixed point,
-// independent of liveNodes).
+// independent of liveFromPairs).
 func deadArcs(net *mcf.Network, src int) int {
 	reach := make([]bool, net.NumNodes())
 	reach[src] = true
