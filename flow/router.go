@@ -127,7 +127,7 @@ func merge(prev, e Edits) Edits {
 // nonFinite returns the first index of x holding a NaN, an infinity or a
 // value beyond ±1e300, or -1. It first sums |x| in four lanes: a sum at
 // most 1e300 bounds every term and is not NaN, so x passes without the
-// per-value test, which costs three times as much.
+// per-value test, which costs more.
 func nonFinite(x []float64) int {
 	var s0, s1, s2, s3 float64
 	i := 0

@@ -98,6 +98,12 @@ type Routing struct {
 // lazyNet holds what a routing solved on its live part needs to build the
 // full network: the arcs in full-network id order (build), the supply at s
 // (−supply at t), and the live solve's flow with each arc's full id.
+//
+// The full network is kept (rather than the live part alone) because the
+// System-2 functions read its dead arcs: a content edge between a live node
+// and one below the demand floor crosses the min cut and links the pair, so
+// CutEdges ranks it and CutPairs does not propose it as a new bridge, and
+// ExpandSources walks it.
 type lazyNet struct {
 	nodes, arcs int
 	build       func() *mcf.Network
