@@ -2,8 +2,11 @@ package baselines
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow"
 )
 
 func TestRankedBaselines(t *testing.T) {
@@ -85,5 +88,24 @@ func TestPPRIsStationary(t *testing.T) {
 	seed := byScore(s.R)[0]
 	if psi[seed] < 0.2 {
 		t.Fatalf("top seed has ψ %g", psi[seed])
+	}
+}
+
+// TestBudgetIsK requires the ranked lists to hold budget nodes and a budget
+// ≤ 0 to be an ErrConfig error.
+func TestBudgetIsK(t *testing.T) {
+	ctx := context.Background()
+	g := synthGraph(t, 40, 8, 5)
+	s := handScores(t, g, 5)
+	for _, rt := range []flow.Router{&TopK{}, &MMRTopK{}, &PPRTopK{}} {
+		for _, k := range []int{1, 7, 100} {
+			r, err := routeOn(ctx, rt, g, s, k)
+			if err != nil || len(r.Chains) != min(k, g.Len()) {
+				t.Fatalf("%T at %d: %v chains, %v", rt, k, len(r.Chains), err)
+			}
+		}
+		if _, err := routeOn(ctx, rt, g, s, 0); !errors.Is(err, flow.ErrConfig) {
+			t.Fatalf("%T at 0: %v", rt, err)
+		}
 	}
 }
