@@ -49,7 +49,10 @@ type Timings struct {
 // Routing is the result of routing one query: chains and the quantities that
 // explain them.
 type Routing struct {
-	// Router names the formulation or baseline that produced the routing.
+	// Router names the formulation that produced the routing: "classic",
+	// "aspects" ("aspects-paper" under the paper's demand rule
+	// DemandRatio), an ablation's "shortest-path", "doc-order",
+	// "single-sink" or "no-agreement", or a baseline's own name.
 	Router string
 	// Chains in decomposition order.
 	Chains []Chain
