@@ -162,20 +162,6 @@ func New(cfg Config) (*Pipeline, error) {
 			r.Solver = cfg.Solver
 		}
 	}
-	// Under the budget demand rule the aspects router routes as many units
-	// as the reader will read: keep the two in step when Budget was changed
-	// (on a copy, so that a router shared with other pipelines is untouched).
-	if a, ok := p.router.(*flow.Aspects); ok && cfg.Budget > 0 && a.DemandRule == flow.DemandBudget && a.FMax != float64(cfg.Budget) {
-		c := *a
-		c.FMax = float64(cfg.Budget)
-		if c.FMin > c.FMax {
-			c.FMin = c.FMax
-		}
-		p.router = &c
-	}
-	if c, ok := p.router.(*flow.Classic); ok && c.KeepEdge == nil {
-		c.KeepEdge = cfg.Score.KeepEdge
-	}
 	p.selector = cfg.Selector
 	if p.selector == nil {
 		p.selector = selector.Greedy{}
@@ -196,9 +182,7 @@ func New(cfg Config) (*Pipeline, error) {
 			if cfg.Preset == "classic" {
 				v.Preset = reader.Classic
 			}
-			if rr, ok := p.router.(flow.Rerouter); ok {
-				v.Rerouter = rr
-			}
+			v.Rerouter = p.router
 			p.reader = v
 		} else {
 			p.reader = &reader.Extractive{Embedder: p.embedder}
@@ -235,27 +219,14 @@ func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Gra
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: build: %w", err)
 	}
-	if err := p.prepare(ctx, g); err != nil {
-		return nil, fmt.Errorf("flowreader: build: %w", err)
-	}
 	return g, nil
-}
-
-// prepare lets the router do its per-graph work now (flow.Preparer), so
-// that the first question costs what the later ones do.
-func (p *Pipeline) prepare(ctx context.Context, g *graph.Graph) error {
-	if pr, ok := p.router.(flow.Preparer); ok && g.Len() > 0 {
-		return pr.Prepare(ctx, g)
-	}
-	return nil
 }
 
 // Load reads a graph file saved with graph.Save and checks that its
 // embeddings have the pipeline embedder's dimension, so that questions are
 // not scored against vectors of another space. An embedder whose dimension
 // is unknown until its first call (llm.EmbedderFunc) is asked to embed one
-// probe text first. A router with per-graph work (flow.Preparer) does it
-// here, as it does after Build.
+// probe text first.
 func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) {
 	dim := p.embedder.Dimension()
 	if dim <= 0 {
@@ -270,9 +241,6 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*graph.Graph, error) 
 	}
 	g, err := graph.LoadDim(path, dim)
 	if err != nil {
-		return nil, fmt.Errorf("flowreader: load: %w", err)
-	}
-	if err := p.prepare(ctx, g); err != nil {
 		return nil, fmt.Errorf("flowreader: load: %w", err)
 	}
 	return g, nil
@@ -300,7 +268,15 @@ func (p *Pipeline) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (
 	if g == nil || g.Len() == 0 {
 		return nil, ErrNoGraph
 	}
-	r, err := p.router.Route(ctx, g, s)
+	budget := p.cfg.Budget
+	if budget <= 0 {
+		budget = 16
+	}
+	gr, err := p.router.Open(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: route: %w", err)
+	}
+	r, err := gr.Route(ctx, s, budget)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: route: %w", err)
 	}

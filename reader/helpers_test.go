@@ -152,11 +152,13 @@ type fakeRerouter struct {
 	err   error
 }
 
-func (f *fakeRerouter) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*flow.Routing, error) {
+func (f *fakeRerouter) Open(context.Context, *graph.Graph) (flow.GraphRouter, error) { return f, nil }
+
+func (f *fakeRerouter) Route(ctx context.Context, s *score.Scores, budget int) (*flow.Routing, error) {
 	return f.next, f.err
 }
 
-func (f *fakeRerouter) Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *flow.Routing, e flow.Edits) (*flow.Routing, error) {
+func (f *fakeRerouter) Reroute(ctx context.Context, s *score.Scores, budget int, prev *flow.Routing, e flow.Edits) (*flow.Routing, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++

@@ -62,7 +62,7 @@ func TestAspectsPipelineSystem2(t *testing.T) {
 	pipelineSystem2(t, score.AspectsConfig(), flow.PaperAspects(), selector.Annealed{}, Aspects, 16)
 }
 
-func pipelineSystem2(t *testing.T, cfg score.Config, router flow.Rerouter, sel Selector, preset Preset, budget int) {
+func pipelineSystem2(t *testing.T, cfg score.Config, router flow.Router, sel Selector, preset Preset, budget int) {
 	g := embeddedGraph(t)
 	q := "How many nests did the North Mole hold in 2025?"
 	sc := &score.Scorer{Config: cfg, Embedder: &fake.Embedder{Dim: 64}}
@@ -70,7 +70,11 @@ func pipelineSystem2(t *testing.T, cfg score.Config, router flow.Rerouter, sel S
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := router.Route(context.Background(), g, s)
+	gr, err := router.Open(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := gr.Route(context.Background(), s, budget)
 	if err != nil {
 		t.Fatal(err)
 	}

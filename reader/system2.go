@@ -238,7 +238,15 @@ func (v *VLM) system2(ctx context.Context, r *run, s1 []Draft) (*s2result, error
 	if cfg.CitedBoost > 0 {
 		s = boostCited(s, r.citations("", s1), cfg.CitedBoost)
 	}
-	next, err := v.Rerouter.Reroute(ctx, g, s, prev, edits)
+	gr, err := v.Rerouter.Open(ctx, g)
+	var next *flow.Routing
+	if err == nil {
+		if rr, ok := gr.(flow.Rerouter); ok {
+			next, err = rr.Reroute(ctx, s, budget, prev, edits)
+		} else {
+			err = fmt.Errorf("%T cannot reroute", gr)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("reader: system 2: %w", ctx.Err())

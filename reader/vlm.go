@@ -88,9 +88,10 @@ type VLM struct {
 	System2 Switch
 	// Pass configures the System-2 pass.
 	Pass System2Config
-	// Rerouter re-solves the flow after System-2 edits; without it System 2
-	// cannot run (the trace says so).
-	Rerouter flow.Rerouter
+	// Rerouter re-solves the flow after System-2 edits: it is opened on the
+	// input's graph, and System 2 runs when the opened router is a
+	// flow.Rerouter; without it System 2 cannot run (the trace says so).
+	Rerouter flow.Router
 	// Selector picks the chains to re-read from the new routing; nil takes
 	// the routing's chains in decomposition order. selector.Selector values
 	// satisfy it.

@@ -3,7 +3,6 @@ package eval_test
 import (
 	"fmt"
 
-	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/internal/eval"
 )
 
@@ -16,12 +15,4 @@ func ExampleAnswerF1() {
 	// bleu score 312
 	// 0.800
 	// 0.571
-}
-
-// AtBudget moves an aspects router to another budget of distinct nodes:
-// under the default's budget demand rule, F0 follows it.
-func ExampleAtBudget() {
-	a := eval.AtBudget(flow.DefaultAspects(), 8)
-	fmt.Println(a.FMax, a.DemandRule == flow.DemandBudget)
-	// Output: 8 true
 }
