@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
@@ -20,9 +18,50 @@ type arc struct {
 	w        float64
 }
 
-func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, edits Edits) (*Routing, error) {
-	if err := a.validate(); err != nil {
-		return nil, err
+// aspectsQuery is the state of one question's routing, filled by the
+// steps of route in order.
+type aspectsQuery struct {
+	a  *Aspects
+	g  *graph.Graph
+	ps *pairSet
+	s  *score.Scores
+	h  []float64
+	n  int
+
+	f0   float64 // demand
+	c    []int   // relevant set
+	sp   spectrum
+	na   int       // aspect count
+	caps []float64 // d_a
+	hbar float64
+
+	src, snk, base int
+	unit           float64 // capacity of unit arcs (f0 under AblationShortestPath)
+	floor          bool    // nodes below DemandFloor get no entry
+	entries        int     // nodes with an entry arc of positive capacity
+	live           []bool  // nil: every node is live
+	nLive          int
+	poolLive       bool // κ pools the live arcs only
+	needMaxFlow    bool
+	lazy           bool // the full network is built on demand
+
+	arcs    []arc // priced content arcs (under poolLive, those with a live tail)
+	liveIdx []int // under poolLive, the pair index of each of arcs
+	all     []arc // every priced content arc, priced on first use
+	terms   []int // terminal nodes (every node)
+	aligned []int // terminal nodes with an alignment (under poolLive, live ones)
+	align   []float64
+	kappa   float64
+
+	nodes, nArcs, first int // network size; first is the first terminal arc id
+}
+
+// route routes one question: demand, aspects, network, κ, solve and
+// decomposition, result.
+func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, edits Edits) (*Routing, error) {
+	a, g := &ag.cfg, ag.g
+	if budget <= 0 {
+		return nil, fmt.Errorf("%w: budget %d, want > 0", ErrConfig, budget)
 	}
 	if err := checkScores(g, s); err != nil {
 		return nil, err
@@ -30,35 +69,18 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if err := checkEdits(g, edits); err != nil {
 		return nil, err
 	}
-	r := &Routing{Router: a.Name(), Scores: s, Edits: edits, cut: &lazyCut{}}
-	n := g.Len()
-	if n == 0 {
+	r := &Routing{Router: a.name(), Scores: s, Edits: edits, cut: &lazyCut{}}
+	if g.Len() == 0 {
 		return r, nil
 	}
+	q := &aspectsQuery{a: a, g: g, s: s, h: s.H, n: g.Len()}
 	t0 := time.Now()
-	h := s.H
-	f0 := a.demand(h)
-	c := relevantSet(h, a.Tau, a.TopM)
-	k := int(math.Floor(f0 + 0.5))
-	k = min(k, len(c))
-	if a.MaxAspects > 0 {
-		k = min(k, a.MaxAspects)
-	}
-	k = max(k, 1)
-	q := unitQuery(s.Query)
+	q.f0 = a.demand(q.h, float64(budget))
+	q.c = relevantSet(q.h, a.RelevanceThreshold)
 	tNet := time.Since(t0)
 
 	t1 := time.Now()
-	var fc *facetSet
-	if a.Aspects == TermFacets {
-		fc = a.facets(g, s, f0)
-	}
-	var sp spectrum
-	var err error
-	if fc != nil {
-		sp.sigma = make([]float64, len(fc.caps))
-		sp.dirs = make([][]float64, len(fc.caps))
-	} else if sp, err = spectral(g, h, c, q, k, a.Eta, a.Center, a.QueryAspect, a.Spectral); err != nil {
+	if err := q.aspects(); err != nil {
 		return nil, err
 	}
 	tSVD := time.Since(t1)
@@ -67,351 +89,302 @@ func (a *Aspects) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	}
 
 	t2 := time.Now()
-	na := len(sp.sigma)
-	caps := aspectCapacities(sp.sigma, f0)
-	if fc != nil {
-		caps = fc.caps
-	}
-	// Terminal nodes: every node (B.7) or only C. Alignments are computed
-	// for them only, position-major (p*A + a), and κ pools exactly the
-	// terminal arcs (under PoolLive, those of live nodes).
-	ps := a.pairSet(g, edits)
-	n2 := len(ps.pairs)
-	terms := c
-	if !a.TerminalsFromC || len(c) == 0 {
-		terms = ps.nodes
-	}
-	// h̄ is the query's mean h over the whole graph: the scores' HMean when
-	// set (it stays right when routing a candidate subgraph), else computed.
-	hbar := s.HMean
-	if hbar == 0 {
-		hbar = mean(h)
-	}
-	src, snk, base := n, n+1, n+2
-	unit := 1.0
-	if a.Uncapacitated {
-		unit = f0
-	}
-	// Nodes below the floor get an entry arc of capacity 0 (arc ids stay
-	// aligned with node ids): since arcs climb in h, no chain reaches them.
-	// in marks the others (when unit can carry flow at all).
-	entries := 0
-	in := make([]bool, n)
-	for v := range in {
-		if h[v] < a.DemandFloor && a.DemandRule == DemandBudget {
-			continue
-		}
-		in[v] = unit > mcf.Eps
-		entries++
-	}
-	entered := entries
-	if unit <= mcf.Eps {
-		entered = 0
-	}
-	entry := func(v int) float64 {
-		if h[v] < a.DemandFloor && a.DemandRule == DemandBudget {
-			return 0
-		}
-		return unit
-	}
-	orient := func(i int) (from, to int) {
-		p := ps.pairs[i]
-		if a.before(g, h, p.u, p.v) {
-			return p.u, p.v
-		}
-		return p.v, p.u
-	}
-	var live []bool
-	nLive := n
-	if !a.noPrune || a.KappaPool == PoolLive {
-		// Entry depends on h alone and, by relevance, arcs climb in h: the
-		// entered nodes are closed under the arcs.
-		live, nLive = liveFromPairs(in, entered, ps, orient, unit, a.Orientation == ByRelevance)
-	}
-	// Under PoolLive with a dead part, κ pools the live arcs (those with a
-	// live tail) and the live terminal nodes' alignments only; the others
-	// are never priced unless the full network is asked for.
-	poolLive := a.KappaPool == PoolLive && live != nil
-	needMaxFlow := !a.Uncapacitated && float64(min(len(terms), entries)) < f0
-	lazy := poolLive && !a.noPrune && !needMaxFlow
-
-	// arcs are the priced content arcs: all of them, or under poolLive only
-	// those with a live tail (liveIdx their pair indexes, increasing).
-	var arcs []arc
-	var liveIdx []int
-	var allArcs func() []arc
-	if poolLive {
-		liveIdx = livePairs(live, ps, orient, unit > mcf.Eps)
-		arcs = make([]arc, len(liveIdx))
-		for k, i := range liveIdx {
-			arcs[k] = a.price(g, h, hbar, ps, i, orient)
-		}
-		var once sync.Once
-		var all []arc
-		allArcs = func() []arc {
-			once.Do(func() { all = a.contentArcs(g, h, hbar, ps, orient) })
-			return all
-		}
-	} else {
-		arcs = a.contentArcs(g, h, hbar, ps, orient)
-		allArcs = func() []arc { return arcs }
-	}
-	// Under PoolLive only live terminal nodes get an alignment; the
-	// others keep 0 and stay out of κ's pool.
-	alignTerms := terms
-	if poolLive {
-		alignTerms = make([]int, 0, min(nLive, len(terms)))
-		for _, v := range terms {
-			if live[v] {
-				alignTerms = append(alignTerms, v)
-			}
-		}
-	}
-	var align []float64
-	if fc != nil {
-		align = fc.alignment(alignTerms)
-	} else {
-		align = alignment(g, alignTerms, sp.dirs, a.SignedAlignment)
-	}
-	kappa := a.kappa(arcs, align, h)
-	// fullAlign is the alignment at every terminal position (dead ones 0).
-	fullAlign := func() []float64 {
-		if len(alignTerms) == len(terms) {
-			return align
-		}
-		full := make([]float64, len(terms)*na)
-		i := 0
-		for p, v := range terms {
-			if i < len(alignTerms) && alignTerms[i] == v {
-				copy(full[p*na:(p+1)*na], align[i*na:(i+1)*na])
-				i++
-			}
-		}
-		return full
-	}
-	if a.noPrune {
-		live = nil
-	}
-	nodes := n + 2 + na
-	nArcs := n + n2 + len(terms)*na + na
-	first := n + n2 // first terminal arc id
-	// build adds the arcs of G+ in id order to nb.
-	build := func(nb *netBuilder) {
-		arcs, align := allArcs(), fullAlign()
-		for v := 0; v < n; v++ {
-			nb.add(src, v, entry(v), 1-h[v])
-		}
-		for _, e := range arcs {
-			if !nb.skip(e.from, 1) {
-				nb.add(e.from, e.to, unit, e.w)
-			}
-		}
-		for p, v := range terms {
-			if nb.skip(v, na) {
-				continue
-			}
-			for j := 0; j < na; j++ {
-				nb.add(v, base+j, unit, kappa*(1-align[p*na+j]))
-			}
-		}
-		for j := 0; j < na; j++ {
-			nb.add(base+j, snk, caps[j], 0)
-		}
-	}
-	// Under PoolLive the full network is only built when a consumer asks
-	// for it (Routing.FullNetwork): nothing in the routing reads its dead
-	// part. A max-flow run on it (below) needs it now.
-	var net *mcf.Network
-	var ln *liveNet
-	if lazy {
-		// The live sub-network straight from the live arcs, with the ids
-		// and order netBuilder would give it.
-		ln = newLiveNet(live, nodes-n)
-		m := len(ln.back) + len(arcs) + len(alignTerms)*na + na
-		ln.net.Grow(m)
-		ln.arcs = make([]int, 0, m)
-		for _, v := range ln.back {
-			ln.add(v, src, v, entry(v), 1-h[v])
-		}
-		for k, e := range arcs {
-			ln.add(n+liveIdx[k], e.from, e.to, unit, e.w)
-		}
-		i := 0
-		for p, v := range terms {
-			if !live[v] {
-				continue
-			}
-			for j := 0; j < na; j++ {
-				ln.add(first+p*na+j, v, base+j, unit, kappa*(1-align[i*na+j]))
-			}
-			i++
-		}
-		for j := 0; j < na; j++ {
-			ln.add(nArcs-na+j, base+j, snk, caps[j], 0)
-		}
-	} else {
-		nb := newNetBuilder(nodes, nArcs, live, false)
-		build(nb)
-		net, ln = nb.full, nb.live
-	}
-	sumD := 0.0
-	for j := 0; j < na; j++ {
-		sumD += caps[j]
-	}
-	// With unit arcs from each terminal node to every aspect, at least F0
-	// such nodes fill the terminals on their own (a fractional
-	// transportation problem), so f_max = Σ d_a without a max-flow run;
-	// otherwise compute it.
-	fmax := sumD
-	if needMaxFlow {
-		fmax, _, err = mcf.MaxFlow(net, src, snk)
-		if err != nil {
-			return nil, fmt.Errorf("flow: aspects max flow: %w", err)
-		}
-	}
-	f := min(f0, sumD)
-	if fmax < f-mcf.Eps {
-		f = min(f0, a.Feasibility*fmax)
+	q.ps = ag.pairSet(edits)
+	q.prune()
+	q.price()
+	q.kappa = a.kappa(q.arcs, q.align)
+	net, ln := q.network()
+	fmax, f, err := q.flowAmount(net)
+	if err != nil {
+		return nil, err
 	}
 	tNet += time.Since(t2)
 
-	r.Network, r.Source, r.Sink, r.AspectBase = net, src, snk, base
-	if lazy {
-		r.full = &lazyNet{nodes: nodes, arcs: nArcs, build: func() *mcf.Network {
-			fb := newNetBuilder(nodes, nArcs, nil, false)
-			build(fb)
-			return fb.full
-		}}
-	}
-	r.Demand, r.MaxFlow = f0, fmax
-	r.Saturation = math.Min(fmax/f0, 1)
-	r.Kappa = kappa
-	r.Relevant = len(c)
-	r.ContentArcs = n2
-	r.Aspects = make([]Aspect, na)
-	for j := range r.Aspects {
-		r.Aspects[j] = Aspect{Sigma: sp.sigma[j], Capacity: caps[j], Direction: sp.dirs[j]}
-		if fc != nil {
-			r.Aspects[j].Facet = fc.terms[j]
-		}
-	}
+	q.result(r, net, fmax)
 	r.Timings = Timings{Network: tNet, SVD: tSVD}
 	if f <= mcf.Eps {
-		if !lazy {
+		if !q.lazy {
 			r.Flow = make([]float64, net.NumArcs())
 		}
 		return r, nil
 	}
-	if err := solveAndDecompose(ctx, a.Solver, r, f, a.MaxChains, ln); err != nil {
+	if err := solveAndDecompose(ctx, a.Solver, r, f, 0, ln); err != nil {
 		return nil, err
 	}
-	// Aspect flows and Fed read the terminal arcs (full ids from first on);
-	// arcs off the live part carry no flow.
-	r.eachArcFlow(func(id int, fl float64) {
-		switch {
-		case id >= nArcs-na:
-			r.Aspects[id-(nArcs-na)].Flow = fl
-		case id >= first && fl > mcf.Eps:
-			r.Aspects[(id-first)%na].Fed++
-		}
-	})
+	q.aspectFlows(r)
 	if a.MergeChains {
 		r.Chains = mergeChains(r.Chains)
 	}
 	return r, nil
 }
 
-// solveAndDecompose sets supply f at r.Source, solves r.Network and fills
-// the flow, cost, routed amount, chains and their timings. Given live, the
-// part of r.Network that can carry flow (see liveNodes), it solves and
-// decomposes that instead and maps flows and chain nodes back to
-// r.Network's ids: the result is the same. With a lazy full network
-// (r.full set, r.Network nil) it keeps the live flow in r.full instead.
-func solveAndDecompose(ctx context.Context, solver mcf.Solver, r *Routing, f float64, maxChains int, live *liveNet) error {
-	if solver == nil {
-		solver = &mcf.SSP{}
+// aspects finds the aspect terminals: at most round(F0), |C| (and one
+// under AblationSingleSink) leading singular pairs of M, with capacities
+// d_a = F0 σ_a²/Σσ² (paper v3 §3.2).
+func (q *aspectsQuery) aspects() error {
+	k := int(math.Floor(q.f0 + 0.5))
+	k = min(k, len(q.c))
+	if q.a.Ablation == AblationSingleSink {
+		k = min(k, 1)
 	}
-	net := r.Network // nil when built lazily (then live is set)
-	if net != nil {
-		net.SetSupply(r.Source, f)
-		net.SetSupply(r.Sink, -f)
-	}
-	solveNet, src, snk, base := net, r.Source, r.Sink, r.AspectBase
-	if live != nil {
-		solveNet = live.net
-		src, snk, base = live.id(src), live.id(snk), live.id(base)
-		solveNet.SetSupply(src, f)
-		solveNet.SetSupply(snk, -f)
-	}
-	t := time.Now()
-	sol, err := solver.Solve(ctx, solveNet)
+	k = max(k, 1)
+	sp, err := spectral(q.g, q.h, q.c, unitQuery(q.s.Query), k, q.a.EnergyFraction)
 	if err != nil {
-		return fmt.Errorf("flow: %s: solve: %w", r.Router, err)
+		return err
 	}
-	r.Timings.Solve = time.Since(t)
-	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
-	if live != nil {
-		// Dropped arcs carry no flow; adding their zero terms to Cost
-		// would not change it.
-		if r.full != nil {
-			r.full.flow, r.full.ids, r.full.supply = sol.Flow, live.arcs, f
-			r.Flow = nil
-		} else {
-			r.Flow = make([]float64, net.NumArcs())
-			for i, id := range live.arcs {
-				r.Flow[id] = sol.Flow[i]
-			}
-		}
-	}
-	t = time.Now()
-	paths, err := mcf.Decompose(solveNet, sol.Flow, src, snk, maxChains)
-	if err != nil {
-		return fmt.Errorf("flow: %s: decompose: %w", r.Router, err)
-	}
-	r.Chains = chainsFrom(solveNet, paths, base, src, snk)
-	if live != nil {
-		for _, c := range r.Chains {
-			for i, v := range c.Nodes {
-				c.Nodes[i] = live.back[v]
-			}
-		}
-	}
-	r.Distinct = distinct(r.Chains)
-	r.Timings.Decompose = time.Since(t)
+	q.sp, q.na = sp, len(sp.sigma)
+	q.caps = aspectCapacities(sp.sigma, q.f0)
 	return nil
 }
 
-// chainsFrom turns s–t paths into chains: content nodes (ids below s) in
-// path order, the aspect terminal if any, and the per-unit cost. Cycle
-// records carry no chain.
-func chainsFrom(net *mcf.Network, paths []mcf.Path, aspectBase, src, snk int) []Chain {
-	out := make([]Chain, 0, len(paths))
-	for _, p := range paths {
-		if p.Cycle {
+// prune finds the live nodes, those the source can reach (see
+// liveFromPairs), and decides what the network is built over.
+func (q *aspectsQuery) prune() {
+	a, n, h := q.a, q.n, q.h
+	// Every node is a terminal node (§3.3: every content node can end a path).
+	q.terms = q.ps.nodes
+	// h̄ is the question's mean h over the whole graph: the scores' HMean
+	// when set (it stays right when routing a candidate subgraph), else
+	// computed.
+	q.hbar = q.s.HMean
+	if q.hbar == 0 {
+		q.hbar = mean(h)
+	}
+	q.src, q.snk, q.base = n, n+1, n+2
+	q.unit = 1.0
+	if a.Ablation == AblationShortestPath {
+		q.unit = q.f0
+	}
+	q.floor = a.DemandRule == DemandBudget
+	// Nodes below the floor get an entry arc of capacity 0 (arc ids stay
+	// aligned with node ids): since arcs climb in h, no chain reaches them.
+	// in marks the others (when unit can carry flow at all).
+	in := make([]bool, n)
+	for v := range in {
+		if q.floor && h[v] < a.DemandFloor {
 			continue
 		}
-		ch := Chain{Flow: p.Amount, Aspect: -1}
-		for _, v := range p.Nodes {
-			switch {
-			case v < src:
-				ch.Nodes = append(ch.Nodes, v)
-			case v >= aspectBase && aspectBase > snk:
-				ch.Aspect = v - aspectBase
-			}
-		}
-		for _, id := range p.Arcs {
-			_, _, _, cost := net.Arc(id)
-			ch.Cost += cost
-		}
-		out = append(out, ch)
+		in[v] = q.unit > mcf.Eps
+		q.entries++
 	}
-	return out
+	entered := q.entries
+	if q.unit <= mcf.Eps {
+		entered = 0
+	}
+	q.nLive = n
+	if !a.noPrune || a.PoolLiveArcs {
+		// Entry depends on h alone and, by relevance, arcs climb in h: the
+		// entered nodes are closed under the arcs.
+		q.live, q.nLive = liveFromPairs(in, entered, q.ps, q.orient, q.unit, a.Ablation != AblationDocumentOrder)
+	}
+	// Under PoolLiveArcs with a dead part, κ pools the live arcs (those
+	// with a live tail) and the live terminal nodes' alignments only; the
+	// others are never priced unless the full network is asked for.
+	q.poolLive = a.PoolLiveArcs && q.live != nil
+	q.needMaxFlow = a.Ablation != AblationShortestPath && float64(min(len(q.terms), q.entries)) < q.f0
+	q.lazy = q.poolLive && !a.noPrune && !q.needMaxFlow
 }
 
-// Demand is F0 = clip((Σ z)² / Σ z², fmin, fmax) with z_v = max(0, h_v − τ),
-// the participation ratio of the excess relevance (METHOD B.4). With no
-// node above τ it is fmin.
-func Demand(h []float64, tau, fmin, fmax float64) float64 {
+// price prices the content arcs and the alignments that κ pools.
+func (q *aspectsQuery) price() {
+	if q.poolLive {
+		q.liveIdx = livePairs(q.live, q.ps, q.orient, q.unit > mcf.Eps)
+		q.arcs = make([]arc, len(q.liveIdx))
+		for k, i := range q.liveIdx {
+			q.arcs[k] = q.a.price(q.g, q.h, q.hbar, q.ps, i, q.orient)
+		}
+	} else {
+		q.all = q.a.contentArcs(q.g, q.h, q.hbar, q.ps, q.orient)
+		q.arcs = q.all
+	}
+	// Under PoolLiveArcs only live terminal nodes get an alignment; the
+	// others keep 0 and stay out of κ's pool.
+	q.aligned = q.terms
+	if q.poolLive {
+		q.aligned = make([]int, 0, min(q.nLive, len(q.terms)))
+		for _, v := range q.terms {
+			if q.live[v] {
+				q.aligned = append(q.aligned, v)
+			}
+		}
+	}
+	q.align = alignment(q.g, q.aligned, q.sp.dirs)
+	if q.a.noPrune {
+		q.live = nil
+	}
+	q.nodes = q.n + 2 + q.na
+	q.nArcs = q.n + len(q.ps.pairs) + len(q.terms)*q.na + q.na
+	q.first = q.n + len(q.ps.pairs)
+}
+
+// entry is the capacity of node v's entry arc s→v.
+func (q *aspectsQuery) entry(v int) float64 {
+	if q.floor && q.h[v] < q.a.DemandFloor {
+		return 0
+	}
+	return q.unit
+}
+
+// orient orients pair i.
+func (q *aspectsQuery) orient(i int) (from, to int) {
+	p := q.ps.pairs[i]
+	if q.a.before(q.g, q.h, p.u, p.v) {
+		return p.u, p.v
+	}
+	return p.v, p.u
+}
+
+// allArcs is every priced content arc, pricing the dead ones on first use.
+func (q *aspectsQuery) allArcs() []arc {
+	if q.all == nil {
+		q.all = q.a.contentArcs(q.g, q.h, q.hbar, q.ps, q.orient)
+	}
+	return q.all
+}
+
+// fullAlign is the alignment at every terminal position (dead ones 0).
+func (q *aspectsQuery) fullAlign() []float64 {
+	na := q.na
+	if len(q.aligned) == len(q.terms) {
+		return q.align
+	}
+	full := make([]float64, len(q.terms)*na)
+	i := 0
+	for p, v := range q.terms {
+		if i < len(q.aligned) && q.aligned[i] == v {
+			copy(full[p*na:(p+1)*na], q.align[i*na:(i+1)*na])
+			i++
+		}
+	}
+	return full
+}
+
+// build adds the arcs of G+ in id order to nb: entry arcs, content arcs,
+// terminal arcs κ(1 − c_a(v)) and aspect arcs of capacity d_a (§3.3).
+func (q *aspectsQuery) build(nb *netBuilder) {
+	na := q.na
+	arcs, align := q.allArcs(), q.fullAlign()
+	for v := 0; v < q.n; v++ {
+		nb.add(q.src, v, q.entry(v), 1-q.h[v])
+	}
+	for _, e := range arcs {
+		if !nb.skip(e.from, 1) {
+			nb.add(e.from, e.to, q.unit, e.w)
+		}
+	}
+	for p, v := range q.terms {
+		if nb.skip(v, na) {
+			continue
+		}
+		for j := 0; j < na; j++ {
+			nb.add(v, q.base+j, q.unit, q.kappa*(1-align[p*na+j]))
+		}
+	}
+	for j := 0; j < na; j++ {
+		nb.add(q.base+j, q.snk, q.caps[j], 0)
+	}
+}
+
+// network builds the network to solve: the full network (with its live
+// part when pruning), or, when lazy, the live part alone, straight from the
+// live arcs with the ids and order netBuilder would give it.
+func (q *aspectsQuery) network() (*mcf.Network, *liveNet) {
+	if !q.lazy {
+		nb := newNetBuilder(q.nodes, q.nArcs, q.live, false)
+		q.build(nb)
+		return nb.full, nb.live
+	}
+	na := q.na
+	ln := newLiveNet(q.live, q.nodes-q.n)
+	m := len(ln.back) + len(q.arcs) + len(q.aligned)*na + na
+	ln.net.Grow(m)
+	ln.arcs = make([]int, 0, m)
+	for _, v := range ln.back {
+		ln.add(v, q.src, v, q.entry(v), 1-q.h[v])
+	}
+	for k, e := range q.arcs {
+		ln.add(q.n+q.liveIdx[k], e.from, e.to, q.unit, e.w)
+	}
+	i := 0
+	for p, v := range q.terms {
+		if !q.live[v] {
+			continue
+		}
+		for j := 0; j < na; j++ {
+			ln.add(q.first+p*na+j, v, q.base+j, q.unit, q.kappa*(1-q.align[i*na+j]))
+		}
+		i++
+	}
+	for j := 0; j < na; j++ {
+		ln.add(q.nArcs-na+j, q.base+j, q.snk, q.caps[j], 0)
+	}
+	return nil, ln
+}
+
+// flowAmount is f_max and the flow to send, F = min(F0, Σ d_a), or
+// min(F0, feasibility·f_max) when less than F fits.
+func (q *aspectsQuery) flowAmount(net *mcf.Network) (fmax, f float64, err error) {
+	sumD := 0.0
+	for j := 0; j < q.na; j++ {
+		sumD += q.caps[j]
+	}
+	// With unit arcs from each terminal node to every aspect, at least F0
+	// such nodes fill the terminals on their own (a fractional
+	// transportation problem), so f_max = Σ d_a without a max-flow run;
+	// otherwise compute it.
+	fmax = sumD
+	if q.needMaxFlow {
+		fmax, _, err = mcf.MaxFlow(net, q.src, q.snk)
+		if err != nil {
+			return 0, 0, fmt.Errorf("flow: aspects max flow: %w", err)
+		}
+	}
+	f = min(q.f0, sumD)
+	if fmax < f-mcf.Eps {
+		f = min(q.f0, feasibility*fmax)
+	}
+	return fmax, f, nil
+}
+
+// result fills the routing's network and the quantities that explain it.
+func (q *aspectsQuery) result(r *Routing, net *mcf.Network, fmax float64) {
+	r.Network, r.Source, r.Sink, r.AspectBase = net, q.src, q.snk, q.base
+	if q.lazy {
+		r.full = &lazyNet{nodes: q.nodes, arcs: q.nArcs, build: func() *mcf.Network {
+			fb := newNetBuilder(q.nodes, q.nArcs, nil, false)
+			q.build(fb)
+			return fb.full
+		}}
+	}
+	r.Demand, r.MaxFlow = q.f0, fmax
+	r.Saturation = math.Min(fmax/q.f0, 1)
+	r.Kappa = q.kappa
+	r.Relevant = len(q.c)
+	r.ContentArcs = len(q.ps.pairs)
+	r.Aspects = make([]Aspect, q.na)
+	for j := range r.Aspects {
+		r.Aspects[j] = Aspect{Sigma: q.sp.sigma[j], Capacity: q.caps[j], Direction: q.sp.dirs[j]}
+	}
+}
+
+// aspectFlows reads the terminal arcs (full ids from first on) into the
+// aspects' Flow and Fed; arcs off the live part carry no flow.
+func (q *aspectsQuery) aspectFlows(r *Routing) {
+	na := q.na
+	r.eachArcFlow(func(id int, fl float64) {
+		switch {
+		case id >= q.nArcs-na:
+			r.Aspects[id-(q.nArcs-na)].Flow = fl
+		case id >= q.first && fl > mcf.Eps:
+			r.Aspects[(id-q.first)%na].Fed++
+		}
+	})
+}
+
+// participation is F0 = clip((Σ z)² / Σ z², fmin, fmax) with z_v = max(0,
+// h_v − τ), the participation ratio of the excess relevance (paper v3
+// §3.2, Eq. 3). With no node above τ it is fmin.
+func participation(h []float64, tau, fmin, fmax float64) float64 {
 	var s1, s2 float64
 	for _, x := range h {
 		if z := x - tau; z > 0 {
@@ -425,35 +398,24 @@ func Demand(h []float64, tau, fmin, fmax float64) float64 {
 	return math.Min(math.Max(s1*s1/s2, fmin), fmax)
 }
 
-// demand is F0 under the router's DemandRule.
-func (a *Aspects) demand(h []float64) float64 {
-	count := func(floor float64) float64 {
+// demand is F0 under the router's DemandRule, clipped to [MinDemand,
+// budget] (MinDemand lowered to the budget when above it).
+func (a *Aspects) demand(h []float64, budget float64) float64 {
+	fmin := math.Min(a.MinDemand, budget)
+	if a.DemandRule == DemandBudget {
 		n := 0
 		for _, x := range h {
-			if x >= floor {
+			if x >= a.DemandFloor {
 				n++
 			}
 		}
-		return math.Min(math.Max(float64(n), a.FMin), a.FMax)
+		return math.Min(math.Max(float64(n), fmin), budget)
 	}
-	switch a.DemandRule {
-	case DemandBudget:
-		return count(a.DemandFloor)
-	case DemandRelevant:
-		return count(a.Tau)
-	}
-	return Demand(h, a.Tau, a.FMin, a.FMax)
+	return participation(h, a.RelevanceThreshold, fmin, budget)
 }
 
-// relevantSet is C = {v : h_v ≥ τ} in index order, or the topM nodes by h
-// (ties by index) when topM > 0.
-func relevantSet(h []float64, tau float64, topM int) []int {
-	if topM > 0 {
-		idx := byScore(h)
-		idx = idx[:min(topM, len(idx))]
-		sort.Ints(idx)
-		return idx
-	}
+// relevantSet is C = {v : h_v ≥ τ} in index order.
+func relevantSet(h []float64, tau float64) []int {
 	var c []int
 	for v, x := range h {
 		if x >= tau {
@@ -534,9 +496,9 @@ func aspectCapacities(sigma []float64, f0 float64) []float64 {
 	return d
 }
 
-// alignment is c_a(v) = max(0, <ê_v, φ_a>) (or the signed cosine) for the
-// nodes vs, position-major (p*A + a).
-func alignment(g *graph.Graph, vs []int, dirs [][]float64, signed bool) []float64 {
+// alignment is c_a(v) = max(0, <ê_v, φ_a>) (paper v3 §3.3) for the nodes
+// vs, position-major (p*A + a).
+func alignment(g *graph.Graph, vs []int, dirs [][]float64) []float64 {
 	na := len(dirs)
 	d32 := make([][]float32, na)
 	for j, d := range dirs {
@@ -550,28 +512,11 @@ func alignment(g *graph.Graph, vs []int, dirs [][]float64, signed bool) []float6
 		e := g.Embedding(v)
 		for j := range d32 {
 			if len(d32[j]) == len(e) {
-				c := graph.Dot(e, d32[j])
-				if !signed {
-					c = math.Max(0, c)
-				}
-				out[p*na+j] = c
+				out[p*na+j] = math.Max(0, graph.Dot(e, d32[j]))
 			}
 		}
 	}
 	return out
-}
-
-// pairSet returns the content pairs with their bridge terms and incidence:
-// from the router's cache when it has one and there are no edits.
-func (a *Aspects) pairSet(g *graph.Graph, edits Edits) *pairSet {
-	compute := func() *pairSet {
-		pairs := contentPairs(g, a.EdgeKinds, a.OrderWindow, nil, newEditTable(edits.Edges))
-		return newPairSet(g.Len(), pairs, bridgeScores(g, pairs, a.Bridge, a.BridgeCutoff))
-	}
-	if a.cache != nil && len(edits.Edges) == 0 {
-		return a.cache.get(g, pairKey{a.EdgeKinds, a.OrderWindow, a.Bridge, a.BridgeCutoff}, compute)
-	}
-	return compute()
 }
 
 // contentArcs orients every content pair and prices it (see price), in
@@ -585,8 +530,8 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, ps *pai
 }
 
 // price orients pair i and prices it with
-// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (METHOD B.3), terms switched by
-// the options.
+// w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (paper v3 §3.2, App. A.2), the
+// credit only under NodeCredit and ω ≡ 1 under AblationNoAgreement.
 func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, i int, orient func(int) (int, int)) arc {
 	p := &ps.pairs[i]
 	u, v := orient(i)
@@ -595,23 +540,16 @@ func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, 
 	if x.Modality.Visual() != y.Modality.Visual() {
 		cross = 1
 	}
-	pv := (1-a.Beta)*Gain(p.aff) + a.Beta*ps.bridge[i] + a.Gamma*cross
+	pv := (1-a.BridgeWeight)*gain(p.aff) + a.BridgeWeight*ps.bridge[i] + a.CrossModalBonus*cross
 	pv = clip01(pv)
 	w := 1 - pv
-	if a.Climb {
-		w -= h[v] - h[u]
-	}
+	w -= h[v] - h[u]
 	if a.NodeCredit {
 		omega := 1.0
-		if a.Agreement {
+		if a.Ablation != AblationNoAgreement {
 			omega = p.cos
 		}
 		w -= omega*h[v] - hbar
-	}
-	if a.OrderCredit != 0 && a.OrderWindow > 0 {
-		if d := x.Order - y.Order; x.Doc == y.Doc && d <= a.OrderWindow && -d <= a.OrderWindow {
-			w -= a.OrderCredit
-		}
 	}
 	return arc{from: u, to: v, w: w}
 }
@@ -633,7 +571,7 @@ func clip01(x float64) float64 {
 
 // before reports whether the arc between u and v goes u→v.
 func (a *Aspects) before(g *graph.Graph, h []float64, u, v int) bool {
-	if a.Orientation == ByDocument {
+	if a.Ablation == AblationDocumentOrder {
 		x, y := &g.Nodes[u], &g.Nodes[v]
 		if x.Doc != y.Doc {
 			return x.Doc < y.Doc
@@ -649,23 +587,19 @@ func (a *Aspects) before(g *graph.Graph, h []float64, u, v int) bool {
 	return u < v
 }
 
-// Gain is 2c·sqrt(1 − c²) for c = clip(affinity, 0, 1): v1's "informative
-// jump" weight c·sqrt(1 − c²), scaled to [0, 1] (METHOD B.3 [proposed]).
-func Gain(affinity float64) float64 {
+// gain is 2c·sqrt(1 − c²) for c = clip(affinity, 0, 1): paper v1's
+// "informative jump" weight c·sqrt(1 − c²), scaled to [0, 1] (paper v3 App. A.2).
+func gain(affinity float64) float64 {
 	c := clip01(affinity)
 	return 2 * c * math.Sqrt(1-c*c)
 }
 
-// kappa is the termination scale: the override, or b/(1−b) times the ratio
-// of the chosen spread to sd(c_a(v)); 1 when a spread is 0.
-func (a *Aspects) kappa(arcs []arc, align, h []float64) float64 {
-	if a.Kappa != nil {
-		return *a.Kappa
-	}
+// kappa is the termination scale κ = b/(1−b) · sd(w_uv)/sd(c_a(v)) over
+// the given arcs and alignments (paper v3 App. A.3, Eq. 10); 1 when a
+// spread is 0.
+func (a *Aspects) kappa(arcs []arc, align []float64) float64 {
 	var num float64
-	if a.KappaMode == KappaRelevance {
-		num = popSD(h)
-	} else if len(arcs) > 0 {
+	if len(arcs) > 0 {
 		// popSD of the arc prices, in the same order of operations, without
 		// copying them out.
 		var s float64
@@ -683,40 +617,5 @@ func (a *Aspects) kappa(arcs []arc, align, h []float64) float64 {
 	if num < 1e-12 || den < 1e-12 {
 		return 1
 	}
-	return a.B / (1 - a.B) * num / den
-}
-
-// mergeChains merges chains with equal node sequences, keeping first-seen
-// order: flows add, the cost is flow-weighted (so Σ flow·cost is kept) and
-// the aspect is the one that carried the most flow.
-func mergeChains(cs []Chain) []Chain {
-	var out []Chain
-	var best []float64
-	pos := make(map[string]int, len(cs))
-	var key []byte
-	for _, c := range cs {
-		key = key[:0]
-		for _, v := range c.Nodes {
-			key = strconv.AppendInt(key, int64(v), 10)
-			key = append(key, ' ')
-		}
-		i, ok := pos[string(key)]
-		if !ok {
-			pos[string(key)] = len(out)
-			best = append(best, c.Flow)
-			out = append(out, c)
-			continue
-		}
-		m := &out[i]
-		tot := m.Flow + c.Flow
-		if tot > 0 {
-			m.Cost = (m.Cost*m.Flow + c.Cost*c.Flow) / tot
-		}
-		m.Flow = tot
-		if c.Flow > best[i] {
-			best[i] = c.Flow
-			m.Aspect = c.Aspect
-		}
-	}
-	return out
+	return a.TerminationShare / (1 - a.TerminationShare) * num / den
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/baselines"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"
 )
@@ -123,48 +124,34 @@ func BenchmarkCosinePass(b *testing.B) {
 // BenchmarkPipeline times Score + Route + Select for one query per
 // formulation and reports the ratio to one brute-force cosine pass in wall
 // time ("x-cosine") and in process CPU time ("cpu-x-cosine", which includes
-// the garbage collector's work) and the stage split in milliseconds (score, network, svd,
-// solve, decompose, select). d = 100 is the local embedder's dimension;
-// d = 768 (nomic) runs at 1k and 10k nodes. For the aspects forms, network
-// includes the alignments c_a(v) of every node (κ pools them all, so they
-// cost A cosine passes) and the content-arc prices, while solve and
-// decompose run on the live sub-network only (see liveNodes).
+// the garbage collector's work) and the stage split in milliseconds (score,
+// network, svd, solve, decompose, select). d = 100 is the local embedder's
+// dimension; d = 768 (nomic) runs at 1k and 10k nodes. Forms open their
+// router on the graph inside the timed loop (one query per graph, the
+// paper's setting), except aspects-warm, the default preset as a pipeline
+// runs it: opened once before the timer, so the graph's content pairs,
+// bridge terms and pair index are built once, like the BM25 index every
+// form gets, and only per-query work is timed.
 func BenchmarkPipeline(b *testing.B) {
 	type size struct{ n, dim int }
 	sizes := []size{{1000, 100}, {10000, 100}, {100000, 100}, {1000, 768}, {10000, 768}}
-	// Routers are made afresh for every query, so that nothing cached from
-	// the previous query on the same graph helps: one query per graph is
-	// the paper's setting.
 	type form struct {
 		name   string
 		config score.Config
-		router func() flow.Router
+		router flow.Router
+		warm   bool
 		sel    selector.Selector
 	}
-	// aspects-topm64 is the default preset restricted to a rank-based relevant
-	// set of 64 nodes that alone feed the terminals: the alignment and the
-	// terminal arcs then cost 64·A instead of N·A.
-	fast := func() flow.Router {
-		a := flow.DefaultAspects()
-		a.TopM, a.TerminalsFromC = 64, true
-		return a
-	}
-	// aspects-warm is the default preset as a Pipeline runs it: one router
-	// for all queries, prepared for the graph (Aspects.Prepare, which
-	// Pipeline.Load and Build call) before the timer, so the graph's content
-	// pairs, bridge scores and pair index are built once, like the BM25
-	// index every form gets, and only per-query work is timed.
-	var warm flow.Router
 	forms := []form{
-		{"aspects", score.AspectsConfig(), func() flow.Router { return flow.DefaultAspects() }, selector.Annealed{}},
-		{"aspects-warm", score.AspectsConfig(), func() flow.Router { return warm }, selector.Annealed{}},
-		{"aspects-topm64", score.AspectsConfig(), fast, selector.Annealed{}},
-		{"aspects-paper", score.AspectsPaperConfig(), func() flow.Router { return flow.PaperAspects() }, selector.Annealed{}},
+		{"aspects", score.AspectsConfig(), flow.DefaultAspects(), false, selector.Annealed{}},
+		{"aspects-warm", score.AspectsConfig(), flow.DefaultAspects(), true, selector.Annealed{}},
+		{"aspects-paper", score.AspectsPaperConfig(), flow.PaperAspects(), false, selector.Annealed{}},
 		// The default preset on the candidate subgraph of the 256 highest-h
 		// nodes and their neighbours.
-		{"candidates256", score.AspectsConfig(), func() flow.Router { return &flow.Candidates{M: 256} }, selector.Annealed{}},
-		{"classic", score.ClassicConfig(), func() flow.Router { return flow.DefaultClassic() }, selector.Replicator{}},
+		{"candidates256", score.AspectsConfig(), &baselines.Candidates{M: 256}, false, selector.Annealed{}},
+		{"classic", score.ClassicConfig(), flow.DefaultClassic(), false, selector.Replicator{}},
 	}
+	ctx := context.Background()
 	for _, sz := range sizes {
 		if testing.Short() && sz.n > 1000 {
 			continue
@@ -181,12 +168,12 @@ func BenchmarkPipeline(b *testing.B) {
 				}
 				sc := &score.Scorer{Config: f.config, Index: score.NewIndex(g)}
 				question := g.Nodes[1].Summary[:40]
-				if f.name == "aspects-warm" {
-					a := flow.DefaultAspects()
-					if err := a.Prepare(context.Background(), g); err != nil {
+				var warm flow.GraphRouter
+				if f.warm {
+					var err error
+					if warm, err = f.router.Open(ctx, g); err != nil {
 						b.Fatal(err)
 					}
-					warm = a
 				}
 				base, baseCPU := cosineTime(g, q)
 				var st flow.Timings
@@ -200,7 +187,13 @@ func BenchmarkPipeline(b *testing.B) {
 						b.Fatal(err)
 					}
 					scoreT += time.Since(t0)
-					r, err := f.router().Route(context.Background(), g, s)
+					gr := warm
+					if gr == nil {
+						if gr, err = f.router.Open(ctx, g); err != nil {
+							b.Fatal(err)
+						}
+					}
+					r, err := gr.Route(ctx, s, 16)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -233,4 +226,72 @@ func BenchmarkPipeline(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTwoGraphs serves two ~16k-node graphs with one Router: both are
+// opened once, then questions alternate between them. It reports the time
+// per Route against routing each graph's question on that graph alone,
+// averaged over the two ("ratio"): per-graph state lives in the opened
+// routers, so serving a second graph costs nothing per query.
+func BenchmarkTwoGraphs(b *testing.B) {
+	ctx := context.Background()
+	const n, dim = 16384, 100
+	g1, g2 := benchGraph(b, n, dim), benchGraph(b, n+1, dim)
+	rt := flow.DefaultAspects()
+	scores := func(g *graph.Graph) *score.Scores {
+		q := append([]float32(nil), g.Embedding(1)...)
+		for j := range q {
+			q[j] += g.Embedding(2)[j]
+		}
+		sc := &score.Scorer{Config: score.AspectsConfig(), Index: score.NewIndex(g)}
+		s, err := sc.ScoreVector(g, g.Nodes[1].Summary[:40], q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	s1, s2 := scores(g1), scores(g2)
+	open := func(g *graph.Graph) flow.GraphRouter {
+		gr, err := rt.Open(ctx, g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return gr
+	}
+	r1, r2 := open(g1), open(g2)
+	route := func(gr flow.GraphRouter, s *score.Scores) {
+		if _, err := gr.Route(ctx, s, 16); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Each iteration times 9 interleaved rounds of 20 Routes per pattern and
+	// keeps each pattern's least mean (the least disturbed round).
+	round := func(do func(i int)) time.Duration {
+		t := time.Now()
+		for i := 0; i < 20; i++ {
+			do(i)
+		}
+		return time.Since(t) / 20
+	}
+	b.ResetTimer()
+	var one, two time.Duration
+	for i := 0; i < b.N; i++ {
+		best1, best1b, best2 := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+		for r := 0; r < 9; r++ {
+			best1 = min(best1, round(func(int) { route(r1, s1) }))
+			best1b = min(best1b, round(func(int) { route(r2, s2) }))
+			best2 = min(best2, round(func(i int) {
+				if i%2 == 0 {
+					route(r1, s1)
+				} else {
+					route(r2, s2)
+				}
+			}))
+		}
+		one += (best1 + best1b) / 2
+		two += best2
+	}
+	b.ReportMetric(float64(one)/float64(b.N)/1e6, "one-graph-ms")
+	b.ReportMetric(float64(two)/float64(b.N)/1e6, "two-graphs-ms")
+	b.ReportMetric(float64(two)/float64(one), "ratio")
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // normKeyword lowercases a keyword, drops punctuation and collapses
-// whitespace (METHOD B.3).
+// whitespace, so that "BLEU score" and "bleu-score" are one keyword.
 func normKeyword(k string) string {
 	if isNormKeyword(k) {
 		return k // most keywords already are: no allocation
@@ -66,18 +66,17 @@ func asciiPunct(b byte) bool {
 	return false
 }
 
-// bridgeScores returns bridge(u,v) for each pair: whether (binary) or how
-// rarely (graded, log(N/df)/log N) the two nodes share a keyword whose
-// document frequency df is in [2, cutoff]; cutoff 0 means ceil(sqrt N).
-func bridgeScores(g *graph.Graph, pairs []pair, mode BridgeMode, cutoff int) []float64 {
+// bridgeScores returns bridge(u,v) for each pair: 1 when the two nodes
+// share a keyword whose document frequency df is in [2, ⌈√N⌉], else 0
+// (paper v3 App. A.2, Table 4): a keyword in one node links nothing, and one
+// in most nodes says nothing about the pair.
+func bridgeScores(g *graph.Graph, pairs []pair) []float64 {
 	out := make([]float64, len(pairs))
-	if mode == BridgeOff || len(pairs) == 0 {
+	if len(pairs) == 0 {
 		return out
 	}
 	n := g.Len()
-	if cutoff <= 0 {
-		cutoff = int(math.Ceil(math.Sqrt(float64(n))))
-	}
+	cutoff := int(math.Ceil(math.Sqrt(float64(n))))
 	// Keyword ids are given in first-seen node order, so they (and every
 	// result) are deterministic; the map is only looked up.
 	ids := map[string]int{}
@@ -105,7 +104,6 @@ func bridgeScores(g *graph.Graph, pairs []pair, mode BridgeMode, cutoff int) []f
 		}
 		sets[v] = s
 	}
-	logN := math.Log(float64(n))
 	for i, p := range pairs {
 		x, y := sets[p.u], sets[p.v]
 		best := 0.0
@@ -117,11 +115,7 @@ func bridgeScores(g *graph.Graph, pairs []pair, mode BridgeMode, cutoff int) []f
 				b++
 			default:
 				if d := df[x[a]]; d >= 2 && d <= cutoff {
-					s := 1.0
-					if mode == BridgeGraded && logN > 0 {
-						s = math.Log(float64(n)/float64(d)) / logN
-					}
-					best = math.Max(best, s)
+					best = 1
 				}
 				a++
 				b++

@@ -11,27 +11,23 @@ import (
 	"github.com/flowreader/flowreader/score"
 )
 
-// Classic is the v1 formulation (METHOD A.2–A.4): MMR sources and
-// answerable sinks joined to s* and t* with capacities h_u and a_v, content
-// arcs in both directions of every kept edge with cost
-// c_uv = 1 − w_uv (h_u + h_v)/2 and capacity min(h_u, h_v), demand F = 6,
-// saturation σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
+// Classic is paper v1's formulation: MMR sources and answerable
+// sinks joined to s* and t* with capacities h_u and a_v, content arcs in
+// both directions of every kept edge with cost c_uv = 1 − w_uv (h_u +
+// h_v)/2 (Eq. 5) and capacity min(h_u, h_v), demand F = 6, saturation
+// σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
 //
-// Start from DefaultClassic; the zero value is rejected with ErrConfig.
+// Start from [DefaultClassic]; the zero value is rejected with [ErrConfig].
 type Classic struct {
-	// Label names the router in Routing.Router ("" = "classic").
-	Label string
 	// Solver solves the network; nil means &mcf.SSP{}.
 	Solver mcf.Solver
-	// EdgeKinds selects the graph edges used (all kinds: "G as built").
-	EdgeKinds graph.EdgeKind
-	// RMin prunes edges with weight below it (A.1: 0.22), unless KeepEdge is set.
-	RMin float64
-	// KeepEdge, when set, decides which edges survive the graph filter; set it
-	// to score.Config.KeepEdge so that scoring and routing prune alike.
-	KeepEdge func(w float32) bool
-	// F is the demand (6).
-	F float64
+	// MinEdgeWeight r_min prunes graph edges of weight below it, compared
+	// in float32 like score.Config.KeepEdge, so that an edge of weight
+	// float32(0.22) survives 0.22 (paper v1: 0.22, score.ClassicConfig's
+	// RMin, so that scoring and routing prune alike).
+	MinEdgeWeight float64
+	// Demand is the demand F (6).
+	Demand float64
 	// MaxPaths caps the decomposition (60).
 	MaxPaths int
 	// NumSources and NumSinks are |S| and |T| (8, 8), used only when the
@@ -44,48 +40,95 @@ type Classic struct {
 	VisualBonus float64
 }
 
-// DefaultClassic returns METHOD A's constants.
+// classicKinds are the graph edges Classic routes over: every kind, the
+// graph as built (paper v1).
+const classicKinds = graph.Order | graph.KNN | graph.Link
+
+// DefaultClassic returns paper v1's constants.
 func DefaultClassic() *Classic {
 	return &Classic{
-		Label:       "classic",
-		EdgeKinds:   graph.Order | graph.KNN | graph.Link,
-		RMin:        0.22,
-		F:           6,
-		MaxPaths:    60,
-		NumSources:  8,
-		NumSinks:    8,
-		LambdaMMR:   0.70,
-		VisualBonus: 0.05,
+		MinEdgeWeight: 0.22,
+		Demand:        6,
+		MaxPaths:      60,
+		NumSources:    8,
+		NumSinks:      8,
+		LambdaMMR:     0.70,
+		VisualBonus:   0.05,
 	}
 }
 
-// Name returns the router's label.
-func (c *Classic) Name() string {
-	if c.Label == "" {
-		return "classic"
+func (c *Classic) validate() error {
+	switch {
+	case !(c.Demand > 0) || math.IsInf(c.Demand, 0):
+		return fmt.Errorf("%w: Classic.Demand %g, want > 0; start from DefaultClassic()", ErrConfig, c.Demand)
+	case c.MaxPaths < 0:
+		return fmt.Errorf("%w: Classic.MaxPaths %d is negative", ErrConfig, c.MaxPaths)
+	case c.NumSources < 0:
+		return fmt.Errorf("%w: Classic.NumSources %d is negative", ErrConfig, c.NumSources)
+	case c.NumSinks < 0:
+		return fmt.Errorf("%w: Classic.NumSinks %d is negative", ErrConfig, c.NumSinks)
+	case math.IsNaN(c.MinEdgeWeight):
+		return fmt.Errorf("%w: Classic.MinEdgeWeight is NaN", ErrConfig)
 	}
-	return c.Label
+	return nil
 }
 
-// Route builds G* for the query and solves it.
-func (c *Classic) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*Routing, error) {
-	return c.route(ctx, g, s, Edits{})
+// Open keeps g's content pairs that pass the edge filter; the returned
+// router copies the settings.
+func (c *Classic) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, fmt.Errorf("%w: nil graph", ErrScores)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cg := &classicGraph{cfg: *c, g: g}
+	cg.pairs = cg.contentPairs(Edits{})
+	return cg, nil
+}
+
+// classicGraph routes the questions of one graph with the settings of the
+// Classic it was opened from.
+type classicGraph struct {
+	cfg   Classic
+	g     *graph.Graph
+	pairs []pair // without edits; shared and read-only
+}
+
+// contentPairs is the kept edges, with edited and added pairs.
+func (cg *classicGraph) contentPairs(edits Edits) []pair {
+	if cg.pairs != nil && len(edits.Edges) == 0 {
+		return cg.pairs
+	}
+	rmin := float32(cg.cfg.MinEdgeWeight)
+	keep := func(w float32) bool { return w >= rmin }
+	return contentPairs(cg.g, classicKinds, 0, keep, newEditTable(edits.Edges))
+}
+
+// Route builds G* for the question and solves it; the budget only has to
+// be positive (the demand is the Demand setting).
+func (cg *classicGraph) Route(ctx context.Context, s *score.Scores, budget int) (*Routing, error) {
+	return cg.route(ctx, s, budget, Edits{})
 }
 
 // Reroute applies System-2 edits (cumulative with prev's) and solves again:
 // edited affinities replace max(cos, 0) in Eq. 5 (edited and added pairs
 // survive the graph filter), and extra sources join s* with capacity h_v.
-func (c *Classic) Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *Routing, e Edits) (*Routing, error) {
+func (cg *classicGraph) Reroute(ctx context.Context, s *score.Scores, budget int, prev *Routing, e Edits) (*Routing, error) {
 	var base Edits
 	if prev != nil {
 		base = prev.Edits
 	}
-	return c.route(ctx, g, s, merge(base, e))
+	return cg.route(ctx, s, budget, merge(base, e))
 }
 
-func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, edits Edits) (*Routing, error) {
-	if !(c.F > 0) || c.MaxPaths < 0 || c.NumSources < 0 || c.NumSinks < 0 || math.IsNaN(c.RMin) {
-		return nil, fmt.Errorf("%w: classic needs F > 0 and non-negative counts; start from DefaultClassic()", ErrConfig)
+func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, edits Edits) (*Routing, error) {
+	c, g := &cg.cfg, cg.g
+	if budget <= 0 {
+		return nil, fmt.Errorf("%w: budget %d, want > 0", ErrConfig, budget)
 	}
 	if err := checkScores(g, s); err != nil {
 		return nil, err
@@ -93,7 +136,7 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if err := checkEdits(g, edits); err != nil {
 		return nil, err
 	}
-	r := &Routing{Router: c.Name(), Scores: s, Edits: edits, Demand: c.F}
+	r := &Routing{Router: "classic", Scores: s, Edits: edits, Demand: c.Demand}
 	n := g.Len()
 	if n == 0 {
 		return r, nil
@@ -102,7 +145,7 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	h := s.H
 	sources := s.Sources
 	if sources == nil {
-		sources = MMR(g, h, c.NumSources, c.LambdaMMR)
+		sources = score.MMR(g, h, c.NumSources, c.LambdaMMR)
 	}
 	sources = dedupKeep(append(append([]int(nil), sources...), edits.Sources...))
 	ans := s.A
@@ -113,14 +156,7 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	if sinks == nil {
 		sinks = byScore(ans)[:min(c.NumSinks, n)]
 	}
-	keep := c.KeepEdge
-	if keep == nil {
-		// Compared in float32, the precision of edge weights, exactly like
-		// score.Config.KeepEdge, so an edge of weight float32(0.22) survives.
-		rmin := float32(c.RMin)
-		keep = func(w float32) bool { return w >= rmin }
-	}
-	pairs := contentPairs(g, c.EdgeKinds, 0, keep, newEditTable(edits.Edges))
+	pairs := cg.contentPairs(edits)
 	src, snk := n, n+1
 	net := mcf.NewNetwork(n + 2)
 	for _, u := range sources {
@@ -155,10 +191,10 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 	r.Sources, r.Sinks = sources, append([]int(nil), sinks...)
 	r.ContentArcs = arcs
 	r.MaxFlow = fmax
-	r.Saturation = math.Min(fmax/c.F, 1)
+	r.Saturation = math.Min(fmax/c.Demand, 1)
 	r.Aspects = nil
 	r.Timings.Network = time.Since(t0)
-	f := math.Min(c.F, fmax)
+	f := math.Min(c.Demand, fmax)
 	if f <= mcf.Eps {
 		r.Flow = make([]float64, net.NumArcs())
 		return r, nil
@@ -170,7 +206,7 @@ func (c *Classic) route(ctx context.Context, g *graph.Graph, s *score.Scores, ed
 }
 
 // answerability is a_i = r_i ρ_i with ρ_i = min(1, len(s_i)/max len + β_v
-// 1[visual]) (METHOD A.2), the fallback when the scores carry no A.
+// 1[visual]) (paper v1's answerability), the fallback when the scores carry no A.
 func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
 	maxLen := 0
 	for i := range g.Nodes {

@@ -33,9 +33,14 @@ func tiny() (*graph.Graph, *score.Scores) {
 	return g, &score.Scores{Query: []float32{1, 0, 0}, R: h, H: h, HMean: 0.7}
 }
 
-func ExampleAspects_Route() {
+func ExampleAspects_Open() {
 	g, s := tiny()
-	r, err := flow.PaperAspects().Route(context.Background(), g, s)
+	ctx := context.Background()
+	gr, err := flow.PaperAspects().Open(ctx, g) // once per graph
+	if err != nil {
+		panic(err)
+	}
+	r, err := gr.Route(ctx, s, 16) // once per question
 	if err != nil {
 		panic(err)
 	}
@@ -52,11 +57,16 @@ func ExampleAspects_Route() {
 	// [2] flow 0.31
 }
 
-func ExampleClassic_Route() {
+func ExampleClassic_Open() {
 	g, s := tiny()
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
 	s.Sources, s.Sinks = []int{0}, []int{2}
-	r, err := flow.DefaultClassic().Route(context.Background(), g, s)
+	ctx := context.Background()
+	gr, err := flow.DefaultClassic().Open(ctx, g)
+	if err != nil {
+		panic(err)
+	}
+	r, err := gr.Route(ctx, s, 11)
 	if err != nil {
 		panic(err)
 	}
@@ -69,22 +79,6 @@ func ExampleClassic_Route() {
 	// [0 1 2] flow 0.70
 }
 
-func ExampleTopK() {
-	g, s := tiny()
-	r, _ := (&flow.TopK{K: 2}).Route(context.Background(), g, s)
-	for _, c := range r.Chains {
-		fmt.Println(c.Nodes)
-	}
-	// Output:
-	// [0]
-	// [1]
-}
-
-func ExampleDemand() {
-	fmt.Printf("%.2f\n", flow.Demand([]float64{1, 0.9, 0.7, 0.2}, 0.5, 1, 16))
-	// Output: 2.69
-}
-
 func ExampleDamped() {
 	// A System-2 scorer rates an edge of affinity 0.4 at 0.9: the damped rule
 	// moves it by λ(0.9 − 0.4) = 0.3, the bound.
@@ -92,70 +86,52 @@ func ExampleDamped() {
 	// Output: 0.70
 }
 
-func ExampleGain() {
-	// The informative-jump weight peaks at c = 1/√2 and vanishes for
-	// unrelated (c = 0) and duplicate (c = 1) nodes.
-	fmt.Printf("%.2f %.2f %.2f\n", flow.Gain(0), flow.Gain(0.7071067811865476), flow.Gain(1))
-	// Output: 0.00 1.00 0.00
-}
-
-func ExampleMMR() {
+// An ablation of Table 3 is a setting of the aspects router.
+func ExampleAblation() {
 	g, s := tiny()
-	fmt.Println(flow.MMR(g, s.H, 3, 0.7))
-	// Output: [0 1 2]
-}
-
-func ExampleNoCredit() {
-	g, s := tiny()
-	r, err := flow.NoCredit(flow.PaperAspects()).Route(context.Background(), g, s)
+	a := flow.PaperAspects()
+	a.Ablation = flow.AblationSingleSink
+	ctx := context.Background()
+	gr, err := a.Open(ctx, g)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(r.Router, len(r.Chains) > 0)
-	// Output: no-credit true
+	r, err := gr.Route(ctx, s, 16)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Router, len(r.Aspects))
+	// Output: single-sink 1
 }
 
-// bridgeAll is a PairScorer that accepts every bridge at 0.8 and rates every
-// edge 0.9; a reader implements it with model calls.
-type bridgeAll struct{}
-
-func (bridgeAll) Bridge(context.Context, int, int) (bool, float64, error) { return true, 0.8, nil }
-func (bridgeAll) Edge(context.Context, int, int) (float64, error)         { return 0.9, nil }
-
 // The sink (node 3) hangs on an edge the classic filter prunes (weight <
-// 0.22), so nothing reaches it; T1 proposes bridges across the min cut and
-// the reroute reaches the sink.
-func ExampleSystem2_Plan() {
+// 0.22), so nothing reaches it; T1's bridges across the min cut, added with
+// the damped affinity of a scorer's 0.8, let the reroute reach the sink.
+func ExampleRerouter() {
 	g, s := tiny()
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
 	s.Sources, s.Sinks = []int{0}, []int{3}
-	c := flow.DefaultClassic()
-	r, _ := c.Route(context.Background(), g, s)
-	fmt.Printf("before: saturation %.2f\n", r.Saturation)
-	e, err := flow.DefaultSystem2().Plan(context.Background(), g, s, r, flow.Triggers{T1: true}, bridgeAll{})
+	ctx := context.Background()
+	gr, err := flow.DefaultClassic().Open(ctx, g)
 	if err != nil {
 		panic(err)
 	}
-	r2, _ := c.Reroute(context.Background(), g, s, r, e)
+	r, err := gr.Route(ctx, s, 11)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("before: saturation %.2f\n", r.Saturation)
+	var e flow.Edits
+	for _, p := range flow.CutPairs(g, s, r, 8) {
+		old := max(g.Cos(p[0], p[1]), 0)
+		e.Edges = append(e.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: flow.Damped(old, 0.8, 0.6, 0.3), Add: true})
+	}
+	r2, err := gr.(flow.Rerouter).Reroute(ctx, s, 11, r, e)
+	if err != nil {
+		panic(err)
+	}
 	fmt.Printf("after: %d edits, saturation %.2f\n", len(e.Edges), r2.Saturation)
 	// Output:
 	// before: saturation 0.00
 	// after: 3 edits, saturation 0.02
-}
-
-// Prepare does a router's per-graph work before the first question (here,
-// indexing the content pairs), so that every Route costs the same.
-func ExampleAspects_Prepare() {
-	g, s := tiny()
-	a := flow.DefaultAspects()
-	if err := a.Prepare(context.Background(), g); err != nil {
-		panic(err)
-	}
-	r, err := a.Route(context.Background(), g, s)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("%d chains over %d nodes, %d content arcs\n", len(r.Chains), r.Distinct, r.ContentArcs)
-	// Output:
-	// 4 chains over 3 nodes, 3 content arcs
 }

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -87,7 +88,7 @@ func synthGraph(t testing.TB, n, dim int, seed uint64) *graph.Graph {
 
 // handScores builds scores by hand: q is a random mix of the first two nodes
 // plus noise; r = clip(cos, 0, 1), h = r / max r (v3), and the classic
-// signals (φ = h, ψ by PPR, a = r·ρ, MMR sources, top-8 sinks).
+// signals the router reads (φ = h, a = r·ρ, MMR sources, top-8 sinks).
 func handScores(t testing.TB, g *graph.Graph, seed uint64) *score.Scores {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -122,9 +123,8 @@ func scoresFor(g *graph.Graph, q []float32) *score.Scores {
 	}
 	sc.HMean, sc.RMean = mean(sc.H), mean(sc.R)
 	sc.Phi = append([]float64(nil), sc.H...)
-	sc.Psi = PPR(g, sc.R, 8, 0.85, 0.22)
 	sc.A = answerability(g, sc.R, 0.05)
-	sc.Sources = MMR(g, sc.H, 8, 0.7)
+	sc.Sources = score.MMR(g, sc.H, 8, 0.7)
 	sc.Sinks = byScore(sc.A)[:min(8, n)]
 	return sc
 }
@@ -177,4 +177,41 @@ func benchRows(t testing.TB, n, d int) *graph.Graph {
 func fullNet(r *Routing) *mcf.Network {
 	net, _ := r.FullNetwork()
 	return net
+}
+
+// routeOn opens r on g and routes s at budget 16 (the paper's read cap).
+func routeOn(ctx context.Context, r Router, g *graph.Graph, s *score.Scores) (*Routing, error) {
+	return routeAt(ctx, r, g, s, 16)
+}
+
+// routeAt opens r on g and routes s at the budget.
+func routeAt(ctx context.Context, r Router, g *graph.Graph, s *score.Scores, budget int) (*Routing, error) {
+	gr, err := r.Open(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return gr.Route(ctx, s, budget)
+}
+
+// rerouteOn opens r on g and reroutes prev with the edits at budget 16.
+func rerouteOn(ctx context.Context, r Router, g *graph.Graph, s *score.Scores, prev *Routing, e Edits) (*Routing, error) {
+	gr, err := r.Open(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return gr.(Rerouter).Reroute(ctx, s, 16, prev, e)
+}
+
+// ablated is PaperAspects with a Table 3 ablation.
+func ablated(ab Ablation) *Aspects {
+	a := PaperAspects()
+	a.Ablation = ab
+	return a
+}
+
+// noCredit is PaperAspects without the node credit.
+func noCredit() *Aspects {
+	a := PaperAspects()
+	a.NodeCredit = false
+	return a
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // liveTails marks the network nodes the source reaches through arcs of
-// capacity above mcf.Eps (a plain fixed point, independent of liveNodes).
+// capacity above mcf.Eps (a plain fixed point, independent of liveFromPairs).
 func liveTails(net *mcf.Network, src int) []bool {
 	reach := make([]bool, net.NumNodes())
 	reach[src] = true
@@ -26,25 +26,25 @@ func liveTails(net *mcf.Network, src int) []bool {
 	return reach
 }
 
-// TestKappaPoolLive checks κ under PoolLive against an oracle computed from
+// TestKappaPoolLiveArcs checks κ under PoolLiveArcs against an oracle computed from
 // the routed network: b/(1−b) · sd of the content arc prices whose tail the
 // source reaches over sd of max(0, <ê_v, φ_a>) of the reached nodes. It
-// also requires PoolLive to equal PoolAll bit for bit when every node is
+// also requires PoolLiveArcs to equal pooling every arc bit for bit when every node is
 // live, and to differ from it on some graph where most nodes are dead (so
 // the oracle check bites).
-func TestKappaPoolLive(t *testing.T) {
+func TestKappaPoolLiveArcs(t *testing.T) {
 	ctx := context.Background()
 	differs := 0
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := synthGraph(t, 40+int(seed)*30, 16, seed)
 		s := handScores(t, g, seed)
 		live, all := DefaultAspects(), DefaultAspects()
-		live.KappaPool, all.KappaPool = PoolLive, PoolAll
-		r, err := live.Route(ctx, g, s)
+		live.PoolLiveArcs, all.PoolLiveArcs = true, false
+		r, err := routeOn(ctx, live, g, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ra, err := all.Route(ctx, g, s)
+		ra, err := routeOn(ctx, all, g, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestKappaPoolLive(t *testing.T) {
 				c = append(c, math.Max(0, dot))
 			}
 		}
-		want := live.B / (1 - live.B) * popSD(w) / popSD(c)
+		want := live.TerminationShare / (1 - live.TerminationShare) * popSD(w) / popSD(c)
 		if math.Abs(r.Kappa-want) > 1e-4*want {
 			t.Fatalf("seed %d: κ %v, oracle %v (%d live arcs, %d alignments)", seed, r.Kappa, want, len(w), len(c))
 		}
@@ -83,17 +83,17 @@ func TestKappaPoolLive(t *testing.T) {
 
 		// Every node live: the pools are the same.
 		live.DemandFloor, all.DemandFloor = 0, 0
-		r, err = live.Route(ctx, g, s)
+		r, err = routeOn(ctx, live, g, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ra, err = all.Route(ctx, g, s)
+		ra, err = routeOn(ctx, all, g, s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameRouting(t, fmt.Sprintf("seed %d floor 0", seed), r, ra)
 	}
 	if differs == 0 {
-		t.Fatal("PoolLive never changed κ: the oracle check does not bite")
+		t.Fatal("PoolLiveArcs never changed κ: the oracle check does not bite")
 	}
 }

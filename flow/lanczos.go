@@ -9,26 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SpectralMethod selects how the aspects' leading singular pairs are found.
-type SpectralMethod int
-
-const (
-	// SpectralAuto is SpectralExact when min(|C|, d) ≤ 128, where the full
-	// decomposition is cheap, and SpectralLanczos otherwise.
-	SpectralAuto SpectralMethod = iota
-	// SpectralLanczos runs Lanczos with full reorthogonalisation on MᵀM as
-	// an operator (two matrix–vector products with M per step, no d×d
-	// matrix) until the top k Ritz pairs have residual ‖MᵀM y − θ y‖ ≤
-	// 1e-6·‖M‖²_F, or the Krylov space is all of R^d. It gives the pairs of
-	// the full decomposition to that tolerance at O(|C|·d·steps) instead of
-	// O(|C|·d²) plus a d×d eigenproblem (seconds at d = 768).
-	SpectralLanczos
-	// SpectralExact is a thin mat.SVD of M when |C| ≤ d, else mat.EigenSym of
-	// the d×d Gram matrix MᵀM (same right vectors, σ² as eigenvalues).
-	SpectralExact
-)
-
-// lanczosTol is the residual tolerance of SpectralLanczos relative to
+// lanczosTol is the residual tolerance of lanczosTop relative to
 // ‖M‖²_F: eigenvalues (σ²) are then exact to about tol²/gap and directions
 // to tol/gap.
 const lanczosTol = 1e-6
@@ -84,7 +65,7 @@ func lanczosTop(m *mat.Dense, k int) ([]float64, *mat.Dense, error) {
 	}
 	v, ok := fresh()
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: Lanczos start", ErrSpectral)
+		return nil, nil, fmt.Errorf("%w: Lanczos start", errSpectral)
 	}
 	for {
 		basis = append(basis, v)
@@ -134,7 +115,7 @@ func ritz(basis [][]float64, alpha, beta []float64, k int, total float64, exact 
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(t, true) {
-		return nil, nil, false, fmt.Errorf("%w: tridiagonal eigenproblem", ErrSpectral)
+		return nil, nil, false, fmt.Errorf("%w: tridiagonal eigenproblem", errSpectral)
 	}
 	theta := eig.Values(nil)
 	var s mat.Dense

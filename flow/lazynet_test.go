@@ -37,7 +37,7 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 	}
 	for j, x := range want.Aspects {
 		y := got.Aspects[j]
-		if bits(y.Sigma) != bits(x.Sigma) || bits(y.Capacity) != bits(x.Capacity) || y.Facet != x.Facet ||
+		if bits(y.Sigma) != bits(x.Sigma) || bits(y.Capacity) != bits(x.Capacity) ||
 			fmt.Sprint(y.Direction) != fmt.Sprint(x.Direction) {
 			t.Fatalf("%s: aspect %d is %+v, want %+v", name, j, y, x)
 		}
@@ -77,12 +77,12 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 			t.Fatalf("%s: aspect %d fed %d flow %v, network says %d %v", name, j, x.Fed, x.Flow, fed[j], flow[j])
 		}
 	}
-	gc, err1 := got.CutSide()
-	wc, err2 := want.CutSide()
+	gc, err1 := got.cutSide()
+	wc, err2 := want.cutSide()
 	if err1 != nil || err2 != nil || fmt.Sprint(gc) != fmt.Sprint(wc) {
 		t.Fatalf("%s: cut side differs (%v, %v)", name, err1, err2)
 	}
-	if got.Acyclic() != want.Acyclic() {
+	if got.acyclic() != want.acyclic() {
 		t.Fatalf("%s: Acyclic differs", name)
 	}
 	eq := func(what string, a, b any) {
@@ -93,9 +93,9 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 	eq("CutPairs", CutPairs(g, s, got, 6), CutPairs(g, s, want, 6))
 	eq("CutEdges", CutEdges(g, got, 6), CutEdges(g, want, 6))
 	eq("TopFlowEdges", TopFlowEdges(got), TopFlowEdges(want))
-	eq("SourceEdges", SourceEdges(g, got, got.Nodes(), 6), SourceEdges(g, want, want.Nodes(), 6))
+	eq("SourceEdges", SourceEdges(g, got, got.nodes(), 6), SourceEdges(g, want, want.nodes(), 6))
 	eq("ExpandSources", ExpandSources(g, s, got, 2, 4), ExpandSources(g, s, want, 2, 4))
-	eq("Nodes", got.Nodes(), want.Nodes())
+	eq("Nodes", got.nodes(), want.nodes())
 }
 
 // TestLazyFullNetworkIsExact routes random graphs under presets where only
@@ -109,12 +109,10 @@ func TestLazyFullNetworkIsExact(t *testing.T) {
 		"default": DefaultAspects,
 		"floor10": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.1; return a },
 		"floor60": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.6; return a },
-		"termsC":  func() *Aspects { a := DefaultAspects(); a.TerminalsFromC = true; return a },
-		"facets":  func() *Aspects { a := DefaultAspects(); a.Aspects = TermFacets; return a },
-		"uncap":   func() *Aspects { return ShortestPath(DefaultAspects()) },
+		"uncap":   func() *Aspects { a := DefaultAspects(); a.Ablation = AblationShortestPath; return a },
 		"paper":   PaperAspects,
 	}
-	names := []string{"default", "floor10", "floor60", "termsC", "facets", "uncap", "paper"}
+	names := []string{"default", "floor10", "floor60", "uncap", "paper"}
 	seeds := uint64(6)
 	if testing.Short() {
 		seeds = 3
@@ -128,11 +126,11 @@ func TestLazyFullNetworkIsExact(t *testing.T) {
 			a, ref := variants[name](), variants[name]()
 			ref.noPrune = true
 			tag := fmt.Sprintf("seed %d %s", seed, name)
-			got, err := a.Route(ctx, g, s)
+			got, err := routeOn(ctx, a, g, s)
 			if err != nil {
 				t.Fatalf("%s: %v", tag, err)
 			}
-			want, err := ref.Route(ctx, g, s)
+			want, err := routeOn(ctx, ref, g, s)
 			if err != nil {
 				t.Fatalf("%s (full): %v", tag, err)
 			}
@@ -159,11 +157,11 @@ func TestLazyFullNetworkIsExact(t *testing.T) {
 			for _, p := range TopFlowEdges(want) {
 				e.Edges = append(e.Edges, EdgeEdit{U: p[0], V: p[1], Affinity: 0.05})
 			}
-			got2, err := a.Reroute(ctx, g, s, got, e)
+			got2, err := rerouteOn(ctx, a, g, s, got, e)
 			if err != nil {
 				t.Fatalf("%s reroute: %v", tag, err)
 			}
-			want2, err := ref.Reroute(ctx, g, s, want, e)
+			want2, err := rerouteOn(ctx, ref, g, s, want, e)
 			if err != nil {
 				t.Fatalf("%s reroute (full): %v", tag, err)
 			}

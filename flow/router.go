@@ -10,28 +10,29 @@ import (
 	"github.com/flowreader/flowreader/score"
 )
 
-// Router routes one query over one graph and returns the chains with the
-// quantities that explain them. Implementations are safe for concurrent use
-// when their fields are not modified.
+// Router holds routing settings. Open does the question-independent work
+// for one graph; a Router value is never modified by Open and may be shared
+// by many graphs and pipelines.
 type Router interface {
-	Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*Routing, error)
+	Open(ctx context.Context, g *graph.Graph) (GraphRouter, error)
 }
 
-// Rerouter is a Router that can apply System-2 edits to a previous routing and
-// solve again (METHOD A.7: all edits of one pass, then one re-solve).
+// GraphRouter routes the questions of the one graph it was opened on; it is
+// safe for concurrent use.
+type GraphRouter interface {
+	// Route routes the evidence for one question's scores (of that graph);
+	// budget is the number of distinct nodes the caller will read (aspects:
+	// the read cap F_max of paper v3, and the demand under DemandBudget;
+	// classic: unused, its demand F is a setting). budget <= 0 is an
+	// ErrConfig-wrapped error.
+	Route(ctx context.Context, s *score.Scores, budget int) (*Routing, error)
+}
+
+// Rerouter is an optional capability of a GraphRouter: apply System-2
+// edits to a previous routing and solve again (paper v1 §4: all edits of
+// one pass, then one re-solve). Both routers of this package have it.
 type Rerouter interface {
-	Router
-	Reroute(ctx context.Context, g *graph.Graph, s *score.Scores, prev *Routing, e Edits) (*Routing, error)
-}
-
-// Preparer is a Router with per-graph work that does not depend on the
-// query (for Aspects: the content pairs, their bridge terms and a per-node
-// index of them). Prepare does that work ahead of the first query, so that
-// the first Route on g costs what every later one does; Route works
-// without it. The root package's Pipeline calls it when it builds or loads
-// a graph.
-type Preparer interface {
-	Prepare(ctx context.Context, g *graph.Graph) error
+	Reroute(ctx context.Context, s *score.Scores, budget int, prev *Routing, e Edits) (*Routing, error)
 }
 
 // EdgeEdit sets the affinity of the content pair {U, V}. The affinity
@@ -56,23 +57,18 @@ type Edits struct {
 
 // Errors returned by routers.
 var (
-	// ErrScores reports scores that do not fit the graph (lengths, NaN).
-	ErrScores = errors.New("flow: scores do not fit the graph")
-	// ErrConfig reports an invalid router option.
-	ErrConfig = errors.New("flow: invalid router option")
-	// ErrEdit reports an edit with nodes out of range or a non-finite affinity.
-	ErrEdit = errors.New("flow: invalid edit")
+	// ErrConfig reports an invalid setting or budget.
+	ErrConfig = errors.New("flow: invalid router setting")
+	// ErrScores reports scores or edits that do not fit the graph (lengths,
+	// nodes out of range, non-finite values).
+	ErrScores = errors.New("flow: scores or edits do not fit the graph")
 )
 
-// Name implementations: every router reports its name in Routing.Router.
-type namer interface{ Name() string }
-
 var (
-	_ Rerouter = (*Aspects)(nil)
-	_ Rerouter = (*Classic)(nil)
-	_ Preparer = (*Aspects)(nil)
-	_ namer    = (*Aspects)(nil)
-	_ namer    = (*Classic)(nil)
+	_ Router   = (*Aspects)(nil)
+	_ Router   = (*Classic)(nil)
+	_ Rerouter = (*aspectsGraph)(nil)
+	_ Rerouter = (*classicGraph)(nil)
 )
 
 func checkScores(g *graph.Graph, s *score.Scores) error {
@@ -106,15 +102,15 @@ func checkEdits(g *graph.Graph, e Edits) error {
 	n := g.Len()
 	for _, x := range e.Edges {
 		if x.U < 0 || x.V < 0 || x.U >= n || x.V >= n || x.U == x.V {
-			return fmt.Errorf("%w: pair (%d,%d) with %d nodes", ErrEdit, x.U, x.V, n)
+			return fmt.Errorf("%w: pair (%d,%d) with %d nodes", ErrScores, x.U, x.V, n)
 		}
 		if x.Affinity != x.Affinity || x.Affinity > 1e300 || x.Affinity < -1e300 {
-			return fmt.Errorf("%w: affinity of (%d,%d) is not finite", ErrEdit, x.U, x.V)
+			return fmt.Errorf("%w: affinity of (%d,%d) is not finite", ErrScores, x.U, x.V)
 		}
 	}
 	for _, v := range e.Sources {
 		if v < 0 || v >= n {
-			return fmt.Errorf("%w: source %d with %d nodes", ErrEdit, v, n)
+			return fmt.Errorf("%w: source %d with %d nodes", ErrScores, v, n)
 		}
 	}
 	return nil
@@ -131,7 +127,7 @@ func merge(prev, e Edits) Edits {
 // nonFinite returns the first index of x holding a NaN, an infinity or a
 // value beyond ±1e300, or -1. It first sums |x| in four lanes: a sum at
 // most 1e300 bounds every term and is not NaN, so x passes without the
-// per-value test, which costs three times as much.
+// per-value test, which costs more.
 func nonFinite(x []float64) int {
 	var s0, s1, s2, s3 float64
 	i := 0

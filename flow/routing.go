@@ -39,9 +39,6 @@ type Aspect struct {
 	Direction []float64
 	// Fed is the number of distinct content nodes that send flow to the aspect.
 	Fed int
-	// Facet is the query term of a TermFacets aspect ("" for spectral
-	// aspects and for the general facet); Direction is then nil.
-	Facet string
 }
 
 // Timings splits a routing's wall time by stage.
@@ -52,7 +49,10 @@ type Timings struct {
 // Routing is the result of routing one query: chains and the quantities that
 // explain them.
 type Routing struct {
-	// Router names the formulation or baseline that produced the routing.
+	// Router names the formulation that produced the routing: "classic",
+	// "aspects" ("aspects-paper" under the paper's demand rule
+	// DemandRatio), an ablation's "shortest-path", "doc-order",
+	// "single-sink" or "no-agreement", or a baseline's own name.
 	Router string
 	// Chains in decomposition order.
 	Chains []Chain
@@ -101,6 +101,12 @@ type Routing struct {
 // lazyNet holds what a routing solved on its live part needs to build the
 // full network: the arcs in full-network id order (build), the supply at s
 // (−supply at t), and the live solve's flow with each arc's full id.
+//
+// The full network is kept (rather than the live part alone) because the
+// System-2 functions read its dead arcs: a content edge between a live node
+// and one below the demand floor crosses the min cut and links the pair, so
+// CutEdges ranks it and CutPairs does not propose it as a new bridge, and
+// ExpandSources walks it.
 type lazyNet struct {
 	nodes, arcs int
 	build       func() *mcf.Network
@@ -169,8 +175,8 @@ type lazyCut struct {
 	err  error
 }
 
-// Nodes returns the distinct content nodes on the chains in first-seen order.
-func (r *Routing) Nodes() []int {
+// nodes returns the distinct content nodes on the chains in first-seen order.
+func (r *Routing) nodes() []int {
 	seen := map[int]bool{}
 	var out []int
 	for _, c := range r.Chains {
@@ -184,10 +190,10 @@ func (r *Routing) Nodes() []int {
 	return out
 }
 
-// CutSide returns the source side of a minimum s–t cut of Network (true for
+// cutSide returns the source side of a minimum s–t cut of Network (true for
 // nodes reachable from s in the residual graph of a maximum flow), computing
 // it once. It is nil for routings without a network.
-func (r *Routing) CutSide() ([]bool, error) {
+func (r *Routing) cutSide() ([]bool, error) {
 	net, _ := r.FullNetwork()
 	if net == nil {
 		return nil, nil

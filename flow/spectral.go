@@ -16,18 +16,22 @@ type spectrum struct {
 	dirs  [][]float64
 }
 
-// ErrSpectral reports a failed eigen- or singular-value decomposition.
-var ErrSpectral = errors.New("flow: spectral decomposition failed")
+// errSpectral reports a failed eigen- or singular-value decomposition.
+var errSpectral = errors.New("flow: spectral decomposition failed")
 
-// spectral computes the aspects of METHOD B.5: the right singular vectors of
-// M (rows h_v ê_v for v ∈ C, optionally centred), signs toward q̂, count by
-// energy η capped at k. When |C| > d it eigen-decomposes the d×d Gram matrix
-// MᵀM instead of M itself: its eigenvectors are M's right singular vectors
-// and its eigenvalues their σ², at O(|C|d²) rather than a |C|×d SVD.
-// With queryAspect, q̂ is the first aspect (σ = ‖M q̂‖) and the rest come from
-// M with q̂ projected out. The energy total is always ‖M‖²_F, so the count
-// rule stays exact though only the top k pairs are kept.
-func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta float64, center, queryAspect bool, method SpectralMethod) (spectrum, error) {
+// exactMax is the largest min(|C|, d) at which spectral decomposes M
+// exactly: below it the full decomposition is cheap, above it Lanczos finds
+// the few leading pairs several times faster.
+const exactMax = 128
+
+// spectral computes the aspects of paper v3 §3.2: the right singular
+// vectors of M (rows h_v ê_v for v ∈ C), signs toward q̂, count by energy η
+// capped at k. When |C| > d it eigen-decomposes the d×d Gram matrix MᵀM
+// instead of M itself: its eigenvectors are M's right singular vectors and
+// its eigenvalues their σ², at O(|C|d²) rather than a |C|×d SVD. The energy
+// total is always ‖M‖²_F, so the count rule stays exact though only the top
+// k pairs are kept.
+func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta float64) (spectrum, error) {
 	d := g.Dim
 	fallback := func() spectrum {
 		dir := make([]float64, d)
@@ -44,20 +48,6 @@ func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta floa
 			row[j] = h[v] * float64(x)
 		}
 	}
-	if center {
-		mu := make([]float64, d)
-		for i := range c {
-			for j, x := range m.RawRowView(i) {
-				mu[j] += x
-			}
-		}
-		for i := range c {
-			row := m.RawRowView(i)
-			for j := range row {
-				row[j] -= mu[j] / float64(len(c))
-			}
-		}
-	}
 	total := 0.0
 	for i := range c {
 		for _, x := range m.RawRowView(i) {
@@ -66,28 +56,9 @@ func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta floa
 	}
 	var sigma []float64
 	var dirs [][]float64
-	if queryAspect && q != nil {
-		proj := make([]float64, len(c))
-		var s2 float64
-		for i := range c {
-			row := m.RawRowView(i)
-			var p float64
-			for j := range row {
-				p += row[j] * q[j]
-			}
-			proj[i] = p
-			s2 += p * p
-			for j := range row {
-				row[j] -= p * q[j]
-			}
-		}
-		sigma = append(sigma, math.Sqrt(s2))
-		dirs = append(dirs, append([]float64(nil), q...))
-		k--
-	}
 	if k > 0 {
 		top := lanczosTop
-		if method == SpectralExact || (method == SpectralAuto && min(len(c), d) <= 128) {
+		if min(len(c), d) <= exactMax {
 			top = topRight
 		}
 		vals, vecs, err := top(m, k)
@@ -129,7 +100,7 @@ func topRight(m *mat.Dense, k int) ([]float64, *mat.Dense, error) {
 	if rows <= d {
 		var svd mat.SVD
 		if !svd.Factorize(m, mat.SVDThinV) {
-			return nil, nil, fmt.Errorf("%w: SVD of %d×%d", ErrSpectral, rows, d)
+			return nil, nil, fmt.Errorf("%w: SVD of %d×%d", errSpectral, rows, d)
 		}
 		vals := svd.Values(nil)
 		var v mat.Dense
@@ -141,7 +112,7 @@ func topRight(m *mat.Dense, k int) ([]float64, *mat.Dense, error) {
 	gram.SymRankK(gram, 1, m.T())
 	var eig mat.EigenSym
 	if !eig.Factorize(gram, true) {
-		return nil, nil, fmt.Errorf("%w: eigen-decomposition of the %d×%d Gram matrix", ErrSpectral, d, d)
+		return nil, nil, fmt.Errorf("%w: eigen-decomposition of the %d×%d Gram matrix", errSpectral, d, d)
 	}
 	lam := eig.Values(nil) // ascending
 	var vec mat.Dense

@@ -10,13 +10,13 @@ import (
 	"github.com/flowreader/flowreader/score"
 )
 
-// MaxCutCandidates bounds the nodes considered on each side of the cut by
-// CutPairs (the highest-h ones) [proposed]: the pair score is at most
+// maxCutCandidates bounds the nodes considered on each side of the cut by
+// CutPairs (the highest-h ones): the pair score is at most
 // (h_u + h_v)/2, so the best pairs sit among high-h nodes, and the bound
 // keeps T1 linear in N.
-const MaxCutCandidates = 256
+const maxCutCandidates = 256
 
-// Damped is the System-2 re-weighting rule (METHOD A.7):
+// Damped is paper v1's System-2 re-weighting rule:
 // p_old + sign(Δ)·min(bound, |Δ|) with Δ = λ(p̂ − p_old); λ = 0.6 and
 // bound ε_w = 0.3 in the paper.
 func Damped(pOld, pHat, lambda, bound float64) float64 {
@@ -89,10 +89,10 @@ func sortPairs(ps []scoredPair) {
 // CutPairs returns T1's candidate bridges: pairs (u, v) of content nodes with
 // u on the source side of the min cut and v on the sink side, not joined by
 // a content arc of the routed network, the top k by cos(e_u, e_v)·(h_u+h_v)/2
-// (ties by pair), among the MaxCutCandidates highest-h nodes of each side.
+// (ties by pair), among the maxCutCandidates highest-h nodes of each side.
 // It is nil when the routing has no network.
 func CutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
-	side, err := r.CutSide()
+	side, err := r.cutSide()
 	if err != nil || side == nil || k <= 0 {
 		return nil
 	}
@@ -101,10 +101,10 @@ func CutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
 	var xs, ys []int
 	for _, v := range byScore(h) {
 		if side[v] {
-			if len(xs) < MaxCutCandidates {
+			if len(xs) < maxCutCandidates {
 				xs = append(xs, v)
 			}
-		} else if len(ys) < MaxCutCandidates {
+		} else if len(ys) < maxCutCandidates {
 			ys = append(ys, v)
 		}
 	}
@@ -157,7 +157,7 @@ func CutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
 // crosses the cut, source and sink arcs included), each group ranked by
 // affinity·(h_u+h_v)/2 (ties by pair).
 func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
-	side, err := r.CutSide()
+	side, err := r.cutSide()
 	if err != nil || side == nil || k <= 0 || r.Scores == nil {
 		return nil
 	}
@@ -319,9 +319,9 @@ func (it *netIter) Visit(v int, do func(w int, c int64) bool) bool {
 	return false
 }
 
-// Acyclic reports whether the routed network (arcs with positive capacity)
-// has no directed cycle; the aspects network G+ must be a DAG (B.2).
-func (r *Routing) Acyclic() bool {
+// acyclic reports whether the routed network (arcs with positive capacity)
+// has no directed cycle; the aspects network G+ must be a DAG (paper v3 §3.2).
+func (r *Routing) acyclic() bool {
 	net, _ := r.FullNetwork()
 	if net == nil {
 		return true

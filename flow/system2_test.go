@@ -28,8 +28,8 @@ func lowSaturation(t *testing.T) (*Classic, *Routing) {
 	g := synthGraph(t, 90, 16, 21)
 	s := handScores(t, g, 21)
 	c := DefaultClassic()
-	c.F = 100
-	r, err := c.Route(context.Background(), g, s)
+	c.Demand = 100
+	r, err := routeOn(context.Background(), c, g, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCutPairsExact(t *testing.T) {
 	g := synthGraph(t, 90, 16, 21)
 	s := handScores(t, g, 21)
 	_, r := lowSaturation(t)
-	side, err := r.CutSide()
+	side, err := r.cutSide()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestCutPairsExact(t *testing.T) {
 	for _, p := range pairs {
 		linked[p] = true
 	}
-	// Brute-force oracle (90 nodes < MaxCutCandidates per side).
+	// Brute-force oracle (90 nodes < maxCutCandidates per side).
 	type sp struct {
 		p [2]int
 		s float64
@@ -202,7 +202,7 @@ func TestClassicReroute(t *testing.T) {
 		},
 		Sources: newSrc,
 	}
-	r2, err := c.Reroute(ctx, g, s, r, e)
+	r2, err := rerouteOn(ctx, c, g, s, r, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,14 +239,14 @@ func TestClassicReroute(t *testing.T) {
 		t.Fatalf("adding sources and a bridge lowered f_max: %g → %g", r.MaxFlow, r2.MaxFlow)
 	}
 	// A second pass keeps the first pass's edits.
-	r3, err := c.Reroute(ctx, g, s, r2, Edits{})
+	r3, err := rerouteOn(ctx, c, g, s, r2, Edits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r3.Edits.Edges) != 2 || r3.Cost != r2.Cost {
 		t.Fatal("reroute lost the earlier edits")
 	}
-	if _, err := c.Reroute(ctx, g, s, r, Edits{Edges: []EdgeEdit{{U: -1, V: 2}}}); err == nil {
+	if _, err := rerouteOn(ctx, c, g, s, r, Edits{Edges: []EdgeEdit{{U: -1, V: 2}}}); err == nil {
 		t.Fatal("bad edit accepted")
 	}
 }
@@ -256,7 +256,7 @@ func TestAspectsReroute(t *testing.T) {
 	g := synthGraph(t, 60, 16, 5)
 	s := handScores(t, g, 5)
 	a := PaperAspects()
-	r, err := a.Route(ctx, g, s)
+	r, err := routeOn(ctx, a, g, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,11 +265,11 @@ func TestAspectsReroute(t *testing.T) {
 		t.Skip("no content arc carries flow")
 	}
 	u, v := top[0][0], top[0][1]
-	r2, err := a.Reroute(ctx, g, s, r, Edits{Edges: []EdgeEdit{{U: u, V: v, Affinity: 1 / math.Sqrt2}}})
+	r2, err := rerouteOn(ctx, a, g, s, r, Edits{Edges: []EdgeEdit{{U: u, V: v, Affinity: 1 / math.Sqrt2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r2.Acyclic() {
+	if !r2.acyclic() {
 		t.Fatal("rerouted aspects network has a cycle")
 	}
 	// Gain at c = 1/√2 is 1, so the edited arc's cost must reflect p ≥ 0.7.
@@ -278,7 +278,7 @@ func TestAspectsReroute(t *testing.T) {
 		x, y, _, w := fullNet(r2).Arc(id)
 		if x < n && y < n && canon(x, y) == canon(u, v) {
 			_, _, _, wOld := fullNet(r).Arc(id)
-			if w > wOld+1e-12 && Gain(r.Affinity(g, u, v)) < 1 {
+			if w > wOld+1e-12 && gain(r.Affinity(g, u, v)) < 1 {
 				t.Fatalf("raising the gain raised the cost: %g → %g", wOld, w)
 			}
 			return

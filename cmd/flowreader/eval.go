@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/local"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/flow/mcf/dimacs"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
 func mcfCommand() command {
@@ -59,7 +60,7 @@ flags:`)
 	case "ssp":
 		solver = &mcf.SSP{}
 	case "lp":
-		solver = mcf.LP{}
+		solver = mcftest.LP{}
 	default:
 		return fmt.Errorf("unknown solver %q: %w", *solverName, errUsage)
 	}
@@ -75,12 +76,9 @@ flags:`)
 	} else {
 		name = "stdin"
 	}
-	p, err := mcf.ReadDIMACS(in)
+	p, err := dimacs.Read(in)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := p.Network.Validate(); err != nil {
-		return fmt.Errorf("%s: line %d (problem line): %w", name, p.ProblemLine, err)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -102,17 +100,26 @@ flags:`)
 	if errors.As(err, &cycle) {
 		return fmt.Errorf("%s: %w", name, cycleAtLines(p, cycle))
 	}
+	if errors.Is(err, mcf.ErrInvalid) {
+		// dimacs.Read checked every line, so what is left is the problem
+		// as a whole (supplies that do not balance).
+		return fmt.Errorf("%s: line %d (problem line): %w", name, p.ProblemLine, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if sol.Partial {
 		return fmt.Errorf("%s: %w", name, infeasibility(p, sol))
 	}
-	return writeSolution(stdout, p, sol, elapsed)
+	if err := dimacs.WriteSolution(stdout, p, sol); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "c solve-seconds %.6f\n", elapsed.Seconds())
+	return err
 }
 
 // cycleAtLines names the input lines of a negative cycle's arcs.
-func cycleAtLines(p *mcf.Problem, e *mcf.NegativeCycleError) error {
+func cycleAtLines(p *dimacs.Problem, e *mcf.NegativeCycleError) error {
 	lines := make([]string, 0, min(len(e.Arcs), 8))
 	for i, a := range e.Arcs {
 		if i == 8 {
@@ -121,13 +128,13 @@ func cycleAtLines(p *mcf.Problem, e *mcf.NegativeCycleError) error {
 		}
 		lines = append(lines, strconv.Itoa(p.ArcLine[a]))
 	}
-	return fmt.Errorf("line %d: negative-cost cycle (cost %g) through the arcs on lines %s: %w",
-		p.ArcLine[e.Arcs[0]], e.Cost, strings.Join(lines, ", "), mcf.ErrNegativeCycle)
+	return fmt.Errorf("line %d: negative-cost cycle (cost %g) through the arcs on lines %s",
+		p.ArcLine[e.Arcs[0]], e.Cost, strings.Join(lines, ", "))
 }
 
 // infeasibility names the first node (by id) whose supply or demand the
 // maximum flow leaves unmet, with the line that set it.
-func infeasibility(p *mcf.Problem, sol *mcf.Solution) error {
+func infeasibility(p *dimacs.Problem, sol *mcf.Solution) error {
 	net := p.Network
 	out := make([]float64, net.NumNodes())
 	for a, f := range sol.Flow {
@@ -147,30 +154,4 @@ func infeasibility(p *mcf.Problem, sol *mcf.Solution) error {
 		}
 	}
 	return fmt.Errorf("line %d: infeasible: max flow %g of demand %g", p.ProblemLine, sol.Routed, sol.Demand)
-}
-
-func writeSolution(w io.Writer, p *mcf.Problem, sol *mcf.Solution, elapsed time.Duration) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	buf := make([]byte, 0, 128)
-	buf = append(buf, "s "...)
-	buf = mcf.AppendNumber(buf, p.Cost(sol))
-	buf = append(buf, '\n')
-	bw.Write(buf)
-	net := p.Network
-	for a, f := range p.Flow(sol) {
-		if f == 0 {
-			continue
-		}
-		u, v, _, _ := net.Arc(a)
-		buf = append(buf[:0], "f "...)
-		buf = strconv.AppendInt(buf, int64(u+1), 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(v+1), 10)
-		buf = append(buf, ' ')
-		buf = mcf.AppendNumber(buf, f)
-		buf = append(buf, '\n')
-		bw.Write(buf)
-	}
-	fmt.Fprintf(bw, "c solve-seconds %.6f\n", elapsed.Seconds())
-	return bw.Flush()
 }

@@ -116,9 +116,11 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 			if preset.Preset == "aspects" {
 				// The aspects formulation routes only relevant nodes: none
 				// of the village news.
-				for _, v := range res.Routing.Nodes() {
-					if g.Nodes[v].Doc != "windfarms.md" {
-						t.Errorf("aspects routed off-topic node %s", g.Nodes[v].ID)
+				for _, c := range res.Routing.Chains {
+					for _, v := range c.Nodes {
+						if g.Nodes[v].Doc != "windfarms.md" {
+							t.Errorf("aspects routed off-topic node %s", g.Nodes[v].ID)
+						}
 					}
 				}
 			}

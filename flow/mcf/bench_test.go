@@ -1,15 +1,17 @@
-package mcf
+package mcf_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
-// BenchmarkSSPAspects solves FlowReader-shaped networks (METHOD B.7): the
-// workload flowreader runs once per query.
+// BenchmarkSSPAspects solves FlowReader-shaped networks (paper v3 §3.3,
+// Eq. 7): the workload flowreader runs once per query.
 func BenchmarkSSPAspects(b *testing.B) {
 	for _, N := range []int{1000, 10000, 100000} {
 		for _, single := range []bool{false, true} {
@@ -18,15 +20,46 @@ func BenchmarkSSPAspects(b *testing.B) {
 				name += "/single-path"
 			}
 			b.Run(name, func(b *testing.B) {
-				n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, uint64(N))), N, 8, 16)
+				n, _, _ := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, uint64(N))), N, 8, 16)
 				b.ReportMetric(float64(n.NumArcs()), "arcs")
-				solver := &SSP{SinglePath: single}
+				solver := &mcf.SSP{SinglePath: single}
 				b.ResetTimer()
+				var augs int
 				for b.Loop() {
-					if _, err := solver.Solve(context.Background(), n); err != nil {
+					sol, err := solver.Solve(context.Background(), n)
+					if err != nil {
 						b.Fatal(err)
 					}
+					augs = sol.Augmentations
 				}
+				b.ReportMetric(float64(augs), "augs")
+			})
+		}
+	}
+}
+
+// BenchmarkSSPTransshipment solves NETGEN-like networks with √n sources and
+// sinks, where serving several sinks per Dijkstra phase matters; augs is
+// the number of augmenting paths of one solve.
+func BenchmarkSSPTransshipment(b *testing.B) {
+	for _, nn := range []int{1000, 10000} {
+		for _, single := range []bool{false, true} {
+			name := fmt.Sprintf("n=%d", nn)
+			if single {
+				name += "/single-path"
+			}
+			b.Run(name, func(b *testing.B) {
+				n := mcftest.TransshipmentNetwork(rand.New(rand.NewPCG(8, uint64(nn))), nn)
+				solver := &mcf.SSP{SinglePath: single}
+				var augs int
+				for b.Loop() {
+					sol, err := solver.Solve(context.Background(), n)
+					if err != nil || sol.Partial {
+						b.Fatal(err, sol)
+					}
+					augs = sol.Augmentations
+				}
+				b.ReportMetric(float64(augs), "augs")
 			})
 		}
 	}
@@ -37,7 +70,7 @@ func BenchmarkSSPAspects(b *testing.B) {
 func BenchmarkSSPRandom(b *testing.B) {
 	for _, nn := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("n=%d", nn), func(b *testing.B) {
-			n := randomNetwork(rand.New(rand.NewPCG(5, uint64(nn))), cyclicPotential, nn, 6*nn, false, false, false)
+			n := mcftest.RandomNetwork(rand.New(rand.NewPCG(5, uint64(nn))), mcftest.CyclicPotential, nn, 6*nn, false, false, false)
 			for v := 0; v < nn; v++ {
 				n.SetSupply(v, 0)
 			}
@@ -45,7 +78,7 @@ func BenchmarkSSPRandom(b *testing.B) {
 			n.SetSupply(nn-1, -float64(nn))
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := (&SSP{}).Solve(context.Background(), n); err != nil {
+				if _, err := (&mcf.SSP{}).Solve(context.Background(), n); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -54,47 +87,23 @@ func BenchmarkSSPRandom(b *testing.B) {
 }
 
 func BenchmarkMaxFlow(b *testing.B) {
-	n, s, t := aspectsNetwork(rand.New(rand.NewPCG(1, 2)), 10000, 8, 16)
+	n, s, t := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 2)), 10000, 8, 16)
 	for b.Loop() {
-		if _, _, err := MaxFlow(n, s, t); err != nil {
+		if _, _, err := mcf.MaxFlow(n, s, t); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkDecompose(b *testing.B) {
-	n, s, t := aspectsNetwork(rand.New(rand.NewPCG(1, 3)), 10000, 8, 16)
-	sol, err := (&SSP{}).Solve(context.Background(), n)
+	n, s, t := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 3)), 10000, 8, 16)
+	sol, err := (&mcf.SSP{}).Solve(context.Background(), n)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Decompose(n, sol.Flow, s, t, 60); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkLP(b *testing.B) {
-	n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, 4)), 12, 3, 4)
-	for b.Loop() {
-		if _, err := (LP{}).Solve(context.Background(), n); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkReadDIMACS(b *testing.B) {
-	n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, 5)), 10000, 8, 16)
-	var buf bytes.Buffer
-	if err := WriteDIMACS(&buf, &Problem{Network: n}); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(buf.Len()))
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := ReadDIMACS(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, err := mcf.Decompose(n, sol.Flow, s, t, 60); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,55 +9,57 @@ import (
 // (Arcs[i] runs from Nodes[i] to Nodes[i+1]), carrying Amount. For an s–t
 // path Nodes runs from s to t; for a cycle (Cycle true) Nodes[0] == Nodes[k].
 type Path struct {
-	Nodes  []int
-	Arcs   []int
-	Amount float64
-	Cycle  bool
+	Nodes  []int   // the nodes walked, in order
+	Arcs   []int   // the arc ids walked, in order
+	Amount float64 // the flow the piece carries on each of its arcs
+	Cycle  bool    // a closed cycle rather than an s–t path
 }
 
 // decomposeSlack is how much unconserved flow a walk may strand at a dead end
-// before Decompose reports ErrNotConserved rather than discarding it as
+// before Decompose reports [ErrInvalid] rather than discarding it as
 // rounding noise.
 const decomposeSlack = 1e-7
 
-// Decompose splits an s–t flow into paths, following METHOD A.4/B.8: walk
-// from s, always taking the out-arc with the largest remaining flow (ties:
-// lower cost, then lower arc id), until t; subtract the walk's bottleneck
-// and repeat. A walk that revisits a node closes a cycle: the cycle's
+// Decompose splits an s–t flow into paths, the evidence chains of paper v3
+// §3.3 (the paper fixes only that the optimal flow is decomposed into
+// source-to-sink paths; the walk rule is FlowReader's): walk from s, always
+// taking the out-arc with the largest remaining flow (ties: lower cost,
+// then lower arc id), until t; subtract the walk's bottleneck and repeat. A walk that revisits a node closes a cycle: the cycle's
 // bottleneck is cancelled at once and the walk continues from that node.
 //
 // The s–t paths come first, in the order found; the cancelled cycles follow
 // them, in the order met. maxPaths caps the number of s–t paths (0 = no
 // cap); the walks stop earlier once the remaining flow out of s is below
-// Eps. Unless the cap stopped them, any flow left after that (a circulation
+// [Eps]. Unless the cap stopped them, any flow left after that (a circulation
 // no walk from s met) is split into further cycles, walking from the
 // lowest-numbered arc still carrying flow, so that the paths and cycles sum
 // back to flow on every arc.
 //
 // flow must have one entry per arc, each finite and in [0, capacity]
 // (within Eps). Flow left stranded at a dead end (conservation violated) is
-// discarded if it is at most 1e-7, and reported as ErrNotConserved otherwise.
+// discarded if it is at most decomposeSlack (1e-7), and reported as
+// [ErrInvalid] otherwise.
 func Decompose(n *Network, flow []float64, s, t int, maxPaths int) ([]Path, error) {
 	if err := n.validateArcs(); err != nil {
 		return nil, err
 	}
 	nn := n.NumNodes()
 	if s < 0 || s >= nn || t < 0 || t >= nn {
-		return nil, fmt.Errorf("mcf: decompose %d→%d with %d nodes: %w", s, t, nn, ErrNodeRange)
+		return nil, fmt.Errorf("mcf: decompose %d→%d: node outside 0..%d: %w", s, t, nn-1, ErrInvalid)
 	}
 	if s == t {
-		return nil, fmt.Errorf("mcf: decompose %d→%d: %w", s, t, ErrSameNode)
+		return nil, fmt.Errorf("mcf: decompose %d→%d: source equals sink: %w", s, t, ErrInvalid)
 	}
 	if len(flow) != n.NumArcs() {
-		return nil, fmt.Errorf("mcf: %d flows for %d arcs: %w", len(flow), n.NumArcs(), ErrFlowLength)
+		return nil, fmt.Errorf("mcf: %d flows for %d arcs: %w", len(flow), n.NumArcs(), ErrInvalid)
 	}
 	rem := make([]float64, len(flow))
 	for a, f := range flow {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("mcf: flow on arc %d is %v: %w", a, f, ErrNaN)
+			return nil, fmt.Errorf("mcf: flow on arc %d is %v, not finite: %w", a, f, ErrInvalid)
 		}
 		if f < -Eps || f > n.capacity[a]+Eps {
-			return nil, fmt.Errorf("mcf: flow %g on arc %d outside [0, %g]: %w", f, a, n.capacity[a], ErrNotConserved)
+			return nil, fmt.Errorf("mcf: flow %g on arc %d outside [0, %g]: %w", f, a, n.capacity[a], ErrInvalid)
 		}
 		if f > Eps {
 			rem[a] = f
@@ -125,7 +127,7 @@ func Decompose(n *Network, flow []float64, s, t int, maxPaths int) ([]Path, erro
 					pos[v] = -1
 				}
 				if delta > decomposeSlack {
-					return nil, fmt.Errorf("mcf: %g units stranded at node %d: %w", delta, u, ErrNotConserved)
+					return nil, fmt.Errorf("mcf: flow not conserved: %g units stranded at node %d: %w", delta, u, ErrInvalid)
 				}
 				nodes = nodes[:0]
 				break
@@ -195,7 +197,7 @@ func Decompose(n *Network, flow []float64, s, t int, maxPaths int) ([]Path, erro
 							for _, w := range nodes {
 								pos[w] = -1
 							}
-							return nil, fmt.Errorf("mcf: %g units stranded at node %d: %w", delta, v, ErrNotConserved)
+							return nil, fmt.Errorf("mcf: flow not conserved: %g units stranded at node %d: %w", delta, v, ErrInvalid)
 						}
 						break
 					}

@@ -1,34 +1,28 @@
 package mcf
 
-import "errors"
-
-// Sentinel errors. Functions wrap them with %w and context (arc or node id,
-// line number), so callers test them with errors.Is.
-var (
-	// ErrNaN reports a NaN or infinite capacity, cost, supply or flow.
-	ErrNaN = errors.New("mcf: NaN or infinite value")
-	// ErrNegativeCapacity reports an arc with capacity < 0.
-	ErrNegativeCapacity = errors.New("mcf: negative capacity")
-	// ErrUnbalanced reports supplies that do not sum to zero.
-	ErrUnbalanced = errors.New("mcf: supplies do not sum to zero")
-	// ErrNodeRange reports a node id outside [0, NumNodes).
-	ErrNodeRange = errors.New("mcf: node out of range")
-	// ErrArcRange reports an arc id outside [0, NumArcs).
-	ErrArcRange = errors.New("mcf: arc out of range")
-	// ErrNegativeCycle reports a cycle of negative total cost whose arcs all
-	// have positive capacity: the minimum-cost flow then circulates around it,
-	// which the successive-shortest-path method cannot start from.
-	ErrNegativeCycle = errors.New("mcf: negative-cost cycle with positive capacity")
-	// ErrFlowLength reports a flow vector whose length is not NumArcs.
-	ErrFlowLength = errors.New("mcf: flow length differs from the number of arcs")
-	// ErrNotConserved reports a flow that is not an s–t flow (conservation
-	// or bounds violated beyond tolerance), found while decomposing it.
-	ErrNotConserved = errors.New("mcf: flow is not conserved")
-	// ErrSameNode reports a source equal to the sink.
-	ErrSameNode = errors.New("mcf: source equals sink")
-	// ErrLP reports a failure of the LP oracle (numerical trouble in the
-	// simplex method, or a network too large for a dense tableau).
-	ErrLP = errors.New("mcf: LP oracle failed")
-	// ErrSyntax reports malformed DIMACS input; the wrapping error names the line.
-	ErrSyntax = errors.New("mcf: DIMACS syntax error")
+import (
+	"errors"
+	"fmt"
 )
+
+// ErrInvalid reports an input the functions of this package refuse: an arc
+// joining a node that does not exist, a NaN or infinite capacity, cost,
+// supply or flow, a negative capacity, supplies that do not sum to zero, a
+// source equal to the sink, or a flow vector that does not fit the network.
+// Errors wrap it with %w and name the arc or node at fault.
+var ErrInvalid = errors.New("mcf: invalid input")
+
+// NegativeCycleError reports a cycle of arcs with positive capacity and
+// negative total cost. The minimum-cost flow then circulates around it,
+// which the successive-shortest-path method cannot start from; callers
+// find it with errors.As.
+type NegativeCycleError struct {
+	// Arcs are the cycle's arc ids in order, starting from the lowest id.
+	Arcs []int
+	// Cost is the cycle's total cost (negative).
+	Cost float64
+}
+
+func (e *NegativeCycleError) Error() string {
+	return fmt.Sprintf("mcf: negative-cost cycle of %d arcs (cost %g) through arc %d", len(e.Arcs), e.Cost, e.Arcs[0])
+}

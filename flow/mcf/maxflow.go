@@ -17,10 +17,10 @@ func MaxFlow(n *Network, s, t int) (value float64, sourceSide []bool, err error)
 	}
 	nn := n.NumNodes()
 	if s < 0 || s >= nn || t < 0 || t >= nn {
-		return 0, nil, fmt.Errorf("mcf: max flow %d→%d with %d nodes: %w", s, t, nn, ErrNodeRange)
+		return 0, nil, fmt.Errorf("mcf: max flow %d→%d: node outside 0..%d: %w", s, t, nn-1, ErrInvalid)
 	}
 	if s == t {
-		return 0, nil, fmt.Errorf("mcf: max flow %d→%d: %w", s, t, ErrSameNode)
+		return 0, nil, fmt.Errorf("mcf: max flow %d→%d: source equals sink: %w", s, t, ErrInvalid)
 	}
 	r, _ := newResidual(n, false)
 	level := make([]int32, nn)

@@ -12,7 +12,8 @@ const Eps = 1e-9
 
 // Network is a directed network with float64 node supplies and arcs carrying
 // a capacity and a cost of any sign. Node ids are 0..NumNodes()-1 and arc ids
-// 0..NumArcs()-1 in insertion order. The zero value is an empty network.
+// 0..NumArcs()-1 in insertion order. [NewNetwork] makes one; the zero value
+// is a network without nodes.
 //
 // A Network is safe for concurrent reads (several solvers may run on it at
 // once) but not for concurrent modification.
@@ -43,13 +44,6 @@ func NewNetwork(nodes int) *Network {
 	return &Network{supply: make([]float64, nodes)}
 }
 
-// AddNode appends a node with zero supply and returns its id.
-func (n *Network) AddNode() int {
-	n.supply = append(n.supply, 0)
-	n.invalidate()
-	return len(n.supply) - 1
-}
-
 // SetSupply sets the supply of node v: b > 0 is a supply (flow leaves v),
 // b < 0 a demand. It panics if v is out of range, like a slice index.
 func (n *Network) SetSupply(v int, b float64) { n.supply[v] = b }
@@ -58,8 +52,8 @@ func (n *Network) SetSupply(v int, b float64) { n.supply[v] = b }
 func (n *Network) Supply(v int) float64 { return n.supply[v] }
 
 // AddArc appends an arc from→to and returns its id. Endpoints and values are
-// checked by Validate (and by every solver), not here, so that a builder can
-// add arcs before adding their nodes.
+// checked by every solver and by [MaxFlow] and [Decompose], not here, so
+// that building a network stays a plain append.
 func (n *Network) AddArc(from, to int, capacity, cost float64) int {
 	n.from = append(n.from, int32(from))
 	n.to = append(n.to, int32(to))
@@ -90,13 +84,6 @@ func (n *Network) NumArcs() int { return len(n.from) }
 // Arc returns arc id's endpoints, capacity and cost.
 func (n *Network) Arc(id int) (from, to int, capacity, cost float64) {
 	return int(n.from[id]), int(n.to[id]), n.capacity[id], n.cost[id]
-}
-
-// SetArc changes arc id's capacity and cost, keeping its endpoints (System 2
-// re-weights edges this way without rebuilding the network).
-func (n *Network) SetArc(id int, capacity, cost float64) {
-	n.capacity[id] = capacity
-	n.cost[id] = cost
 }
 
 func (n *Network) invalidate() {
@@ -143,48 +130,47 @@ func (n *Network) adjacency() *adjacency {
 	return a
 }
 
-// Validate checks that every arc joins existing nodes and has a finite,
+// validate checks that every arc joins existing nodes and has a finite,
 // non-negative capacity and a finite cost, and that the finite supplies sum
-// to zero within Eps·max(1, Σ|b|/2). The errors wrap ErrNodeRange, ErrNaN,
-// ErrNegativeCapacity and ErrUnbalanced.
-func (n *Network) Validate() error {
+// to zero within Eps·max(1, Σ|b|/2). The errors wrap [ErrInvalid].
+func (n *Network) validate() error {
 	if err := n.validateArcs(); err != nil {
 		return err
 	}
 	var sum, abs float64
 	for v, b := range n.supply {
 		if math.IsNaN(b) || math.IsInf(b, 0) {
-			return fmt.Errorf("mcf: node %d supply %v: %w", v, b, ErrNaN)
+			return fmt.Errorf("mcf: node %d supply %v is not finite: %w", v, b, ErrInvalid)
 		}
 		sum += b
 		abs += math.Abs(b)
 	}
 	if math.Abs(sum) > Eps*math.Max(1, abs/2) {
-		return fmt.Errorf("mcf: supplies sum to %g: %w", sum, ErrUnbalanced)
+		return fmt.Errorf("mcf: supplies sum to %g, not zero: %w", sum, ErrInvalid)
 	}
 	return nil
 }
 
-// validateArcs is Validate without the supplies (MaxFlow ignores them).
+// validateArcs is validate without the supplies (MaxFlow ignores them).
 func (n *Network) validateArcs() error {
 	nn := int32(len(n.supply))
 	if len(n.supply) > math.MaxInt32-2 || len(n.from) > math.MaxInt32/2-len(n.supply) {
-		return fmt.Errorf("mcf: network too large (%d nodes, %d arcs): %w", len(n.supply), len(n.from), ErrNodeRange)
+		return fmt.Errorf("mcf: network too large (%d nodes, %d arcs): %w", len(n.supply), len(n.from), ErrInvalid)
 	}
 	for i := range n.from {
 		u, v := n.from[i], n.to[i]
 		if u < 0 || u >= nn || v < 0 || v >= nn {
-			return fmt.Errorf("mcf: arc %d (%d→%d) with %d nodes: %w", i, u, v, nn, ErrNodeRange)
+			return fmt.Errorf("mcf: arc %d (%d→%d) joins a node outside 0..%d: %w", i, u, v, nn-1, ErrInvalid)
 		}
 		c, k := n.capacity[i], n.cost[i]
 		if math.IsNaN(c) || math.IsInf(c, 0) {
-			return fmt.Errorf("mcf: arc %d capacity %v: %w", i, c, ErrNaN)
+			return fmt.Errorf("mcf: arc %d capacity %v is not finite: %w", i, c, ErrInvalid)
 		}
 		if math.IsNaN(k) || math.IsInf(k, 0) {
-			return fmt.Errorf("mcf: arc %d cost %v: %w", i, k, ErrNaN)
+			return fmt.Errorf("mcf: arc %d cost %v is not finite: %w", i, k, ErrInvalid)
 		}
 		if c < 0 {
-			return fmt.Errorf("mcf: arc %d capacity %v: %w", i, c, ErrNegativeCapacity)
+			return fmt.Errorf("mcf: arc %d capacity %v is negative: %w", i, c, ErrInvalid)
 		}
 	}
 	return nil
@@ -206,6 +192,7 @@ type Solution struct {
 	// supply nodes to the demand nodes: the maximum flow was routed, at
 	// minimum cost among maximum flows.
 	Partial bool
-	// Augmentations counts augmenting paths (SSP) or simplex solves (LP).
+	// Augmentations counts augmenting paths (for SSP; other solvers count
+	// their own steps).
 	Augmentations int
 }

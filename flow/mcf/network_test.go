@@ -1,4 +1,4 @@
-package mcf
+package mcf_test
 
 import (
 	"context"
@@ -6,73 +6,77 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow/mcf"
+	"github.com/flowreader/flowreader/internal/mcftest"
 )
 
-func TestValidateSentinels(t *testing.T) {
+// TestInvalidInput checks that both solvers refuse each kind of bad
+// network with ErrInvalid and a message naming the fault.
+func TestInvalidInput(t *testing.T) {
 	cases := []struct {
 		name  string
-		build func(n *Network)
-		want  error
+		build func(n *mcf.Network)
+		want  string
 	}{
-		{"nan cost", func(n *Network) { n.AddArc(0, 1, 1, math.NaN()) }, ErrNaN},
-		{"inf capacity", func(n *Network) { n.AddArc(0, 1, math.Inf(1), 0) }, ErrNaN},
-		{"negative capacity", func(n *Network) { n.AddArc(0, 1, -2, 0) }, ErrNegativeCapacity},
-		{"unknown node", func(n *Network) { n.AddArc(0, 7, 1, 0) }, ErrNodeRange},
-		{"negative node", func(n *Network) { n.AddArc(-1, 1, 1, 0) }, ErrNodeRange},
-		{"unbalanced", func(n *Network) { n.SetSupply(0, 1) }, ErrUnbalanced},
-		{"nan supply", func(n *Network) { n.SetSupply(0, math.NaN()) }, ErrNaN},
+		{"nan cost", func(n *mcf.Network) { n.AddArc(0, 1, 1, math.NaN()) }, "cost NaN"},
+		{"inf capacity", func(n *mcf.Network) { n.AddArc(0, 1, math.Inf(1), 0) }, "+Inf"},
+		{"negative capacity", func(n *mcf.Network) { n.AddArc(0, 1, -2, 0) }, "negative"},
+		{"unknown node", func(n *mcf.Network) { n.AddArc(0, 7, 1, 0) }, "outside 0..2"},
+		{"negative node", func(n *mcf.Network) { n.AddArc(-1, 1, 1, 0) }, "outside 0..2"},
+		{"unbalanced", func(n *mcf.Network) { n.SetSupply(0, 1) }, "not zero"},
+		{"nan supply", func(n *mcf.Network) { n.SetSupply(0, math.NaN()) }, "not finite"},
 	}
 	for _, c := range cases {
-		n := NewNetwork(3)
+		n := mcf.NewNetwork(3)
 		c.build(n)
-		if err := n.Validate(); !errors.Is(err, c.want) {
-			t.Errorf("%s: Validate = %v, want %v", c.name, err, c.want)
-		}
-		for name, s := range map[string]Solver{"ssp": &SSP{}, "lp": LP{}} {
-			if _, err := s.Solve(context.Background(), n); !errors.Is(err, c.want) {
-				t.Errorf("%s: %s.Solve = %v, want %v", c.name, name, err, c.want)
+		for name, s := range map[string]mcf.Solver{"ssp": &mcf.SSP{}, "lp": mcftest.LP{}} {
+			_, err := s.Solve(context.Background(), n)
+			if !errors.Is(err, mcf.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s.Solve = %v, want ErrInvalid and %q", c.name, name, err, c.want)
 			}
 		}
 	}
-	ok := NewNetwork(2)
+	ok := mcf.NewNetwork(2)
 	ok.AddArc(0, 1, 0, -5) // zero capacity and negative cost are fine
-	if err := ok.Validate(); err != nil {
+	if _, err := (&mcf.SSP{}).Solve(context.Background(), ok); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestMaxFlowDecomposeArguments(t *testing.T) {
-	n := NewNetwork(2)
+	n := mcf.NewNetwork(2)
 	n.AddArc(0, 1, 1, 0)
-	if _, _, err := MaxFlow(n, 0, 0); !errors.Is(err, ErrSameNode) {
-		t.Errorf("MaxFlow s==t: %v", err)
+	if _, _, err := mcf.MaxFlow(n, 0, 0); !errors.Is(err, mcf.ErrInvalid) {
+		t.Errorf("mcf.MaxFlow s==t: %v", err)
 	}
-	if _, _, err := MaxFlow(n, 0, 5); !errors.Is(err, ErrNodeRange) {
-		t.Errorf("MaxFlow range: %v", err)
+	if _, _, err := mcf.MaxFlow(n, 0, 5); !errors.Is(err, mcf.ErrInvalid) {
+		t.Errorf("mcf.MaxFlow range: %v", err)
 	}
-	if _, err := Decompose(n, []float64{1, 2}, 0, 1, 0); !errors.Is(err, ErrFlowLength) {
-		t.Errorf("Decompose length: %v", err)
+	if _, err := mcf.Decompose(n, []float64{1, 2}, 0, 1, 0); !errors.Is(err, mcf.ErrInvalid) {
+		t.Errorf("mcf.Decompose length: %v", err)
 	}
-	if _, err := Decompose(n, []float64{2}, 0, 1, 0); !errors.Is(err, ErrNotConserved) {
-		t.Errorf("Decompose over capacity: %v", err)
+	if _, err := mcf.Decompose(n, []float64{2}, 0, 1, 0); !errors.Is(err, mcf.ErrInvalid) {
+		t.Errorf("mcf.Decompose over capacity: %v", err)
 	}
-	if _, err := Decompose(n, []float64{math.NaN()}, 0, 1, 0); !errors.Is(err, ErrNaN) {
-		t.Errorf("Decompose NaN: %v", err)
+	if _, err := mcf.Decompose(n, []float64{math.NaN()}, 0, 1, 0); !errors.Is(err, mcf.ErrInvalid) {
+		t.Errorf("mcf.Decompose NaN: %v", err)
 	}
-	m := NewNetwork(3)
+	m := mcf.NewNetwork(3)
 	m.AddArc(0, 1, 1, 0)
 	m.AddArc(1, 2, 1, 0)
-	if _, err := Decompose(m, []float64{1, 0}, 0, 2, 0); !errors.Is(err, ErrNotConserved) {
-		t.Errorf("Decompose dead end: %v", err)
+	if _, err := mcf.Decompose(m, []float64{1, 0}, 0, 2, 0); !errors.Is(err, mcf.ErrInvalid) {
+		t.Errorf("mcf.Decompose dead end: %v", err)
 	}
 }
 
-// TestDecomposeRule pins the METHOD A.4/B.8 walk: largest remaining flow
+// TestDecomposeRule pins the decomposition walk (paper v3 §3.3): largest remaining flow
 // first, ties by lower cost then lower arc id, cycles cancelled and listed
 // after the s–t paths, and the path cap.
 func TestDecomposeRule(t *testing.T) {
-	n := NewNetwork(5)
+	n := mcf.NewNetwork(5)
 	n.AddArc(0, 1, 5, 2) // 0: ties with arc 1 on flow, dearer
 	n.AddArc(0, 2, 5, 1) // 1
 	n.AddArc(1, 4, 5, 0) // 2
@@ -80,11 +84,11 @@ func TestDecomposeRule(t *testing.T) {
 	n.AddArc(3, 2, 5, 0) // 4: 2→3→2 is a cycle
 	n.AddArc(3, 4, 5, 0) // 5
 	flow := []float64{1, 1, 1, 2, 1, 1}
-	paths, err := Decompose(n, flow, 0, 4, 0)
+	paths, err := mcf.Decompose(n, flow, 0, 4, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Path{
+	want := []mcf.Path{
 		{Nodes: []int{0, 2, 3, 4}, Arcs: []int{1, 3, 5}, Amount: 1},
 		{Nodes: []int{0, 1, 4}, Arcs: []int{0, 2}, Amount: 1},
 		{Nodes: []int{2, 3, 2}, Arcs: []int{3, 4}, Amount: 1, Cycle: true},
@@ -94,8 +98,8 @@ func TestDecomposeRule(t *testing.T) {
 	}
 	// A circulation the walks from s never meet is still returned, last.
 	flow2 := []float64{1, 1, 1, 1.5, 0.5, 1}
-	paths2, err := Decompose(n, flow2, 0, 4, 0)
-	want2 := []Path{
+	paths2, err := mcf.Decompose(n, flow2, 0, 4, 0)
+	want2 := []mcf.Path{
 		{Nodes: []int{0, 2, 3, 4}, Arcs: []int{1, 3, 5}, Amount: 1},
 		{Nodes: []int{0, 1, 4}, Arcs: []int{0, 2}, Amount: 1},
 		{Nodes: []int{2, 3, 2}, Arcs: []int{3, 4}, Amount: 0.5, Cycle: true},
@@ -103,7 +107,7 @@ func TestDecomposeRule(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(paths2, want2) {
 		t.Fatalf("circulation: got %+v (%v)\nwant %+v", paths2, err, want2)
 	}
-	capped, err := Decompose(n, flow, 0, 4, 1)
+	capped, err := mcf.Decompose(n, flow, 0, 4, 1)
 	if err != nil || len(capped) != 2 || capped[0].Cycle || !capped[1].Cycle {
 		t.Fatalf("maxPaths=1: %+v, %v", capped, err)
 	}
@@ -112,9 +116,9 @@ func TestDecomposeRule(t *testing.T) {
 func TestSSPDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for it := 0; it < 20; it++ {
-		n := randomNetwork(rng, kind(it%3), 60, 300, it%2 == 0, false, false)
-		a, err1 := (&SSP{}).Solve(context.Background(), n)
-		b, err2 := (&SSP{}).Solve(context.Background(), n)
+		n := mcftest.RandomNetwork(rng, mcftest.Kind(it%3), 60, 300, it%2 == 0, false, false)
+		a, err1 := (&mcf.SSP{}).Solve(context.Background(), n)
+		b, err2 := (&mcf.SSP{}).Solve(context.Background(), n)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
@@ -125,22 +129,21 @@ func TestSSPDeterministic(t *testing.T) {
 }
 
 func TestSSPContextCancelled(t *testing.T) {
-	n, _, _ := aspectsNetwork(rand.New(rand.NewPCG(1, 1)), 200, 4, 8)
+	n, _, _ := mcftest.AspectsNetwork(rand.New(rand.NewPCG(1, 1)), 200, 4, 8)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (&SSP{}).Solve(ctx, n); !errors.Is(err, context.Canceled) {
+	if _, err := (&mcf.SSP{}).Solve(ctx, n); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := (LP{}).Solve(ctx, n); !errors.Is(err, context.Canceled) {
-		t.Fatalf("LP: got %v", err)
+	if _, err := (mcftest.LP{}).Solve(ctx, n); !errors.Is(err, context.Canceled) {
+		t.Fatalf("mcftest.LP: got %v", err)
 	}
 }
 
 func TestNetworkBuilder(t *testing.T) {
-	n := NewNetwork(1)
-	v := n.AddNode()
-	a := n.AddArc(0, v, 2, 3)
-	n.SetArc(a, 4, -1)
+	n := mcf.NewNetwork(2)
+	v := 1
+	a := n.AddArc(0, v, 4, -1)
 	if from, to, c, k := n.Arc(a); from != 0 || to != 1 || c != 4 || k != -1 || n.NumNodes() != 2 || n.NumArcs() != 1 {
 		t.Fatalf("arc %d %d %g %g", from, to, c, k)
 	}
@@ -149,7 +152,7 @@ func TestNetworkBuilder(t *testing.T) {
 	if n.Supply(0) != 2.5 {
 		t.Fatal(n.Supply(0))
 	}
-	sol, err := (&SSP{}).Solve(context.Background(), n)
+	sol, err := (&mcf.SSP{}).Solve(context.Background(), n)
 	if err != nil || sol.Flow[a] != 2.5 || sol.Cost != -2.5 || sol.Augmentations != 1 {
 		t.Fatalf("%+v %v", sol, err)
 	}

@@ -1,7 +1,6 @@
 package mcf
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -212,23 +211,6 @@ func (r *residual) cycleError(v int32, parent []int32) error {
 	e.Arcs = append(e.Arcs[k:], e.Arcs[:k]...)
 	return e
 }
-
-// NegativeCycleError reports a cycle of arcs with positive capacity and
-// negative total cost, which SSP cannot start from. It matches
-// ErrNegativeCycle under errors.Is.
-type NegativeCycleError struct {
-	// Arcs are the cycle's arc ids in order, starting from the lowest id.
-	Arcs []int
-	// Cost is the cycle's total cost (negative).
-	Cost float64
-}
-
-func (e *NegativeCycleError) Error() string {
-	return fmt.Sprintf("mcf: negative-cost cycle of %d arcs (cost %g) through arc %d: %v", len(e.Arcs), e.Cost, e.Arcs[0], ErrNegativeCycle)
-}
-
-// Is makes errors.Is(err, ErrNegativeCycle) true.
-func (e *NegativeCycleError) Is(target error) bool { return target == ErrNegativeCycle }
 
 // bellmanFordToT computes dist[v] = cost of a cheapest usable path v→T by
 // queue-based Bellman–Ford on the reversed graph; there must be no negative

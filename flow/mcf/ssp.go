@@ -26,7 +26,8 @@ type SSP struct {
 	// SinglePath augments along one shortest path to the nearest sink per
 	// Dijkstra phase, without the further tight paths and extra sinks.
 	// The result is the same optimum (possibly a different optimal flow when
-	// there are ties); it exists to measure the speed-ups.
+	// there are ties); it is the plain method, kept as the reference the
+	// refinements are tested and timed against.
 	SinglePath bool
 }
 
@@ -65,10 +66,10 @@ type sspState struct {
 	tArc    []int32 // tArc[v] is v's arc to T, or -1
 }
 
-// maxTargets bounds the sinks collected per phase in multi mode. Searching
-// on for more sinks costs more settled nodes than the saved phases repay:
-// on NETGEN-8 with 10^4 nodes, 8 cuts phases 3× and settled nodes by a
-// third, while 64 settles nearly the whole graph every phase.
+// maxTargets bounds the sinks collected per phase in multi mode. Each extra
+// sink saves a phase but makes the search settle more nodes before it; past
+// a few sinks the search covers most of the graph every phase, and the
+// saved phases no longer repay it.
 const maxTargets = 8
 
 const maxBackoff = 32
@@ -84,7 +85,7 @@ const (
 
 // Solve implements Solver.
 func (o *SSP) Solve(ctx context.Context, n *Network) (*Solution, error) {
-	if err := n.Validate(); err != nil {
+	if err := n.validate(); err != nil {
 		return nil, err
 	}
 	sinks := 0
@@ -210,8 +211,8 @@ func (st *sspState) remaining() float64 {
 // The queue has two levels: labels up to a threshold theta live in the
 // heap, larger ones are parked unsorted in st.far and enter the heap only
 // if the heap runs dry first (theta then doubles). On FlowReader's networks
-// the source reaches every node, but a phase settles only the few hundred
-// whose paths are nearly shortest, so most labels are never sorted. theta
+// the source reaches every node, but a phase settles only the nodes whose
+// paths are nearly shortest, so most labels are never sorted. theta
 // starts at the previous phase's dist[T]; the order of settling, and so the
 // result, is that of a plain Dijkstra with the same tie-breaks.
 func (st *sspState) dijkstra() bool {

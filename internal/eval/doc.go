@@ -27,9 +27,9 @@
 // by its selector (greedy: top-B by flow; annealed: replicator dynamics;
 // ranked baselines: rank order) and then cut with selector.CapDistinct so
 // that no router reads more than B distinct nodes. A router may read fewer:
-// the aspects routers route their own demand F0 (capped at F_max, which the
-// registry sets to B), so their distinct-node column shows how much of the
-// budget they use.
+// the aspects routers route their own demand F0 (capped at F_max, the
+// budget B the runner passes to Route), so their distinct-node column shows
+// how much of the budget they use. Each router is opened once per graph.
 //
 // # Graphs
 //

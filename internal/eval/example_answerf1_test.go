@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/flowreader/flowreader/internal/eval"
-	"github.com/flowreader/flowreader/flow"
 )
 
 // QASPER's answer F1: normalise, then token F1, best over annotators.
@@ -16,12 +15,4 @@ func ExampleAnswerF1() {
 	// bleu score 312
 	// 0.800
 	// 0.571
-}
-
-// AtBudget moves an aspects router to another budget of distinct nodes:
-// under the default's budget demand rule, F0 follows it.
-func ExampleAtBudget() {
-	a := eval.AtBudget(flow.DefaultAspects(), 8)
-	fmt.Println(a.FMax, a.DemandRule == flow.DemandBudget)
-	// Output: 8 true
 }

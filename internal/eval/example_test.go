@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/internal/eval"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 

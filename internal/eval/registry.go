@@ -8,6 +8,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/baselines"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"
 )
@@ -36,9 +37,9 @@ type RouterDef struct {
 	// Ranked routers produce single-node chains in rank order; they take no
 	// selector (their rows have selector "rank").
 	Ranked bool
-	// BudgetAware and New as in RouterSpec.
+	// Router and BudgetAware as in RouterSpec.
+	Router      flow.Router
 	BudgetAware bool
-	New         func(budget int) flow.Router
 	// Selector names the registered selector used when Specs is given no
 	// selector list ("" = greedy): a preset's own selector.
 	Selector string
@@ -154,7 +155,7 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 			}
 			return nil, fmt.Errorf("%w: unknown router %q (have %s)", ErrConfig, name, strings.Join(names, ", "))
 		}
-		spec := RouterSpec{Name: def.Name, Scoring: def.Scoring, New: def.New, BudgetAware: def.BudgetAware}
+		spec := RouterSpec{Name: def.Name, Scoring: def.Scoring, Router: def.Router, BudgetAware: def.BudgetAware}
 		if def.Ranked {
 			spec.Selector = SelectRank
 			out = append(out, spec)
@@ -180,12 +181,12 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 	return out, nil
 }
 
-// DefaultRegistry holds the routers of the paper's comparisons and issue
-// 11's baselines, wired to the flow package:
+// DefaultRegistry holds the routers of the paper's comparisons and the
+// ranked baselines:
 //
 //	aspects       the facade's default preset flowreader.Aspects(): its
 //	              scoring (hybrid relevance), router and selector (annealed)
-//	aspects-paper flowreader.AspectsPaper(): METHOD B exactly
+//	aspects-paper flowreader.AspectsPaper(): paper v3 exactly
 //	classic       flow.DefaultClassic, paper v1 scoring
 //	topk          top-k by the default preset's relevance
 //	topk-dense    top-k by cosine only (plain RAG)
@@ -193,13 +194,14 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //	shortest, docorder, singlesink, noagreement, nocredit
 //	              the Table 3 ablations of the default aspects router
 //
-// Aspects routers read up to the budget: their demand cap F_max (the read
-// cap K of Table 4, 16 in the paper) is set to the budget, so a budget
-// curve moves the flow's own cap with it (and, with flow.DemandBudget, the demand
-// itself). The presets' settings come from the facade, so that "aspects"
-// here is exactly what flowreader.New(flowreader.Aspects()) runs at the
-// preset's budget. Ranked routers list budget
-// nodes. Selectors: greedy (METHOD B.9) and annealed (replicator dynamics).
+// Aspects routers read up to the budget: the budget passed to Route is
+// their demand cap F_max (the read cap K of Table 4, 16 in the paper), so a
+// budget curve moves the flow's own cap with it (and, with
+// flow.DemandBudget, the demand itself). The presets' settings come from
+// the facade, so that "aspects" here is exactly what
+// flowreader.New(flowreader.Aspects()) runs at the preset's budget. Ranked
+// routers list budget nodes. Selectors: greedy (paper v3 §3.5) and annealed
+// (replicator dynamics).
 func DefaultRegistry() *Registry {
 	r := &Registry{}
 	def, paper := flowreader.Aspects(), flowreader.AspectsPaper()
@@ -212,51 +214,30 @@ func DefaultRegistry() *Registry {
 	r.AddSelector("greedy", selector.Greedy{})
 	r.AddSelector("annealed", selector.Annealed{})
 
-	aspects := func(name, scoring, doc string, base func() *flow.Aspects) {
-		r.AddRouter(RouterDef{Name: name, Scoring: scoring, BudgetAware: true, Doc: doc, New: func(b int) flow.Router {
-			return AtBudget(base(), b)
-		}})
+	preset := func(name, doc string, cfg flowreader.Config) {
+		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selectorName(cfg.Selector), Router: cfg.Router})
 	}
-	preset := func(name, doc string, cfg func() flowreader.Config, selName string) {
-		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selName, New: func(b int) flow.Router {
-			if a, ok := cfg().Router.(*flow.Aspects); ok {
-				return AtBudget(a, b)
-			}
-			return cfg().Router
-		}})
+	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, κ = 0, no node credit)", def)
+	preset("aspects-paper", "aspects routing exactly as paper v3", paper)
+	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (paper v1)", Router: flow.DefaultClassic()})
+	ranked := func(name, scoring, doc string, rt flow.Router) {
+		r.AddRouter(RouterDef{Name: name, Scoring: scoring, Ranked: true, BudgetAware: true, Doc: doc, Router: rt})
 	}
-	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, κ = 0, no node credit)", flowreader.Aspects, selectorName(def.Selector))
-	preset("aspects-paper", "aspects routing exactly as paper v3 (METHOD B)", flowreader.AspectsPaper, selectorName(paper.Selector))
-	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (METHOD A)", New: func(int) flow.Router {
-		c := flow.DefaultClassic()
-		c.KeepEdge = score.ClassicConfig().KeepEdge
-		return c
-	}})
-	ranked := func(name, scoring, doc string, mk func(k int) flow.Router) {
-		r.AddRouter(RouterDef{Name: name, Scoring: scoring, Ranked: true, BudgetAware: true, Doc: doc, New: mk})
+	ranked("topk", ScoreAspects, "top-k by the default relevance", &baselines.TopK{})
+	ranked("topk-dense", ScoreDense, "top-k by cosine only", &baselines.TopK{Name: "topk-dense"})
+	ranked("mmr", ScoreAspects, "MMR top-k on h", &baselines.MMRTopK{})
+	ranked("ppr", ScoreAspects, "personalised PageRank top-k", &baselines.PPRTopK{})
+	ablation := func(name, doc string, set func(a *flow.Aspects)) {
+		a := flow.DefaultAspects()
+		set(a)
+		r.AddRouter(RouterDef{Name: name, Scoring: ScoreAspects, BudgetAware: true, Doc: doc, Router: a})
 	}
-	ranked("topk", ScoreAspects, "top-k by the default relevance", func(k int) flow.Router { return &flow.TopK{K: k} })
-	ranked("topk-dense", ScoreDense, "top-k by cosine only", func(k int) flow.Router { return &flow.TopK{K: k, Label: "topk-dense"} })
-	ranked("mmr", ScoreAspects, "MMR top-k on h", func(k int) flow.Router { return &flow.MMRTopK{K: k} })
-	ranked("ppr", ScoreAspects, "personalised PageRank top-k", func(k int) flow.Router { return &flow.PPRTopK{K: k} })
-	aspects("shortest", ScoreAspects, "aspects without unit capacities", func() *flow.Aspects { return flow.ShortestPath(flow.DefaultAspects()) })
-	aspects("docorder", ScoreAspects, "aspects with arcs in document order", func() *flow.Aspects { return flow.DocOrder(flow.DefaultAspects()) })
-	aspects("singlesink", ScoreAspects, "aspects with one aspect", func() *flow.Aspects { return flow.SingleSink(flow.DefaultAspects()) })
-	aspects("noagreement", ScoreAspects, "aspects with ω ≡ 1", func() *flow.Aspects { return flow.NoAgreement(flow.DefaultAspects()) })
-	aspects("nocredit", ScoreAspects, "aspects without node credit", func() *flow.Aspects { return flow.NoCredit(flow.DefaultAspects()) })
+	ablation("shortest", "aspects without unit capacities", func(a *flow.Aspects) { a.Ablation = flow.AblationShortestPath })
+	ablation("docorder", "aspects with arcs in document order", func(a *flow.Aspects) { a.Ablation = flow.AblationDocumentOrder })
+	ablation("singlesink", "aspects with one aspect", func(a *flow.Aspects) { a.Ablation = flow.AblationSingleSink })
+	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.Ablation = flow.AblationNoAgreement })
+	ablation("nocredit", "aspects without node credit", func(a *flow.Aspects) { a.NodeCredit = false })
 	return r
-}
-
-// AtBudget returns a copy of a whose read cap F_max is budget (the demand
-// itself under flow.DemandBudget): the aspects router at another budget of
-// distinct nodes. a is not modified.
-func AtBudget(a *flow.Aspects, budget int) *flow.Aspects {
-	c := *a
-	c.FMax = float64(budget)
-	if c.FMin > c.FMax {
-		c.FMin = c.FMax
-	}
-	return &c
 }
 
 // selectorName is the registry name of a preset's selector.

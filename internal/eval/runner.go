@@ -37,11 +37,11 @@ type RouterSpec struct {
 	Name, Selector string
 	// Scoring names the Scoring the router's scores come from.
 	Scoring string
-	// New returns the router for a budget of distinct nodes. Routers must
-	// be safe for concurrent use.
-	New func(budget int) flow.Router
-	// BudgetAware says New depends on the budget; otherwise one routing
-	// serves every budget.
+	// Router routes the row's questions; the runner opens it once per
+	// graph and passes each budget of distinct nodes to Route.
+	Router flow.Router
+	// BudgetAware says the routing depends on the budget; otherwise one
+	// routing (at the first budget) serves every budget.
 	BudgetAware bool
 	// Select picks chains for a budget; nil keeps the routing's chains in
 	// order. The runner then caps them at the budget in distinct nodes.
@@ -102,7 +102,23 @@ type graphEntry struct {
 	err     error
 	mu      sync.Mutex
 	scorers map[string]ScoreFunc
+	routers []graphRouter // per RouterSpec: the router opened on g
 	refs    int
+}
+
+// graphRouter is one router opened on an entry's graph, once.
+type graphRouter struct {
+	once sync.Once
+	gr   flow.GraphRouter
+	err  error
+}
+
+// router returns router i opened on the entry's graph, opening it on first
+// use: every question on the graph shares its per-graph work.
+func (e *graphEntry) router(ctx context.Context, i int, rt flow.Router) (flow.GraphRouter, error) {
+	o := &e.routers[i]
+	o.once.Do(func() { o.gr, o.err = rt.Open(ctx, e.g) })
+	return o.gr, o.err
 }
 
 // Run evaluates every question of the datasets.
@@ -129,22 +145,12 @@ func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error
 	for _, s := range r.Scorings {
 		scorings[s.Name] = s
 	}
-	// routers[i][b]: one router per budget (shared when not budget-aware).
-	routers := make([][]flow.Router, len(r.Routers))
-	for i, spec := range r.Routers {
+	for _, spec := range r.Routers {
 		if _, ok := scorings[spec.Scoring]; !ok {
 			return nil, fmt.Errorf("%w: router %s uses unknown scoring %q", ErrConfig, spec.Name, spec.Scoring)
 		}
-		if spec.New == nil {
-			return nil, fmt.Errorf("%w: router %s has no constructor", ErrConfig, spec.Name)
-		}
-		routers[i] = make([]flow.Router, len(budgets))
-		for b := range budgets {
-			if spec.BudgetAware || b == 0 {
-				routers[i][b] = spec.New(budgets[b])
-			} else {
-				routers[i][b] = routers[i][0]
-			}
+		if spec.Router == nil {
+			return nil, fmt.Errorf("%w: router %s has no Router", ErrConfig, spec.Name)
 		}
 	}
 	res := &Results{Datasets: datasets, Routers: r.Routers, Budgets: budgets}
@@ -170,7 +176,7 @@ func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error
 	for _, q := range res.Questions {
 		e := cache[q.DocSet]
 		if e == nil {
-			e = &graphEntry{scorers: map[string]ScoreFunc{}}
+			e = &graphEntry{scorers: map[string]ScoreFunc{}, routers: make([]graphRouter, len(r.Routers))}
 			cache[q.DocSet] = e
 		}
 		e.refs++
@@ -200,7 +206,7 @@ func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error
 			if e.err != nil {
 				return fmt.Errorf("eval: question %s: graph: %w", q.ID, e.err)
 			}
-			if err := r.question(ctx, res, routers, scorings, e, qi); err != nil {
+			if err := r.question(ctx, res, scorings, e, qi); err != nil {
 				return fmt.Errorf("eval: question %s: %w", q.ID, err)
 			}
 			cmu.Lock()
@@ -223,7 +229,7 @@ func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error
 	return res, nil
 }
 
-func (r *Runner) question(ctx context.Context, res *Results, routers [][]flow.Router, scorings map[string]Scoring, e *graphEntry, qi int) error {
+func (r *Runner) question(ctx context.Context, res *Results, scorings map[string]Scoring, e *graphEntry, qi int) error {
 	q := res.Questions[qi]
 	g := e.g
 	vs, err := r.Embedder.Embed(ctx, []string{q.Text}, llm.Query)
@@ -250,10 +256,14 @@ func (r *Runner) question(ctx context.Context, res *Results, routers [][]flow.Ro
 			}
 			scores[spec.Scoring] = s
 		}
+		gr, err := e.router(ctx, i, spec.Router)
+		if err != nil {
+			return fmt.Errorf("router %s: %w", spec.Name, err)
+		}
 		var routing *flow.Routing
 		for b, budget := range res.Budgets {
 			if routing == nil || spec.BudgetAware {
-				if routing, err = routers[i][b].Route(ctx, g, s); err != nil {
+				if routing, err = gr.Route(ctx, s, budget); err != nil {
 					return fmt.Errorf("router %s: %w", spec.Name, err)
 				}
 			}

@@ -39,17 +39,23 @@ var cosScoring = Scoring{Name: "cos", NewScorer: func(g *graph.Graph) ScoreFunc 
 	}
 }}
 
-// rankRouter is a test router: single-node chains by descending H, K of them.
-type rankRouter struct{ K int }
+// rankRouter is a test router: single-node chains by descending H, budget
+// of them.
+type rankRouter struct{ g *graph.Graph }
 
-func (r rankRouter) Route(_ context.Context, g *graph.Graph, s *score.Scores) (*flow.Routing, error) {
+func (rankRouter) Open(_ context.Context, g *graph.Graph) (flow.GraphRouter, error) {
+	return rankRouter{g}, nil
+}
+
+func (r rankRouter) Route(_ context.Context, s *score.Scores, budget int) (*flow.Routing, error) {
+	g := r.g
 	idx := make([]int, g.Len())
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return s.H[idx[a]] > s.H[idx[b]] })
 	out := &flow.Routing{Router: "rank"}
-	for _, v := range idx[:min(r.K, len(idx))] {
+	for _, v := range idx[:min(budget, len(idx))] {
 		out.Chains = append(out.Chains, flow.Chain{Nodes: []int{v}, Flow: s.H[v], Aspect: -1})
 	}
 	return out, nil
@@ -57,9 +63,14 @@ func (r rankRouter) Route(_ context.Context, g *graph.Graph, s *score.Scores) (*
 
 // pairRouter reads nodes in document order two at a time (a structural
 // baseline that ignores the question).
-type pairRouter struct{}
+type pairRouter struct{ g *graph.Graph }
 
-func (pairRouter) Route(_ context.Context, g *graph.Graph, _ *score.Scores) (*flow.Routing, error) {
+func (pairRouter) Open(_ context.Context, g *graph.Graph) (flow.GraphRouter, error) {
+	return pairRouter{g}, nil
+}
+
+func (r pairRouter) Route(_ context.Context, _ *score.Scores, _ int) (*flow.Routing, error) {
+	g := r.g
 	out := &flow.Routing{Router: "pairs"}
 	for i := 0; i+1 < g.Len(); i += 2 {
 		out.Chains = append(out.Chains, flow.Chain{Nodes: []int{i, i + 1}, Aspect: -1})
@@ -72,8 +83,8 @@ func testRunner() *Runner {
 		Embedder: &fake.Embedder{Dim: 256},
 		Scorings: []Scoring{cosScoring},
 		Routers: []RouterSpec{
-			{Name: "rank", Selector: "rank", Scoring: "cos", BudgetAware: true, New: func(b int) flow.Router { return rankRouter{K: b} }},
-			{Name: "pairs", Selector: "order", Scoring: "cos", New: func(int) flow.Router { return pairRouter{} }},
+			{Name: "rank", Selector: "rank", Scoring: "cos", BudgetAware: true, Router: rankRouter{}},
+			{Name: "pairs", Selector: "order", Scoring: "cos", Router: pairRouter{}},
 		},
 		Budgets: []int{1, 4, 8},
 	}

@@ -1,11 +1,5 @@
 package flow
 
-import (
-	"sync"
-
-	"github.com/flowreader/flowreader/graph"
-)
-
 // pairSet is the query-independent part of the aspects network: the
 // undirected content pairs in (u, v) order, their bridge terms, each node's
 // incident pairs (CSR: those of node v, by increasing pair index, are
@@ -52,41 +46,4 @@ func newPairSet(n int, pairs []pair, bridge []float64) *pairSet {
 // incident returns the pairs node v is in, by increasing index.
 func (ps *pairSet) incident(v int) []incidence {
 	return ps.inc[ps.start[v]:ps.start[v+1]]
-}
-
-// pairCache keeps the query-independent part of the aspects network for the
-// last graph routed (a pairSet). Graphs are immutable, so the graph pointer
-// and the options that shape the pairs identify an entry. Routers made by
-// PaperAspects or DefaultAspects (and their clones) share one cache; an
-// Aspects built by hand has none and recomputes every time. Reroutes with
-// edits never use it.
-type pairCache struct {
-	mu  sync.Mutex
-	g   *graph.Graph
-	key pairKey
-	set *pairSet
-}
-
-type pairKey struct {
-	kinds  graph.EdgeKind
-	window int
-	mode   BridgeMode
-	cutoff int
-}
-
-// get returns the cached pair set, computing and storing it on a miss. The
-// returned set is shared and must not be modified.
-func (c *pairCache) get(g *graph.Graph, k pairKey, compute func() *pairSet) *pairSet {
-	c.mu.Lock()
-	if c.g == g && c.key == k {
-		s := c.set
-		c.mu.Unlock()
-		return s
-	}
-	c.mu.Unlock()
-	s := compute()
-	c.mu.Lock()
-	c.g, c.key, c.set = g, k, s
-	c.mu.Unlock()
-	return s
 }

@@ -1,4 +1,4 @@
-package flow
+package baselines
 
 import (
 	"context"
@@ -6,15 +6,16 @@ import (
 	"sort"
 	"time"
 
+	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/score"
 )
 
-// Candidates routes on a candidate subgraph (DESIGN "Scale"): the M nodes
-// with the highest h (ties by index) and every node within Hops edges of
-// them, so that routing cost grows with M and the neighbourhood, not with
-// the collection. Node order is kept, so with M ≥ N the result equals the
-// inner router's on the whole graph.
+// Candidates routes on a candidate subgraph: the M nodes with the highest h
+// (ties by index) and every node within Hops edges of them, so that routing
+// cost grows with M and the neighbourhood, not with the collection. Node
+// order is kept, so with M ≥ N the result equals the inner router's on the
+// whole graph.
 //
 // It is an approximation of routing the whole graph: quantities computed
 // over nodes (F0, the relevant set, ⌈√N⌉, κ's spreads) see only the
@@ -22,52 +23,54 @@ import (
 // graph's node ids; the returned Routing carries no Network, so System-2
 // helpers, which need it, do not apply to it.
 type Candidates struct {
-	// Router routes the subgraph (DefaultAspects when nil).
-	Router Router
+	// Router routes the subgraph (flow.DefaultAspects when nil).
+	Router flow.Router
 	// M is the number of seeds by h (256 when 0) and Hops the neighbourhood
 	// radius (1 when 0; -1 for none).
 	M, Hops int
 }
 
-// Name names the wrapper and its router.
-func (c *Candidates) Name() string {
-	return "candidates(" + routerName(c.inner()) + ")"
+type candidatesGraph struct {
+	inner   flow.Router
+	g       *graph.Graph
+	m, hops int
 }
 
-func (c *Candidates) inner() Router {
-	if c.Router == nil {
-		return DefaultAspects()
+// Open keeps the graph; the subgraph depends on the question.
+func (c *Candidates) Open(ctx context.Context, g *graph.Graph) (flow.GraphRouter, error) {
+	if g == nil {
+		return nil, fmt.Errorf("%w: nil graph", flow.ErrScores)
 	}
-	return c.Router
-}
-
-func routerName(r Router) string {
-	if n, ok := r.(namer); ok {
-		return n.Name()
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf("%T", r)
+	cg := &candidatesGraph{inner: c.Router, g: g, m: c.M, hops: c.Hops}
+	if cg.inner == nil {
+		cg.inner = flow.DefaultAspects()
+	}
+	if cg.m <= 0 {
+		cg.m = 256
+	}
+	if cg.hops == 0 {
+		cg.hops = 1
+	}
+	return cg, nil
 }
 
 // Route picks the candidates, routes their induced subgraph and maps the
 // chains back.
-func (c *Candidates) Route(ctx context.Context, g *graph.Graph, s *score.Scores) (*Routing, error) {
+func (c *candidatesGraph) Route(ctx context.Context, s *score.Scores, budget int) (*flow.Routing, error) {
+	g := c.g
 	if err := checkScores(g, s); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	m, hops := c.M, c.Hops
-	if m <= 0 {
-		m = 256
-	}
-	if hops == 0 {
-		hops = 1
-	}
 	keep := make([]bool, g.Len())
-	frontier := byScore(s.H)[:min(m, g.Len())]
+	frontier := byScore(s.H)[:min(c.m, g.Len())]
 	for _, v := range frontier {
 		keep[v] = true
 	}
-	for h := 0; h < hops; h++ {
+	for h := 0; h < c.hops; h++ {
 		var next []int
 		for _, v := range frontier {
 			nb, _ := g.Neighbors(v)
@@ -86,22 +89,29 @@ func (c *Candidates) Route(ctx context.Context, g *graph.Graph, s *score.Scores)
 	}
 	ss := subScores(s, local, keep)
 	prep := time.Since(t0)
-	r, err := c.inner().Route(ctx, sub, ss)
+	gr, err := c.inner.Open(ctx, sub)
 	if err != nil {
 		return nil, err
 	}
-	out := *r
-	out.Router = c.Name()
-	out.Scores = s
-	out.Network, out.Flow, out.cut, out.full = nil, nil, nil, nil
-	out.Chains = make([]Chain, len(r.Chains))
+	r, err := gr.Route(ctx, ss, budget)
+	if err != nil {
+		return nil, err
+	}
+	out := &flow.Routing{
+		Router: "candidates(" + r.Router + ")", Scores: s,
+		Demand: r.Demand, Routed: r.Routed, MaxFlow: r.MaxFlow, Saturation: r.Saturation,
+		Aspects: r.Aspects, Kappa: r.Kappa, Cost: r.Cost, Distinct: r.Distinct, Timings: r.Timings,
+		Source: r.Source, Sink: r.Sink, AspectBase: r.AspectBase,
+		Relevant: r.Relevant, ContentArcs: r.ContentArcs, Edits: r.Edits,
+	}
+	out.Chains = make([]flow.Chain, len(r.Chains))
 	for i, ch := range r.Chains {
 		ch.Nodes = mapNodes(ch.Nodes, local)
 		out.Chains[i] = ch
 	}
 	out.Sources, out.Sinks = mapNodes(r.Sources, local), mapNodes(r.Sinks, local)
 	out.Timings.Network += prep
-	return &out, nil
+	return out, nil
 }
 
 // induced returns the subgraph on the kept nodes (in index order) and the
@@ -130,7 +140,7 @@ func induced(g *graph.Graph, keep []bool) (*graph.Graph, []int, error) {
 	}
 	sub, err := graph.New(nodes, g.Dim, emb, edges)
 	if err != nil {
-		return nil, nil, fmt.Errorf("flow: candidate subgraph: %w", err)
+		return nil, nil, fmt.Errorf("baselines: candidate subgraph: %w", err)
 	}
 	return sub, local, nil
 }
@@ -152,7 +162,12 @@ func subScores(s *score.Scores, local []int, keep []bool) *score.Scores {
 	ss.Cos, ss.BM25, ss.Ref, ss.R, ss.Phi, ss.Psi, ss.H, ss.A =
 		cut(s.Cos), cut(s.BM25), cut(s.Ref), cut(s.R), cut(s.Phi), cut(s.Psi), cut(s.H), cut(s.A)
 	if ss.HMean == 0 {
-		ss.HMean = mean(s.H)
+		for _, x := range s.H {
+			ss.HMean += x
+		}
+		if len(s.H) > 0 {
+			ss.HMean /= float64(len(s.H))
+		}
 	}
 	idx := func(vs []int) []int {
 		if vs == nil {

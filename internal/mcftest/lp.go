@@ -1,20 +1,22 @@
-package mcf
+package mcftest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
+	"github.com/flowreader/flowreader/flow/mcf"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
 
 // LP solves the minimum-cost flow problem as a linear program with gonum's
 // dense simplex method (optimize/convex/lp). It is the exact, independent
-// oracle the tests check SSP against, and a Solver for tiny networks: the
-// tableau is dense, so the work grows roughly with the cube of the arc
-// count (about 0.3 s at 30 nodes and 130 arcs). Networks whose tableau
-// would exceed lpMaxEntries are refused with ErrLP.
+// oracle the tests check [mcf.SSP] against, and an [mcf.Solver] for tiny
+// networks only: the tableau is dense, so the work grows roughly with the
+// cube of the arc count. Networks whose tableau would exceed lpMaxEntries
+// are refused with [ErrLP].
 //
 // Like SSP it adds a super-source S joined to the supply nodes and a
 // super-sink T joined from the demand nodes. When the supplies cannot all be
@@ -23,6 +25,10 @@ import (
 // setting Partial. Negative-cost cycles need no special care: capacities
 // bound the program.
 type LP struct{}
+
+// ErrLP reports a failure of the LP oracle (numerical trouble in the
+// simplex method, or a network too large for a dense tableau).
+var ErrLP = errors.New("mcftest: LP oracle failed")
 
 // lpMaxEntries bounds the dense tableau (rows × columns) that LP accepts.
 const lpMaxEntries = 4 << 20
@@ -38,16 +44,18 @@ type lpProblem struct {
 	demand   float64
 }
 
-func newLPProblem(n *Network) *lpProblem {
+func newLPProblem(n *mcf.Network) *lpProblem {
 	nn, m := n.NumNodes(), n.NumArcs()
 	p := &lpProblem{nodes: nn + 2, s: nn, t: nn + 1, arcs: m}
 	for a := 0; a < m; a++ {
-		p.from = append(p.from, int(n.from[a]))
-		p.to = append(p.to, int(n.to[a]))
-		p.capacity = append(p.capacity, n.capacity[a])
-		p.cost = append(p.cost, n.cost[a])
+		u, v, capacity, cost := n.Arc(a)
+		p.from = append(p.from, u)
+		p.to = append(p.to, v)
+		p.capacity = append(p.capacity, capacity)
+		p.cost = append(p.cost, cost)
 	}
-	for v, b := range n.supply {
+	for v := 0; v < nn; v++ {
+		b := n.Supply(v)
 		switch {
 		case b > 0:
 			p.from, p.to = append(p.from, p.s), append(p.to, v)
@@ -127,10 +135,10 @@ func (p *lpProblem) solve(F float64, returnArc bool) ([]float64, float64, error)
 	cols := 2*k + extra
 	nrows := rows + k
 	if nrows*cols > lpMaxEntries {
-		return nil, 0, fmt.Errorf("mcf: LP tableau %d×%d too large: %w", nrows, cols, ErrLP)
+		return nil, 0, fmt.Errorf("mcftest: LP tableau %d×%d too large: %w", nrows, cols, ErrLP)
 	}
 	if cols < nrows {
-		return nil, 0, fmt.Errorf("mcf: LP with %d rows and %d columns: %w", nrows, cols, ErrLP)
+		return nil, 0, fmt.Errorf("mcftest: LP with %d rows and %d columns: %w", nrows, cols, ErrLP)
 	}
 	A := mat.NewDense(nrows, cols, nil)
 	b := make([]float64, nrows)
@@ -172,22 +180,22 @@ func (p *lpProblem) solve(F float64, returnArc bool) ([]float64, float64, error)
 	return x[:k], obj, nil
 }
 
-// Solve implements Solver.
-func (LP) Solve(ctx context.Context, n *Network) (*Solution, error) {
-	if err := n.Validate(); err != nil {
+// Solve implements [mcf.Solver].
+func (LP) Solve(ctx context.Context, n *mcf.Network) (*mcf.Solution, error) {
+	if err := validate(n); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	p := newLPProblem(n)
-	sol := &Solution{Demand: p.demand, Augmentations: 1}
+	sol := &mcf.Solution{Demand: p.demand, Augmentations: 1}
 	F := p.demand
 	x, _, err := p.solve(F, false)
 	if errors.Is(err, lp.ErrInfeasible) {
 		_, obj, err2 := p.solve(0, true)
 		if err2 != nil {
-			return nil, fmt.Errorf("mcf: LP max flow: %v: %w", err2, ErrLP)
+			return nil, fmt.Errorf("mcftest: LP max flow: %v: %w", err2, ErrLP)
 		}
 		F = -obj
 		if F > p.demand {
@@ -203,12 +211,12 @@ func (LP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mcf: LP: %v: %w", err, ErrLP)
+		return nil, fmt.Errorf("mcftest: LP: %v: %w", err, ErrLP)
 	}
 	sol.Flow = make([]float64, p.arcs)
 	for a := range sol.Flow {
 		f := x[a]
-		if f <= Eps {
+		if f <= mcf.Eps {
 			f = 0
 		}
 		sol.Flow[a] = f
@@ -219,19 +227,20 @@ func (LP) Solve(ctx context.Context, n *Network) (*Solution, error) {
 			sol.Routed += x[a]
 		}
 	}
-	sol.Partial = p.demand-sol.Routed > Eps
+	sol.Partial = p.demand-sol.Routed > mcf.Eps
 	return sol, nil
 }
 
-// lpMaxFlow is the maximum s–t flow of n found by the simplex method,
-// ignoring supplies and costs: the test oracle for MaxFlow.
-func lpMaxFlow(n *Network, s, t int) (float64, error) {
+// MaxFlowLP is the maximum s–t flow of n found by the simplex method,
+// ignoring supplies and costs: the test oracle for [mcf.MaxFlow].
+func MaxFlowLP(n *mcf.Network, s, t int) (float64, error) {
 	m := n.NumArcs()
 	p := &lpProblem{nodes: n.NumNodes(), s: s, t: t, arcs: m}
 	for a := 0; a < m; a++ {
-		p.from = append(p.from, int(n.from[a]))
-		p.to = append(p.to, int(n.to[a]))
-		p.capacity = append(p.capacity, n.capacity[a])
+		u, v, capacity, _ := n.Arc(a)
+		p.from = append(p.from, u)
+		p.to = append(p.to, v)
+		p.capacity = append(p.capacity, capacity)
 		p.cost = append(p.cost, 0)
 	}
 	_, obj, err := p.solve(0, true)
@@ -239,4 +248,35 @@ func lpMaxFlow(n *Network, s, t int) (float64, error) {
 		return 0, err
 	}
 	return -obj, nil
+}
+
+// validate applies the input checks of mcf's solvers (which it does not
+// export), with errors wrapping mcf.ErrInvalid.
+func validate(n *mcf.Network) error {
+	nn := n.NumNodes()
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	for a := 0; a < n.NumArcs(); a++ {
+		u, v, capacity, cost := n.Arc(a)
+		switch {
+		case u < 0 || u >= nn || v < 0 || v >= nn:
+			return fmt.Errorf("mcftest: arc %d (%d→%d) joins a node outside 0..%d: %w", a, u, v, nn-1, mcf.ErrInvalid)
+		case !finite(capacity) || !finite(cost):
+			return fmt.Errorf("mcftest: arc %d capacity %v cost %v: %w", a, capacity, cost, mcf.ErrInvalid)
+		case capacity < 0:
+			return fmt.Errorf("mcftest: arc %d capacity %v is negative: %w", a, capacity, mcf.ErrInvalid)
+		}
+	}
+	var sum, abs float64
+	for v := 0; v < nn; v++ {
+		b := n.Supply(v)
+		if !finite(b) {
+			return fmt.Errorf("mcftest: node %d supply %v is not finite: %w", v, b, mcf.ErrInvalid)
+		}
+		sum += b
+		abs += math.Abs(b)
+	}
+	if math.Abs(sum) > mcf.Eps*math.Max(1, abs/2) {
+		return fmt.Errorf("mcftest: supplies sum to %g, not zero: %w", sum, mcf.ErrInvalid)
+	}
+	return nil
 }

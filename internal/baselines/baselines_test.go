@@ -1,16 +1,19 @@
-package flow
+package baselines
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow"
 )
 
 func TestRankedBaselines(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 80, 16, 4)
 	s := handScores(t, g, 4)
-	r, err := (&TopK{K: 10}).Route(ctx, g, s)
+	r, err := routeOn(ctx, &TopK{}, g, s, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +38,7 @@ func TestRankedBaselines(t *testing.T) {
 		}
 	}
 
-	m, err := (&MMRTopK{K: 8}).Route(ctx, g, s)
+	m, err := routeOn(ctx, &MMRTopK{}, g, s, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +46,14 @@ func TestRankedBaselines(t *testing.T) {
 		t.Fatal("MMR's first pick is not argmax h")
 	}
 	// MMR with λ = 1 is top-k by h.
-	m1, _ := (&MMRTopK{K: 8, Lambda: 1}).Route(ctx, g, s)
+	m1, _ := routeOn(ctx, &MMRTopK{Lambda: 1}, g, s, 8)
 	for i, c := range m1.Chains {
 		if c.Nodes[0] != byScore(s.H)[i] {
 			t.Fatal("MMR λ=1 differs from top-k by h")
 		}
 	}
 
-	p, err := (&PPRTopK{K: 8}).Route(ctx, g, s)
+	p, err := routeOn(ctx, &PPRTopK{}, g, s, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +62,7 @@ func TestRankedBaselines(t *testing.T) {
 	}
 	s2 := *s
 	s2.Psi = nil
-	p2, _ := (&PPRTopK{K: 8, RMin: 0.22}).Route(ctx, g, &s2)
+	p2, _ := routeOn(ctx, &PPRTopK{RMin: 0.22}, g, &s2, 8)
 	for i := range p.Chains {
 		if p.Chains[i].Nodes[0] != p2.Chains[i].Nodes[0] {
 			t.Fatal("PPR computed here differs from the same PPR given in the scores")
@@ -88,48 +91,21 @@ func TestPPRIsStationary(t *testing.T) {
 	}
 }
 
-func TestAblationRouters(t *testing.T) {
+// TestBudgetIsK requires the ranked lists to hold budget nodes and a budget
+// ≤ 0 to be an ErrConfig error.
+func TestBudgetIsK(t *testing.T) {
 	ctx := context.Background()
-	g := synthGraph(t, 150, 16, 8)
-	s := handScores(t, g, 8)
-	base, err := PaperAspects().Route(ctx, g, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := ShortestPath(nil).Route(ctx, g, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sp.Acyclic() || math.Abs(sp.Routed-sp.Demand) > 1e-9 {
-		t.Fatal("shortest path: not a DAG or not fully routed")
-	}
-	// Without capacities each aspect takes one cheapest path, so there are at
-	// most A chains and the cost can only fall.
-	if len(sp.Chains) > len(sp.Aspects) || sp.Cost > base.Cost+1e-9 {
-		t.Fatalf("shortest path: %d chains for %d aspects, cost %g vs %g", len(sp.Chains), len(sp.Aspects), sp.Cost, base.Cost)
-	}
-	ss, _ := SingleSink(nil).Route(ctx, g, s)
-	if len(ss.Aspects) != 1 || math.Abs(ss.Aspects[0].Capacity-ss.Demand) > 1e-9 {
-		t.Fatal("single sink: want A = 1 with d_1 = F0")
-	}
-	if ss.Kappa == base.Kappa {
-		t.Fatal("single sink: κ not recomputed")
-	}
-	do, _ := DocOrder(nil).Route(ctx, g, s)
-	if !do.Acyclic() {
-		t.Fatal("doc order: cycle")
-	}
-	for _, c := range do.Chains {
-		for i := 1; i < len(c.Nodes); i++ {
-			x, y := g.Nodes[c.Nodes[i-1]], g.Nodes[c.Nodes[i]]
-			if x.Doc > y.Doc || (x.Doc == y.Doc && x.Order > y.Order) {
-				t.Fatalf("doc-order chain %v goes backwards", c.Nodes)
+	g := synthGraph(t, 40, 8, 5)
+	s := handScores(t, g, 5)
+	for _, rt := range []flow.Router{&TopK{}, &MMRTopK{}, &PPRTopK{}} {
+		for _, k := range []int{1, 7, 100} {
+			r, err := routeOn(ctx, rt, g, s, k)
+			if err != nil || len(r.Chains) != min(k, g.Len()) {
+				t.Fatalf("%T at %d: %v chains, %v", rt, k, len(r.Chains), err)
 			}
 		}
-	}
-	for _, r := range []*Routing{sp, ss, do} {
-		if r.Router == base.Router {
-			t.Fatal("ablation routers must have their own names")
+		if _, err := routeOn(ctx, rt, g, s, 0); !errors.Is(err, flow.ErrConfig) {
+			t.Fatalf("%T at 0: %v", rt, err)
 		}
 	}
 }

@@ -1,27 +1,29 @@
-package flow
+package baselines
 
 import (
 	"context"
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/flowreader/flowreader/flow"
 )
 
 func TestCandidatesWholeGraphEqualsInner(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 80, 12, 31)
 	s := handScores(t, g, 31)
-	for _, inner := range []Router{PaperAspects(), DefaultClassic(), &TopK{}} {
-		want, err := inner.Route(ctx, g, s)
+	for _, inner := range []flow.Router{flow.PaperAspects(), flow.DefaultClassic(), &TopK{}} {
+		want, err := routeOn(ctx, inner, g, s, 16)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := (&Candidates{Router: inner, M: 1000}).Route(ctx, g, s)
+		got, err := routeOn(ctx, &Candidates{Router: inner, M: 1000}, g, s, 16)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got.Chains, want.Chains) || math.Abs(got.Cost-want.Cost) > 1e-12 {
-			t.Fatalf("%s: candidates over the whole graph differ", routerName(inner))
+			t.Fatalf("%s: candidates over the whole graph differ", want.Router)
 		}
 	}
 }
@@ -31,7 +33,7 @@ func TestCandidatesSubset(t *testing.T) {
 	g := synthGraph(t, 300, 12, 32)
 	s := handScores(t, g, 32)
 	c := &Candidates{M: 20}
-	r, err := c.Route(ctx, g, s)
+	r, err := routeOn(ctx, c, g, s, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +54,8 @@ func TestCandidatesSubset(t *testing.T) {
 			}
 		}
 	}
-	if len(r.Chains) == 0 || fullNet(r) != nil || r.Scores != s {
-		t.Fatalf("chains %d, network %v", len(r.Chains), fullNet(r) != nil)
+	if len(r.Chains) == 0 || r.Network != nil || r.Scores != s {
+		t.Fatalf("chains %d, network %v", len(r.Chains), r.Network != nil)
 	}
 	if r.Router != "candidates(aspects)" {
 		t.Fatalf("name %q", r.Router)
