@@ -195,10 +195,6 @@ func New(cfg Config) (*Pipeline, error) {
 // default.
 func (p *Pipeline) Embedder() llm.Embedder { return p.embedder }
 
-// Embedder returns the embedder in use: Config.Embedder, or the embedded
-// default.
-func (p *Pipeline) Embedder() llm.Embedder { return p.embedder }
-
 // Notes lists the embedded defaults the pipeline fell back to; empty when
 // every part was configured.
 func (p *Pipeline) Notes() []string { return append([]string(nil), p.notes...) }
