@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/flowreader/flowreader/flow"
@@ -120,7 +121,12 @@ func Classic() Config {
 type Pipeline struct {
 	cfg      Config
 	embedder llm.Embedder
-	scorer   *score.Scorer
+	scoring  score.Config // cfg.Score, or score.AspectsConfig() when zero
+	// ix is the score index of ixGraph, the last graph scored (built
+	// again when another graph comes).
+	ixMu     sync.Mutex
+	ixGraph  *graph.Graph
+	ix       *score.Index
 	router   flow.Router
 	selector selector.Selector
 	reader   reader.Reader
@@ -173,14 +179,18 @@ func New(cfg Config) (*Pipeline, error) {
 		}
 		p.router = &c
 	}
+	p.scoring = cfg.Score
+	if p.scoring == (score.Config{}) {
+		p.scoring = score.AspectsConfig()
+	}
 	if c, ok := p.router.(*flow.Classic); ok && c.KeepEdge == nil {
-		c.KeepEdge = cfg.Score.KeepEdge
+		rmin := float32(p.scoring.MinEdgeWeight) // prune as scoring does
+		c.KeepEdge = func(w float32) bool { return w >= rmin }
 	}
 	p.selector = cfg.Selector
 	if p.selector == nil {
 		p.selector = selector.Greedy{}
 	}
-	p.scorer = &score.Scorer{Config: cfg.Score, Embedder: p.embedder}
 	p.reader = cfg.Reader
 	if p.reader == nil {
 		if cfg.Model != nil {
@@ -287,11 +297,32 @@ func (p *Pipeline) Score(ctx context.Context, g *graph.Graph, question string) (
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
-	s, err := p.scorer.Score(ctx, g, question)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	vs, err := p.embedder.Embed(ctx, []string{question}, llm.Query)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: score: embedding the question: %w", err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("flowreader: score: the embedder returned %d vectors for 1 question", len(vs))
+	}
+	s, err := p.index(g).Score(p.scoring, score.Query{Text: question, Embedding: vs[0]})
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
 	return s, nil
+}
+
+// index returns the score index of g, building it when g is not the graph
+// scored last.
+func (p *Pipeline) index(g *graph.Graph) *score.Index {
+	p.ixMu.Lock()
+	defer p.ixMu.Unlock()
+	if p.ixGraph != g {
+		p.ixGraph, p.ix = g, score.NewIndex(g)
+	}
+	return p.ix
 }
 
 // Route routes the evidence flow for scored nodes and decomposes it into

@@ -179,7 +179,7 @@ func BenchmarkPipeline(b *testing.B) {
 				for j := range q {
 					q[j] += g.Embedding(2)[j]
 				}
-				sc := &score.Scorer{Config: f.config, Index: score.NewIndex(g)}
+				ix := score.NewIndex(g)
 				question := g.Nodes[1].Summary[:40]
 				if f.name == "aspects-warm" {
 					a := flow.DefaultAspects()
@@ -195,7 +195,7 @@ func BenchmarkPipeline(b *testing.B) {
 				c0 := cputime.Now()
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
-					s, err := sc.ScoreVector(g, question, q)
+					s, err := ix.Score(f.config, score.Query{Text: question, Embedding: q})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -65,8 +65,11 @@ func TestAspectsPipelineSystem2(t *testing.T) {
 func pipelineSystem2(t *testing.T, cfg score.Config, router flow.Rerouter, sel Selector, preset Preset, budget int) {
 	g := embeddedGraph(t)
 	q := "How many nests did the North Mole hold in 2025?"
-	sc := &score.Scorer{Config: cfg, Embedder: &fake.Embedder{Dim: 64}}
-	s, err := sc.Score(context.Background(), g, q)
+	qv, err := (&fake.Embedder{Dim: 64}).Embed(context.Background(), []string{q}, llm.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := score.NewIndex(g).Score(cfg, score.Query{Text: q, Embedding: qv[0]})
 	if err != nil {
 		t.Fatal(err)
 	}

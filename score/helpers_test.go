@@ -67,3 +67,8 @@ func randomQuery(seed uint64, d int) []float32 {
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// scoreVec scores one question with a fresh index of g.
+func scoreVec(g *graph.Graph, c Config, text string, q []float32) (*Scores, error) {
+	return NewIndex(g).Score(c, Query{Text: text, Embedding: q})
+}

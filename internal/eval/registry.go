@@ -75,9 +75,9 @@ func (r *Registry) AddRouter(d RouterDef) {
 // score.Index per graph, shared by every question on it.
 func (r *Registry) AddScoring(name string, c score.Config) {
 	s := Scoring{Name: name, NewScorer: func(g *graph.Graph) ScoreFunc {
-		sc := &score.Scorer{Config: c, Index: score.NewIndex(g)}
+		ix := score.NewIndex(g)
 		return func(_ context.Context, question string, qv []float32) (*score.Scores, error) {
-			return sc.ScoreVector(g, question, qv)
+			return ix.Score(c, score.Query{Text: question, Embedding: qv})
 		}
 	}}
 	for i := range r.scorings {
@@ -206,9 +206,7 @@ func DefaultRegistry() *Registry {
 	r.AddScoring(ScoreAspects, def.Score)
 	r.AddScoring(ScoreAspectsPaper, paper.Score)
 	r.AddScoring(ScoreClassic, score.ClassicConfig())
-	dense := score.AspectsPaperConfig()
-	dense.RhoRef, dense.RawCos = 0, false
-	r.AddScoring(ScoreDense, dense)
+	r.AddScoring(ScoreDense, score.Config{}) // r = max(cos,0), h = r / max r
 	r.AddSelector("greedy", selector.Greedy{})
 	r.AddSelector("annealed", selector.Annealed{})
 
@@ -229,7 +227,7 @@ func DefaultRegistry() *Registry {
 	preset("aspects-paper", "aspects routing exactly as paper v3 (METHOD B)", flowreader.AspectsPaper, selectorName(paper.Selector))
 	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (METHOD A)", New: func(int) flow.Router {
 		c := flow.DefaultClassic()
-		c.KeepEdge = score.ClassicConfig().KeepEdge
+		c.RMin = score.ClassicConfig().MinEdgeWeight // prune as scoring does
 		return c
 	}})
 	ranked := func(name, scoring, doc string, mk func(k int) flow.Router) {
