@@ -250,7 +250,8 @@ func (h *mmrHeap) down(i int) {
 // trade-off lambda (paper v1 §3.4), exactly as [Index.Score] picks its sources:
 // the first pick is argmax h, ties go to the lower index. It is for callers
 // without an Index (the flow package's MMR baselines); it bounds with the
-// corpus mean direction only, so it costs one pass more than the scorer's.
+// corpus mean direction only (the query direction is unknown here), so it
+// evaluates more nodes exactly than [Index.Score] does.
 func MMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
 	if g == nil || g.Len() == 0 || len(h) != g.Len() {
 		return nil
