@@ -204,3 +204,22 @@ func BenchmarkRatio(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassicSignals times φ and ψ as one classic query computes them
+// (with its r, on the 10k × 100 benchmark graph, the pruned adjacency
+// built), and reports their sweep counts.
+func BenchmarkClassicSignals(b *testing.B) {
+	_, ix := benchGraph(b, 10000, 100)
+	question, q := benchQuery(100)
+	c := ClassicConfig()
+	sc, err := ix.Score(c, Query{Text: question, Embedding: q})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := ix.adjacency(c.MinEdgeWeight)
+	for b.Loop() {
+		classicSignals(a, sc.R, c.NeighbourShare, c.Damping, true, true)
+	}
+	b.ReportMetric(float64(sc.PhiSweeps), "phi-sweeps")
+	b.ReportMetric(float64(sc.PsiSweeps), "psi-sweeps")
+}

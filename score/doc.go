@@ -54,9 +54,10 @@
 //
 //	h_v = 0.5 r_v + 0.3 φ_v + 0.2 ψ_v      (paper v1 Table 5)
 //
-// Both iterations are Jacobi sweeps that read each kept edge once for both
-// of its directions; every node's sum adds its terms in a fixed order, so
-// the results are deterministic and differ from textbook loops only in
+// φ and PageRank run as Jacobi sweeps side by side: one walk over the
+// edges serves both, reading each kept edge once for both of its
+// directions. Every node's sums add their terms in a fixed order, so the
+// results are deterministic and differ from textbook loops only in
 // rounding.
 //
 // # Sources and sinks (paper v1 §3.4)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // refPropagate is Eq. 4 written plainly from the graph's edges, with no
-// precomputed weights: the oracle for propagate.
+// precomputed weights: the oracle for φ's sweeps.
 func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 	n := len(r)
 	phi := append([]float64(nil), r...)
@@ -47,7 +48,7 @@ func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 // refDiffusion is networkx 3.2's personalised PageRank written as networkx
 // does (each node pushes its mass along its out-edges, dangling mass goes
 // back through the personalisation), seeded like diffusion and divided by
-// its maximum: the oracle for pagerank and diffusion.
+// its maximum: the oracle for PageRank's sweeps and ψ.
 func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 	n := len(r)
 	keep := func(w float32) bool { return w >= float32(c.MinEdgeWeight) }
@@ -147,6 +148,13 @@ func TestClassicSignalsMatchReference(t *testing.T) {
 			if psi2, it := diffusion(a, sc.R, c.Damping); it != sit || !allNear(psi2, psi, 1e-12) {
 				t.Fatalf("%s: diffusion differs from the reference", name)
 			}
+			// Each iteration's values do not depend on whether the walk
+			// serves the other too.
+			phi1, _ := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter)
+			psi1, _ := diffusion(a, sc.R, c.Damping)
+			if !reflect.DeepEqual(phi1, sc.Phi) || !reflect.DeepEqual(psi1, sc.Psi) {
+				t.Fatalf("%s: φ or ψ alone differs from both together", name)
+			}
 		}
 	}
 }
@@ -193,6 +201,30 @@ func TestMMRTiesMatchDefinition(t *testing.T) {
 			got, _ := mmr(g, h, [][]float64{sc.Cos, ix.meanCos}, k, 0.7, nil)
 			if want := naiveMMR(g, h, k, 0.7); !slices.Equal(got, want) {
 				t.Fatalf("seed %d k %d: MMR %v, by definition %v", seed, k, got, want)
+			}
+		}
+	}
+}
+
+// TestSweepsLanesIndependent runs φ and PageRank together with each made
+// to outlast the other, and checks each against its run alone, bit for
+// bit.
+func TestSweepsLanesIndependent(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		g := randomGraph(t, seed, 50+int(seed)*20, 6, 150)
+		sc, err := scoreVec(g, ClassicConfig(), "flow graph table", randomQuery(seed, 6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := newAdjacency(g, 0.22)
+		p := personalisation(sc.R, pprSeeds)
+		for _, tol := range [][2]float64{{phiTol, pprTol}, {1e-13, pprTol}, {phiTol, 1e-15}, {1e-3, 1e-9}} {
+			s := sweepSpec{r: sc.R, alpha: 0.5, phiTol: tol[0], phiMax: phiMaxIter, p: p, d: 0.85, pprTol: tol[1], pprMax: pprMaxIter}
+			phi, pit, x, xit := sweeps(a, s)
+			phi1, pit1 := propagate(a, sc.R, 0.5, tol[0], phiMaxIter)
+			x1, xit1 := pagerank(a, p, 0.85, tol[1], pprMaxIter)
+			if !reflect.DeepEqual(phi, phi1) || pit != pit1 || !reflect.DeepEqual(x, x1) || xit != xit1 {
+				t.Fatalf("seed %d tol %v: together (%d, %d sweeps) differ from alone (%d, %d)", seed, tol, pit, xit, pit1, xit1)
 			}
 		}
 	}

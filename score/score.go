@@ -152,12 +152,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	} else {
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.MinEdgeWeight)
-			if c.usesPhi() {
-				sc.Phi, sc.PhiSweeps = propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter)
-			}
-			if c.usesPsi() {
-				sc.Psi, sc.PsiSweeps = diffusion(a, sc.R, c.Damping)
-			}
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c.NeighbourShare, c.Damping, c.usesPhi(), c.usesPsi())
 		}
 		for i := range sc.H {
 			h := c.RelevanceWeight * sc.R[i]
