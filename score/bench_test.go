@@ -217,8 +217,9 @@ func BenchmarkClassicSignals(b *testing.B) {
 		b.Fatal(err)
 	}
 	a := ix.adjacency(c.MinEdgeWeight)
+	buf := &scratch{}
 	for b.Loop() {
-		classicSignals(a, sc.R, c.NeighbourShare, c.Damping, true, true)
+		classicSignals(a, sc.R, c.NeighbourShare, c.Damping, true, true, buf)
 	}
 	b.ReportMetric(float64(sc.PhiSweeps), "phi-sweeps")
 	b.ReportMetric(float64(sc.PsiSweeps), "psi-sweeps")

@@ -47,13 +47,26 @@ type sweepSpec struct {
 // sum adds its terms in ascending order of u, so the results are
 // deterministic. Once one iteration has stopped, the walk goes on for the
 // other; the stopped one's further values are not read.
-func sweeps(a *adjacency, s sweepSpec) (phi []float64, phiIt int, x []float64, xIt int) {
+//
+// The working arrays come from buf (nil: allocated); the returned slices
+// are the caller's.
+func sweeps(a *adjacency, s sweepSpec, buf *scratch) (phi []float64, phiIt int, x []float64, xIt int) {
+	if buf == nil {
+		buf = &scratch{}
+	}
 	n := len(a.invP)
-	st := make([][4]float64, n)
-	base := make([]float64, n) // (1-α_φ) r_v
-	tel := make([]float64, n)  // (1-d) p_v
-	p := make([]float64, n)
-	x = make([]float64, n)
+	buf.st = grow(buf.st, n)
+	buf.base, buf.tel, buf.p, buf.x = grow(buf.base, n), grow(buf.tel, n), grow(buf.p, n), grow(buf.x, n)
+	st := buf.st     // φ_v, y_v and the two sums from lower neighbours
+	base := buf.base // (1-α_φ) r_v
+	tel := buf.tel   // (1-d) p_v
+	p := buf.p
+	x = buf.x
+	clear(st)
+	clear(base)
+	clear(tel)
+	clear(p)
+	clear(x)
 	invP, invW := a.invP[:n], a.invW[:n]
 	if s.r != nil {
 		for v, rv := range s.r[:n] {
@@ -128,8 +141,9 @@ func sweeps(a *adjacency, s sweepSpec) (phi []float64, phiIt int, x []float64, x
 // seeded at the top pprSeeds nodes by r with weight ∝ r, divided by its
 // maximum so that it is commensurate with r and φ in [0,1]; when the
 // seeds' relevance is all zero there is nothing to diffuse and ψ is 0
-// after 0 sweeps. A signal left out is nil after 0 sweeps.
-func classicSignals(a *adjacency, r []float64, alpha, d float64, withPhi, withPsi bool) (phi []float64, phiIt int, psi []float64, psiIt int) {
+// after 0 sweeps. A signal left out is nil after 0 sweeps. buf is as for
+// sweeps.
+func classicSignals(a *adjacency, r []float64, alpha, d float64, withPhi, withPsi bool, buf *scratch) (phi []float64, phiIt int, psi []float64, psiIt int) {
 	s := sweepSpec{alpha: alpha, phiTol: phiTol, phiMax: phiMaxIter, d: d, pprTol: pprTol, pprMax: pprMaxIter}
 	if withPhi {
 		s.r = r
@@ -137,7 +151,7 @@ func classicSignals(a *adjacency, r []float64, alpha, d float64, withPhi, withPs
 	if withPsi {
 		s.p = personalisation(r, pprSeeds)
 	}
-	phi, phiIt, x, psiIt := sweeps(a, s)
+	phi, phiIt, x, psiIt := sweeps(a, s, buf)
 	if withPsi {
 		if x != nil {
 			psi = maxNormalise(x)

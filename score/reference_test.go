@@ -220,7 +220,7 @@ func TestSweepsLanesIndependent(t *testing.T) {
 		p := personalisation(sc.R, pprSeeds)
 		for _, tol := range [][2]float64{{phiTol, pprTol}, {1e-13, pprTol}, {phiTol, 1e-15}, {1e-3, 1e-9}} {
 			s := sweepSpec{r: sc.R, alpha: 0.5, phiTol: tol[0], phiMax: phiMaxIter, p: p, d: 0.85, pprTol: tol[1], pprMax: pprMaxIter}
-			phi, pit, x, xit := sweeps(a, s)
+			phi, pit, x, xit := sweeps(a, s, &scratch{})
 			phi1, pit1 := propagate(a, sc.R, 0.5, tol[0], phiMaxIter)
 			x1, xit1 := pagerank(a, p, 0.85, tol[1], pprMaxIter)
 			if !reflect.DeepEqual(phi, phi1) || pit != pit1 || !reflect.DeepEqual(x, x1) || xit != xit1 {

@@ -152,7 +152,9 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	} else {
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.MinEdgeWeight)
-			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c.NeighbourShare, c.Damping, c.usesPhi(), c.usesPsi())
+			buf := ix.getScratch()
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c.NeighbourShare, c.Damping, c.usesPhi(), c.usesPsi(), buf)
+			ix.putScratch(buf)
 		}
 		for i := range sc.H {
 			h := c.RelevanceWeight * sc.R[i]

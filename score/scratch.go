@@ -1,13 +1,16 @@
 package score
 
-// scratch holds MMR's per-query working arrays, reused across queries
-// through the Index's pool: a query then allocates little beyond the Scores
-// it returns, which keeps the garbage collector out of the tight loops.
-// Every user initialises what it takes, so reuse cannot change a result.
+// scratch holds the per-query working arrays of the classic sweeps and of
+// MMR, reused across queries through the Index's pool: a query then
+// allocates little beyond the Scores it returns, which keeps the garbage
+// collector out of the tight loops. Every user initialises what it takes,
+// so reuse cannot change a result.
 type scratch struct {
-	m1, m2, m3, m4, m5, f3 []float64
-	i1, i2, idx, cold      []int32
-	picked                 []bool
+	st                     [][4]float64 // sweeps
+	base, tel, p, x        []float64    // sweeps
+	m1, m2, m3, m4, m5, f3 []float64    // mmr
+	i1, i2, idx, cold      []int32      // mmr
+	picked                 []bool       // mmr
 }
 
 // grow returns s resliced to n values, reallocated when too short; the
