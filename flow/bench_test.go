@@ -166,7 +166,7 @@ func BenchmarkPipeline(b *testing.B) {
 				for j := range q {
 					q[j] += g.Embedding(2)[j]
 				}
-				sc := &score.Scorer{Config: f.config, Index: score.NewIndex(g)}
+				ix := score.NewIndex(g)
 				question := g.Nodes[1].Summary[:40]
 				var warm flow.GraphRouter
 				if f.warm {
@@ -182,7 +182,7 @@ func BenchmarkPipeline(b *testing.B) {
 				c0 := cputime.Now()
 				for i := 0; i < b.N; i++ {
 					t0 := time.Now()
-					s, err := sc.ScoreVector(g, question, q)
+					s, err := ix.Score(f.config, score.Query{Text: question, Embedding: q})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -243,8 +243,7 @@ func BenchmarkTwoGraphs(b *testing.B) {
 		for j := range q {
 			q[j] += g.Embedding(2)[j]
 		}
-		sc := &score.Scorer{Config: score.AspectsConfig(), Index: score.NewIndex(g)}
-		s, err := sc.ScoreVector(g, g.Nodes[1].Summary[:40], q)
+		s, err := score.NewIndex(g).Score(score.AspectsConfig(), score.Query{Text: g.Nodes[1].Summary[:40], Embedding: q})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -29,11 +29,13 @@ type Input struct {
 	// optional: the VLM reader shows the reasoner each chain's most relevant
 	// nodes first (paper v3 §3.4); without it, the first nodes of the chain.
 	Relevance []float64
-	// Reuse holds the drafts of an earlier reading of the same question: a
-	// chain whose node sequence is that of a draft that did not fail is not
-	// read again (greedy decoding with the same prompt would repeat it).
-	// System 2 re-reads this way (paper v1 §3.5).
-	Reuse []Draft
+	// Earlier is an earlier reading of the same question, for a re-read
+	// (System 2, paper v1 §3.5): a chain whose node sequence is that of an
+	// earlier draft that did not fail is not read again (greedy decoding
+	// with the same prompt would repeat it), the earlier question type is
+	// kept, and when no draft is supported the reasoner is not called (the
+	// answer is empty, its Trace.Note says why: the earlier one stands).
+	Earlier *Answer
 }
 
 // Answer is a reader's answer with its provenance.
@@ -96,7 +98,7 @@ type Trace struct {
 	// Flow the total flow they carry.
 	ChainsRead int
 	Flow       float64
-	// Reused counts the chains whose reading was taken from Input.Reuse.
+	// Reused counts the chains whose reading was taken from Input.Earlier.
 	Reused int
 	// QuestionType and AnswerLength are the question-type call's verdict
 	// (defaults when the call failed; QuestionTypeErr says why).

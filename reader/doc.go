@@ -43,7 +43,7 @@
 //
 // ScorePairs runs the B.5 bridge scorer (EXISTS: YES/NO, SCORE) or the B.6
 // edge scorer on node pairs at temperature 0.2. A re-read passes the first
-// reading's drafts in [Input].Reuse, so that an identical chain is not read
+// reading in [Input].Earlier, so that an identical chain is not read
 // twice.
 //
 // # Extractive: the offline reader

@@ -97,13 +97,22 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	go func() {
+		if e := in.Earlier; e != nil {
+			// A re-read keeps the earlier reading's verdict.
+			qch <- qres{questionType{Type: known(e.Trace.QuestionType), Length: known(e.Trace.AnswerLength)}, nil, 0}
+			return
+		}
 		t0 := time.Now()
 		t, err := r.questionType(qctx)
 		qch <- qres{t, err, time.Since(t0)}
 	}()
 
 	t0 := time.Now()
-	drafts, err := r.readChains(ctx, in.Chains, in.Reuse)
+	var earlier []Draft
+	if in.Earlier != nil {
+		earlier = in.Earlier.Drafts
+	}
+	drafts, err := r.readChains(ctx, in.Chains, earlier)
 	r.trace.Stages["workers"] = time.Since(t0)
 	if err != nil {
 		qcancel()
@@ -115,7 +124,9 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 		return nil, fmt.Errorf("reader: %w", err)
 	}
 	r.qt = q.t
-	r.trace.Stages["question_type"] = q.d
+	if in.Earlier == nil {
+		r.trace.Stages["question_type"] = q.d
+	}
 	if q.err != nil {
 		r.trace.QuestionTypeErr = q.err.Error()
 	}
@@ -124,6 +135,14 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	r.trace.KeyNodes, r.trace.KeyNodeChars = r.keyNodesN, keyNodeChars
 	r.trace.Supported = countSupported(drafts)
 
+	if in.Earlier != nil && r.trace.Supported == 0 {
+		// Nothing new is supported: the earlier answer stands, and the
+		// reasoner is not called.
+		r.meter.fill(&r.trace)
+		r.trace.Note = "re-read found no supported draft: the earlier answer stands"
+		r.trace.Total = time.Since(start)
+		return &Answer{Drafts: drafts, Trace: r.trace}, nil
+	}
 	t0 = time.Now()
 	text, fb, err := r.reason(ctx, drafts)
 	r.trace.Stages["reasoner"] = time.Since(t0)
@@ -198,6 +217,14 @@ func orDefault(v, d int) int {
 		return d
 	}
 	return v
+}
+
+// known inverts orUnknown.
+func known(s string) string {
+	if s == "unknown" {
+		return ""
+	}
+	return s
 }
 
 func orUnknown(s string) string {

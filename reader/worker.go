@@ -142,7 +142,7 @@ func (r *run) readChains(ctx context.Context, chains []flow.Chain, earlier []Dra
 	return drafts, nil
 }
 
-// chainKey identifies a node sequence, so that a re-read (Input.Reuse) can
+// chainKey identifies a node sequence, so that a re-read (Input.Earlier) can
 // reuse the earlier reading of an identical chain (same prompt, greedy
 // decoding).
 func chainKey(nodes []int) string {

@@ -13,7 +13,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// benchSizes are the graph sizes and embedding dimensions the issue asks for.
+// benchSizes are the graph sizes and embedding dimensions benchmarked.
 var benchSizes = []struct{ n, d int }{
 	{1000, 768}, {1000, 100}, {10000, 768}, {10000, 100}, {100000, 768}, {100000, 100},
 }
@@ -104,16 +104,16 @@ func benchScore(b *testing.B, c Config) {
 			if testing.Short() && sz.n > 10000 {
 				b.Skip("short")
 			}
-			g, ix := benchGraph(b, sz.n, sz.d)
-			s := &Scorer{Config: c, Index: ix}
+			_, ix := benchGraph(b, sz.n, sz.d)
 			question, q := benchQuery(sz.d)
-			if _, err := s.ScoreVector(g, question, q); err != nil { // warm the pruned-adjacency cache
+			query := Query{Text: question, Embedding: q}
+			if _, err := ix.Score(c, query); err != nil { // builds the pruned adjacency
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := s.ScoreVector(g, question, q); err != nil {
+				if _, err := ix.Score(c, query); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -128,16 +128,6 @@ func BenchmarkScoreAspects(b *testing.B) { benchScore(b, AspectsConfig()) }
 // BenchmarkScoreClassic scores one query with the classic preset (BM25, φ,
 // PageRank, fusion, MMR sources, sinks).
 func BenchmarkScoreClassic(b *testing.B) { benchScore(b, ClassicConfig()) }
-
-// BenchmarkScoreClassicParallel is BenchmarkScoreClassic with φ and
-// PageRank on two goroutines (Config.Parallel).
-func BenchmarkScoreClassicParallel(b *testing.B) { benchScore(b, parallelClassic()) }
-
-func parallelClassic() Config {
-	c := ClassicConfig()
-	c.Parallel = true
-	return c
-}
 
 // BenchmarkCosinePass is the reference for the ratios: one brute-force pass
 // of cosines between a unit query and every node embedding.
@@ -181,18 +171,18 @@ func BenchmarkRatio(b *testing.B) {
 	for _, p := range []struct {
 		name string
 		c    Config
-	}{{"aspects", AspectsConfig()}, {"classic", ClassicConfig()}, {"classic-parallel", parallelClassic()}} {
+	}{{"aspects", AspectsConfig()}, {"classic", ClassicConfig()}} {
 		for _, sz := range benchSizes {
 			b.Run(p.name+"/"+benchName(sz.n, sz.d), func(b *testing.B) {
 				if testing.Short() && sz.n > 10000 {
 					b.Skip("short")
 				}
 				g, ix := benchGraph(b, sz.n, sz.d)
-				s := &Scorer{Config: p.c, Index: ix}
 				question, q := benchQuery(sz.d)
+				query := Query{Text: question, Embedding: q}
 				qu := unit(q)
 				out := make([]float64, g.Len())
-				if _, err := s.ScoreVector(g, question, q); err != nil {
+				if _, err := ix.Score(p.c, query); err != nil {
 					b.Fatal(err)
 				}
 				var ratios []float64
@@ -203,7 +193,7 @@ func BenchmarkRatio(b *testing.B) {
 						out[i] = graph.Dot(qu, g.Emb[i*g.Dim:(i+1)*g.Dim])
 					}
 					t1 := time.Now()
-					if _, err := s.ScoreVector(g, question, q); err != nil {
+					if _, err := ix.Score(p.c, query); err != nil {
 						b.Fatal(err)
 					}
 					ratios = append(ratios, float64(time.Since(t1))/float64(t1.Sub(t0)))
@@ -213,4 +203,24 @@ func BenchmarkRatio(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkClassicSignals times φ and ψ as one classic query computes them
+// (with its r, on the 10k × 100 benchmark graph, the pruned adjacency
+// built), and reports their sweep counts.
+func BenchmarkClassicSignals(b *testing.B) {
+	_, ix := benchGraph(b, 10000, 100)
+	question, q := benchQuery(100)
+	c := ClassicConfig()
+	sc, err := ix.Score(c, Query{Text: question, Embedding: q})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := ix.adjacency(c.MinEdgeWeight)
+	buf := &scratch{}
+	for b.Loop() {
+		classicSignals(a, sc.R, c.NeighbourShare, c.Damping, true, true, buf)
+	}
+	b.ReportMetric(float64(sc.PhiSweeps), "phi-sweeps")
+	b.ReportMetric(float64(sc.PsiSweeps), "psi-sweeps")
 }

@@ -26,13 +26,11 @@ func pathGraph(t *testing.T) *graph.Graph {
 // φ0 = .5 + .5 φ1, φ1 = .25(φ0 + φ2), φ2 = .5 φ1: φ = (7/12, 1/6, 1/12).
 func TestPropagateHandComputed(t *testing.T) {
 	g := pathGraph(t)
-	c := ClassicConfig()
-	c.PhiTol = 1e-12
-	a := newAdjacency(g, c.RMin, c.PhiEps)
-	if !near(a.p[0], 0.5*math.Sqrt(0.75), 1e-6) {
-		t.Fatalf("p = %v", a.p[0])
+	a := newAdjacency(g, 0.22)
+	if !near(a.up[0].p, 0.5*math.Sqrt(0.75), 1e-6) {
+		t.Fatalf("p = %v", a.up[0].p)
 	}
-	phi, it := propagate(a, []float64{1, 0, 0}, c)
+	phi, it := propagate(a, []float64{1, 0, 0}, 0.5, 1e-12, phiMaxIter)
 	want := []float64{7.0 / 12, 1.0 / 6, 1.0 / 12}
 	for i := range want {
 		if !near(phi[i], want[i], 1e-7) {
@@ -40,12 +38,12 @@ func TestPropagateHandComputed(t *testing.T) {
 			break
 		}
 	}
-	if it >= c.PhiMaxIter {
+	if it >= phiMaxIter {
 		t.Errorf("did not converge in %d sweeps", it)
 	}
 	// Pruning every edge leaves φ = (1-α_φ) r.
-	a = newAdjacency(g, 0.6, c.PhiEps)
-	phi, _ = propagate(a, []float64{1, 0.4, 0}, c)
+	a = newAdjacency(g, 0.6)
+	phi, _ = propagate(a, []float64{1, 0.4, 0}, 0.5, phiTol, phiMaxIter)
 	if !reflect.DeepEqual(phi, []float64{0.5, 0.2, 0}) {
 		t.Errorf("isolated φ = %v", phi)
 	}
@@ -55,23 +53,29 @@ func TestPropagateProperties(t *testing.T) {
 	c := ClassicConfig()
 	for seed := uint64(1); seed <= 30; seed++ {
 		g := randomGraph(t, seed, 60, 6, 120)
-		sc, err := (&Scorer{Config: c}).ScoreVector(g, "flow graph", randomQuery(seed, 6))
+		sc, err := scoreVec(g, c, "flow graph", randomQuery(seed, 6))
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := newAdjacency(g, c.RMin, c.PhiEps)
-		phi, it := propagate(a, sc.R, c)
-		if it >= c.PhiMaxIter {
+		a := newAdjacency(g, c.MinEdgeWeight)
+		phi, it := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter)
+		if it >= phiMaxIter {
 			t.Fatalf("seed %d: no convergence in %d sweeps", seed, it)
 		}
 		// φ is a fixed point of Eq. 4 within the tolerance's reach.
+		num := make([]float64, len(phi))
+		den := make([]float64, len(phi))
 		for v := range phi {
-			s := 0.0
-			for k := a.off[v]; k < a.off[v+1]; k++ {
-				s += a.p[k] * phi[a.adj[k]]
+			for _, e := range a.up[a.uoff[v]:a.uoff[v+1]] {
+				num[v] += e.p * phi[e.u]
+				num[e.u] += e.p * phi[v]
+				den[v] += e.p
+				den[e.u] += e.p
 			}
-			fp := (1-c.PhiAlpha)*sc.R[v] + c.PhiAlpha*s/(a.psum[v]+c.PhiEps) // Eq. 4 as written
-			if !near(fp, phi[v], 2*c.PhiTol) || phi[v] < 0 || phi[v] > 1 {
+		}
+		for v := range phi {
+			fp := (1-c.NeighbourShare)*sc.R[v] + c.NeighbourShare*num[v]/(den[v]+phiEps) // Eq. 4 as written
+			if !near(fp, phi[v], 2*phiTol) || phi[v] < 0 || phi[v] > 1 {
 				t.Fatalf("seed %d node %d: φ = %v, Eq. 4 gives %v", seed, v, phi[v], fp)
 			}
 		}
@@ -85,7 +89,7 @@ func TestPropagateProperties(t *testing.T) {
 // x0 = .15 + .85 x1, x1 = .85 x0, so x0 = .15/(1-.85²), x1 = .85 x0 and ψ = (1, .85).
 func TestPageRankHandComputed(t *testing.T) {
 	g := mustGraph(t, make([]graph.Node, 2), 2, []float32{1, 0, 1, 1}, []graph.Edge{{U: 0, V: 1}})
-	a := newAdjacency(g, 0, 1e-8)
+	a := newAdjacency(g, 0)
 	x, _ := pagerank(a, []float64{1, 0}, 0.85, 1e-12, 1000)
 	x0 := 0.15 / (1 - 0.85*0.85)
 	if !near(x[0], x0, 1e-9) || !near(x[1], 0.85*x0, 1e-9) {
@@ -139,14 +143,28 @@ func densePPR(g *graph.Graph, keep func(float32) bool, p []float64, d float64, i
 	return x
 }
 
+// sumOne returns p divided by its sum.
+func sumOne(p []float64) []float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	out := make([]float64, len(p))
+	for i, v := range p {
+		out[i] = v / s
+	}
+	return out
+}
+
 func TestPageRankOracles(t *testing.T) {
 	c := ClassicConfig()
 	for seed := uint64(1); seed <= 20; seed++ {
 		g := randomGraph(t, seed, 40, 5, 50)
-		a := newAdjacency(g, c.RMin, c.PhiEps)
+		a := newAdjacency(g, c.MinEdgeWeight)
+		keep := func(w float32) bool { return keepEdge(w, c.MinEdgeWeight) }
 
 		// Personalised on the top-8 by r, against the dense power iteration.
-		sc, err := (&Scorer{Config: c}).ScoreVector(g, "graph", randomQuery(seed, 5))
+		sc, err := scoreVec(g, c, "graph", randomQuery(seed, 5))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,8 +172,8 @@ func TestPageRankOracles(t *testing.T) {
 		for _, v := range topK(sc.R, 8, nil) {
 			p[v] = sc.R[v]
 		}
-		x, _ := pagerank(a, p, 0.85, 1e-13, 1000)
-		want := densePPR(g, c.KeepEdge, p, 0.85, 400)
+		x, _ := pagerank(a, sumOne(p), 0.85, 1e-13, 1000)
+		want := densePPR(g, keep, p, 0.85, 400)
 		for i := range x {
 			if !near(x[i], want[i], 1e-9) {
 				t.Fatalf("seed %d node %d: PPR %v, dense %v", seed, i, x[i], want[i])
@@ -175,7 +193,7 @@ func TestPageRankOracles(t *testing.T) {
 			ug.AddNode(simple.Node(i))
 		}
 		for _, e := range g.Edges {
-			if c.KeepEdge(e.Weight) {
+			if keep(e.Weight) {
 				ug.SetWeightedEdge(simple.WeightedEdge{F: simple.Node(e.U), T: simple.Node(e.V), W: float64(e.Weight)})
 				ug.SetWeightedEdge(simple.WeightedEdge{F: simple.Node(e.V), T: simple.Node(e.U), W: float64(e.Weight)})
 			}
@@ -185,7 +203,7 @@ func TestPageRankOracles(t *testing.T) {
 		for i := range uni {
 			uni[i] = 1
 		}
-		x, _ = pagerank(a, uni, 0.85, 1e-13, 1000)
+		x, _ = pagerank(a, sumOne(uni), 0.85, 1e-13, 1000)
 		for i := range x {
 			if !near(x[i], ref[int64(i)], 1e-8) {
 				t.Fatalf("seed %d node %d: PPR %v, gonum %v", seed, i, x[i], ref[int64(i)])
@@ -241,7 +259,7 @@ func TestMMRMatchesDefinition(t *testing.T) {
 	c := ClassicConfig()
 	for seed := uint64(1); seed <= 40; seed++ {
 		g := randomGraph(t, seed, 80, 6, 60)
-		sc, err := (&Scorer{Config: c}).ScoreVector(g, "flow", randomQuery(seed, 6))
+		sc, err := scoreVec(g, c, "flow", randomQuery(seed, 6))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +284,7 @@ func TestMMRSkipsNearDuplicates(t *testing.T) {
 	if got := topK(h, 3, nil); !slices.Equal(got, []int{0, 1, 2}) {
 		t.Fatalf("top-3 = %v", got)
 	}
-	got, _ := mmr(g, h, [][]float64{make([]float64, 5)}, nil, 3, 0.7)
+	got, _ := mmr(g, h, [][]float64{make([]float64, 5)}, 3, 0.7, nil)
 	if !slices.Equal(got, []int{0, 3, 4}) {
 		t.Errorf("MMR = %v, want [0 3 4]", got)
 	}
@@ -285,7 +303,7 @@ func TestAnswerabilityHandComputed(t *testing.T) {
 		{Content: "abcd"},
 	}
 	g := mustGraph(t, nodes, 0, nil, nil)
-	a := answerability(g, NewIndex(g), []float64{0.5, 1, 1}, 0.05)
+	a := NewIndex(g).answerability([]float64{0.5, 1, 1}, 0.05)
 	want := []float64{0.5, 0.55, 0.4}
 	for i := range want {
 		if !near(a[i], want[i], 1e-12) {
@@ -298,7 +316,7 @@ func TestClassicFusion(t *testing.T) {
 	c := ClassicConfig()
 	for seed := uint64(1); seed <= 10; seed++ {
 		g := randomGraph(t, seed, 50, 6, 80)
-		sc, err := (&Scorer{Config: c}).ScoreVector(g, "model accuracy figure", randomQuery(seed, 6))
+		sc, err := scoreVec(g, c, "model accuracy figure", randomQuery(seed, 6))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +333,7 @@ func TestClassicFusion(t *testing.T) {
 		if sc.Ref != nil {
 			t.Error("classic computed ℓ")
 		}
-		if sc.PhiSweeps < 1 || sc.PhiSweeps >= c.PhiMaxIter || sc.PsiSweeps < 1 || sc.PsiSweeps >= c.PPRMaxIter {
+		if sc.PhiSweeps < 1 || sc.PhiSweeps >= phiMaxIter || sc.PsiSweeps < 1 || sc.PsiSweeps >= pprMaxIter {
 			t.Errorf("sweeps φ %d ψ %d: not converged", sc.PhiSweeps, sc.PsiSweeps)
 		}
 		if slices.Max(sc.Psi) != 1 {
@@ -326,9 +344,11 @@ func TestClassicFusion(t *testing.T) {
 		}
 		// Ablations: φ = 0 and relevance only.
 		noPhi := c
-		noPhi.LambdaPhi = 0
-		s2, _ := (&Scorer{Config: noPhi}).ScoreVector(g, "model accuracy figure", randomQuery(seed, 6))
-		ro, _ := (&Scorer{Config: c.RelevanceOnly()}).ScoreVector(g, "model accuracy figure", randomQuery(seed, 6))
+		noPhi.PropagationWeight = 0
+		relOnly := c
+		relOnly.RelevanceWeight, relOnly.PropagationWeight, relOnly.DiffusionWeight = 1, 0, 0
+		s2, _ := scoreVec(g, noPhi, "model accuracy figure", randomQuery(seed, 6))
+		ro, _ := scoreVec(g, relOnly, "model accuracy figure", randomQuery(seed, 6))
 		if s2.Phi != nil || s2.Psi == nil || ro.Phi != nil || ro.Psi != nil || !slices.Equal(ro.H, ro.R) {
 			t.Fatal("ablation switches")
 		}
@@ -344,7 +364,7 @@ func TestAspectsProperties(t *testing.T) {
 	for _, c := range []Config{AspectsConfig(), AspectsPaperConfig()} {
 		for seed := uint64(1); seed <= 30; seed++ {
 			g := randomGraph(t, seed, 40, 6, 30)
-			sc, err := (&Scorer{Config: c}).ScoreVector(g, "Figure 2 flow", randomQuery(seed, 6))
+			sc, err := scoreVec(g, c, "Figure 2 flow", randomQuery(seed, 6))
 			if err != nil {
 				t.Fatal(err)
 			}

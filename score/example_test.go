@@ -1,12 +1,10 @@
 package score_test
 
 import (
-	"context"
 	"fmt"
 	"log"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -26,10 +24,13 @@ func exampleGraph() *graph.Graph {
 	return g
 }
 
-func ExampleScorer_ScoreVector() {
+func ExampleIndex_Score() {
 	g := exampleGraph()
-	s := &score.Scorer{Config: score.AspectsConfig()}
-	sc, err := s.ScoreVector(g, "What does Figure 2 say about accuracy?", []float32{1, 0})
+	ix := score.NewIndex(g) // once per graph; share it between queries
+	// The question's embedding comes from the embedder the graph was built
+	// with (here a made-up one).
+	q := score.Query{Text: "What does Figure 2 say about accuracy?", Embedding: []float32{1, 0}}
+	sc, err := ix.Score(score.AspectsConfig(), q)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -46,14 +47,9 @@ func ExampleScorer_ScoreVector() {
 	// d#2 cos 0.00 bm25 0.00 ref 0 r 0.00 h 0.00
 }
 
-func ExampleScorer_Score() {
-	g := exampleGraph()
-	// Any llm.Embedder; the question is embedded with kind llm.Query.
-	emb := llm.EmbedderFunc(func(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-		return [][]float32{{0, 1}}, nil
-	})
-	s := &score.Scorer{Config: score.AspectsPaperConfig(), Embedder: emb}
-	sc, err := s.Score(context.Background(), g, "How much does training cost?")
+func ExampleAspectsPaperConfig() {
+	ix := score.NewIndex(exampleGraph())
+	sc, err := ix.Score(score.AspectsPaperConfig(), score.Query{Text: "How much does training cost?", Embedding: []float32{0, 1}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,10 +59,10 @@ func ExampleScorer_Score() {
 }
 
 func ExampleClassicConfig() {
-	g := exampleGraph()
+	ix := score.NewIndex(exampleGraph())
 	c := score.ClassicConfig()
 	c.Sources, c.Sinks = 2, 2
-	sc, err := (&score.Scorer{Config: c}).ScoreVector(g, "accuracy", []float32{1, 0})
+	sc, err := ix.Score(c, score.Query{Text: "accuracy", Embedding: []float32{1, 0}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -81,42 +77,20 @@ func ExampleClassicConfig() {
 	// sources [0 1] sinks [1 0]
 }
 
-func ExampleConfig_KeepEdge() {
-	c := score.ClassicConfig()
-	fmt.Println(c.KeepEdge(0.22), c.KeepEdge(0.1))
-	// Output: true false
-}
-
-func ExampleConfig_RelevanceOnly() {
-	c := score.ClassicConfig().RelevanceOnly()
-	fmt.Println(c.LambdaR, c.LambdaPhi, c.LambdaPsi)
-	// Output: 1 0 0
-}
-
-func ExampleExtractRefs() {
-	fmt.Println(score.ExtractRefs("Compare Tables 2 and 3 with Figs. 4-6, Fig. 2b, Table IV, Section 4.1, slide 7, Eq. (5) and Appendix A."))
-	// Output: [{table 2} {table 3} {figure 4} {figure 5} {figure 6} {figure 2b} {table iv} {section 4.1} {slide 7} {equation 5} {appendix a}]
-}
-
-func ExampleNodeRefs() {
-	n := graph.Node{Modality: graph.Figure, Caption: "Fig. 3. Recall, as in Table 2.", Keywords: []string{"recall", "Figure 3"}}
-	fmt.Println(score.NodeRefs(&n))
-	// Output: [{figure 3}]
-}
-
 func ExampleKeywords() {
 	fmt.Println(score.Keywords("Which methods were evaluated on the 2,048 longest documents?"))
 	// Output: [method evalu 2048 longest document]
 }
 
-func ExampleNewIndex() {
-	g := exampleGraph()
-	ix := score.NewIndex(g) // once per graph; share it between queries
-	s := &score.Scorer{Config: score.AspectsConfig(), Index: ix}
-	sc, err := s.ScoreVector(g, "training cost", []float32{0, 1})
+func ExampleIndex_Score_keywords() {
+	ix := score.NewIndex(exampleGraph())
+	// BM25 over keywords the caller chose (say, a language model's) instead
+	// of the question's own words.
+	q := score.Query{Text: "How expensive was it?", Embedding: []float32{0, 1}, Keywords: []string{"training", "cost"}}
+	sc, err := ix.Score(score.AspectsConfig(), q)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(ix.Len(), ix.NodeRefs(2), fmt.Sprintf("%.2f", sc.H))
-	// Output: 3 [{table 1}] [0.00 0.30 1.00]
+	fmt.Println(sc.Keywords, fmt.Sprintf("%.2f", sc.H))
+	// Output: [train cost] [0.00 0.30 1.00]
 }

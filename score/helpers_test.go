@@ -67,3 +67,27 @@ func randomQuery(seed uint64, d int) []float32 {
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// scoreVec scores one question with a fresh index of g.
+func scoreVec(g *graph.Graph, c Config, text string, q []float32) (*Scores, error) {
+	return NewIndex(g).Score(c, Query{Text: text, Embedding: q})
+}
+
+// propagate runs φ's iteration alone (sweeps without PageRank).
+func propagate(a *adjacency, r []float64, alpha, tol float64, maxIter int) ([]float64, int) {
+	phi, it, _, _ := sweeps(a, sweepSpec{r: r, alpha: alpha, phiTol: tol, phiMax: maxIter}, nil)
+	return phi, it
+}
+
+// pagerank runs PageRank alone (sweeps without φ) with a personalisation
+// p summing to 1.
+func pagerank(a *adjacency, p []float64, d, tol float64, maxIter int) ([]float64, int) {
+	_, _, x, it := sweeps(a, sweepSpec{p: p, d: d, pprTol: tol, pprMax: maxIter}, nil)
+	return x, it
+}
+
+// diffusion computes ψ alone.
+func diffusion(a *adjacency, r []float64, d float64) ([]float64, int) {
+	_, _, psi, it := classicSignals(a, r, 0, d, false, true, nil)
+	return psi, it
+}

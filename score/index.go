@@ -17,9 +17,11 @@ const bm25Epsilon = 0.25
 // Index is the per-graph, query-independent part of scoring: BM25 postings
 // over each node's summary, keywords, content and caption (lower case, stop
 // words removed, snowball English stems), each node's own references, the
-// summary lengths behind answerability, and (built on first use) the pruned
-// adjacency of the classic signals. Build it once per graph with NewIndex and
-// reuse it for every query; it is safe for concurrent use.
+// summary lengths behind answerability, each node's cosine with the mean
+// embedding (for MMR's bound), and, built on first use, the pruned
+// adjacency of φ and ψ. Build it once per graph with [NewIndex] and score
+// every query on that graph with [Index.Score]; it is safe for concurrent
+// use.
 type Index struct {
 	g *graph.Graph
 	n int
@@ -48,12 +50,13 @@ type Index struct {
 	meanCos []float64
 
 	mu     sync.Mutex
-	pruned *adjacency // cached for the last RMin asked
+	pruned *adjacency // for the last r_min asked
 
 	scratch sync.Pool // *scratch, per-query working arrays
 }
 
-// NewIndex builds the lexical index of g. A nil g gives an index of no nodes.
+// NewIndex builds the index of g. The graph must not change while the
+// index is in use. A nil g gives an index of no nodes.
 func NewIndex(g *graph.Graph) *Index {
 	ix := &Index{g: g, terms: map[string]int32{}, refs: make(map[string][]int32)}
 	if g == nil {
@@ -105,7 +108,7 @@ func NewIndex(g *graph.Graph) *Index {
 			a = b
 		}
 
-		rs := NodeRefs(nd)
+		rs := nodeRefs(nd)
 		ix.nodeRefs[i] = rs
 		for _, r := range rs {
 			k := refKey(r)
@@ -167,23 +170,10 @@ func NewIndex(g *graph.Graph) *Index {
 	return ix
 }
 
-// Len returns the number of nodes indexed.
-func (ix *Index) Len() int { return ix.n }
-
-// Graph returns the graph the index was built for.
-func (ix *Index) Graph() *graph.Graph { return ix.g }
-
-// Terms returns the number of distinct terms in the index.
-func (ix *Index) Terms() int { return len(ix.idf) }
-
-// NodeRefs returns node i's own references (see the package function
-// NodeRefs); do not modify the slice.
-func (ix *Index) NodeRefs(i int) []Ref { return ix.nodeRefs[i] }
-
 // bm25 adds the raw BM25 Okapi scores of the query terms to dst (length
-// Len()), touching only the terms' postings, and reports whether any term
+// ix.n), touching only the terms' postings, and reports whether any term
 // was found.
-func (ix *Index) bm25(dst []float64, terms []string, k1, b float64) bool {
+func (ix *Index) bm25(dst []float64, terms []string) bool {
 	found := false
 	for _, t := range terms {
 		id, ok := ix.terms[t]
@@ -194,6 +184,7 @@ func (ix *Index) bm25(dst []float64, terms []string, k1, b float64) bool {
 		idf := ix.idf[id]
 		lo, hi := ix.postOff[id], ix.postOff[id+1]
 		docs, tfs := ix.postDoc[lo:hi], ix.postTF[lo:hi]
+		k1, b := float64(bm25K1), float64(bm25B)
 		c0 := k1 * (1 - b)
 		c1 := 0.0
 		if ix.avgLen > 0 {

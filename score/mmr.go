@@ -20,12 +20,11 @@ var mmrHot = 256
 // candidates switches MMR to plain passes (a variable for the tests).
 var mmrLinear = 8
 
-// mmr selects k sources by maximal marginal relevance (METHOD A.2):
+// mmr selects k sources by maximal marginal relevance (paper v1 §3.4):
 //
 //	v* = argmax_{v∉S} λ h_v − (1−λ) max_{u∈S} cos(e_v, e_u)
 //
-// the first pick being argmax h; ties go to the lower index. cand lists the
-// nodes considered (nil = all).
+// the first pick being argmax h; ties go to the lower index.
 //
 // Exact MMR needs cos(e_v, e_u) for every node v and pick u, a brute-force
 // pass over the embeddings per pick. Most of those are skipped with bounds
@@ -37,28 +36,17 @@ var mmrLinear = 8
 // only when its bound reaches the best exact score found, so the picks are
 // the same as without the bounds. Real embeddings are anisotropic (most
 // nodes lie near the mean direction), which is what makes the bound bite.
-// It also returns the number of exact evaluations it made.
-func mmr(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64) ([]int, int) {
-	return mmrBuf(g, h, pivots, cand, k, lambda, nil)
-}
-
-// mmrBuf is mmr with its working arrays from buf (nil: allocated).
-func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, lambda float64, buf *scratch) ([]int, int) {
+// It also returns the number of exact evaluations it made. Its working
+// arrays come from buf (nil: allocated).
+func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64, buf *scratch) ([]int, int) {
 	if buf == nil {
 		buf = &scratch{}
 	}
-	if cand == nil {
-		buf.cand = grow(buf.cand, len(h))
-		cand = buf.cand
-		for i := range cand {
-			cand[i] = i
-		}
-	}
-	k = min(k, len(cand))
+	k = min(k, len(h))
 	if k <= 0 {
 		return nil, 0
 	}
-	m := len(cand)
+	m := len(h)
 	P := len(pivots)
 	// Node j's cosine and sine with pivot p at cs[j*2P+2p] and cs[j*2P+2p+1]:
 	// one row per node, so the per-pick bound update streams one array.
@@ -74,23 +62,21 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 	clear(picked)
 	first := 0
 	for j := 1; j < m; j++ {
-		if h[cand[j]] > h[cand[first]] || (h[cand[j]] == h[cand[first]] && cand[j] < cand[first]) {
+		if h[j] > h[first] {
 			first = j
 		}
 	}
-	pickJ := []int{first}
+	out := []int{first}
 	picked[first] = true
-	out := []int{cand[first]}
 
 	evals := 0
 	score := func(j int) float64 {
 		evals++
-		v := cand[j]
-		ev := g.Embedding(v)
-		for ; int(cnt[j]) < len(pickJ); cnt[j]++ {
-			exact[j] = math.Max(exact[j], graph.Dot(ev, g.Embedding(cand[pickJ[cnt[j]]])))
+		ev := g.Embedding(j)
+		for ; int(cnt[j]) < len(out); cnt[j]++ {
+			exact[j] = math.Max(exact[j], graph.Dot(ev, g.Embedding(out[cnt[j]])))
 		}
-		return lambda*h[v] - (1-lambda)*exact[j]
+		return lambda*h[j] - (1-lambda)*exact[j]
 	}
 	// Round one (mmrInit) folds the first pick into every node's bound;
 	// from then on the nodes wait in a max-heap keyed by their bound, which
@@ -101,13 +87,13 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 	ub := buf.f3   // a node's bound; its heap key while in the heap
 	lcnt := buf.i2 // picks folded into lb
 	buf.m5 = grow(buf.m5, m)
-	mmrInit(cs, lb, lh, exact, ub, lcnt, buf.m5, h, pivots, cand, first, lambda)
+	mmrInit(cs, lb, lh, exact, ub, lcnt, buf.m5, h, pivots, first, lambda)
 	mu := 1 - lambda
 	refresh := func(j int) {
 		row := cs[j*2*P : (j+1)*2*P]
 		l := lb[j]
-		for ; int(lcnt[j]) < len(pickJ); lcnt[j]++ {
-			lc := cs[pickJ[lcnt[j]]*2*P : (pickJ[lcnt[j]]+1)*2*P]
+		for ; int(lcnt[j]) < len(out); lcnt[j]++ {
+			lc := cs[out[lcnt[j]]*2*P : (out[lcnt[j]]+1)*2*P]
 			lc = lc[:len(row)]
 			for p := 0; p+1 < len(row); p += 2 {
 				if cj, cl := row[p], lc[p]; cj+cl >= 0 {
@@ -174,24 +160,23 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 				continue
 			}
 			done = append(done, int32(j))
-			if sc := score(j); sc > best || (sc == best && cand[j] < cand[bestJ]) {
+			if sc := score(j); sc > best || (sc == best && j < bestJ) {
 				best, bestJ = sc, j
 			}
 		}
 		if linear {
 			best, bestJ = math.Inf(-1), -1
-			for j := range cand {
+			for j := range h {
 				if picked[j] {
 					continue
 				}
-				if sc := score(j); sc > best || (sc == best && cand[j] < cand[bestJ]) {
+				if sc := score(j); sc > best || (sc == best && j < bestJ) {
 					best, bestJ = sc, j
 				}
 			}
 		}
 		picked[bestJ] = true
-		pickJ = append(pickJ, bestJ)
-		out = append(out, cand[bestJ])
+		out = append(out, bestJ)
 		if !linear {
 			for _, j := range done {
 				if int(j) != bestJ {
@@ -262,24 +247,25 @@ func (h *mmrHeap) down(i int) {
 }
 
 // MMR selects k nodes by maximal marginal relevance over the scores h with
-// trade-off lambda (METHOD A.2), exactly as the scorer picks its sources:
+// trade-off lambda (paper v1 §3.4), exactly as [Index.Score] picks its sources:
 // the first pick is argmax h, ties go to the lower index. It is for callers
 // without an Index (the flow package's MMR baselines); it bounds with the
-// corpus mean direction only, so it costs one pass more than the scorer's.
+// corpus mean direction only (the query direction is unknown here), so it
+// evaluates more nodes exactly than [Index.Score] does.
 func MMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
 	if g == nil || g.Len() == 0 || len(h) != g.Len() {
 		return nil
 	}
-	out, _ := mmr(g, h, [][]float64{meanCosines(g)}, nil, k, lambda)
+	out, _ := mmr(g, h, [][]float64{meanCosines(g)}, k, lambda, nil)
 	return out
 }
 
-// mmrInit fills, for every candidate j, its row of pivot cosines and sines
+// mmrInit fills, for every node j, its row of pivot cosines and sines
 // cs[j*2P:(j+1)*2P], λh, an exact maximum of -Inf, and (except for the first
 // pick) its bound with the first pick folded in: lb, ub and lcnt = 1. The
-// bounds of all candidates but the first are also copied, in order, to
+// bounds of all nodes but the first are also copied, in order, to
 // ubs[:m-1].
-func mmrInit(cs, lb, lh, exact, ub []float64, lcnt []int32, ubs []float64, h []float64, pivots [][]float64, cand []int, first int, lambda float64) {
+func mmrInit(cs, lb, lh, exact, ub []float64, lcnt []int32, ubs []float64, h []float64, pivots [][]float64, first int, lambda float64) {
 	P := len(pivots)
 	pivot := func(p []float64, v int) (c, s float64) {
 		c = p[v]
@@ -292,21 +278,21 @@ func mmrInit(cs, lb, lh, exact, ub []float64, lcnt []int32, ubs []float64, h []f
 	}
 	fr := make([]float64, 2*P)[: 2*P : 2*P] // the first pick's row
 	for p, pc := range pivots {
-		fr[2*p], fr[2*p+1] = pivot(pc, cand[first])
+		fr[2*p], fr[2*p+1] = pivot(pc, first)
 	}
 	mu := 1 - lambda
 	n := 0
-	for j, v := range cand {
+	for j := range h {
 		row := cs[j*2*P : (j+1)*2*P : (j+1)*2*P]
 		l := -1.0
 		for p, pc := range pivots {
-			c, s := pivot(pc, v)
+			c, s := pivot(pc, j)
 			row[2*p], row[2*p+1] = c, s
 			if c+fr[2*p] >= 0 {
 				l = max(l, c*fr[2*p]-s*fr[2*p+1]-mmrSlack) // branch-free
 			}
 		}
-		lhj := lambda * h[v]
+		lhj := lambda * h[j]
 		lh[j], exact[j] = lhj, math.Inf(-1)
 		if j == first {
 			lb[j], lcnt[j] = -1, 0

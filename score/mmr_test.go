@@ -30,13 +30,13 @@ func TestMMRColdList(t *testing.T) {
 			g := mustGraph(t, g0.Nodes, 8, emb, nil)
 			ix := NewIndex(g)
 			q := randomQuery(seed, 8)
-			sc, err := (&Scorer{Config: ClassicConfig(), Index: ix}).ScoreVector(g, "flow", q)
+			sc, err := ix.Score(ClassicConfig(), Query{Text: "flow", Embedding: q})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, h := range [][]float64{sc.H, quantised(rng, n)} {
 				for _, k := range []int{1, 3, 8, 25} {
-					got, _ := mmr(g, h, [][]float64{sc.Cos, ix.meanCos}, nil, k, 0.7)
+					got, _ := mmr(g, h, [][]float64{sc.Cos, ix.meanCos}, k, 0.7, nil)
 					if want := naiveMMR(g, h, k, 0.7); !slices.Equal(got, want) {
 						t.Fatalf("hot %d seed %d k %d: MMR %v, by definition %v", hot, seed, k, got, want)
 					}

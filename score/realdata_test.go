@@ -99,19 +99,23 @@ func TestPaperTabReal(t *testing.T) {
 		}
 		g := mustGraph(t, nodes, emb.Dimension(), flat, edges)
 		ix := NewIndex(g)
+		qv, err := emb.Embed(ctx, []string{rec.Question}, llm.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range []Config{ClassicConfig(), AspectsConfig(), AspectsPaperConfig()} {
-			s, err := (&Scorer{Config: c, Embedder: emb, Index: ix}).Score(ctx, g, rec.Question)
+			s, err := ix.Score(c, Query{Text: rec.Question, Embedding: qv[0]})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkRanges(t, s)
-			if c.H == HNormalised && slices.Max(s.H) != 1 {
+			if !c.Fusion && slices.Max(s.H) != 1 {
 				t.Errorf("max h = %v", slices.Max(s.H))
 			}
-			if c.H != HFusion {
+			if !c.Fusion {
 				continue
 			}
-			got, evals := mmr(g, s.H, [][]float64{s.Cos, ix.meanCos}, nil, 8, 0.7)
+			got, evals := mmr(g, s.H, [][]float64{s.Cos, ix.meanCos}, 8, 0.7, nil)
 			if want := naiveMMR(g, s.H, 8, 0.7); !slices.Equal(got, want) || !slices.Equal(s.Sources, want) {
 				t.Errorf("q%d: MMR %v, definition %v", q, got, want)
 			}

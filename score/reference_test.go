@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -11,12 +12,12 @@ import (
 )
 
 // refPropagate is Eq. 4 written plainly from the graph's edges, with no
-// precomputed weights: the oracle for the optimised φ sweeps.
+// precomputed weights: the oracle for φ's sweeps.
 func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 	n := len(r)
 	phi := append([]float64(nil), r...)
 	it := 0
-	for it < c.PhiMaxIter {
+	for it < phiMaxIter {
 		it++
 		next := make([]float64, n)
 		delta := 0.0
@@ -25,7 +26,7 @@ func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 			nb, es := g.Neighbors(v)
 			for k, u := range nb {
 				wt := g.Edges[es[k]].Weight
-				if !c.KeepEdge(wt) {
+				if wt < float32(c.MinEdgeWeight) {
 					continue
 				}
 				x := min(max(float64(wt), 0), 1)
@@ -33,11 +34,11 @@ func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 				num += p * phi[u]
 				den += p
 			}
-			next[v] = (1-c.PhiAlpha)*r[v] + c.PhiAlpha*num/(den+c.PhiEps)
+			next[v] = (1-c.NeighbourShare)*r[v] + c.NeighbourShare*num/(den+phiEps)
 			delta = math.Max(delta, math.Abs(next[v]-phi[v]))
 		}
 		phi = next
-		if delta < c.PhiTol {
+		if delta < phiTol {
 			break
 		}
 	}
@@ -47,13 +48,14 @@ func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 // refDiffusion is networkx 3.2's personalised PageRank written as networkx
 // does (each node pushes its mass along its out-edges, dangling mass goes
 // back through the personalisation), seeded like diffusion and divided by
-// its maximum: the oracle for the optimised ψ sweeps.
+// its maximum: the oracle for PageRank's sweeps and ψ.
 func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 	n := len(r)
+	keep := func(w float32) bool { return w >= float32(c.MinEdgeWeight) }
 	psi := make([]float64, n)
 	p := make([]float64, n)
 	ps := 0.0
-	for _, v := range topK(r, c.Seeds, nil) {
+	for _, v := range topK(r, pprSeeds, nil) {
 		p[v] = r[v]
 		ps += r[v]
 	}
@@ -67,7 +69,7 @@ func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 	for u := 0; u < n; u++ {
 		nb, es := g.Neighbors(u)
 		for k := range nb {
-			if wt := g.Edges[es[k]].Weight; c.KeepEdge(wt) {
+			if wt := g.Edges[es[k]].Weight; keep(wt) {
 				wsum[u] += min(max(float64(wt), 0), 1)
 			}
 		}
@@ -77,7 +79,7 @@ func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 		x[i] = 1 / float64(n)
 	}
 	it := 0
-	for it < c.PPRMaxIter {
+	for it < pprMaxIter {
 		it++
 		xlast := x
 		x = make([]float64, n)
@@ -89,7 +91,7 @@ func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 			}
 			nb, es := g.Neighbors(u)
 			for k, v := range nb {
-				if wt := g.Edges[es[k]].Weight; c.KeepEdge(wt) {
+				if wt := g.Edges[es[k]].Weight; keep(wt) {
 					x[v] += c.Damping * xlast[u] * min(max(float64(wt), 0), 1) / wsum[u]
 				}
 			}
@@ -99,7 +101,7 @@ func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 			x[v] += c.Damping*dangling*p[v] + (1-c.Damping)*p[v]
 			err += math.Abs(x[v] - xlast[v])
 		}
-		if err < float64(n)*c.PPRTol {
+		if err < float64(n)*pprTol {
 			break
 		}
 	}
@@ -113,19 +115,19 @@ func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 	return psi, it
 }
 
-// TestClassicSignalsMatchReference checks the optimised φ and ψ (as Score
-// computes them) against the plain reference implementations on random
-// graphs: the same sweep counts, and values within 1e-12 (the optimised
-// sweeps only sum in another order).
+// TestClassicSignalsMatchReference checks φ and ψ, as Score computes them
+// and as propagate and diffusion do, against the plain oracles on random
+// graphs: the same sweep counts, and values within 1e-12 (the sweeps only
+// sum in another order).
 func TestClassicSignalsMatchReference(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		for _, rmin := range []float64{0.22, 0.5} { // 0.5 leaves isolated and dangling nodes
 			name := fmt.Sprintf("seed%d/rmin%v", seed, rmin)
 			c := ClassicConfig()
-			c.RMin = rmin
+			c.MinEdgeWeight = rmin
 			n := 30 + int(seed*7)%150
 			g := randomGraph(t, seed, n, 6, 2*n)
-			sc, err := (&Scorer{Config: c}).ScoreVector(g, "flow graph table", randomQuery(seed, 6))
+			sc, err := scoreVec(g, c, "flow graph table", randomQuery(seed, 6))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,28 +141,19 @@ func TestClassicSignalsMatchReference(t *testing.T) {
 					t.Fatalf("%s node %d: φ %v ψ %v, reference %v %v", name, v, sc.Phi[v], sc.Psi[v], phi[v], psi[v])
 				}
 			}
-			a := newAdjacency(g, c.RMin, c.PhiEps)
-			if phi2, it := propagate(a, sc.R, c); it != pit || !allNear(phi2, phi, 1e-12) {
+			a := newAdjacency(g, c.MinEdgeWeight)
+			if phi2, it := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter); it != pit || !allNear(phi2, phi, 1e-12) {
 				t.Fatalf("%s: propagate differs from the reference", name)
 			}
-			if psi2, it := diffusion(a, sc.R, c); it != sit || !allNear(psi2, psi, 1e-12) {
+			if psi2, it := diffusion(a, sc.R, c.Damping); it != sit || !allNear(psi2, psi, 1e-12) {
 				t.Fatalf("%s: diffusion differs from the reference", name)
 			}
-			// Both kernels, whichever the graph's size selects.
-			spec := sweepSpec{r: sc.R, alpha: c.PhiAlpha, phiTol: c.PhiTol, phiMax: c.PhiMaxIter,
-				pers: personalisation(sc.R, c.Seeds), damping: c.Damping, pprTol: c.PPRTol, pprMax: c.PPRMaxIter}
-			for _, kr := range []struct {
-				name string
-				f    func(*adjacency, sweepSpec, *scratch) ([]float64, int, []float64, int)
-			}{{"edge-once", sweepsEdgeOnce}, {"csr", sweepsCSR}} {
-				kname := kr.name
-				phi2, pit2, x2, sit2 := kr.f(a, spec, &scratch{})
-				if pit2 != pit || !allNear(phi2, phi, 1e-12) {
-					t.Fatalf("%s: %s φ differs from the reference", name, kname)
-				}
-				if spec.pers != nil && (sit2 != sit || !allNear(maxNormalised(x2, n), psi, 1e-12)) {
-					t.Fatalf("%s: %s ψ differs from the reference", name, kname)
-				}
+			// Each iteration's values do not depend on whether the walk
+			// serves the other too.
+			phi1, _ := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter)
+			psi1, _ := diffusion(a, sc.R, c.Damping)
+			if !reflect.DeepEqual(phi1, sc.Phi) || !reflect.DeepEqual(psi1, sc.Psi) {
+				t.Fatalf("%s: φ or ψ alone differs from both together", name)
 			}
 		}
 	}
@@ -196,7 +189,7 @@ func TestMMRTiesMatchDefinition(t *testing.T) {
 		}
 		g := mustGraph(t, g0.Nodes, 8, emb, nil)
 		ix := NewIndex(g)
-		sc, err := (&Scorer{Config: c, Index: ix}).ScoreVector(g, "flow", randomQuery(seed, 8))
+		sc, err := ix.Score(c, Query{Text: "flow", Embedding: randomQuery(seed, 8)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,9 +198,33 @@ func TestMMRTiesMatchDefinition(t *testing.T) {
 			h[i] = float64(rng.IntN(5)) / 4
 		}
 		for _, k := range []int{1, 8, 20} {
-			got, _ := mmr(g, h, [][]float64{sc.Cos, ix.meanCos}, nil, k, 0.7)
+			got, _ := mmr(g, h, [][]float64{sc.Cos, ix.meanCos}, k, 0.7, nil)
 			if want := naiveMMR(g, h, k, 0.7); !slices.Equal(got, want) {
 				t.Fatalf("seed %d k %d: MMR %v, by definition %v", seed, k, got, want)
+			}
+		}
+	}
+}
+
+// TestSweepsLanesIndependent runs φ and PageRank together with each made
+// to outlast the other, and checks each against its run alone, bit for
+// bit.
+func TestSweepsLanesIndependent(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		g := randomGraph(t, seed, 50+int(seed)*20, 6, 150)
+		sc, err := scoreVec(g, ClassicConfig(), "flow graph table", randomQuery(seed, 6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := newAdjacency(g, 0.22)
+		p := personalisation(sc.R, pprSeeds)
+		for _, tol := range [][2]float64{{phiTol, pprTol}, {1e-13, pprTol}, {phiTol, 1e-15}, {1e-3, 1e-9}} {
+			s := sweepSpec{r: sc.R, alpha: 0.5, phiTol: tol[0], phiMax: phiMaxIter, p: p, d: 0.85, pprTol: tol[1], pprMax: pprMaxIter}
+			phi, pit, x, xit := sweeps(a, s, &scratch{})
+			phi1, pit1 := propagate(a, sc.R, 0.5, tol[0], phiMaxIter)
+			x1, xit1 := pagerank(a, p, 0.85, tol[1], pprMaxIter)
+			if !reflect.DeepEqual(phi, phi1) || pit != pit1 || !reflect.DeepEqual(x, x1) || xit != xit1 {
+				t.Fatalf("seed %d tol %v: together (%d, %d sweeps) differ from alone (%d, %d)", seed, tol, pit, xit, pit1, xit1)
 			}
 		}
 	}

@@ -10,13 +10,13 @@ import (
 
 // Reference types, the normalised Ref.Type values.
 const (
-	RefFigure    = "figure"
-	RefTable     = "table"
-	RefSection   = "section"
-	RefEquation  = "equation"
-	RefSlide     = "slide"
-	RefAppendix  = "appendix"
-	RefAlgorithm = "algorithm"
+	refFigure    = "figure"
+	refTable     = "table"
+	refSection   = "section"
+	refEquation  = "equation"
+	refSlide     = "slide"
+	refAppendix  = "appendix"
+	refAlgorithm = "algorithm"
 )
 
 // refID is an identifier: "A.1", "3", "4.1", "2b", "S1", a roman numeral or
@@ -24,7 +24,7 @@ const (
 // "Eq. (5)".
 const refID = `\(?([a-z](?:\.\d+)+|[a-z]?\d+(?:\.\d+)*[a-z]?|[a-z]+)\)?\b`
 
-// refHeadExpr is METHOD B.1's regex, extended with plurals (for lists),
+// refHeadExpr is the reference pattern, extended with plurals (for lists),
 // "Eq.", "Appendix A" and parenthesised identifiers.
 const refHeadExpr = `(?:\b(figures?|figs?\.?|tables?|tabs?\.?|sections?|secs?\.?|equations?|eqns?\.?|eqs?\.?|slides?|appendix|appendices|algorithms?|algs?\.?)|(§§?))\s*` + refID
 
@@ -49,19 +49,19 @@ func refType(head string) string {
 	h := strings.ToLower(strings.TrimSuffix(head, "."))
 	switch {
 	case strings.HasPrefix(h, "fig"):
-		return RefFigure
+		return refFigure
 	case strings.HasPrefix(h, "tab"):
-		return RefTable
+		return refTable
 	case strings.HasPrefix(h, "sec"), strings.HasPrefix(h, "§"):
-		return RefSection
+		return refSection
 	case strings.HasPrefix(h, "eq"):
-		return RefEquation
+		return refEquation
 	case strings.HasPrefix(h, "slide"):
-		return RefSlide
+		return refSlide
 	case strings.HasPrefix(h, "append"):
-		return RefAppendix
+		return refAppendix
 	case strings.HasPrefix(h, "alg"):
-		return RefAlgorithm
+		return refAlgorithm
 	}
 	return ""
 }
@@ -75,19 +75,20 @@ func validID(t, id string) bool {
 	if hasDigit(id) {
 		return true
 	}
-	if len(id) == 1 && t == RefAppendix {
+	if len(id) == 1 && t == refAppendix {
 		return true
 	}
 	return romanRe.MatchString(id)
 }
 
-// ExtractRefs returns the references a text makes, in order of appearance and
+// extractRefs returns the references a text makes, in order of appearance and
 // without duplicates: "Figure 3", "Fig. 2b", "Table II", "Tables 2 and 3",
 // "Figs. 2-4", "Section 4.1", "§3", "slide 7", "Eq. (5)", "Appendix A",
-// "Algorithm 1". Types are normalised to the Ref* constants and identifiers
-// lower-cased; a range of plain numbers ("2-4") is expanded. It is the rule-based
-// extractor of METHOD B.1 and never fails: text without references gives nil.
-func ExtractRefs(text string) []Ref {
+// "Algorithm 1". Types are normalised to the ref* constants and identifiers
+// lower-cased; a range of plain numbers ("2-4") is expanded. It is rule-based
+// (paper v3 §3.1 spends no model call on ℓ) and never fails: text without
+// references gives nil.
+func extractRefs(text string) []Ref {
 	var out []Ref
 	seen := make(map[Ref]bool) // looked up, never iterated
 	refsFrom(text, allRefs, func(r Ref) bool {
@@ -196,13 +197,13 @@ func queryKeys(r Ref) []string {
 
 func refKey(r Ref) string { return r.Type + " " + r.ID }
 
-// NodeRefs returns the references that identify a node (METHOD B.1): for a
+// nodeRefs returns the references that identify a node: for a
 // visual node, the label of its caption (its first reference, with the list it
 // starts), the "Figure X —" label that starts its summary, and the references
 // in its keywords; for a text node, the references in its keywords only, since
 // the text analysis prompt copies identifiers verbatim into them and the body
 // of a text chunk cites other items rather than naming itself.
-func NodeRefs(n *graph.Node) []Ref {
+func nodeRefs(n *graph.Node) []Ref {
 	var out []Ref
 	seen := make(map[Ref]bool) // looked up, never iterated
 	add := func(r Ref) bool {

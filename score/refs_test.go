@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,33 +16,33 @@ func TestExtractRefs(t *testing.T) {
 	}{
 		{"", nil},
 		{"What is the accuracy of the model?", nil},
-		{"What does Figure 3 show?", []Ref{{RefFigure, "3"}}},
-		{"In Fig. 2b, which curve is higher?", []Ref{{RefFigure, "2b"}}},
-		{"fig 10.", []Ref{{RefFigure, "10"}}},
-		{"Compare Table II with table iv", []Ref{{RefTable, "ii"}, {RefTable, "iv"}}},
-		{"See Tables 2 and 3", []Ref{{RefTable, "2"}, {RefTable, "3"}}},
-		{"Figures 2, 3, and 5", []Ref{{RefFigure, "2"}, {RefFigure, "3"}, {RefFigure, "5"}}},
-		{"Figs. 2-4", []Ref{{RefFigure, "2"}, {RefFigure, "3"}, {RefFigure, "4"}}},
-		{"Sections 3 to 5", []Ref{{RefSection, "3"}, {RefSection, "4"}, {RefSection, "5"}}},
-		{"as in Section 4.1 and §3.2", []Ref{{RefSection, "4.1"}, {RefSection, "3.2"}}},
-		{"on slide 7", []Ref{{RefSlide, "7"}}},
-		{"Eq. 5 and Equation (6)", []Ref{{RefEquation, "5"}, {RefEquation, "6"}}},
-		{"Appendix A and Appendix B.2", []Ref{{RefAppendix, "a"}, {RefAppendix, "b.2"}}},
-		{"Algorithm 1 and Alg. 2", []Ref{{RefAlgorithm, "1"}, {RefAlgorithm, "2"}}},
-		{"Table S1", []Ref{{RefTable, "s1"}}},
-		{"Table 3 and Table 3 again", []Ref{{RefTable, "3"}}},
+		{"What does Figure 3 show?", []Ref{{refFigure, "3"}}},
+		{"In Fig. 2b, which curve is higher?", []Ref{{refFigure, "2b"}}},
+		{"fig 10.", []Ref{{refFigure, "10"}}},
+		{"Compare Table II with table iv", []Ref{{refTable, "ii"}, {refTable, "iv"}}},
+		{"See Tables 2 and 3", []Ref{{refTable, "2"}, {refTable, "3"}}},
+		{"Figures 2, 3, and 5", []Ref{{refFigure, "2"}, {refFigure, "3"}, {refFigure, "5"}}},
+		{"Figs. 2-4", []Ref{{refFigure, "2"}, {refFigure, "3"}, {refFigure, "4"}}},
+		{"Sections 3 to 5", []Ref{{refSection, "3"}, {refSection, "4"}, {refSection, "5"}}},
+		{"as in Section 4.1 and §3.2", []Ref{{refSection, "4.1"}, {refSection, "3.2"}}},
+		{"on slide 7", []Ref{{refSlide, "7"}}},
+		{"Eq. 5 and Equation (6)", []Ref{{refEquation, "5"}, {refEquation, "6"}}},
+		{"Appendix A and Appendix B.2", []Ref{{refAppendix, "a"}, {refAppendix, "b.2"}}},
+		{"Algorithm 1 and Alg. 2", []Ref{{refAlgorithm, "1"}, {refAlgorithm, "2"}}},
+		{"Table S1", []Ref{{refTable, "s1"}}},
+		{"Table 3 and Table 3 again", []Ref{{refTable, "3"}}},
 		// Not references: words that only look like them.
 		{"a tablet 5 times; a figure civil; Section a", nil},
 		// A list does not swallow a following pronoun or year-like prose.
-		{"Table 2 and I think", []Ref{{RefTable, "2"}}},
-		{"Table 2, which", []Ref{{RefTable, "2"}}},
+		{"Table 2 and I think", []Ref{{refTable, "2"}}},
+		{"Table 2, which", []Ref{{refTable, "2"}}},
 		// Descending or huge ranges are not expanded.
-		{"Figs. 4-2", []Ref{{RefFigure, "4"}, {RefFigure, "2"}}},
-		{"Tables 1-1000", []Ref{{RefTable, "1"}, {RefTable, "1000"}}},
+		{"Figs. 4-2", []Ref{{refFigure, "4"}, {refFigure, "2"}}},
+		{"Tables 1-1000", []Ref{{refTable, "1"}, {refTable, "1000"}}},
 	}
 	for _, c := range cases {
-		if got := ExtractRefs(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ExtractRefs(%q) = %v, want %v", c.in, got, c.want)
+		if got := extractRefs(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("extractRefs(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
 }
@@ -53,20 +54,20 @@ func TestNodeRefs(t *testing.T) {
 		want []Ref
 	}{
 		{"caption label only", graph.Node{Modality: graph.Figure, Caption: "Figure 3: accuracy, compared with Table 2."},
-			[]Ref{{RefFigure, "3"}}},
+			[]Ref{{refFigure, "3"}}},
 		{"summary prefix", graph.Node{Modality: graph.Table, Summary: "Table 4 — results on FeTaQA, see Figure 1"},
-			[]Ref{{RefTable, "4"}}},
+			[]Ref{{refTable, "4"}}},
 		{"summary without prefix", graph.Node{Modality: graph.Table, Summary: "Results as in Figure 1"}, nil},
 		{"keywords", graph.Node{Modality: graph.Figure, Keywords: []string{"recall", "Fig. 5", "Eq. 2"}},
-			[]Ref{{RefFigure, "5"}, {RefEquation, "2"}}},
+			[]Ref{{refFigure, "5"}, {refEquation, "2"}}},
 		{"text node: keywords only", graph.Node{Modality: graph.Text, Caption: "Figure 9", Summary: "Figure 8 — x",
-			Content: "as Table 1 shows", Keywords: []string{"Table 7"}}, []Ref{{RefTable, "7"}}},
+			Content: "as Table 1 shows", Keywords: []string{"Table 7"}}, []Ref{{refTable, "7"}}},
 		{"merged without duplicates", graph.Node{Modality: graph.Figure, Caption: "Fig. 2. A plot",
-			Summary: "Figure 2 — a plot", Keywords: []string{"Figure 2"}}, []Ref{{RefFigure, "2"}}},
+			Summary: "Figure 2 — a plot", Keywords: []string{"Figure 2"}}, []Ref{{refFigure, "2"}}},
 	}
 	for _, c := range cases {
-		if got := NodeRefs(&c.node); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: NodeRefs = %v, want %v", c.name, got, c.want)
+		if got := nodeRefs(&c.node); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: nodeRefs = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -81,19 +82,19 @@ func TestRefMatchSubfigure(t *testing.T) {
 	g := mustGraph(t, nodes, 0, nil, nil)
 	ix := NewIndex(g)
 	l := make([]float64, 4)
-	ix.refMatch(l, ExtractRefs("What is in Fig. 2b?"))
+	ix.refMatch(l, extractRefs("What is in Fig. 2b?"))
 	if want := []float64{1, 1, 0, 0}; !reflect.DeepEqual(l, want) {
 		t.Errorf("Fig. 2b matches %v, want %v", l, want)
 	}
 	clear(l)
-	ix.refMatch(l, ExtractRefs("What is in Figure 2?"))
+	ix.refMatch(l, extractRefs("What is in Figure 2?"))
 	if want := []float64{1, 0, 0, 0}; !reflect.DeepEqual(l, want) {
 		t.Errorf("Figure 2 matches %v, want %v", l, want)
 	}
 }
 
-var refTypes = map[string]bool{RefFigure: true, RefTable: true, RefSection: true, RefEquation: true,
-	RefSlide: true, RefAppendix: true, RefAlgorithm: true}
+var refTypes = map[string]bool{refFigure: true, refTable: true, refSection: true, refEquation: true,
+	refSlide: true, refAppendix: true, refAlgorithm: true}
 
 func FuzzRefs(f *testing.F) {
 	for _, s := range []string{"Figure 3", "Figs. 2-4 and Fig. 2b", "Tables II, III and IV", "§3.2", "Eq. (5)",
@@ -101,7 +102,7 @@ func FuzzRefs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		refs := ExtractRefs(s)
+		refs := extractRefs(s)
 		seen := map[Ref]bool{}
 		for _, r := range refs {
 			if !refTypes[r.Type] {
@@ -118,11 +119,11 @@ func FuzzRefs(f *testing.F) {
 		if len(refs) > len(s)*maxRange {
 			t.Fatalf("%d refs from %d bytes", len(refs), len(s))
 		}
-		if !reflect.DeepEqual(refs, ExtractRefs(s)) {
+		if !reflect.DeepEqual(refs, extractRefs(s)) {
 			t.Fatal("not deterministic")
 		}
 		n := graph.Node{Modality: graph.Figure, Caption: s, Summary: s, Keywords: []string{s}}
-		for _, r := range NodeRefs(&n) {
+		for _, r := range nodeRefs(&n) {
 			if !refTypes[r.Type] || r.ID == "" {
 				t.Fatalf("bad node ref %v", r)
 			}
@@ -147,4 +148,19 @@ func FuzzKeywords(f *testing.F) {
 			t.Fatal("not deterministic")
 		}
 	})
+}
+
+func TestRefsExamples(t *testing.T) {
+	got := fmt.Sprint(extractRefs("Compare Tables 2 and 3 with Figs. 4-6, Fig. 2b, Table IV, Section 4.1, slide 7, Eq. (5) and Appendix A."))
+	if want := "[{table 2} {table 3} {figure 4} {figure 5} {figure 6} {figure 2b} {table iv} {section 4.1} {slide 7} {equation 5} {appendix a}]"; got != want {
+		t.Errorf("extractRefs = %s, want %s", got, want)
+	}
+	n := graph.Node{Modality: graph.Figure, Caption: "Fig. 3. Recall, as in Table 2.", Keywords: []string{"recall", "Figure 3"}}
+	if got := fmt.Sprint(nodeRefs(&n)); got != "[{figure 3}]" {
+		t.Errorf("nodeRefs = %s", got)
+	}
+	ix := NewIndex(mustGraph(t, []graph.Node{{}, {}, {Modality: graph.Table, Caption: "Table 1: training cost"}}, 0, nil, nil))
+	if got := fmt.Sprint(ix.nodeRefs[2]); got != "[{table 1}]" {
+		t.Errorf("index node refs = %s", got)
+	}
 }

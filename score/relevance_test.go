@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
@@ -32,15 +33,15 @@ func TestBM25HandComputed(t *testing.T) {
 	g := mustGraph(t, nodes, 0, nil, nil)
 	ix := NewIndex(g)
 	raw := make([]float64, 3)
-	if !ix.bm25(raw, Keywords("apple"), 1.5, 0.75) {
+	if !ix.bm25(raw, Keywords("apple")) {
 		t.Fatal("apple not found")
 	}
 	idf := math.Log(5.0/3) / 8
 	if want := []float64{idf, idf * 5 / 4.0625, 0}; !near(raw[0], want[0], 1e-12) || !near(raw[1], want[1], 1e-12) || raw[2] != 0 {
 		t.Errorf("raw BM25 = %v, want %v", raw, want)
 	}
-	s := &Scorer{Config: Config{Alpha: 1, K1: 1.5, B: 0.75}}
-	sc, err := s.ScoreVector(g, "apple", nil)
+	c := Config{BM25Weight: 1}
+	sc, err := ix.Score(c, Query{Text: "apple"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestBM25HandComputed(t *testing.T) {
 	}
 	// No query word in the index, or only stop words: BM25 all 0, no NaN.
 	for _, q := range []string{"zebra quagga", "what is the", ""} {
-		sc, err := s.ScoreVector(g, q, nil)
+		sc, err := ix.Score(c, Query{Text: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,9 +77,9 @@ func TestRelevanceHandComputed(t *testing.T) {
 		{Modality: graph.Figure, Caption: "Figure 2: fish"},
 	}
 	g := mustGraph(t, nodes, 2, emb, nil)
-	q := []float32{2, 0} // not unit: ScoreVector normalises
+	q := []float32{2, 0} // not unit: Score normalises
 
-	paper, err := (&Scorer{Config: AspectsPaperConfig()}).ScoreVector(g, "What does Figure 2 show?", q)
+	paper, err := scoreVec(g, AspectsPaperConfig(), "What does Figure 2 show?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 
 	// The default preset: r = clip(0.5 max(cos,0) + 0.5 BM25 + 0.3ℓ, 0, 1).
 	// "cats" is the only query word in the index, in node 1 only: BM25 = (0,1,0,0).
-	def, err := (&Scorer{}).ScoreVector(g, "Do cats appear in Figure 2?", q)
+	def, err := scoreVec(g, AspectsConfig(), "Do cats appear in Figure 2?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +115,8 @@ func TestRelevanceHandComputed(t *testing.T) {
 			t.Errorf("default node %d: r = %v, h = %v, want %v, %v", i, def.R[i], def.H[i], wantR[i], wantR[i]/0.8)
 		}
 	}
-	// Switches: no BM25, no reference boost.
-	c := AspectsConfig()
-	c.Alpha, c.RhoRef = 0, 0
-	off, err := (&Scorer{Config: c}).ScoreVector(g, "Do cats appear in Figure 2?", q)
+	// Switches: no BM25, no reference boost (the zero Config).
+	off, err := scoreVec(g, Config{}, "Do cats appear in Figure 2?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +128,11 @@ func TestRelevanceHandComputed(t *testing.T) {
 func TestDegenerate(t *testing.T) {
 	presets := map[string]Config{"aspects": AspectsConfig(), "paper": AspectsPaperConfig(), "classic": ClassicConfig()}
 	for _, name := range []string{"aspects", "paper", "classic"} {
-		s := &Scorer{Config: presets[name]}
+		c := presets[name]
+		s := func(g *graph.Graph, text string, q []float32) (*Scores, error) { return scoreVec(g, c, text, q) }
 		t.Run(name+"/empty", func(t *testing.T) {
 			g := mustGraph(t, nil, 3, nil, nil)
-			sc, err := s.ScoreVector(g, "Figure 1 accuracy", []float32{1, 0, 0})
+			sc, err := s(g, "Figure 1 accuracy", []float32{1, 0, 0})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,21 +142,21 @@ func TestDegenerate(t *testing.T) {
 		})
 		t.Run(name+"/one node", func(t *testing.T) {
 			g := mustGraph(t, []graph.Node{{Content: "accuracy of the model", Summary: "model accuracy"}}, 2, []float32{3, 4}, nil)
-			sc, err := s.ScoreVector(g, "model accuracy", []float32{3, 4})
+			sc, err := s(g, "model accuracy", []float32{3, 4})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sc.H[0] != 1 && presets[name].H == HNormalised {
+			if sc.H[0] != 1 && !c.Fusion {
 				t.Errorf("h = %v, want 1", sc.H[0])
 			}
-			if presets[name].H == HFusion && (!reflect.DeepEqual(sc.Sources, []int{0}) || !reflect.DeepEqual(sc.Sinks, []int{0})) {
+			if c.Fusion && (!reflect.DeepEqual(sc.Sources, []int{0}) || !reflect.DeepEqual(sc.Sinks, []int{0})) {
 				t.Errorf("sources %v sinks %v", sc.Sources, sc.Sinks)
 			}
 			checkRanges(t, sc)
 		})
 		t.Run(name+"/zero query", func(t *testing.T) {
 			g := randomGraph(t, 1, 30, 8, 20)
-			sc, err := s.ScoreVector(g, "zebra", make([]float32, 8))
+			sc, err := s(g, "zebra", make([]float32, 8))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,71 +175,63 @@ func TestDegenerate(t *testing.T) {
 		t.Run(name+"/bad query", func(t *testing.T) {
 			g := randomGraph(t, 1, 5, 4, 0)
 			for _, q := range [][]float32{{1, float32(math.NaN()), 0, 0}, {float32(math.Inf(1)), 0, 0, 0}} {
-				if _, err := s.ScoreVector(g, "x", q); !errors.Is(err, ErrNaN) {
-					t.Errorf("query %v: err = %v, want ErrNaN", q, err)
+				if _, err := s(g, "x", q); !errors.Is(err, ErrEmbedding) {
+					t.Errorf("query %v: err = %v, want ErrEmbedding", q, err)
 				}
 			}
-			if _, err := s.ScoreVector(g, "x", []float32{1, 0}); !errors.Is(err, ErrDimension) {
-				t.Errorf("short query: err = %v, want ErrDimension", err)
+			if _, err := s(g, "x", []float32{1, 0}); !errors.Is(err, ErrEmbedding) {
+				t.Errorf("short query: err = %v, want ErrEmbedding", err)
 			}
 			bad := randomGraph(t, 1, 5, 4, 0)
 			bad.Emb[6] = float32(math.NaN()) // node 1, behind graph.New's back
-			if _, err := s.ScoreVector(bad, "x", []float32{1, 1, 1, 1}); !errors.Is(err, ErrNaN) {
-				t.Errorf("NaN in a node embedding: err = %v, want ErrNaN", err)
+			if _, err := s(bad, "x", []float32{1, 1, 1, 1}); !errors.Is(err, ErrEmbedding) {
+				t.Errorf("NaN in a node embedding: err = %v, want ErrEmbedding", err)
 			}
-			if _, err := s.ScoreVector(nil, "x", nil); !errors.Is(err, ErrNilGraph) {
-				t.Errorf("nil graph: err = %v, want ErrNilGraph", err)
+			for _, ix := range []*Index{nil, NewIndex(nil)} {
+				if sc, err := ix.Score(c, Query{Text: "x"}); err != nil || len(sc.H) != 0 {
+					t.Errorf("index of no graph: %v, %v", sc, err)
+				}
 			}
 		})
 	}
 }
 
-func TestIndexMismatch(t *testing.T) {
-	g1, g2 := randomGraph(t, 1, 5, 4, 0), randomGraph(t, 2, 5, 4, 0)
-	s := &Scorer{Index: NewIndex(g1)}
-	if _, err := s.ScoreVector(g2, "x", make([]float32, 4)); !errors.Is(err, ErrIndex) {
-		t.Errorf("err = %v, want ErrIndex", err)
-	}
-	if _, err := s.ScoreVector(g1, "x", make([]float32, 4)); err != nil {
-		t.Error(err)
-	}
-}
-
 func TestConfigValidate(t *testing.T) {
-	for name, c := range map[string]Config{"classic": ClassicConfig(), "paper": AspectsPaperConfig(), "aspects": AspectsConfig(),
-		"relevance only": ClassicConfig().RelevanceOnly()} {
+	for name, c := range map[string]Config{"classic": ClassicConfig(), "paper": AspectsPaperConfig(),
+		"aspects": AspectsConfig(), "zero": {}} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	bad := []func(*Config){
-		func(c *Config) { c.Alpha = -0.1 },
-		func(c *Config) { c.Alpha = 1.5 },
-		func(c *Config) { c.K1 = math.NaN() },
-		func(c *Config) { c.LambdaR = 0.9 },
-		func(c *Config) { c.Damping = 1 },
-		func(c *Config) { c.PhiAlpha = 1 },
-		func(c *Config) { c.Seeds = 0 },
-		func(c *Config) { c.Sources = -1 },
-		func(c *Config) { c.H = 7 },
+	bad := []struct {
+		field string
+		set   func(*Config)
+	}{
+		{"BM25Weight", func(c *Config) { c.BM25Weight = -0.1 }},
+		{"BM25Weight", func(c *Config) { c.BM25Weight = 1.5 }},
+		{"RefBoost", func(c *Config) { c.RefBoost = math.NaN() }},
+		{"RelevanceWeight + PropagationWeight + DiffusionWeight", func(c *Config) { c.RelevanceWeight = 0.9 }},
+		{"Damping", func(c *Config) { c.Damping = 1 }},
+		{"NeighbourShare", func(c *Config) { c.NeighbourShare = 1 }},
+		{"MinEdgeWeight", func(c *Config) { c.MinEdgeWeight = math.Inf(1) }},
+		{"Sources", func(c *Config) { c.Sources = -1 }},
+		{"Sinks", func(c *Config) { c.Sinks = -1 }},
+		{"MMRWeight", func(c *Config) { c.MMRWeight = 2 }},
 	}
 	g := randomGraph(t, 1, 5, 4, 0)
-	for i, f := range bad {
+	for i, b := range bad {
 		c := ClassicConfig()
-		f(&c)
-		if err := c.Validate(); !errors.Is(err, ErrConfig) {
-			t.Errorf("case %d: Validate = %v, want ErrConfig", i, err)
+		b.set(&c)
+		err := c.Validate()
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), b.field) {
+			t.Errorf("case %d: Validate = %v, want ErrConfig naming %s", i, err, b.field)
 		}
-		if _, err := (&Scorer{Config: c}).ScoreVector(g, "x", make([]float32, 4)); !errors.Is(err, ErrConfig) {
-			t.Errorf("case %d: ScoreVector err = %v, want ErrConfig", i, err)
+		if _, err := scoreVec(g, c, "x", make([]float32, 4)); !errors.Is(err, ErrConfig) {
+			t.Errorf("case %d: Score err = %v, want ErrConfig", i, err)
 		}
 	}
-	c := ClassicConfig()
-	if !c.KeepEdge(0.22) || c.KeepEdge(0.2199) || !AspectsConfig().KeepEdge(0) {
-		t.Error("KeepEdge")
-	}
-	if r := c.RelevanceOnly(); r.LambdaR != 1 || r.LambdaPhi != 0 || r.LambdaPsi != 0 {
-		t.Errorf("RelevanceOnly = %+v", r)
+	if !keepEdge(0.22, 0.22) || keepEdge(0.2199, 0.22) || !keepEdge(0, 0) {
+		t.Error("keepEdge")
 	}
 }
 

@@ -3,11 +3,15 @@ package score
 // Ref is a reference a question or a node makes, such as ("figure", "3") for
 // "Fig. 3" or ("table", "ii") for "Table II".
 type Ref struct {
+	// Type is one of "figure", "table", "section", "equation", "slide",
+	// "appendix" and "algorithm".
 	Type string
-	ID   string
+	// ID is the identifier, lower case: "3", "2b", "ii", "4.1", "a".
+	ID string
 }
 
-// Scores holds every node signal for one query over one graph. Slices are
+// Scores holds every node signal for one query over one graph, as
+// [Index.Score] computed them. Slices are
 // indexed by node and have length g.Len(); a signal that is switched off is
 // nil (except H and R, which are always set).
 type Scores struct {

@@ -104,7 +104,8 @@ func (st *stemmer) term(word []byte) int32 {
 // Keywords returns the rule-based query keywords of a question: its words,
 // lower-cased, without English stop words, stemmed with the snowball English
 // stemmer, each once in order of first appearance. These are the terms BM25
-// looks up (METHOD A.1 notes the paper's LLM keyword prompt as an option).
+// looks up. Paper v1 §3.3 asks a language model for the keywords instead;
+// a caller that does passes them in [Query.Keywords].
 func Keywords(question string) []string {
 	st := newStemmer()
 	terms := st.appendTerms(nil, question)

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -89,10 +91,10 @@ func TestEndpointsDetails(t *testing.T) {
 }
 
 func TestPresetConfig(t *testing.T) {
-	for name, want := range map[string]string{"": "aspects", "aspects": "aspects", "aspects-paper": "aspects-paper", "classic": "classic"} {
+	for name, want := range map[string]flowreader.Config{"": flowreader.Aspects(), "aspects": flowreader.Aspects(), "aspects-paper": flowreader.AspectsPaper(), "classic": flowreader.Classic()} {
 		c, err := presetConfig(name)
-		if err != nil || c.Preset != want {
-			t.Errorf("%q: %q %v", name, c.Preset, err)
+		if err != nil || c.Scoring != want.Scoring || c.Budget != want.Budget || c.System2 != want.System2 || fmt.Sprint(c.Router) != fmt.Sprint(want.Router) {
+			t.Errorf("%q: %+v %v", name, c, err)
 		}
 	}
 	if _, err := presetConfig("v2"); !errors.Is(err, errUsage) {

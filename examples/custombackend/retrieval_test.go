@@ -76,8 +76,8 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 	emb := &custombackend.Embedder{Client: &custombackend.Client{}}
 	g := buildGraph(t, emb)
 	table, harlow := nodeIndex(g, goldTable), nodeIndex(g, goldHarlow)
-	for _, preset := range []flowreader.Config{flowreader.Aspects(), flowreader.Classic()} {
-		t.Run(preset.Preset, func(t *testing.T) {
+	for name, preset := range map[string]flowreader.Config{"aspects": flowreader.Aspects(), "classic": flowreader.Classic()} {
+		t.Run(name, func(t *testing.T) {
 			// Workers whose chain holds the table report its value; the
 			// reasoner answers from the drafts.
 			m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
@@ -112,8 +112,8 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 			for _, c := range res.Chains {
 				read = append(read, c.Nodes)
 			}
-			t.Logf("%s: routed %v read %v", preset.Preset, routed, read)
-			if preset.Preset == "aspects" {
+			t.Logf("%s: routed %v read %v", name, routed, read)
+			if name == "aspects" {
 				// The aspects formulation routes only relevant nodes: none
 				// of the village news.
 				for _, c := range res.Routing.Chains {

@@ -76,9 +76,9 @@ func (r *Registry) AddRouter(d RouterDef) {
 // score.Index per graph, shared by every question on it.
 func (r *Registry) AddScoring(name string, c score.Config) {
 	s := Scoring{Name: name, NewScorer: func(g *graph.Graph) ScoreFunc {
-		sc := &score.Scorer{Config: c, Index: score.NewIndex(g)}
+		ix := score.NewIndex(g)
 		return func(_ context.Context, question string, qv []float32) (*score.Scores, error) {
-			return sc.ScoreVector(g, question, qv)
+			return ix.Score(c, score.Query{Text: question, Embedding: qv})
 		}
 	}}
 	for i := range r.scorings {
@@ -205,19 +205,17 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 func DefaultRegistry() *Registry {
 	r := &Registry{}
 	def, paper := flowreader.Aspects(), flowreader.AspectsPaper()
-	r.AddScoring(ScoreAspects, def.Score)
-	r.AddScoring(ScoreAspectsPaper, paper.Score)
+	r.AddScoring(ScoreAspects, def.Scoring)
+	r.AddScoring(ScoreAspectsPaper, paper.Scoring)
 	r.AddScoring(ScoreClassic, score.ClassicConfig())
-	dense := score.AspectsPaperConfig()
-	dense.RhoRef, dense.RawCos = 0, false
-	r.AddScoring(ScoreDense, dense)
+	r.AddScoring(ScoreDense, score.Config{}) // r = max(cos,0), h = r / max r
 	r.AddSelector("greedy", selector.Greedy{})
 	r.AddSelector("annealed", selector.Annealed{})
 
 	preset := func(name, doc string, cfg flowreader.Config) {
 		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selectorName(cfg.Selector), Router: cfg.Router})
 	}
-	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, κ = 0, no node credit)", def)
+	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, no node credit, b = 0.2)", def)
 	preset("aspects-paper", "aspects routing exactly as paper v3", paper)
 	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (paper v1)", Router: flow.DefaultClassic()})
 	ranked := func(name, scoring, doc string, rt flow.Router) {

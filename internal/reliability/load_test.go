@@ -96,8 +96,12 @@ func TestLoadConcurrentAsk(t *testing.T) {
 		iterations = 3
 	}
 	ctx := ctxTimeout(t, 5*time.Minute)
-	for _, preset := range []flowreader.Config{flowreader.Classic(), flowreader.Aspects()} {
-		t.Run(preset.Preset, func(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		preset flowreader.Config
+	}{{"classic", flowreader.Classic()}, {"aspects", flowreader.Aspects()}} {
+		preset := c.preset
+		t.Run(c.name, func(t *testing.T) {
 			cfg := preset
 			cfg.Model = pureModel()
 			cfg.Embedder = &fake.Embedder{Dim: 64}
@@ -159,7 +163,7 @@ func TestLoadConcurrentAsk(t *testing.T) {
 			after := heapAfterGC()
 			growth := int64(after) - int64(before)
 			t.Logf("%s: %d goroutines × %d iterations = %d asks; errors %d, mismatches %d; heap after GC %.1f MB → %.1f MB",
-				cfg.Preset, goroutines, iterations, goroutines*iterations, errs, mismatches, float64(before)/1e6, float64(after)/1e6)
+				c.name, goroutines, iterations, goroutines*iterations, errs, mismatches, float64(before)/1e6, float64(after)/1e6)
 			if mismatches > 0 {
 				t.Fatalf("%d answers differ from the sequential run", mismatches)
 			}

@@ -349,9 +349,9 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 		emb  llm.Embedder
 		want error
 	}{
-		{"NaN query", vectors(func(i int, s string) []float32 { v := unit(g.Dim, s); v[1] = nan; return v }), score.ErrNaN},
-		{"Inf query", vectors(func(i int, s string) []float32 { v := unit(g.Dim, s); v[1] = inf; return v }), score.ErrNaN},
-		{"wrong dimension", vectors(func(i int, s string) []float32 { return unit(g.Dim/2, s) }), score.ErrDimension},
+		{"NaN query", vectors(func(i int, s string) []float32 { v := unit(g.Dim, s); v[1] = nan; return v }), score.ErrEmbedding},
+		{"Inf query", vectors(func(i int, s string) []float32 { v := unit(g.Dim, s); v[1] = inf; return v }), score.ErrEmbedding},
+		{"wrong dimension", vectors(func(i int, s string) []float32 { return unit(g.Dim/2, s) }), score.ErrEmbedding},
 		{"no vector", llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) { return nil, nil }), nil},
 	}
 	for _, c := range query {

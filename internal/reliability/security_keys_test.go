@@ -89,7 +89,7 @@ func TestSecurityAPIKeyNeverLeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outputs = append(outputs, fmt.Sprintf("%v %+v", p.Config(), p.Config()))
+	outputs = append(outputs, fmt.Sprintf("%v %+v %v %+v", pc, pc, p, p))
 	var g *graph.Graph
 	for run := 0; run < 20 && g == nil; run++ {
 		g, err = p.Build(ctx, corpus())

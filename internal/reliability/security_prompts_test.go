@@ -2,6 +2,8 @@ package reliability
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,7 +13,6 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
-	"github.com/flowreader/flowreader/reader"
 )
 
 // anyTag finds the prompts' delimiter tags as a model might read them: any
@@ -62,8 +63,8 @@ func TestSecurityDocumentCannotCloseTheEvidenceBlock(t *testing.T) {
 		}
 		return pureModel().Generate(ctx, req)
 	}}}}
-	for _, preset := range []flowreader.Config{flowreader.Classic(), flowreader.Aspects()} {
-		t.Run(preset.Preset, func(t *testing.T) {
+	for name, preset := range map[string]flowreader.Config{"classic": flowreader.Classic(), "aspects": flowreader.Aspects()} {
+		t.Run(name, func(t *testing.T) {
 			m.Reset()
 			cfg := preset
 			cfg.Embedder, cfg.Model = &fake.Embedder{}, m
@@ -79,7 +80,7 @@ func TestSecurityDocumentCannotCloseTheEvidenceBlock(t *testing.T) {
 			if _, err := askOn(ctx, p, g, "How many kestrels were counted at the north ridge? HACKED"); err != nil {
 				t.Fatal(err)
 			}
-			worker, reasoner := templates(preset.Preset)
+			worker, reasoner := templates(name)
 			attacked := 0
 			for _, c := range m.Calls() {
 				var want map[string]int
@@ -113,10 +114,17 @@ func TestSecurityDocumentCannotCloseTheEvidenceBlock(t *testing.T) {
 // templates returns the delimiter tag counts of the preset's worker and
 // reasoner templates.
 func templates(preset string) (worker, reasoner map[string]int) {
-	if preset == "classic" {
-		return tagCounts(reader.Prompt("v1_b2_worker.txt")), tagCounts(reader.Prompt("v1_b3_reasoner.txt"))
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "reader", "prompts", name))
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
 	}
-	return tagCounts(reader.Prompt("v3_p4_worker.txt")), tagCounts(reader.Prompt("v3_p5_reasoner.txt"))
+	if preset == "classic" {
+		return tagCounts(read("v1_b2_worker.txt")), tagCounts(read("v1_b3_reasoner.txt"))
+	}
+	return tagCounts(read("v3_p4_worker.txt")), tagCounts(read("v3_p5_reasoner.txt"))
 }
 
 func union(a, b map[string]int) []string {

@@ -1,0 +1,242 @@
+package score
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// Query is one question to score: its text (for BM25 and the reference
+// match) and its embedding, made by the caller with the embedder the graph
+// was built with.
+type Query struct {
+	// Text is the question.
+	Text string
+	// Embedding is the question's embedding, of the graph's dimension; it
+	// need not be unit length (a zero embedding gives cosines of 0).
+	Embedding []float32
+	// Keywords, when not nil, are BM25's query words instead of
+	// Keywords(Text), for example those of paper v1's keyword prompt. They
+	// are tokenised, stop-listed and stemmed like Text; an empty, non-nil
+	// list means no keywords.
+	Keywords []string
+}
+
+// Score scores every node of the index's graph for q under c. It fails
+// with [ErrConfig] when c is invalid and with [ErrEmbedding] when
+// q.Embedding's length is not the graph's dimension or it (or a node's
+// embedding) holds a NaN or an infinity. An index of no nodes gives empty
+// Scores.
+func (ix *Index) Score(c Config, q Query) (*Scores, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if ix == nil || ix.g == nil {
+		return &Scores{Keywords: keywords(q), Refs: extractRefs(q.Text)}, nil
+	}
+	g := ix.g
+	if len(q.Embedding) != g.Dim {
+		return nil, fmt.Errorf("%w: query has %d values, graph dimension %d", ErrEmbedding, len(q.Embedding), g.Dim)
+	}
+	for i, x := range q.Embedding {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("%w: query value %d is %v", ErrEmbedding, i, x)
+		}
+	}
+	return ix.compute(c, q)
+}
+
+// keywords returns the BM25 query terms of q.
+func keywords(q Query) []string {
+	if q.Keywords == nil {
+		return Keywords(q.Text)
+	}
+	kw := Keywords(strings.Join(q.Keywords, " "))
+	if kw == nil {
+		kw = []string{} // the caller's words held none: no rule-based fallback
+	}
+	return kw
+}
+
+// compute is the scoring proper; its inputs are valid, except that the
+// graph's embeddings are only checked through the cosines they give.
+func (ix *Index) compute(c Config, q Query) (*Scores, error) {
+	g := ix.g
+	n := g.Len()
+	sc := &Scores{
+		Query:    unit(q.Embedding),
+		Keywords: keywords(q),
+		Refs:     extractRefs(q.Text),
+		Cos:      make([]float64, n),
+		R:        make([]float64, n),
+		H:        make([]float64, n),
+	}
+
+	// One pass over the contiguous embeddings; a zero query has cosine 0
+	// with every node and needs no pass. graph.New and graph.Read reject
+	// NaN, but a Graph is a plain struct: checking n cosines is cheaper
+	// than checking n·d values.
+	if !isZero(sc.Query) && cosines(sc.Cos, sc.Query, g.Emb, g.Dim) {
+		for i, x := range sc.Cos {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%w: embedding of node %d", ErrEmbedding, i)
+			}
+		}
+	}
+
+	// BM25 is min–max normalised over the nodes. Its scan for the bounds is
+	// one pass; the rescaling is done in the relevance pass below. With
+	// lo = 0 (some node has none of the query's terms, the usual case) a
+	// zero stays (0 − 0)/(hi − 0) = 0, so only non-zero scores are divided.
+	var lo, span float64
+	scale := false
+	if c.BM25Weight > 0 {
+		sc.BM25 = make([]float64, n)
+		if ix.bm25(sc.BM25, sc.Keywords) {
+			var hi float64
+			lo, hi = bounds(sc.BM25)
+			if hi > lo {
+				scale, span = true, hi-lo
+			} else {
+				clear(sc.BM25)
+			}
+		}
+	}
+	refs := false
+	if c.RefBoost > 0 {
+		sc.Ref = make([]float64, n)
+		refs = ix.refMatch(sc.Ref, sc.Refs)
+	}
+
+	// One pass for r, its sum and its maximum. Terms that are 0 for every
+	// node (no reference matched) are not added: adding +0 would not change
+	// r, which is (1 − α)·max(cos, 0) ≥ +0 or raw and then clipped.
+	rSum, rMax := 0.0, 0.0
+	alpha := c.BM25Weight
+	for i := range sc.R {
+		d := sc.Cos[i]
+		if !c.RawCosine {
+			d = max(d, 0)
+		}
+		r := (1 - alpha) * d
+		if sc.BM25 != nil {
+			b := sc.BM25[i]
+			if scale && (b != 0 || lo != 0) {
+				b = (b - lo) / span // a division, so that the maximum is exactly 1
+				sc.BM25[i] = b
+			}
+			r += alpha * b
+		}
+		if refs {
+			r += c.RefBoost * sc.Ref[i]
+		}
+		r = min(max(r, 0), 1)
+		sc.R[i] = r
+		rSum += r
+		if r > rMax { // r ≥ +0 and not NaN here
+			rMax = r
+		}
+	}
+
+	hSum := 0.0
+	if !c.Fusion {
+		if rMax > 0 {
+			for i, r := range sc.R {
+				h := r / rMax // a division, so that max h is exactly 1
+				sc.H[i] = h
+				hSum += h
+			}
+		}
+	} else {
+		if c.usesPhi() || c.usesPsi() {
+			a := ix.adjacency(c.MinEdgeWeight)
+			buf := ix.getScratch()
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c.NeighbourShare, c.Damping, c.usesPhi(), c.usesPsi(), buf)
+			ix.putScratch(buf)
+		}
+		for i := range sc.H {
+			h := c.RelevanceWeight * sc.R[i]
+			if sc.Phi != nil {
+				h += c.PropagationWeight * sc.Phi[i]
+			}
+			if sc.Psi != nil {
+				h += c.DiffusionWeight * sc.Psi[i]
+			}
+			h = min(max(h, 0), 1)
+			sc.H[i] = h
+			hSum += h
+		}
+	}
+
+	if c.Sinks > 0 {
+		sc.A = ix.answerability(sc.R, c.VisualBonus)
+		sc.Sinks = topK(sc.A, c.Sinks, nil)
+	}
+	if c.Sources > 0 {
+		buf := ix.getScratch()
+		sc.Sources, _ = mmr(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, c.Sources, c.MMRWeight, buf)
+		ix.putScratch(buf)
+	}
+
+	if n > 0 {
+		sc.RMean, sc.HMean = rSum/float64(n), hSum/float64(n)
+	}
+	return sc, nil
+}
+
+// cosines sets dst[i] to the dot product of q with the i-th embedding of
+// emb (dimension d) and reports whether any is NaN or infinite.
+func cosines(dst []float64, q, emb []float32, d int) (bad bool) {
+	for i := range dst {
+		x := graph.Dot(q, emb[i*d:(i+1)*d])
+		dst[i] = x
+		bad = bad || x-x != 0 // NaN or ±Inf
+	}
+	return bad
+}
+
+// unit returns q scaled to unit length (a copy), or a zero vector.
+func unit(q []float32) []float32 {
+	u := make([]float32, len(q))
+	s := 0.0
+	for _, x := range q {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return u
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range q {
+		u[i] = float32(float64(x) * inv)
+	}
+	return u
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bounds returns the least and greatest value of x (0, 0 when empty), by
+// plain comparisons: x holds no NaN (BM25 scores).
+func bounds(x []float64) (lo, hi float64) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	lo, hi = x[0], x[0]
+	for _, v := range x {
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
+}
