@@ -20,6 +20,10 @@ type Config struct {
 	ContextWords int
 	// PDFReader picks the PDF text reader: PDFAuto (""), PDFToText or PDFGo.
 	PDFReader string
+	// Skipped, when set, is told of every file a folder walk does not read
+	// because it breaks the confinement rule (see the package doc), with
+	// the reason.
+	Skipped func(path string, reason error)
 }
 
 func (c Config) contextWords() int {

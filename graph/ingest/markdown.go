@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,9 +28,18 @@ func Markdown(path string) (graph.Document, error) { return Config{}.Markdown(pa
 
 // Markdown is the package-level Markdown with c's chunking and context.
 func (c Config) Markdown(path string) (graph.Document, error) {
-	src, err := os.ReadFile(path)
+	box, err := confineTo(filepath.Dir(path))
 	if err != nil {
-		return graph.Document{}, fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
+	}
+	return c.markdown(box, path)
+}
+
+// markdown reads the Markdown file path of box.
+func (c Config) markdown(box folder, path string) (graph.Document, error) {
+	src, err := box.read(path)
+	if err != nil {
+		return graph.Document{}, err
 	}
 	doc, err := c.parseMarkdown(src, filepath.Dir(path))
 	if err != nil {

@@ -52,13 +52,22 @@ func MinerU(dir string) (graph.Document, error) { return Config{}.MinerU(dir) }
 
 // MinerU is the package-level MinerU with c's chunking and context.
 func (c Config) MinerU(dir string) (graph.Document, error) {
+	box, err := confineTo(dir)
+	if err != nil {
+		return graph.Document{}, err
+	}
+	return c.mineru(box, dir)
+}
+
+// mineru reads the MinerU folder dir of box.
+func (c Config) mineru(box folder, dir string) (graph.Document, error) {
 	list, err := contentList(dir)
 	if err != nil {
 		return graph.Document{}, err
 	}
-	data, err := os.ReadFile(list)
+	data, err := box.read(list)
 	if err != nil {
-		return graph.Document{}, fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
 	}
 	name := strings.TrimSuffix(filepath.Base(list), ".json")
 	name = strings.TrimSuffix(strings.TrimSuffix(name, "content_list"), "_")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -39,7 +38,22 @@ func PDF(path string) (graph.Document, error) { return Config{}.PDF(path) }
 
 // PDF is the package-level PDF with c's settings.
 func (c Config) PDF(path string) (graph.Document, error) {
-	pages, err := c.pdfPages(path)
+	box, err := confineTo(filepath.Dir(path))
+	if err != nil {
+		return graph.Document{}, err
+	}
+	return c.pdf(box, path)
+}
+
+// pdf reads the PDF file path of box. The readers get the checked real
+// path: pdftotext opens it in another process, so the check cannot follow
+// the open into it as folder.read does.
+func (c Config) pdf(box folder, path string) (graph.Document, error) {
+	real, _, err := box.check(path)
+	if err != nil {
+		return graph.Document{}, err
+	}
+	pages, err := c.pdfPages(real)
 	if err != nil {
 		return graph.Document{}, err
 	}
@@ -58,9 +72,6 @@ func (c Config) PDF(path string) (graph.Document, error) {
 }
 
 func (c Config) pdfPages(path string) ([]string, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("ingest: %w", err)
-	}
 	var errs []error
 	if c.PDFReader == PDFAuto || c.PDFReader == PDFToText {
 		if bin, err := exec.LookPath("pdftotext"); err == nil {

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,9 +14,18 @@ func Text(path string) (graph.Document, error) { return Config{}.Text(path) }
 
 // Text is the package-level Text with c's chunking.
 func (c Config) Text(path string) (graph.Document, error) {
-	data, err := os.ReadFile(path)
+	box, err := confineTo(filepath.Dir(path))
 	if err != nil {
-		return graph.Document{}, fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
+	}
+	return c.text(box, path)
+}
+
+// text reads the plain-text file path of box.
+func (c Config) text(box folder, path string) (graph.Document, error) {
+	data, err := box.read(path)
+	if err != nil {
+		return graph.Document{}, err
 	}
 	doc := c.parseText(string(data))
 	doc.ID = filepath.Base(path)
