@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -550,7 +551,7 @@ func alignment(g *graph.Graph, vs []int, dirs [][]float64, signed bool) []float6
 		e := g.Embedding(v)
 		for j := range d32 {
 			if len(d32[j]) == len(e) {
-				c := graph.Dot(e, d32[j])
+				c := vec.Dot(e, d32[j])
 				if !signed {
 					c = math.Max(0, c)
 				}

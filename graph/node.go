@@ -69,19 +69,3 @@ type Node struct {
 	// before and after).
 	Context string
 }
-
-// EmbeddingText is the text a node is embedded from:
-// "summary keywords: k1, k2, ..." (v1 Eq. 12; METHOD §0).
-func (n *Node) EmbeddingText() string {
-	s := n.Summary
-	if len(n.Keywords) > 0 {
-		s += " keywords: "
-		for i, k := range n.Keywords {
-			if i > 0 {
-				s += ", "
-			}
-			s += k
-		}
-	}
-	return s
-}

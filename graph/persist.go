@@ -32,25 +32,13 @@ import (
 // corrupted length cannot cause a large allocation; a graph is returned only
 // when the payload checksum matches.
 const (
-	// FormatVersion is the version of the file format Write produces.
-	FormatVersion = 1
+	// formatVersion is the version of the file format Write produces.
+	formatVersion = 1
 	magic         = "FLWGRAPH"
 	headerSize    = 32
 	edgeSize      = 13
 	// maxDim bounds the embedding dimension a file may declare.
 	maxDim = 1 << 16
-)
-
-// Errors returned by Read and Load; test with errors.Is.
-var (
-	// ErrFormat: the data is not a graph file or is malformed.
-	ErrFormat = errors.New("graph: not a valid graph file")
-	// ErrVersion: the file has another format version.
-	ErrVersion = errors.New("graph: unsupported graph file version")
-	// ErrChecksum: the file's content does not match its checksum.
-	ErrChecksum = errors.New("graph: graph file checksum mismatch")
-	// ErrTruncated: the file ends early.
-	ErrTruncated = errors.New("graph: graph file truncated")
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -68,7 +56,7 @@ func Write(w io.Writer, g *Graph) error {
 	p := encodePayload(g)
 	var h [headerSize]byte
 	copy(h[0:8], magic)
-	binary.LittleEndian.PutUint32(h[8:], FormatVersion)
+	binary.LittleEndian.PutUint32(h[8:], formatVersion)
 	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
 	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(p, castagnoli))
 	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
@@ -134,7 +122,7 @@ func Read(r io.Reader) (*Graph, error) {
 	var h [headerSize]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: header", ErrTruncated)
+			return nil, fmt.Errorf("%w: header", errTruncated)
 		}
 		return nil, fmt.Errorf("graph: read: %w", err)
 	}
@@ -157,7 +145,7 @@ func Read(r io.Reader) (*Graph, error) {
 		buf = buf[:len(buf)+m]
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, len(buf)-headerSize, n)
+				return nil, fmt.Errorf("%w: %d of %d payload bytes", errTruncated, len(buf)-headerSize, n)
 			}
 			return nil, fmt.Errorf("graph: read: %w", err)
 		}
@@ -170,11 +158,11 @@ func checkHeader(h []byte) (uint64, error) {
 	if string(h[0:8]) != magic {
 		return 0, fmt.Errorf("%w: bad magic", ErrFormat)
 	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != FormatVersion {
-		return 0, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, FormatVersion)
+	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
+		return 0, fmt.Errorf("%w: version %d, this build reads %d", errVersion, v, formatVersion)
 	}
 	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
-		return 0, fmt.Errorf("%w: header", ErrChecksum)
+		return 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	if binary.LittleEndian.Uint32(h[12:]) != 0 {
 		return 0, fmt.Errorf("%w: unknown flags", ErrFormat)
@@ -189,7 +177,7 @@ func checkHeader(h []byte) (uint64, error) {
 // decode parses a whole file held in data.
 func decode(data []byte) (*Graph, error) {
 	if len(data) < headerSize {
-		return nil, fmt.Errorf("%w: %d bytes", ErrTruncated, len(data))
+		return nil, fmt.Errorf("%w: %d bytes", errTruncated, len(data))
 	}
 	n, err := checkHeader(data[:headerSize])
 	if err != nil {
@@ -197,7 +185,7 @@ func decode(data []byte) (*Graph, error) {
 	}
 	p := data[headerSize:]
 	if uint64(len(p)) < n {
-		return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, len(p), n)
+		return nil, fmt.Errorf("%w: %d of %d payload bytes", errTruncated, len(p), n)
 	}
 	if uint64(len(p)) > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, uint64(len(p))-n)
@@ -208,7 +196,7 @@ func decode(data []byte) (*Graph, error) {
 	go func() { sum <- crc32.Checksum(p, castagnoli) }()
 	g, err := decodePayload(p)
 	if <-sum != binary.LittleEndian.Uint32(data[24:]) {
-		return nil, fmt.Errorf("%w: payload", ErrChecksum)
+		return nil, fmt.Errorf("%w: payload", errChecksum)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // mmrSlack absorbs float32 rounding in the cosines behind the MMR bound.
@@ -88,7 +89,7 @@ func mmrBuf(g *graph.Graph, h []float64, pivots [][]float64, cand []int, k int, 
 		v := cand[j]
 		ev := g.Embedding(v)
 		for ; int(cnt[j]) < len(pickJ); cnt[j]++ {
-			exact[j] = math.Max(exact[j], graph.Dot(ev, g.Embedding(cand[pickJ[cnt[j]]])))
+			exact[j] = math.Max(exact[j], vec.Dot(ev, g.Embedding(cand[pickJ[cnt[j]]])))
 		}
 		return lambda*h[v] - (1-lambda)*exact[j]
 	}

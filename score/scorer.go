@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -280,7 +281,7 @@ var parallelMinCos = 1 << 19
 // emb (dimension d) and reports whether any is NaN or infinite.
 func cosines(dst []float64, q, emb []float32, d int) (bad bool) {
 	for i := range dst {
-		x := graph.Dot(q, emb[i*d:(i+1)*d])
+		x := vec.Dot(q, emb[i*d:(i+1)*d])
 		dst[i] = x
 		bad = bad || x-x != 0 // NaN or ±Inf
 	}

@@ -291,9 +291,9 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 		emb  llm.Embedder
 		want []error
 	}{
-		{"NaN", vectors(func(i int, s string) []float32 { v := unit(8, s); v[3] = nan; return v }), []error{llm.ErrInvalidOutput, graph.ErrNaN}},
-		{"+Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[0] = inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrNaN}},
-		{"-Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[7] = -inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrNaN}},
+		{"NaN", vectors(func(i int, s string) []float32 { v := unit(8, s); v[3] = nan; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
+		{"+Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[0] = inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
+		{"-Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[7] = -inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
 		{"ragged dimensions", vectors(func(i int, s string) []float32 { return unit(8+i%2, s) }), []error{llm.ErrDimension, graph.ErrDimension}},
 		{"declared dimension differs", llm.FixedDim(16, vectors(func(i int, s string) []float32 { return unit(8, s) })), []error{llm.ErrDimension, graph.ErrDimension}},
 		{"too few vectors", llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {

@@ -189,7 +189,7 @@ func quote(s string) string {
 
 // Documents built by hand (not through ingest) get the same protection
 // from the graph Builder: an image path that leaves the document root,
-// lexically or through a symbolic link, is ErrImagePath, and no image
+// lexically or through a symbolic link, is ErrDocument, and no image
 // outside the root ever reaches the model during analysis.
 func TestSecurityBuilderImageEscapes(t *testing.T) {
 	f := newEscapeFixture(t)
@@ -210,8 +210,8 @@ func TestSecurityBuilderImageEscapes(t *testing.T) {
 		}
 		// On Unix a backslash is part of a file name, so that path is a
 		// local (missing) file, not an escape.
-		if !strings.Contains(esc, `\`) && !errors.Is(err, graph.ErrImagePath) {
-			t.Errorf("image path %q: build error %v, want graph.ErrImagePath", esc, err)
+		if !strings.Contains(esc, `\`) && !errors.Is(err, graph.ErrDocument) {
+			t.Errorf("image path %q: build error %v, want graph.ErrDocument", esc, err)
 		}
 	}
 	// A local image is read and sent.
@@ -293,7 +293,11 @@ func TestSecurityReaderImageEscapes(t *testing.T) {
 func texts(nodes []graph.Node) []string {
 	out := make([]string, len(nodes))
 	for i := range nodes {
-		out[i] = nodes[i].EmbeddingText()
+		// The Builder's embedding text (paper v1 Eq. 12).
+		out[i] = nodes[i].Summary
+		if len(nodes[i].Keywords) > 0 {
+			out[i] += " keywords: " + strings.Join(nodes[i].Keywords, ", ")
+		}
 	}
 	return out
 }
