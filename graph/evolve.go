@@ -55,7 +55,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 		sort.Slice(links[i], func(a, c int) bool { return links[i][a] < links[i][c] })
 	}
 	k := min(evolveNeighbours, max(n-1, 0))
-		for r := 1; r <= rounds; r++ {
+	for r := 1; r <= rounds; r++ {
 		stage := fmt.Sprintf("evolve %d/%d", r, rounds)
 		nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
 		if err != nil {
