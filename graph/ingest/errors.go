@@ -9,14 +9,13 @@ var (
 	// folder being ingested.
 	ErrPathEscape = errors.New("ingest: path escapes its folder")
 	// ErrFormat: the input is not valid for its format (malformed JSON,
-	// wrong structure).
+	// wrong structure, a PDF no reader could read).
 	ErrFormat = errors.New("ingest: malformed input")
-	// ErrNoContentList: a MinerU folder holds no *content_list.json.
-	ErrNoContentList = errors.New("ingest: no content_list.json in folder")
 	// ErrUnsupported: Path was given a file of an unknown type, or a file
-	// that is not a regular file (a FIFO, a device, a socket).
+	// that is not a regular file (a FIFO, a device, a socket), or a PDF
+	// with PDFReaderPoppler and no pdftotext on PATH.
 	ErrUnsupported = errors.New("ingest: unsupported file type")
-	// ErrNoPDFReader: neither pdftotext nor the pure-Go reader could read
-	// the PDF.
-	ErrNoPDFReader = errors.New("ingest: no working PDF text reader")
 )
+
+// errNoContentList: a MinerU folder holds no *content_list.json.
+var errNoContentList = errors.New("ingest: no content_list.json in folder")

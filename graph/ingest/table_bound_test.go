@@ -13,7 +13,7 @@ import (
 func TestTableTextOutputIsBounded(t *testing.T) {
 	body := `<table><tr><td rowspan="65534" colspan="1000">` + strings.Repeat("y", 4000) + `</td></tr>` +
 		strings.Repeat("<tr></tr>", 500) + `</table>`
-	out := TableText(body)
+	out := tableText(body)
 	if budget := max(minTableBytes, tableGrowth*len(body)); len(out) > budget+2*4100 {
 		t.Fatalf("%d bytes of HTML rendered to %d bytes", len(body), len(out))
 	}
@@ -28,7 +28,7 @@ func TestTableTextBoundAcrossTables(t *testing.T) {
 	one := `<table><tr><td rowspan="65534" colspan="1000">` + strings.Repeat("z", 1000) + `</td></tr>` +
 		strings.Repeat("<tr></tr>", 20) + `</table>`
 	body := strings.Repeat(one, 40)
-	if out := TableText(body); len(out) > max(minTableBytes, tableGrowth*len(body))+2*1100 {
+	if out := tableText(body); len(out) > max(minTableBytes, tableGrowth*len(body))+2*1100 {
 		t.Fatalf("%d bytes of HTML rendered to %d bytes", len(body), len(out))
 	}
 }
