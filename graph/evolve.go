@@ -36,11 +36,11 @@ type linkResult struct {
 	keywords []string
 }
 
-// evolve runs the LLM evolution rounds of METHOD §0. Links start as the
-// reading-order window (text nodes, both directions). In each round every
+// evolve runs the LLM evolution rounds (see the package doc). Links start
+// as the reading-order window (text nodes, both directions). In each round every
 // node sees its top cosine neighbours plus its current links, all taken from
 // the state before the round (snapshot semantics); its links are replaced by
-// the first MaxLinks suggestions and, if the model says so, its summary and
+// the first maxLinks suggestions and, if the model says so, its summary and
 // keywords are replaced. After each round every node is re-embedded (only
 // changed texts cost calls when a cache is set). A node whose answer does
 // not parse keeps its links and summary.

@@ -201,7 +201,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 // makeNoZero returns a byte slice of length n whose contents are
 // unspecified (not cleared): Load overwrites every byte with the file before
 // looking at it, and never returns the buffer unless all of it was read;
-// clearing 40 MB first costs almost as much as reading them. A
+// clearing it first would write every byte once more before the file does. A
 // strings.Builder grows its buffer without clearing it, and after Grow(n)
 // that buffer has room for n bytes.
 func makeNoZero(n int) []byte {

@@ -26,7 +26,7 @@ func (m Modality) String() string {
 }
 
 // Visual reports whether the modality is visual (table or figure). Both
-// formulations use two modality classes, text and visual (METHOD §0).
+// formulations use two modality classes, text and visual.
 func (m Modality) Visual() bool { return m == Table || m == Figure }
 
 // ImageRef locates a node's image inside the collection.

@@ -12,25 +12,7 @@ import (
 	"unsafe"
 )
 
-// File format (version 1). All integers are little-endian.
-//
-//	header, 32 bytes:
-//	  [0:8]   magic "FLWGRAPH"
-//	  [8:12]  format version (uint32)
-//	  [12:16] flags, zero (uint32)
-//	  [16:24] payload length in bytes (uint64)
-//	  [24:28] CRC-32C of the payload
-//	  [28:32] CRC-32C of header bytes [0:28]
-//	payload:
-//	  embedder name, dimension, node count, edge count
-//	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints
-//	  edges: U, V (uint32), kind (byte), weight (float32 bits), sorted by (U, V)
-//	  zero padding to a multiple of 4 bytes from the payload start
-//	  embeddings: node count × dimension float32, row-major
-//
-// The header checksum is verified before the payload length is trusted, so a
-// corrupted length cannot cause a large allocation; a graph is returned only
-// when the payload checksum matches.
+// The file format; the package doc describes it.
 const (
 	// formatVersion is the version of the file format Write produces.
 	formatVersion = 1
