@@ -47,7 +47,7 @@ func (k EdgeKind) String() string {
 
 // Edge is an undirected content edge between nodes U < V. Kind is a bit set:
 // one pair of nodes has one edge, whatever the number of reasons for it.
-// Weight is max(cos(e_U, e_V), 0) (v1 Eq. 13).
+// Weight is max(cos(e_U, e_V), 0) (paper v1 Eq. 13).
 type Edge struct {
 	U, V   int32
 	Kind   EdgeKind

@@ -21,9 +21,9 @@ const loadChunk = 256 << 10
 //
 // Load reads the file in chunks and checks each as it arrives; once the
 // nodes and edges are in, it decodes them while the embeddings are still
-// being read. It fails as Read would on the file's bytes, and also when the
-// file has more bytes than the one graph (ErrFormat) or changes size while
-// it is read (errTruncated when it shrinks, ErrFormat when it grows).
+// being read. It fails as [Read] would on the file's bytes, and also with
+// [ErrFormat] when the file has more bytes than the one graph or changes
+// size while it is read.
 func Load(path string) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
