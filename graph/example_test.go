@@ -76,5 +76,5 @@ func ExampleRead() {
 	_, err := graph.Read(&buf) // empty input
 	fmt.Println(err)
 	// Output:
-	// graph: invalid graph: file truncated: header
+	// graph: invalid graph: graph file truncated: header
 }

@@ -69,9 +69,9 @@ var ErrFormat = errors.New("graph: invalid graph")
 var (
 	errNaN       = fmt.Errorf("%w: NaN or Inf in embedding", ErrFormat)
 	errEdge      = fmt.Errorf("%w: edge out of range", ErrFormat)
-	errVersion   = fmt.Errorf("%w: unsupported file version", ErrFormat)
-	errChecksum  = fmt.Errorf("%w: file checksum mismatch", ErrFormat)
-	errTruncated = fmt.Errorf("%w: file truncated", ErrFormat)
+	errVersion   = fmt.Errorf("%w: unsupported graph file version", ErrFormat)
+	errChecksum  = fmt.Errorf("%w: graph file checksum mismatch", ErrFormat)
+	errTruncated = fmt.Errorf("%w: graph file truncated", ErrFormat)
 )
 
 // Graph is a content graph: nodes, their embeddings in one contiguous slice

@@ -138,7 +138,7 @@ func Read(r io.Reader) (*Graph, error) {
 // checkHeader validates the header and returns the payload length.
 func checkHeader(h []byte) (uint64, error) {
 	if string(h[0:8]) != magic {
-		return 0, fmt.Errorf("%w: bad magic", ErrFormat)
+		return 0, fmt.Errorf("%w: not a graph file (bad magic)", ErrFormat)
 	}
 	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
 		return 0, fmt.Errorf("%w: version %d, this build reads %d", errVersion, v, formatVersion)
