@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -512,7 +513,7 @@ func alignment(g *graph.Graph, vs []int, dirs [][]float64) []float64 {
 		e := g.Embedding(v)
 		for j := range d32 {
 			if len(d32[j]) == len(e) {
-				out[p*na+j] = math.Max(0, graph.Dot(e, d32[j]))
+				out[p*na+j] = math.Max(0, vec.Dot(e, d32[j]))
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/baselines"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"
 )
@@ -77,7 +78,7 @@ func benchGraph(b *testing.B, n, dim int) *graph.Graph {
 // cosinePass is the brute-force baseline: one cosine per node.
 func cosinePass(g *graph.Graph, q []float32, out []float64) {
 	for v := 0; v < g.Len(); v++ {
-		out[v] = graph.Dot(g.Embedding(v), q)
+		out[v] = vec.Dot(g.Embedding(v), q)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -112,7 +113,7 @@ func scoresFor(g *graph.Graph, q []float32) *score.Scores {
 	sc := &score.Scores{Query: q, Cos: make([]float64, n), R: make([]float64, n), H: make([]float64, n)}
 	mx := 0.0
 	for v := 0; v < n; v++ {
-		sc.Cos[v] = graph.Dot(g.Embedding(v), q)
+		sc.Cos[v] = vec.Dot(g.Embedding(v), q)
 		sc.R[v] = math.Min(math.Max(sc.Cos[v], 0), 1)
 		mx = math.Max(mx, sc.R[v])
 	}

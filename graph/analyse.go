@@ -63,7 +63,7 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 			if n.Modality.Visual() {
 				n.ImageText = strings.TrimSpace(a.TextContent)
 			}
-			keep[i] = n.Modality.Visual() || !strings.Contains(n.Summary, NoMeaningfulInformation)
+			keep[i] = n.Modality.Visual() || !strings.Contains(n.Summary, noMeaningfulInformation)
 			p.add(1)
 			return nil
 		})
@@ -89,7 +89,7 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
 	if !n.Modality.Visual() {
 		req := llm.UserText(textPrompt(n.Content))
-		req.JSONSchema, req.SchemaName, req.MaxTokens = []byte(schemaText), "text_node_analysis", b.MaxTokens
+		req.JSONSchema, req.SchemaName = []byte(schemaText), "text_node_analysis"
 		return req, nil
 	}
 	var img []byte
@@ -109,7 +109,7 @@ func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
 	if img != nil {
 		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.ImagePart(img, n.Image.MIME))
 	}
-	req.JSONSchema, req.SchemaName, req.MaxTokens = []byte(schemaVisual), "visual_node_analysis", b.MaxTokens
+	req.JSONSchema, req.SchemaName = []byte(schemaVisual), "visual_node_analysis"
 	return req, nil
 }
 

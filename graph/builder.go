@@ -10,41 +10,47 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// Builder defaults (METHOD §0).
+// Construction constants (the package doc gives the model they belong to).
 const (
-	// DefaultWindow is the reading-order link window w (v1 App. A).
-	DefaultWindow = 3
-	// DefaultRounds is the number of evolution rounds T (v1 App. A; v3 P3).
-	DefaultRounds = 3
-	// DefaultEvolveNeighbours is how many cosine neighbours P3 sees (v1 Eq. 14).
-	DefaultEvolveNeighbours = 5
-	// DefaultMaxLinks is how many suggested links a node keeps per round.
-	DefaultMaxLinks = 5
-	// DefaultNeighbourChars bounds each neighbour's content in P3 [proposed:
-	// G2 sends whole notes; 2,000 characters keeps 5+ neighbours in context].
-	DefaultNeighbourChars = 2000
-	// DefaultConcurrency is the number of concurrent model and embedder calls.
-	DefaultConcurrency = 4
-	// DefaultBatch is the number of texts per embedding call.
-	DefaultBatch = 64
-	// NoMeaningfulInformation is the P1 marker of chunks to drop.
-	NoMeaningfulInformation = "No meaningful information"
+	// defaultWindow is the reading-order window w (paper v1 App. A).
+	defaultWindow = 3
+	// defaultRounds is the number of evolution rounds T (paper v1 App. A).
+	defaultRounds = 3
+	// evolveNeighbours is how many cosine neighbours prompt P3 shows a node
+	// (paper v1 Eq. 14).
+	evolveNeighbours = 5
+	// maxLinks is how many P3 suggestions a node keeps per round.
+	maxLinks = 5
+	// neighbourChars bounds each neighbour's content in P3. G2-Reader sends
+	// whole notes; 2,000 characters keep five neighbours and the node's own
+	// note inside a small model's context.
+	neighbourChars = 2000
+	// defaultConcurrency is the number of model and embedder calls in flight.
+	defaultConcurrency = 4
+	// defaultBatch is the number of texts per embedding call when the
+	// embedder states no maximum (llm.BatchSizer).
+	defaultBatch = 64
+	// noMeaningfulInformation marks P1 answers of chunks to drop (paper v3
+	// App. J).
+	noMeaningfulInformation = "No meaningful information"
 )
 
-// Errors returned by Build.
+// ErrDocument is returned by Build for documents it cannot build from: two
+// documents with one ID, or an item whose image path leaves its document's
+// Root (lexically or through a symbolic link).
+var ErrDocument = errors.New("graph: invalid document")
+
 var (
-	// ErrNoEmbedder: Builder.Embedder is nil.
-	ErrNoEmbedder = errors.New("graph: builder has no embedder")
-	// ErrDuplicateDoc: two documents share an ID.
-	ErrDuplicateDoc = errors.New("graph: duplicate document ID")
-	// ErrImagePath: an item's image path leaves its document's root.
-	ErrImagePath = errors.New("graph: image path escapes the document root")
+	errNoEmbedder   = errors.New("graph: Builder.Embedder is nil")
+	errDuplicateDoc = fmt.Errorf("%w: duplicate document ID", ErrDocument)
+	errImagePath    = fmt.Errorf("%w: image path escapes the document root", ErrDocument)
 )
 
-// Builder builds a content graph from ingested documents (METHOD §0):
-// node analysis, embedding, reading-order links, symmetric kNN edges and,
-// with a Model, LLM evolution rounds. The zero value is not usable: set
-// Embedder. Other zero fields mean the documented defaults.
+// Builder builds a content graph from ingested documents: node analysis,
+// embedding, reading-order links, symmetric kNN edges and, with a Model,
+// LLM evolution rounds (see the package doc). The zero value is not usable:
+// set Embedder. Other zero fields mean the defaults of G2-Reader's
+// construction.
 type Builder struct {
 	// Embedder embeds node texts (as llm.Document). Required.
 	Embedder llm.Embedder
@@ -57,36 +63,28 @@ type Builder struct {
 	// stopped. Use llm.DirStore(dir) for an on-disk cache.
 	Cache llm.Store
 	// Concurrency bounds concurrent model and embedder calls (and kNN
-	// workers); 0 means DefaultConcurrency.
+	// workers); 0 means 4.
 	Concurrency int
 	// Progress, when set, is called after each unit of work of a stage
 	// ("analyse", "embed", "evolve 1/3", "knn"), never concurrently.
 	Progress func(done, total int, stage string)
-	// Window is the reading-order link window; 0 means 3, negative none.
+	// Window is the reading-order window w: each text node is linked to the
+	// next w text nodes of its document; 0 means 3, negative none.
 	Window int
-	// Rounds is the number of evolution rounds; 0 means 3, negative none.
+	// Rounds is the number of evolution rounds T; 0 means 3, negative
+	// none (no Model means none too).
 	Rounds int
-	// EvolveNeighbours is the number of cosine neighbours shown to P3; 0
-	// means 5.
-	EvolveNeighbours int
-	// MaxLinks is how many P3 suggestions a node keeps; 0 means 5.
-	MaxLinks int
-	// NeighbourChars bounds each neighbour's content in P3; 0 means 2,000.
-	NeighbourChars int
-	// K overrides the kNN size; 0 means KNNSize(N), negative no kNN edges.
-	K int
-	// Batch is the number of texts per embedding call; 0 means the
-	// embedder's MaxBatch if it has one, else 64.
-	Batch int
-	// MaxTokens bounds each model answer; 0 means the server default.
-	MaxTokens int
+	// KNN is the neighbourhood size k of the kNN edges; 0 means
+	// clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), negative no kNN edges. It
+	// is at most N-1.
+	KNN int
 	// Root, when set, makes stored image paths relative to it (the
 	// collection root); otherwise they are the document's Root joined with
 	// the item's path.
 	Root string
 }
 
-func (b *Builder) concurrency() int { return defaultInt(b.Concurrency, DefaultConcurrency) }
+func (b *Builder) concurrency() int { return defaultInt(b.Concurrency, defaultConcurrency) }
 
 // defaultInt returns def for 0, 0 for negative values, v otherwise.
 func defaultInt(v, def int) int {
@@ -132,7 +130,7 @@ func (p *progress) add(n int) {
 // answers are identical (Write gives equal bytes).
 func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if b.Embedder == nil {
-		return nil, ErrNoEmbedder
+		return nil, errNoEmbedder
 	}
 	emb := b.Embedder
 	model := b.Model
@@ -163,7 +161,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		return nil, err
 	}
 	var links [][]int32
-	if rounds := defaultInt(b.Rounds, DefaultRounds); model != nil && rounds > 0 {
+	if rounds := defaultInt(b.Rounds, defaultRounds); model != nil && rounds > 0 {
 		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, dim, rounds)
 		if err != nil {
 			return nil, err
@@ -175,9 +173,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 			edges = append(edges, Edge{U: int32(i), V: j, Kind: Link})
 		}
 	}
-	k := b.K
+	k := b.KNN
 	if k == 0 {
-		k = KNNSize(len(nodes))
+		k = knnSize(len(nodes))
 	}
 	if k > 0 {
 		k = min(k, len(nodes)-1)
@@ -205,7 +203,7 @@ func (b *Builder) nodes(docs []Document) ([]Node, error) {
 	total := 0
 	for _, d := range docs {
 		if seen[d.ID] {
-			return nil, fmt.Errorf("%w: %q", ErrDuplicateDoc, d.ID)
+			return nil, fmt.Errorf("%w: %q", errDuplicateDoc, d.ID)
 		}
 		seen[d.ID] = true
 		total += len(d.Items)
@@ -233,16 +231,16 @@ func (b *Builder) nodes(docs []Document) ([]Node, error) {
 func (b *Builder) imagePath(root string, ref *ImageRef) (*ImageRef, error) {
 	rel := filepath.FromSlash(ref.Path)
 	if !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%w: %q", ErrImagePath, ref.Path)
+		return nil, fmt.Errorf("%w: %q", errImagePath, ref.Path)
 	}
 	p := filepath.Join(root, rel)
 	if !resolvesInside(root, p) {
-		return nil, fmt.Errorf("%w: %q leaves %q through a symbolic link", ErrImagePath, ref.Path, root)
+		return nil, fmt.Errorf("%w: %q leaves %q through a symbolic link", errImagePath, ref.Path, root)
 	}
 	if b.Root != "" {
 		r, err := filepath.Rel(b.Root, p)
 		if err != nil || !filepath.IsLocal(r) {
-			return nil, fmt.Errorf("%w: %q is outside Builder.Root %q", ErrImagePath, p, b.Root)
+			return nil, fmt.Errorf("%w: %q is outside Builder.Root %q", errImagePath, p, b.Root)
 		}
 		p = r
 	}
@@ -270,9 +268,9 @@ func resolvesInside(root, p string) bool {
 }
 
 // orderEdges links each text node to the next Window text nodes of its
-// document (reading order; visual nodes start unlinked, METHOD §0).
+// document (reading order; visual nodes start unlinked, as in G2-Reader).
 func (b *Builder) orderEdges(nodes []Node) []Edge {
-	w := defaultInt(b.Window, DefaultWindow)
+	w := defaultInt(b.Window, defaultWindow)
 	var edges []Edge
 	var run []int32 // text nodes of the current document
 	doc := ""

@@ -279,7 +279,7 @@ func decodePayload(p []byte) (*Graph, error) {
 
 // nanError reports the node holding the i-th embedding value.
 func (l layout) nanError(i int) error {
-	return fmt.Errorf("node %d: %w", i/l.dim, ErrNaN)
+	return fmt.Errorf("node %d: %w", i/l.dim, errNaN)
 }
 
 // graph makes the graph of a checked payload p, its embeddings aliasing p,

@@ -1,53 +1,82 @@
-// Package graph is the offline content graph both FlowReader formulations
-// route over (METHOD §0, following G2-Reader's construction): nodes (text
-// chunks, tables, figures) with summaries, keywords and embeddings, and
-// undirected typed edges in a CSR adjacency that routing walks without
-// allocating.
+// Package graph is the offline content graph G = (V, E) that FlowReader
+// routes over (paper v3 §3.1 and App. A.1, which adopt G2-Reader's
+// construction): nodes are text chunks, tables and figures with summaries,
+// keywords and unit embeddings; edges are undirected, typed and weighted,
+// held in a CSR adjacency that routing walks without allocating.
 //
-// # Construction (Builder)
+// # Model
 //
-// Analysis. With a Model, every text node is analysed with prompt P1 and
-// every visual node with P2 (v3 Appendix J, embedded verbatim), asking for
-// JSON {keywords, summary, tags[, text_content]}; text nodes whose summary
-// contains "No meaningful information" are dropped. Without a Model the
+// A [Graph] has N nodes ([Node]) in document order, then item order; node i
+// of document d has ID "d#i" ([Document.ItemNode]). Row i of [Graph.Emb] is
+// the embedding e_i of node i, L2-normalised (a zero row stays zero), so
+// that cos(e_u, e_v) is a dot product ([Graph.Cos]).
+//
+// Edges ([Edge]) join U < V; one pair of nodes has one edge, whose Kind is
+// the set of reasons for it ([EdgeKind]):
+//   - [Order]: each text node and the next w text nodes of its document
+//     (w = [Builder.Window], 3 by default; visual nodes start unlinked);
+//   - [KNN]: symmetric cosine kNN, {u,v} when v ∈ kNN_k(u) or u ∈ kNN_k(v),
+//     with k = clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), exact brute force
+//     with ties broken by lower index;
+//   - [Link]: the links left by T evolution rounds (prompt P3, T =
+//     [Builder.Rounds], 3 by default) when a model is set.
+//
+// Every edge weighs w_uv = max(cos(e_u, e_v), 0) (paper v1 Eq. 13).
+//
+// # Construction
+//
+// [Builder.Build] makes the graph of ingested documents in three steps.
+//
+// Analysis. With a model, every text node is analysed with prompt P1 and
+// every visual node with P2 (paper v3 App. J, embedded verbatim), which
+// answer JSON {keywords, summary, tags[, text_content]}; text nodes whose
+// summary says "No meaningful information" are dropped. Without a model the
 // analysis is offline and deterministic: the summary is the lead sentences
 // (about 300 characters; the caption for visual nodes) and the keywords are
-// salient terms: identifiers ("Table 3", "Figure 2"), capitalised phrases by
-// frequency, and numbers.
+// salient terms: identifiers ("Table 3", "Figure 2"), capitalised phrases
+// by frequency, and numbers.
 //
 // Embedding. e_i = Enc(s_i + " keywords: " + join(K_i, ", ")) embedded as
-// llm.Document (v1 Eq. 12), L2-normalised; the dimension is the embedder's,
-// or that of its vectors when it reports 0.
+// llm.Document (paper v1 Eq. 12); the dimension is the embedder's, or that
+// of its vectors when it reports 0.
 //
-// Edges. The undirected edge set is the union of
-//   - Order: each text node and the next w = 3 text nodes of its document;
-//   - KNN: symmetric cosine kNN, {u,v} when v ∈ kNN_k(u) or u ∈ kNN_k(v),
-//     with k = clip(⌈log2 N⌉, 3, 32) (v3 App. A.1), exact brute force with
-//     ties broken by lower index;
-//   - Link: the links left by T = 3 evolution rounds (P3) when a Model is
-//     set. Links start as the Order adjacency; in each round every node sees
-//     its top-5 cosine neighbours (excluding itself) plus its current links,
-//     all from the pre-round snapshot; its links are replaced by the first 5
-//     suggestions (reading-order links survive only if re-suggested) and its
-//     summary and keywords are replaced when the model says so; then every
-//     node is re-embedded.
+// Evolution. Links start as the Order adjacency. In each round every node
+// sees its 5 nearest cosine neighbours (excluding itself, paper v1 Eq. 14)
+// plus its current links, all from the pre-round snapshot; its links are
+// replaced by the first 5 suggestions (reading-order links survive only if
+// re-suggested) and its summary and keywords are replaced when the model
+// says so; then every node is re-embedded. Each neighbour's content is cut
+// to 2,000 characters in P3.
 //
-// Edge weights are w_uv = max(cos(e_u, e_v), 0) (v1 Eq. 13). One pair of
-// nodes has one edge; Kind is the set of reasons for it.
+// With [Builder.Cache] set, every model answer and embedding is stored
+// under a content hash of its request, so a re-build of unchanged documents
+// makes no calls and an interrupted build resumes where it stopped. Builds
+// are deterministic: equal inputs and answers give byte-identical files.
 //
-// Caching. With Builder.Cache set, every model answer and embedding is stored
-// under a content hash of the request (llm.Cache, llm.CacheEmbedder), so a
-// re-build of unchanged documents makes no calls and an interrupted build
-// resumes where it stopped. Builds are deterministic: equal inputs and
-// answers give byte-identical files.
+// # File format
 //
-// # Persistence
+// [Save] and [Load] ([Write] and [Read] on streams) use one versioned
+// binary file, version 1, all integers little-endian:
 //
-// Save/Load (Write/Read) use one versioned binary file: a 32-byte header
-// (magic, format version, payload length, CRC-32C of the payload, CRC-32C of
-// the header), then the embedder name and dimension, nodes, edges and the
-// embeddings as little-endian float32. Corrupted, truncated or foreign files
-// fail with ErrFormat, ErrVersion, ErrChecksum or ErrTruncated, never a
-// panic; LoadDim also checks the dimension (ErrDimension). Load reads the
-// file once and aliases node strings and embeddings into that buffer.
+//	header, 32 bytes:
+//	  [0:8]   magic "FLWGRAPH"
+//	  [8:12]  format version (uint32)
+//	  [12:16] flags, zero (uint32)
+//	  [16:24] payload length in bytes (uint64)
+//	  [24:28] CRC-32C of the payload
+//	  [28:32] CRC-32C of header bytes [0:28]
+//	payload:
+//	  embedder name, dimension, node count, edge count
+//	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints
+//	  edges: U, V (uint32), kind (byte), weight (float32 bits), sorted by (U, V)
+//	  zero padding to a multiple of 4 bytes from the payload start
+//	  embeddings: node count × dimension float32, row-major
+//
+// The header checksum is verified before the payload length is trusted, so
+// a corrupted length cannot cause a large allocation, and a graph is
+// returned only when the payload checksum matches. A foreign, corrupted,
+// truncated or other-version file fails with [ErrFormat], never a panic;
+// [LoadDim] also checks the dimension against the query embedder's
+// ([ErrDimension]). Load reads the file once and aliases node strings and
+// embeddings into that buffer.
 package graph

@@ -3,13 +3,14 @@ package graph
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flowreader/flowreader/llm"
 )
 
-// embed embeds every node's EmbeddingText (as llm.Document) in batches,
+// embed embeds every node's embeddingText (as llm.Document) in batches,
 // concurrently, into one contiguous row-major slice. The dimension is the
 // embedder's, or taken from the vectors when it reports 0 (want > 0 fixes
 // it, as in later rounds). Vectors are validated: count, length, finite.
@@ -19,12 +20,9 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	for i := range nodes {
 		texts[i] = embeddingText(&nodes[i])
 	}
-	batch := b.Batch
-	if batch <= 0 {
-		batch = DefaultBatch
-		if bs, ok := b.Embedder.(llm.BatchSizer); ok && bs.MaxBatch() > 0 {
-			batch = bs.MaxBatch()
-		}
+	batch := defaultBatch
+	if bs, ok := b.Embedder.(llm.BatchSizer); ok && bs.MaxBatch() > 0 {
+		batch = bs.MaxBatch()
 	}
 	dim := want
 	if dim == 0 {
@@ -75,11 +73,16 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	return emb, dim, nil
 }
 
-// embeddingText is the node's EmbeddingText, or its modality name when the
-// node has neither summary nor keywords (an embedder may reject "").
+// embeddingText is the text a node is embedded from,
+// "summary keywords: k1, k2, ..." (paper v1 Eq. 12), or its modality name
+// when the node has neither summary nor keywords (an embedder may reject "").
 func embeddingText(n *Node) string {
-	if t := n.EmbeddingText(); t != "" {
-		return t
+	s := n.Summary
+	if len(n.Keywords) > 0 {
+		s += " keywords: " + strings.Join(n.Keywords, ", ")
 	}
-	return n.Modality.String()
+	if s == "" {
+		return n.Modality.String()
+	}
+	return s
 }

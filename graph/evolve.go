@@ -36,11 +36,11 @@ type linkResult struct {
 	keywords []string
 }
 
-// evolve runs the LLM evolution rounds of METHOD §0. Links start as the
-// reading-order window (text nodes, both directions). In each round every
+// evolve runs the LLM evolution rounds (see the package doc). Links start
+// as the reading-order window (text nodes, both directions). In each round every
 // node sees its top cosine neighbours plus its current links, all taken from
 // the state before the round (snapshot semantics); its links are replaced by
-// the first MaxLinks suggestions and, if the model says so, its summary and
+// the first maxLinks suggestions and, if the model says so, its summary and
 // keywords are replaced. After each round every node is re-embedded (only
 // changed texts cost calls when a cache is set). A node whose answer does
 // not parse keeps its links and summary.
@@ -54,8 +54,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 	for i := range links {
 		sort.Slice(links[i], func(a, c int) bool { return links[i][a] < links[i][c] })
 	}
-	k := min(defaultInt(b.EvolveNeighbours, DefaultEvolveNeighbours), max(n-1, 0))
-	maxLinks := defaultInt(b.MaxLinks, DefaultMaxLinks)
+	k := min(evolveNeighbours, max(n-1, 0))
 	for r := 1; r <= rounds; r++ {
 		stage := fmt.Sprintf("evolve %d/%d", r, rounds)
 		nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
@@ -73,7 +72,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 			g.Go(func() error {
 				cands := candidates(int32(i), nb[i*k:(i+1)*k], links[i])
 				req := llm.UserText(b.linkPromptFor(nodes, i, cands))
-				req.JSONSchema, req.SchemaName, req.MaxTokens = []byte(schemaLink), "node_linking", b.MaxTokens
+				req.JSONSchema, req.SchemaName = []byte(schemaLink), "node_linking"
 				resp, err := m.Generate(gctx, req)
 				if err != nil {
 					return fmt.Errorf("graph: %s, node %s: %w", stage, nodes[i].ID, err)
@@ -145,7 +144,7 @@ func noteContent(n *Node) string {
 }
 
 func (b *Builder) linkPromptFor(nodes []Node, i int, cands []int32) string {
-	limit := defaultInt(b.NeighbourChars, DefaultNeighbourChars)
+	limit := neighbourChars
 	var nb strings.Builder
 	for k, j := range cands {
 		o := &nodes[j]

@@ -76,15 +76,5 @@ func ExampleRead() {
 	_, err := graph.Read(&buf) // empty input
 	fmt.Println(err)
 	// Output:
-	// graph: graph file truncated: header
-}
-
-func ExampleKNNSize() {
-	for _, n := range []int{10, 1000, 100000} {
-		fmt.Println(n, graph.KNNSize(n))
-	}
-	// Output:
-	// 10 4
-	// 1000 10
-	// 100000 17
+	// graph: invalid graph: graph file truncated: header
 }

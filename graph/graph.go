@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // EdgeKind is the origin of a content edge.
@@ -45,18 +47,31 @@ func (k EdgeKind) String() string {
 
 // Edge is an undirected content edge between nodes U < V. Kind is a bit set:
 // one pair of nodes has one edge, whatever the number of reasons for it.
-// Weight is max(cos(e_U, e_V), 0) (v1 Eq. 13).
+// Weight is max(cos(e_U, e_V), 0) (paper v1 Eq. 13).
 type Edge struct {
 	U, V   int32
 	Kind   EdgeKind
 	Weight float32
 }
 
-// Errors returned by New and by persistence.
+// ErrDimension is returned when embeddings do not have the dimension they
+// must have: New given len(emb) != len(nodes)·dim, Build given vectors of
+// different lengths, LoadDim given a file of another dimension.
+var ErrDimension = errors.New("graph: embedding dimension mismatch")
+
+// ErrFormat is returned for data that makes no valid graph: a file that is
+// not a graph file, has another format version, fails its checksum or is
+// truncated (Read, Load), and nodes, embeddings or edges that New cannot
+// make a graph of (a NaN or infinite embedding value, an edge naming a
+// missing node). The wrapped message says which.
+var ErrFormat = errors.New("graph: invalid graph")
+
 var (
-	ErrDimension = errors.New("graph: embedding dimension mismatch")
-	ErrNaN       = errors.New("graph: NaN or Inf in embedding")
-	ErrEdge      = errors.New("graph: invalid edge")
+	errNaN       = fmt.Errorf("%w: NaN or Inf in embedding", ErrFormat)
+	errEdge      = fmt.Errorf("%w: edge out of range", ErrFormat)
+	errVersion   = fmt.Errorf("%w: unsupported graph file version", ErrFormat)
+	errChecksum  = fmt.Errorf("%w: graph file checksum mismatch", ErrFormat)
+	errTruncated = fmt.Errorf("%w: graph file truncated", ErrFormat)
 )
 
 // Graph is a content graph: nodes, their embeddings in one contiguous slice
@@ -91,7 +106,7 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 	}
 	for i, x := range emb {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("%w: node %d", ErrNaN, i/max(dim, 1))
+			return nil, fmt.Errorf("%w: node %d", errNaN, i/max(dim, 1))
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -101,7 +116,7 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 	es := make([]Edge, 0, len(edges))
 	for _, e := range edges {
 		if e.U < 0 || e.V < 0 || int(e.U) >= n || int(e.V) >= n {
-			return nil, fmt.Errorf("%w: (%d,%d) with %d nodes", ErrEdge, e.U, e.V, n)
+			return nil, fmt.Errorf("%w: (%d,%d) with %d nodes", errEdge, e.U, e.V, n)
 		}
 		if e.U == e.V {
 			continue
@@ -187,31 +202,9 @@ func (g *Graph) Neighbors(i int) (nbrs, edges []int32) {
 	return g.adj[a:b], g.eid[a:b]
 }
 
-// Degree returns the number of neighbours of node i.
-func (g *Graph) Degree(i int) int { return int(g.off[i+1] - g.off[i]) }
-
 // Cos returns the cosine of nodes i and j (embeddings are unit or zero).
 func (g *Graph) Cos(i, j int) float64 {
-	return Dot(g.Embedding(i), g.Embedding(j))
-}
-
-// Dot is the dot product of a and b (equal lengths), summed in four
-// float32 lanes in a fixed order so that results are deterministic.
-func Dot(a, b []float32) float64 {
-	var s0, s1, s2, s3 float32
-	n := len(a)
-	b = b[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < n; i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0) + float64(s1) + float64(s2) + float64(s3)
+	return vec.Dot(g.Embedding(i), g.Embedding(j))
 }
 
 func normalize(v []float32) {

@@ -9,9 +9,9 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// KNNSize returns the paper's neighbourhood size k = clip(ceil(log2 N), 3, 32)
-// (v3 App. A.1; METHOD B.2), never more than N-1.
-func KNNSize(n int) int {
+// knnSize is the neighbourhood size k = clip(⌈log2 N⌉, 3, 32) (paper v3
+// App. A.1), never more than N-1.
+func knnSize(n int) int {
 	if n <= 1 {
 		return 0
 	}

@@ -14,8 +14,8 @@ func sdot(a, b []float32) float32 { return gonum.Implementation{}.Sdot(len(a), a
 
 func TestKNNSize(t *testing.T) {
 	for _, c := range [][2]int{{0, 0}, {1, 0}, {2, 1}, {4, 3}, {8, 3}, {9, 4}, {1000, 10}, {1 << 20, 20}, {1 << 40, 32}} {
-		if got := KNNSize(c[0]); got != c[1] {
-			t.Errorf("KNNSize(%d) = %d, want %d", c[0], got, c[1])
+		if got := knnSize(c[0]); got != c[1] {
+			t.Errorf("knnSize(%d) = %d, want %d", c[0], got, c[1])
 		}
 	}
 }

@@ -21,9 +21,9 @@ const loadChunk = 256 << 10
 //
 // Load reads the file in chunks and checks each as it arrives; once the
 // nodes and edges are in, it decodes them while the embeddings are still
-// being read. It fails as Read would on the file's bytes, and also when the
-// file has more bytes than the one graph (ErrFormat) or changes size while
-// it is read (ErrTruncated when it shrinks, ErrFormat when it grows).
+// being read. It fails as [Read] would on the file's bytes, and also with
+// [ErrFormat] when the file has more bytes than the one graph or changes
+// size while it is read.
 func Load(path string) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -60,7 +60,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	var h [headerSize]byte
 	if k, err := io.ReadFull(r, h[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: %d bytes", ErrTruncated, k)
+			return nil, fmt.Errorf("%w: %d bytes", errTruncated, k)
 		}
 		return nil, fmt.Errorf("graph: read: %w", err)
 	}
@@ -70,7 +70,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	}
 	have := uint64(max(size-headerSize, 0))
 	if have < n {
-		return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, have, n)
+		return nil, fmt.Errorf("%w: %d of %d payload bytes", errTruncated, have, n)
 	}
 	if have > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, have-n)
@@ -100,7 +100,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		return nil, res.err
 	}
 	if res.crc != binary.LittleEndian.Uint32(h[24:]) {
-		return nil, fmt.Errorf("%w: payload", ErrChecksum)
+		return nil, fmt.Errorf("%w: payload", errChecksum)
 	}
 	if !ok { // the leading fields are bad: let decodePayload say how
 		g, err := decodePayload(p)
@@ -173,7 +173,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 		}
 		switch {
 		case err == io.EOF && avail < len(p):
-			return readResult{err: fmt.Errorf("%w: %d of %d payload bytes (the file shrank while it was read)", ErrTruncated, avail, len(p))}
+			return readResult{err: fmt.Errorf("%w: %d of %d payload bytes (the file shrank while it was read)", errTruncated, avail, len(p))}
 		case err != nil && err != io.EOF:
 			return readResult{err: fmt.Errorf("graph: read: %w", err)}
 		case k == 0:
@@ -201,7 +201,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 // makeNoZero returns a byte slice of length n whose contents are
 // unspecified (not cleared): Load overwrites every byte with the file before
 // looking at it, and never returns the buffer unless all of it was read;
-// clearing 40 MB first costs almost as much as reading them. A
+// clearing it first would write every byte once more before the file does. A
 // strings.Builder grows its buffer without clearing it, and after Grow(n)
 // that buffer has room for n bytes.
 func makeNoZero(n int) []byte {

@@ -126,7 +126,7 @@ func TestLoadFileErrors(t *testing.T) {
 		if (err == nil) != (werr == nil) {
 			t.Fatalf("case %d: Load err = %v, decode err = %v", i, err, werr)
 		}
-		for _, s := range []error{ErrTruncated, ErrFormat, ErrChecksum, ErrVersion} {
+		for _, s := range []error{errTruncated, ErrFormat, errChecksum, errVersion} {
 			if errors.Is(err, s) != errors.Is(werr, s) {
 				t.Fatalf("case %d: Load err = %v, decode err = %v", i, err, werr)
 			}
@@ -142,13 +142,13 @@ func TestLoadFileErrors(t *testing.T) {
 }
 
 // TestLoadSizeChanges: a file that shrinks or grows while it is read fails
-// with ErrTruncated or ErrFormat, whichever read it happens in.
+// with errTruncated or ErrFormat, whichever read it happens in.
 func TestLoadSizeChanges(t *testing.T) {
 	data := encode(t, randomGraph(t, 40, 8, 2))
 	for _, c := range loadChunks {
 		for _, cut := range []int{1, 4, 100, len(data) - headerSize - 1} {
 			_, err := loadFrom(bytes.NewReader(data[:len(data)-cut]), int64(len(data)), c)
-			if !errors.Is(err, ErrTruncated) {
+			if !errors.Is(err, errTruncated) {
 				t.Fatalf("chunk %d, shrunk by %d: %v", c, cut, err)
 			}
 		}
@@ -171,7 +171,7 @@ func TestLoadSizeChanges(t *testing.T) {
 			if err := os.Truncate(p, int64(len(data)/2)); err != nil {
 				t.Fatal(err)
 			}
-		}, ErrTruncated},
+		}, errTruncated},
 		{func(t *testing.T) { // grow
 			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
@@ -289,7 +289,7 @@ func TestCSR(t *testing.T) {
 		for x := range n {
 			slices.SortFunc(want[x], func(a, b nb) int { return cmp.Compare(a.v, b.v) })
 			nbrs, eids := g.Neighbors(x)
-			if len(nbrs) != len(want[x]) || g.Degree(x) != len(want[x]) {
+			if len(nbrs) != len(want[x]) {
 				t.Fatalf("trial %d node %d: %d neighbours, want %d", trial, x, len(nbrs), len(want[x]))
 			}
 			for j, w := range want[x] {

@@ -26,7 +26,7 @@ func (m Modality) String() string {
 }
 
 // Visual reports whether the modality is visual (table or figure). Both
-// formulations use two modality classes, text and visual (METHOD §0).
+// formulations use two modality classes, text and visual.
 func (m Modality) Visual() bool { return m == Table || m == Figure }
 
 // ImageRef locates a node's image inside the collection.
@@ -68,20 +68,4 @@ type Node struct {
 	// Context is surrounding text given to visual nodes (up to 1,000 words
 	// before and after).
 	Context string
-}
-
-// EmbeddingText is the text a node is embedded from:
-// "summary keywords: k1, k2, ..." (v1 Eq. 12; METHOD §0).
-func (n *Node) EmbeddingText() string {
-	s := n.Summary
-	if len(n.Keywords) > 0 {
-		s += " keywords: "
-		for i, k := range n.Keywords {
-			if i > 0 {
-				s += ", "
-			}
-			s += k
-		}
-	}
-	return s
 }

@@ -12,45 +12,15 @@ import (
 	"unsafe"
 )
 
-// File format (version 1). All integers are little-endian.
-//
-//	header, 32 bytes:
-//	  [0:8]   magic "FLWGRAPH"
-//	  [8:12]  format version (uint32)
-//	  [12:16] flags, zero (uint32)
-//	  [16:24] payload length in bytes (uint64)
-//	  [24:28] CRC-32C of the payload
-//	  [28:32] CRC-32C of header bytes [0:28]
-//	payload:
-//	  embedder name, dimension, node count, edge count
-//	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints
-//	  edges: U, V (uint32), kind (byte), weight (float32 bits), sorted by (U, V)
-//	  zero padding to a multiple of 4 bytes from the payload start
-//	  embeddings: node count × dimension float32, row-major
-//
-// The header checksum is verified before the payload length is trusted, so a
-// corrupted length cannot cause a large allocation; a graph is returned only
-// when the payload checksum matches.
+// The file format; the package doc describes it.
 const (
-	// FormatVersion is the version of the file format Write produces.
-	FormatVersion = 1
+	// formatVersion is the version of the file format Write produces.
+	formatVersion = 1
 	magic         = "FLWGRAPH"
 	headerSize    = 32
 	edgeSize      = 13
 	// maxDim bounds the embedding dimension a file may declare.
 	maxDim = 1 << 16
-)
-
-// Errors returned by Read and Load; test with errors.Is.
-var (
-	// ErrFormat: the data is not a graph file or is malformed.
-	ErrFormat = errors.New("graph: not a valid graph file")
-	// ErrVersion: the file has another format version.
-	ErrVersion = errors.New("graph: unsupported graph file version")
-	// ErrChecksum: the file's content does not match its checksum.
-	ErrChecksum = errors.New("graph: graph file checksum mismatch")
-	// ErrTruncated: the file ends early.
-	ErrTruncated = errors.New("graph: graph file truncated")
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -68,7 +38,7 @@ func Write(w io.Writer, g *Graph) error {
 	p := encodePayload(g)
 	var h [headerSize]byte
 	copy(h[0:8], magic)
-	binary.LittleEndian.PutUint32(h[8:], FormatVersion)
+	binary.LittleEndian.PutUint32(h[8:], formatVersion)
 	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
 	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(p, castagnoli))
 	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
@@ -134,7 +104,7 @@ func Read(r io.Reader) (*Graph, error) {
 	var h [headerSize]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: header", ErrTruncated)
+			return nil, fmt.Errorf("%w: header", errTruncated)
 		}
 		return nil, fmt.Errorf("graph: read: %w", err)
 	}
@@ -157,7 +127,7 @@ func Read(r io.Reader) (*Graph, error) {
 		buf = buf[:len(buf)+m]
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, len(buf)-headerSize, n)
+				return nil, fmt.Errorf("%w: %d of %d payload bytes", errTruncated, len(buf)-headerSize, n)
 			}
 			return nil, fmt.Errorf("graph: read: %w", err)
 		}
@@ -168,13 +138,13 @@ func Read(r io.Reader) (*Graph, error) {
 // checkHeader validates the header and returns the payload length.
 func checkHeader(h []byte) (uint64, error) {
 	if string(h[0:8]) != magic {
-		return 0, fmt.Errorf("%w: bad magic", ErrFormat)
+		return 0, fmt.Errorf("%w: not a graph file (bad magic)", ErrFormat)
 	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != FormatVersion {
-		return 0, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, FormatVersion)
+	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
+		return 0, fmt.Errorf("%w: version %d, this build reads %d", errVersion, v, formatVersion)
 	}
 	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
-		return 0, fmt.Errorf("%w: header", ErrChecksum)
+		return 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	if binary.LittleEndian.Uint32(h[12:]) != 0 {
 		return 0, fmt.Errorf("%w: unknown flags", ErrFormat)
@@ -189,7 +159,7 @@ func checkHeader(h []byte) (uint64, error) {
 // decode parses a whole file held in data.
 func decode(data []byte) (*Graph, error) {
 	if len(data) < headerSize {
-		return nil, fmt.Errorf("%w: %d bytes", ErrTruncated, len(data))
+		return nil, fmt.Errorf("%w: %d bytes", errTruncated, len(data))
 	}
 	n, err := checkHeader(data[:headerSize])
 	if err != nil {
@@ -197,7 +167,7 @@ func decode(data []byte) (*Graph, error) {
 	}
 	p := data[headerSize:]
 	if uint64(len(p)) < n {
-		return nil, fmt.Errorf("%w: %d of %d payload bytes", ErrTruncated, len(p), n)
+		return nil, fmt.Errorf("%w: %d of %d payload bytes", errTruncated, len(p), n)
 	}
 	if uint64(len(p)) > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, uint64(len(p))-n)
@@ -208,7 +178,7 @@ func decode(data []byte) (*Graph, error) {
 	go func() { sum <- crc32.Checksum(p, castagnoli) }()
 	g, err := decodePayload(p)
 	if <-sum != binary.LittleEndian.Uint32(data[24:]) {
-		return nil, fmt.Errorf("%w: payload", ErrChecksum)
+		return nil, fmt.Errorf("%w: payload", errChecksum)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)

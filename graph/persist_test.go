@@ -125,18 +125,18 @@ func TestReadErrors(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"empty", nil, ErrTruncated},
+		{"empty", nil, errTruncated},
 		{"magic", mut(func(b []byte) []byte { b[0] = 'X'; return b }), ErrFormat},
-		{"version", mut(func(b []byte) []byte { b[8] = 2; rechecksum(b); return b }), ErrVersion},
-		{"header crc", mut(func(b []byte) []byte { b[16]++; return b }), ErrChecksum},
-		{"payload crc", mut(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrChecksum},
-		{"truncated", data[:len(data)-3], ErrTruncated},
+		{"version", mut(func(b []byte) []byte { b[8] = 2; rechecksum(b); return b }), errVersion},
+		{"header crc", mut(func(b []byte) []byte { b[16]++; return b }), errChecksum},
+		{"payload crc", mut(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), errChecksum},
+		{"truncated", data[:len(data)-3], errTruncated},
 		{"trailing", append(append([]byte(nil), data...), 0), ErrFormat},
 		{"huge length", mut(func(b []byte) []byte {
 			binary.LittleEndian.PutUint64(b[16:], 1<<50)
 			binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
 			return b
-		}), ErrTruncated},
+		}), errTruncated},
 		{"nan", mut(func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[len(b)-4:], 0x7fc00000)
 			rechecksum(b)
@@ -159,7 +159,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	// Every prefix fails cleanly.
 	for i := 0; i < len(data); i++ {
-		if _, err := Read(bytes.NewReader(data[:i])); !errors.Is(err, ErrTruncated) {
+		if _, err := Read(bytes.NewReader(data[:i])); !errors.Is(err, errTruncated) {
 			t.Fatalf("prefix %d: %v", i, err)
 		}
 	}
@@ -168,7 +168,7 @@ func TestReadErrors(t *testing.T) {
 	for i := headerSize; i < len(data); i++ {
 		b := append([]byte(nil), data...)
 		b[i] ^= 0x5a
-		if _, err := Read(bytes.NewReader(b)); !errors.Is(err, ErrChecksum) {
+		if _, err := Read(bytes.NewReader(b)); !errors.Is(err, errChecksum) {
 			t.Fatalf("flip at %d: %v", i, err)
 		}
 		rechecksum(b)
@@ -189,7 +189,7 @@ func FuzzRead(f *testing.F) {
 		if len(data) >= headerSize {
 			b := append([]byte(nil), data...)
 			copy(b, magic)
-			binary.LittleEndian.PutUint32(b[8:], FormatVersion)
+			binary.LittleEndian.PutUint32(b[8:], formatVersion)
 			binary.LittleEndian.PutUint32(b[12:], 0)
 			binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-headerSize))
 			rechecksum(b)

@@ -38,8 +38,8 @@ const (
 )
 
 // textPrompt is P1 followed by the chunk. P1 has no placeholder for the
-// text; G2-Reader appends it as the input [proposed: "Input Text:" label,
-// matching P1's few-shot examples].
+// text; G2-Reader appends it as the input. The "Input Text:" label is ours:
+// it matches P1's few-shot examples.
 //
 // The chunk's backslashes and double quotes are escaped (\\ and \"), so
 // that a document cannot end the quotation early and append instructions

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -348,11 +349,11 @@ func cosine(a, b []float32) float64 {
 	if len(a) != len(b) {
 		return 0
 	}
-	na, nb := graph.Dot(a, a), graph.Dot(b, b)
+	na, nb := vec.Dot(a, a), vec.Dot(b, b)
 	if na == 0 || nb == 0 {
 		return 0
 	}
-	return graph.Dot(a, b) / math.Sqrt(na*nb)
+	return vec.Dot(a, b) / math.Sqrt(na*nb)
 }
 
 // answerText turns the best unit into an answer: a sentence or list item as

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // benchSizes are the graph sizes and embedding dimensions benchmarked.
@@ -144,7 +145,7 @@ func BenchmarkCosinePass(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				for i := range out {
-					out[i] = graph.Dot(q, g.Emb[i*g.Dim:(i+1)*g.Dim])
+					out[i] = vec.Dot(q, g.Emb[i*g.Dim:(i+1)*g.Dim])
 				}
 			}
 			if math.IsNaN(out[0]) {
@@ -190,7 +191,7 @@ func BenchmarkRatio(b *testing.B) {
 				for b.Loop() {
 					t0 := time.Now()
 					for i := range out {
-						out[i] = graph.Dot(qu, g.Emb[i*g.Dim:(i+1)*g.Dim])
+						out[i] = vec.Dot(qu, g.Emb[i*g.Dim:(i+1)*g.Dim])
 					}
 					t1 := time.Now()
 					if _, err := ix.Score(p.c, query); err != nil {

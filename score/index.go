@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // bm25Epsilon is rank_bm25's BM25Okapi floor: a term in more than half the
@@ -236,7 +237,7 @@ func meanCosines(g *graph.Graph) []float64 {
 		mu[k] = float32(x / math.Sqrt(norm))
 	}
 	for i := range out {
-		out[i] = graph.Dot(mu, g.Embedding(i))
+		out[i] = vec.Dot(mu, g.Embedding(i))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // mmrSlack absorbs float32 rounding in the cosines behind the MMR bound.
@@ -74,7 +75,7 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 		evals++
 		ev := g.Embedding(j)
 		for ; int(cnt[j]) < len(out); cnt[j]++ {
-			exact[j] = math.Max(exact[j], graph.Dot(ev, g.Embedding(out[cnt[j]])))
+			exact[j] = math.Max(exact[j], vec.Dot(ev, g.Embedding(out[cnt[j]])))
 		}
 		return lambda*h[j] - (1-lambda)*exact[j]
 	}

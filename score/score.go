@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // Query is one question to score: its text (for BM25 and the reference
@@ -190,7 +190,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 // emb (dimension d) and reports whether any is NaN or infinite.
 func cosines(dst []float64, q, emb []float32, d int) (bad bool) {
 	for i := range dst {
-		x := graph.Dot(q, emb[i*d:(i+1)*d])
+		x := vec.Dot(q, emb[i*d:(i+1)*d])
 		dst[i] = x
 		bad = bad || x-x != 0 // NaN or ±Inf
 	}

@@ -216,8 +216,14 @@ func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, 
 	var docs []graph.Document
 	seen := map[string]string{}
 	base := commonDir(paths)
+	// Files the walk may not read (links leaving the PATH, dangling links,
+	// FIFOs and devices) are skipped; say so even with --quiet, since the
+	// graph then lacks them.
+	cfg := ingest.Config{Skipped: func(path string, reason error) {
+		fmt.Fprintf(stderr, "build: skipped %s: %v\n", path, reason)
+	}}
 	for _, p := range paths {
-		ds, err := ingest.Path(p)
+		ds, err := cfg.Path(p)
 		if err != nil {
 			return nil, err
 		}

@@ -382,3 +382,42 @@ func TestRemoteEmbedder(t *testing.T) {
 		t.Error("the API key was printed")
 	}
 }
+
+// A collection holding a link to /proc/self/environ, a link out of it and a
+// dangling link builds from the rest, says on stderr (even with --quiet)
+// which files it skipped, and writes none of the outside content.
+func TestBuildSkipsLinksOutOfTheCollection(t *testing.T) {
+	t.Setenv("FLOWREADER_BUILD_TEST_SECRET", "sk-build-SECRET-5e6f")
+	base := t.TempDir()
+	col := filepath.Join(base, "col")
+	if err := os.MkdirAll(col, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(col, "notes.md"), []byte("# Notes\n\nKestrels nest on the north ridge.\n"), 0o644)
+	os.WriteFile(filepath.Join(base, "secret.txt"), []byte("OUTSIDE-SECRET-1a2b\n"), 0o644)
+	links := map[string]string{"env.txt": "/proc/self/environ", "leak.txt": filepath.Join(base, "secret.txt"), "gone.md": filepath.Join(col, "missing.md")}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(col, name)); err != nil {
+			t.Skip("symlinks unsupported:", err)
+		}
+	}
+	out := filepath.Join(base, "g.frg")
+	_, se, code := cli(t, nil, "build", "--quiet", "-o", out, col)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, se)
+	}
+	for name := range links {
+		if !strings.Contains(se, "build: skipped "+filepath.Join(col, name)+":") {
+			t.Errorf("stderr does not report %s as skipped:\n%s", name, se)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"sk-build-SECRET-5e6f", "OUTSIDE-SECRET-1a2b"} {
+		if bytes.Contains(data, []byte(s)) {
+			t.Errorf("graph file holds %q", s)
+		}
+	}
+}

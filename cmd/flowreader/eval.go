@@ -142,7 +142,7 @@ routers:
 	case "builder":
 		b := &graph.Builder{Embedder: emb, Window: *window, Concurrency: 1}
 		if *knn != 0 {
-			b.K = *knn
+			b.KNN = *knn
 		}
 		run.Graph.Build = b.Build
 	default:

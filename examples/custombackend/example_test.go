@@ -8,13 +8,20 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/examples/custombackend"
-	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 )
 
-func cos(a, b []float32) float64 { return graph.Dot(a, b) / (norm(a) * norm(b)) }
+func cos(a, b []float32) float64 { return dot(a, b) / (norm(a) * norm(b)) }
 
-func norm(v []float32) float64 { return math.Sqrt(graph.Dot(v, v)) }
+func norm(v []float32) float64 { return math.Sqrt(dot(v, v)) }
+
+func dot(a, b []float32) float64 {
+	s := 0.0
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
 
 // An EchoCorp embedder is an llm.Embedder: queries and passages go to the
 // vendor with their purpose, and come back as float32 vectors.

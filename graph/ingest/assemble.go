@@ -7,25 +7,38 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// DefaultContextWords is how many words before and after a visual item it
+// defaultContextWords is how many words before and after a visual item it
 // carries as context (G2-Reader).
-const DefaultContextWords = 1000
+const defaultContextWords = 1000
 
-// Config configures the ingesters. The zero value is G2-Reader's setup.
+// Config configures [Config.Path]. The zero value is G2-Reader's setup.
 type Config struct {
-	// Chunk configures text chunking.
-	Chunk Options
+	// ChunkSize is the largest text chunk in characters (runes); 0 means
+	// 3,000.
+	ChunkSize int
+	// ChunkOverlap is how many characters consecutive chunks may share; 0
+	// means 300, negative none. It is capped at ChunkSize/2.
+	ChunkOverlap int
 	// ContextWords is how many words of surrounding text a visual item gets
-	// on each side; 0 means 1000, negative means none.
+	// on each side; 0 means 1,000, negative none.
 	ContextWords int
-	// PDFReader picks the PDF text reader: PDFAuto (""), PDFToText or PDFGo.
-	PDFReader string
+	// PDFReader picks the PDF text reader.
+	PDFReader PDFReader
+	// Skipped, when set, is told of every file a folder walk does not read
+	// because its real path leaves the folder or it is not a regular file
+	// (see the package doc); reason wraps [ErrPathEscape], [ErrUnsupported]
+	// or fs.ErrNotExist (a dangling link).
+	Skipped func(path string, reason error)
+}
+
+func (c Config) chunking() chunking {
+	return chunking{size: c.ChunkSize, overlap: c.ChunkOverlap}
 }
 
 func (c Config) contextWords() int {
 	switch {
 	case c.ContextWords == 0:
-		return DefaultContextWords
+		return defaultContextWords
 	case c.ContextWords < 0:
 		return 0
 	}
@@ -70,7 +83,7 @@ func (c Config) assemble(blocks []block) []graph.Item {
 			b.WriteString(bl.text)
 		}
 		text := b.String()
-		for _, sp := range chunkSpans(text, c.Chunk) {
+		for _, sp := range chunkSpans(text, c.chunking()) {
 			k := sort.SearchInts(starts, sp[0]+1) - 1 // block holding the chunk's start
 			k = max(k, 0)
 			items = append(items, graph.Item{

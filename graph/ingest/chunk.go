@@ -5,60 +5,51 @@ import (
 	"unicode/utf8"
 )
 
-// Chunking defaults of G2-Reader (LangChain RecursiveCharacterTextSplitter,
-// METHOD §0).
+// G2-Reader's chunking: LangChain's RecursiveCharacterTextSplitter with
+// chunks of 3,000 characters overlapping by 300.
 const (
-	DefaultChunkSize    = 3000
-	DefaultChunkOverlap = 300
+	defaultChunkSize    = 3000
+	defaultChunkOverlap = 300
 )
 
-// DefaultSeparators are tried in order: paragraph, line, CJK sentence ends,
-// Latin sentence ends, space, and finally single characters ("").
-var DefaultSeparators = []string{"\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", " ", ""}
+// separators are tried in order: paragraph, line, CJK sentence ends, Latin
+// sentence ends, space, and finally single characters ("").
+var separators = []string{"\n\n", "\n", "。", "！", "？", ". ", "! ", "? ", " ", ""}
 
-// Options configures Chunk. The zero value means G2-Reader's settings.
-type Options struct {
-	// Size is the largest chunk in characters (runes); 0 means 3000.
-	Size int
-	// Overlap is how many characters consecutive chunks may share; 0 means
-	// 300, a negative value means none. It is capped at Size/2.
-	Overlap int
-	// Separators are tried in order; nil means DefaultSeparators. The empty
-	// separator splits into single characters; it is always tried last.
-	Separators []string
+// chunking configures chunk; the zero value means G2-Reader's settings.
+type chunking struct {
+	// size is the largest chunk in characters (runes); 0 means 3000.
+	size int
+	// overlap is how many characters consecutive chunks may share; 0 means
+	// 300, a negative value means none. It is capped at size/2.
+	overlap int
 }
 
-func (o Options) norm() Options {
-	if o.Size <= 0 {
-		o.Size = DefaultChunkSize
+func (o chunking) norm() chunking {
+	if o.size <= 0 {
+		o.size = defaultChunkSize
 	}
 	switch {
-	case o.Overlap == 0:
-		o.Overlap = DefaultChunkOverlap
-	case o.Overlap < 0:
-		o.Overlap = 0
+	case o.overlap == 0:
+		o.overlap = defaultChunkOverlap
+	case o.overlap < 0:
+		o.overlap = 0
 	}
-	if o.Overlap > o.Size/2 {
-		o.Overlap = o.Size / 2
-	}
-	if o.Separators == nil {
-		o.Separators = DefaultSeparators
-	}
-	if len(o.Separators) == 0 || o.Separators[len(o.Separators)-1] != "" {
-		o.Separators = append(append([]string(nil), o.Separators...), "")
+	if o.overlap > o.size/2 {
+		o.overlap = o.size / 2
 	}
 	return o
 }
 
-// Chunk splits text the way LangChain's RecursiveCharacterTextSplitter does:
+// chunk splits text the way LangChain's RecursiveCharacterTextSplitter does:
 // it splits on the first separator present in the text, merges consecutive
-// pieces into chunks of at most Size characters that overlap by up to
-// Overlap characters, and splits a piece that is still too long with the
+// pieces into chunks of at most size characters that overlap by up to
+// overlap characters, and splits a piece that is still too long with the
 // next separator. One difference: a separator stays at the end of the piece
 // before it (LangChain keeps it at the start of the next), so that a chunk
 // ends with its sentence's period. Every chunk is a substring of text,
 // trimmed of surrounding white space; empty chunks are dropped.
-func Chunk(text string, o Options) []string {
+func chunk(text string, o chunking) []string {
 	spans := chunkSpans(text, o)
 	out := make([]string, len(spans))
 	for i, s := range spans {
@@ -67,17 +58,17 @@ func Chunk(text string, o Options) []string {
 	return out
 }
 
-// chunkSpans returns the byte bounds of Chunk's chunks within text.
-func chunkSpans(text string, o Options) [][2]int {
+// chunkSpans returns the byte bounds of chunk's chunks within text.
+func chunkSpans(text string, o chunking) [][2]int {
 	o = o.norm()
 	var out [][2]int
-	splitRec(text, 0, o.Separators, o, &out)
+	splitRec(text, 0, separators, o, &out)
 	return out
 }
 
 // splitRec appends the chunks of text (which starts at byte base of the
 // whole input) to out.
-func splitRec(text string, base int, seps []string, o Options, out *[][2]int) {
+func splitRec(text string, base int, seps []string, o chunking, out *[][2]int) {
 	sep, rest := "", []string(nil)
 	for i, s := range seps {
 		if s == "" || strings.Contains(text, s) {
@@ -88,7 +79,7 @@ func splitRec(text string, base int, seps []string, o Options, out *[][2]int) {
 	pieces := splitKeep(text, sep)
 	var good [][2]int
 	for _, p := range pieces {
-		if runes(text[p[0]:p[1]]) < o.Size {
+		if runes(text[p[0]:p[1]]) < o.size {
 			good = append(good, p)
 			continue
 		}
@@ -136,18 +127,18 @@ func splitKeep(text, sep string) [][2]int {
 }
 
 // merge packs consecutive pieces (contiguous spans of text) into chunks of
-// at most o.Size runes, each new chunk starting with up to o.Overlap runes
+// at most o.size runes, each new chunk starting with up to o.overlap runes
 // of the previous one's tail pieces.
-func merge(text string, base int, pieces [][2]int, o Options, out *[][2]int) {
+func merge(text string, base int, pieces [][2]int, o chunking, out *[][2]int) {
 	lens := make([]int, len(pieces))
 	for i, p := range pieces {
 		lens[i] = runes(text[p[0]:p[1]])
 	}
 	first, total := 0, 0 // current chunk is pieces[first:i]
 	for i := range pieces {
-		if total+lens[i] > o.Size && i > first {
+		if total+lens[i] > o.size && i > first {
 			emit(text, base, [2]int{pieces[first][0], pieces[i-1][1]}, out)
-			for first < i && (total > o.Overlap || total+lens[i] > o.Size) {
+			for first < i && (total > o.overlap || total+lens[i] > o.size) {
 				total -= lens[first]
 				first++
 			}

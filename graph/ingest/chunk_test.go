@@ -7,11 +7,11 @@ import (
 )
 
 func TestChunkShortText(t *testing.T) {
-	got := Chunk("  Hello world.  ", Options{})
+	got := chunk("  Hello world.  ", chunking{})
 	if len(got) != 1 || got[0] != "Hello world." {
 		t.Fatalf("Chunk = %q", got)
 	}
-	if got := Chunk(" \n\n ", Options{}); len(got) != 0 {
+	if got := chunk(" \n\n ", chunking{}); len(got) != 0 {
 		t.Fatalf("blank text gave %q", got)
 	}
 }
@@ -20,7 +20,7 @@ func TestChunkParagraphsFirst(t *testing.T) {
 	p1 := strings.Repeat("alpha beta. ", 20) // 240 runes
 	p2 := strings.Repeat("gamma delta. ", 20)
 	text := p1 + "\n\n" + p2
-	got := Chunk(text, Options{Size: 300, Overlap: -1})
+	got := chunk(text, chunking{size: 300, overlap: -1})
 	if len(got) != 2 {
 		t.Fatalf("got %d chunks: %q", len(got), got)
 	}
@@ -43,14 +43,14 @@ func TestChunkProperties(t *testing.T) {
 		}
 	}
 	text := b.String()
-	for _, o := range []Options{{}, {Size: 500, Overlap: 50}, {Size: 120, Overlap: -1}, {Size: 40, Overlap: 10}} {
+	for _, o := range []chunking{{}, {size: 500, overlap: 50}, {size: 120, overlap: -1}, {size: 40, overlap: 10}} {
 		checkChunks(t, text, o)
 	}
 }
 
 // checkChunks asserts the chunker's contract: chunks are in-order substrings
-// of at most Size runes that together cover every non-space character.
-func checkChunks(t *testing.T, text string, o Options) {
+// of at most size runes that together cover every non-space character.
+func checkChunks(t *testing.T, text string, o chunking) {
 	t.Helper()
 	n := o.norm()
 	spans := chunkSpans(text, o)
@@ -58,8 +58,8 @@ func checkChunks(t *testing.T, text string, o Options) {
 	prevStart := -1
 	for _, s := range spans {
 		c := text[s[0]:s[1]]
-		if utf8.RuneCountInString(c) > n.Size {
-			t.Fatalf("%+v: chunk of %d runes > %d", o, utf8.RuneCountInString(c), n.Size)
+		if utf8.RuneCountInString(c) > n.size {
+			t.Fatalf("%+v: chunk of %d runes > %d", o, utf8.RuneCountInString(c), n.size)
 		}
 		if s[0] <= prevStart {
 			t.Fatalf("%+v: chunks out of order", o)
@@ -77,7 +77,7 @@ func checkChunks(t *testing.T, text string, o Options) {
 
 func TestChunkOverlap(t *testing.T) {
 	text := strings.Repeat("word ", 2000)
-	got := Chunk(text, Options{Size: 100, Overlap: 30})
+	got := chunk(text, chunking{size: 100, overlap: 30})
 	if len(got) < 2 {
 		t.Fatal("expected several chunks")
 	}
@@ -94,6 +94,6 @@ func FuzzChunk(f *testing.F) {
 		if size > 5000 || size < -5 || overlap > 5000 || overlap < -5 {
 			return
 		}
-		checkChunks(t, text, Options{Size: size, Overlap: overlap})
+		checkChunks(t, text, chunking{size: size, overlap: overlap})
 	})
 }

@@ -7,33 +7,13 @@ import (
 	"github.com/flowreader/flowreader/graph/ingest"
 )
 
-func ExampleChunk() {
-	text := "First paragraph. It has two sentences.\n\nSecond paragraph."
-	for _, c := range ingest.Chunk(text, ingest.Options{Size: 40, Overlap: -1}) {
-		fmt.Printf("%q\n", c)
-	}
-	// Output:
-	// "First paragraph. It has two sentences."
-	// "Second paragraph."
-}
-
-func ExampleTableText() {
-	fmt.Println(ingest.TableText(`<table>
-<tr><th rowspan="2">Site</th><th colspan="2">Rain (mm)</th></tr>
-<tr><th>May</th><th>June</th></tr>
-<tr><td>North</td><td>40</td><td>12</td></tr></table>`))
-	// Output:
-	// Site | Rain (mm) | Rain (mm)
-	// Site | May | June
-	// North | 40 | 12
-}
-
-func ExampleMinerU() {
-	doc, err := ingest.MinerU("testdata/collection/report")
+// A folder holding a content_list.json is one MinerU document.
+func ExamplePath_mineru() {
+	docs, err := ingest.Path("testdata/collection/report")
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, it := range doc.Items {
+	for _, it := range docs[0].Items {
 		if it.Modality.Visual() {
 			fmt.Println(it.Modality, it.Caption)
 		}
@@ -58,11 +38,14 @@ func ExamplePath() {
 	// summary.txt: 1 items
 }
 
-func ExampleMarkdown() {
-	doc, err := ingest.Markdown("testdata/collection/notes/field-notes.md")
+// A Markdown file is one document; its image paths are relative to its
+// folder.
+func ExamplePath_markdown() {
+	docs, err := ingest.Path("testdata/collection/notes/field-notes.md")
 	if err != nil {
 		log.Fatal(err)
 	}
+	doc := docs[0]
 	fmt.Println(doc.Title, "-", doc.Items[3].Modality, doc.Items[3].Image.Path)
 	// Output:
 	// Field Notes: Camp Ridge - figure ridge-map.png

@@ -15,7 +15,7 @@ func checkItems(t *testing.T, c Config, items []itemView) {
 		if it.img != "" && (!filepath.IsLocal(filepath.FromSlash(it.img)) || strings.Contains(it.img, `\`)) {
 			t.Fatalf("image path %q escapes", it.img)
 		}
-		if utf8.RuneCountInString(it.text) > c.Chunk.norm().Size && !it.visual {
+		if utf8.RuneCountInString(it.text) > c.chunking().norm().size && !it.visual {
 			t.Fatalf("text chunk of %d runes", utf8.RuneCountInString(it.text))
 		}
 	}
@@ -36,7 +36,7 @@ func FuzzMinerU(f *testing.F) {
 	f.Add([]byte(`[[{"type":"text","text":["a","b"],"text_level":"1"}],[{"type":"image","img_path":"../x"}]]`))
 	f.Add([]byte(`[{"type":"list","list_items":[["nested"],1.5]},{"type":"code","code_body":null}]`))
 	root := filepath.Join(fixtures, "report")
-	c := Config{Chunk: Options{Size: 200, Overlap: 20}, ContextWords: 50}
+	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := c.parseMinerU(data, root)
 		if err != nil {
@@ -63,7 +63,7 @@ func FuzzMarkdown(f *testing.F) {
 	f.Add([]byte("# H\n\n| a | b |\n|---|---|\n| 1 | ![i](ridge-map.png) |\n\nTable 1: cap\n"))
 	f.Add([]byte("> quote\n> - list\n>   1. nested\n\n```go\ncode\n```\n<div>html <b>x</b></div>\n[![alt](../up.png)](http://x)"))
 	root := filepath.Join(fixtures, "notes")
-	c := Config{Chunk: Options{Size: 200, Overlap: 20}, ContextWords: 50}
+	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := c.parseMarkdown(data, root)
 		if err != nil {
@@ -86,7 +86,7 @@ func FuzzPDFText(f *testing.F) {
 	f.Add("\f\f\f")
 	f.Add("- 12 -\n\xff\xfe broken utf8\n")
 	f.Fuzz(func(t *testing.T, out string) {
-		pages := SplitPDFText(out)
+		pages := splitPDFText(out)
 		if len(pages) > strings.Count(out, "\f")+1 {
 			t.Fatalf("%d pages from %d form feeds", len(pages), strings.Count(out, "\f"))
 		}
@@ -99,6 +99,31 @@ func FuzzPDFText(f *testing.F) {
 					t.Fatal("blank paragraph")
 				}
 			}
+		}
+	})
+}
+
+// FuzzTableText feeds arbitrary HTML to the table renderer (MinerU's
+// table_body): valid UTF-8 in, valid UTF-8 out, and an output that grows
+// at most linearly with the input even for huge rowspan or colspan values.
+func FuzzTableText(f *testing.F) {
+	f.Add(`<table><caption>T1</caption><tr><th>a</th><th colspan="2">b</th></tr><tr><td rowspan="2">1</td><td>2</td><td>3</td></tr><tr><td>4</td><td>5</td></tr></table>`)
+	f.Add(`<table><tr><td rowspan="999999999" colspan="999999999">x</td></tr></table>`)
+	f.Add(`<tr><td>no table</td>`)
+	f.Add(`plain <b>text</b> &amp; entities &#x1F600; <script>x</script>`)
+	f.Fuzz(func(t *testing.T, body string) {
+		if !utf8.ValidString(body) {
+			return
+		}
+		out := tableText(body)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 from %q", body)
+		}
+		// Spans repeat a cell's text, so the rendering may be larger than
+		// the HTML, but only linearly: the budget is max(64 KiB,
+		// 16·len(body)), which one last cell may overshoot.
+		if limit := max(64<<10, 16*len(body)) + 2*len(body) + 64; len(out) > limit {
+			t.Fatalf("%d bytes of output from %d bytes of HTML (limit %d)", len(out), len(body), limit)
 		}
 	})
 }

@@ -2,18 +2,22 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/flowreader/flowreader/graph"
 )
 
 const fixtures = "testdata/collection"
 
 func TestMinerUFixture(t *testing.T) {
-	doc, err := MinerU(filepath.Join(fixtures, "report"))
+	doc, err := readOne(Config{}, filepath.Join(fixtures, "report"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ func TestMinerUFixture(t *testing.T) {
 }
 
 func TestMarkdownFixture(t *testing.T) {
-	doc, err := Markdown(filepath.Join(fixtures, "notes", "field-notes.md"))
+	doc, err := readOne(Config{}, filepath.Join(fixtures, "notes", "field-notes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +135,7 @@ func TestPathTraversalRejected(t *testing.T) {
 	for _, p := range []string{"../../etc/passwd", "/etc/passwd", `..\..\secret.png`, "images/../../out.png"} {
 		dir := t.TempDir()
 		writeMinerU(t, filepath.Join(dir, "doc"), `[{"type":"image","img_path":`+quote(p)+`,"image_caption":["Figure 1"]}]`)
-		_, err := MinerU(filepath.Join(dir, "doc"))
+		_, err := readOne(Config{}, filepath.Join(dir, "doc"))
 		if !errors.Is(err, ErrPathEscape) {
 			t.Errorf("img_path %q: err = %v, want ErrPathEscape", p, err)
 		}
@@ -140,7 +144,7 @@ func TestPathTraversalRejected(t *testing.T) {
 	dir := t.TempDir()
 	md := filepath.Join(dir, "a.md")
 	os.WriteFile(md, []byte("![x](../../etc/passwd)\n"), 0o644)
-	if _, err := Markdown(md); !errors.Is(err, ErrPathEscape) {
+	if _, err := readOne(Config{}, md); !errors.Is(err, ErrPathEscape) {
 		t.Errorf("markdown: %v", err)
 	}
 }
@@ -155,14 +159,14 @@ func TestSymlinkEscapeRejected(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(doc, "images", "link.png")); err != nil {
 		t.Skip("symlinks unsupported:", err)
 	}
-	if _, err := MinerU(doc); !errors.Is(err, ErrPathEscape) {
+	if _, err := readOne(Config{}, doc); !errors.Is(err, ErrPathEscape) {
 		t.Fatalf("symlink escape: %v", err)
 	}
 	// A symlink that stays inside is fine.
 	os.WriteFile(filepath.Join(doc, "real.png"), []byte("\x89PNG"), 0o644)
 	os.Remove(filepath.Join(doc, "images", "link.png"))
 	os.Symlink(filepath.Join(doc, "real.png"), filepath.Join(doc, "images", "link.png"))
-	d, err := MinerU(doc)
+	d, err := readOne(Config{}, doc)
 	if err != nil || d.Items[0].Image == nil {
 		t.Fatalf("inside symlink: %v %+v", err, d.Items)
 	}
@@ -172,7 +176,7 @@ func TestMinerUMissingImageAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeMinerU(t, dir, `[{"type":"table","img_path":"images/none.png","table_body":"<table><tr><td>a</td></tr></table>"},
 		{"type":"text","text":"Body.","page_idx":"3"}]`)
-	d, err := MinerU(dir)
+	d, err := readOne(Config{}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +184,10 @@ func TestMinerUMissingImageAndErrors(t *testing.T) {
 		t.Fatalf("items %+v", d.Items)
 	}
 	writeMinerU(t, dir, `{"not":"a list"}`)
-	if _, err := MinerU(dir); !errors.Is(err, ErrFormat) {
+	if _, err := readOne(Config{}, dir); !errors.Is(err, ErrFormat) {
 		t.Fatalf("object: %v", err)
 	}
-	if _, err := MinerU(t.TempDir()); !errors.Is(err, ErrNoContentList) {
+	if _, err := contentList(t.TempDir()); !errors.Is(err, errNoContentList) {
 		t.Fatalf("empty dir: %v", err)
 	}
 }
@@ -197,15 +201,15 @@ func TestTableText(t *testing.T) {
 		`<table><tr><td colspan="99999999">w</td></tr></table>`: strings.TrimSuffix(strings.Repeat("w | ", maxColspan), " | "),
 	}
 	for in, want := range cases {
-		if got := TableText(in); got != want {
-			t.Errorf("TableText(%q) = %q, want %q", in, got, want)
+		if got := tableText(in); got != want {
+			t.Errorf("tableText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
 func TestSplitPDFText(t *testing.T) {
 	out := "Title line\r\n\n\n\nFirst   para    text\nnext line\n\n3\n\fPage 2 of 9\nSecond page\x00 text\n\f"
-	got := SplitPDFText(out)
+	got := splitPDFText(out)
 	if len(got) != 2 {
 		t.Fatalf("pages %q", got)
 	}
@@ -259,10 +263,10 @@ func TestPDFReaders(t *testing.T) {
 	if err := os.WriteFile(p, minimalPDF("Alpha page one text.", "Beta page two text."), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, reader := range []string{PDFGo, PDFToText} {
-		t.Run(reader, func(t *testing.T) {
-			doc, err := Config{PDFReader: reader}.PDF(p)
-			if reader == PDFToText && errors.Is(err, ErrNoPDFReader) {
+	for name, reader := range map[string]PDFReader{"go": PDFReaderGo, "pdftotext": PDFReaderPoppler} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := readOne(Config{PDFReader: reader}, p)
+			if reader == PDFReaderPoppler && errors.Is(err, ErrUnsupported) {
 				t.Skip("pdftotext not installed (apt-get install poppler-utils)")
 			}
 			if err != nil {
@@ -282,19 +286,21 @@ func TestPDFReaders(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.pdf")
 	os.WriteFile(bad, []byte("%PDF-1.4 garbage"), 0o644)
-	if _, err := PDF(bad); !errors.Is(err, ErrNoPDFReader) {
+	if _, err := readOne(Config{}, bad); !errors.Is(err, ErrFormat) {
 		t.Fatalf("garbage pdf: %v", err)
 	}
 }
 
 func TestRealPDFs(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "visdombench", "feta_tab_pdfs")
+	// FLOWREADER_TEST_PDFS names a folder of real PDFs (for example the
+	// FeTaTab PDFs of VisDoMBench); the first two are read.
+	dir := os.Getenv("FLOWREADER_TEST_PDFS")
 	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Skip("shared data absent")
+	if dir == "" || err != nil {
+		t.Skip("FLOWREADER_TEST_PDFS is not a folder of PDFs")
 	}
 	for _, e := range ents[:min(2, len(ents))] {
-		doc, err := PDF(filepath.Join(dir, e.Name()))
+		doc, err := readOne(Config{}, filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name(), err)
 		}
@@ -316,5 +322,35 @@ func TestFixtureImagesDecode(t *testing.T) {
 		if err != nil || img.Bounds().Dx() != 48 {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// readOne ingests one file or MinerU folder, as Path does when given it.
+func readOne(c Config, p string) (graph.Document, error) {
+	docs, err := c.Path(p)
+	if err != nil {
+		return graph.Document{}, err
+	}
+	if len(docs) != 1 {
+		return graph.Document{}, fmt.Errorf("%s: %d documents", p, len(docs))
+	}
+	return docs[0], nil
+}
+
+func TestChunkExample(t *testing.T) {
+	text := "First paragraph. It has two sentences.\n\nSecond paragraph."
+	got := chunk(text, chunking{size: 40, overlap: -1})
+	if want := []string{"First paragraph. It has two sentences.", "Second paragraph."}; !slices.Equal(got, want) {
+		t.Fatalf("chunks %q, want %q", got, want)
+	}
+}
+
+func TestTableTextExample(t *testing.T) {
+	got := tableText(`<table>
+<tr><th rowspan="2">Site</th><th colspan="2">Rain (mm)</th></tr>
+<tr><th>May</th><th>June</th></tr>
+<tr><td>North</td><td>40</td><td>12</td></tr></table>`)
+	if want := "Site | Rain (mm) | Rain (mm)\nSite | May | June\nNorth | 40 | 12"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,18 +19,16 @@ import (
 // "Table 2. ...") rather than prose that mentions a table.
 var tableCaption = regexp.MustCompile(`^(?i:table)\s+[A-Za-z]?[0-9][0-9.\-]*\s*[:.—–-]`)
 
-// Markdown reads a Markdown file (CommonMark with GFM tables): headings set
-// the section, paragraphs, lists, code and quotes are text, tables become
-// table items (a neighbouring "Table N:" paragraph is their caption) and
-// images become figure items whose caption is the alt text. Image paths are
-// relative to the file's folder. The document's ID is the file's base name.
-func Markdown(path string) (graph.Document, error) { return Config{}.Markdown(path) }
-
-// Markdown is the package-level Markdown with c's chunking and context.
-func (c Config) Markdown(path string) (graph.Document, error) {
-	src, err := os.ReadFile(path)
+// markdown reads the Markdown file path of box (CommonMark with GFM
+// tables): headings set the section, paragraphs, lists, code and quotes are
+// text, tables become table items (a neighbouring "Table N:" paragraph is
+// their caption) and images become figure items whose caption is the alt
+// text. Image paths are relative to the file's folder. The document's ID is
+// the file's base name.
+func (c Config) markdown(box folder, path string) (graph.Document, error) {
+	src, err := box.read(path)
 	if err != nil {
-		return graph.Document{}, fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
 	}
 	doc, err := c.parseMarkdown(src, filepath.Dir(path))
 	if err != nil {

@@ -44,21 +44,17 @@ var furniture = map[string]bool{
 	"page_footer": true, "aside_text": true, "discarded": true,
 }
 
-// MinerU reads a MinerU output folder: the *content_list.json inside dir
-// (the plain one is preferred over a _v2 variant) and the images it
-// references. The document's ID is the folder's base name; use
-// Config.MinerU for non-default chunking.
-func MinerU(dir string) (graph.Document, error) { return Config{}.MinerU(dir) }
-
-// MinerU is the package-level MinerU with c's chunking and context.
-func (c Config) MinerU(dir string) (graph.Document, error) {
+// mineru reads the MinerU output folder dir of box: the *content_list.json
+// inside it (the plain one is preferred over a _v2 variant) and the images
+// it references. The document's ID is the folder's base name.
+func (c Config) mineru(box folder, dir string) (graph.Document, error) {
 	list, err := contentList(dir)
 	if err != nil {
 		return graph.Document{}, err
 	}
-	data, err := os.ReadFile(list)
+	data, err := box.read(list)
 	if err != nil {
-		return graph.Document{}, fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
 	}
 	name := strings.TrimSuffix(filepath.Base(list), ".json")
 	name = strings.TrimSuffix(strings.TrimSuffix(name, "content_list"), "_")
@@ -89,7 +85,7 @@ func contentList(dir string) (string, error) {
 		}
 	}
 	if len(found) == 0 {
-		return "", fmt.Errorf("%w: %s", ErrNoContentList, dir)
+		return "", fmt.Errorf("%w: %s", errNoContentList, dir)
 	}
 	sort.Strings(found)
 	return filepath.Join(dir, found[0]), nil
@@ -151,7 +147,7 @@ func (c Config) mineruBlock(it *mineruItem, page int, root string) (*block, erro
 	switch typ {
 	case "table":
 		return visualBlock(graph.Table, page, root, it.ImgPath,
-			TableText(joinStr(it.TableBody, "\n")),
+			tableText(joinStr(it.TableBody, "\n")),
 			strs(it.TableCaption), strs(it.TableFootnote))
 	case "image", "figure":
 		return visualBlock(graph.Figure, page, root, it.ImgPath, "",

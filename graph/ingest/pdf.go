@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -18,28 +17,37 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// PDF text readers for Config.PDFReader.
+// PDFReader names the reader of PDF text. The readers differ in the text
+// they give (line breaks, column gaps), so the choice changes the chunks.
+type PDFReader uint8
+
 const (
-	// PDFAuto uses pdftotext when it is on PATH, else the pure-Go reader.
-	PDFAuto = ""
-	// PDFToText uses Poppler's pdftotext only.
-	PDFToText = "pdftotext"
-	// PDFGo uses the pure-Go reader github.com/ledongthuc/pdf only.
-	PDFGo = "go"
+	// PDFReaderAuto uses pdftotext when it is on PATH, else the pure-Go
+	// reader.
+	PDFReaderAuto PDFReader = iota
+	// PDFReaderPoppler uses Poppler's pdftotext only (Debian package
+	// poppler-utils).
+	PDFReaderPoppler
+	// PDFReaderGo uses the pure-Go reader github.com/ledongthuc/pdf only.
+	PDFReaderGo
 )
 
 // pdfTimeout bounds one pdftotext run.
 const pdfTimeout = 2 * time.Minute
 
-// PDF reads the text of a PDF file page by page (see the package doc for
-// which reader is used); each page's paragraphs are chunked, with items
-// carrying their 0-based page. Figures and tables inside a PDF are not
-// extracted: parse the PDF with MinerU for those.
-func PDF(path string) (graph.Document, error) { return Config{}.PDF(path) }
-
-// PDF is the package-level PDF with c's settings.
-func (c Config) PDF(path string) (graph.Document, error) {
-	pages, err := c.pdfPages(path)
+// pdf reads the text of the PDF file path of box page by page (see the
+// package doc for which reader is used); each page's paragraphs are
+// chunked, with items carrying their 0-based page. Figures and tables
+// inside a PDF are not extracted: parse the PDF with MinerU for those.
+//
+// The readers get the checked real path: pdftotext opens it in another
+// process, so the check cannot follow the open into it as folder.read does.
+func (c Config) pdf(box folder, path string) (graph.Document, error) {
+	real, _, err := box.check(path)
+	if err != nil {
+		return graph.Document{}, err
+	}
+	pages, err := c.pdfPages(real)
 	if err != nil {
 		return graph.Document{}, err
 	}
@@ -58,32 +66,35 @@ func (c Config) PDF(path string) (graph.Document, error) {
 }
 
 func (c Config) pdfPages(path string) ([]string, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("ingest: %w", err)
-	}
 	var errs []error
-	if c.PDFReader == PDFAuto || c.PDFReader == PDFToText {
-		if bin, err := exec.LookPath("pdftotext"); err == nil {
+	switch c.PDFReader {
+	case PDFReaderAuto, PDFReaderPoppler, PDFReaderGo:
+	default:
+		return nil, fmt.Errorf("ingest: unknown PDFReader %d", c.PDFReader)
+	}
+	if c.PDFReader != PDFReaderGo {
+		bin, err := exec.LookPath("pdftotext")
+		switch {
+		case err == nil:
 			pages, err := pdftotext(bin, path)
 			if err == nil {
 				return pages, nil
 			}
 			errs = append(errs, err)
-		} else {
+		case c.PDFReader == PDFReaderPoppler:
+			return nil, fmt.Errorf("%w: %s: pdftotext: %w", ErrUnsupported, path, err)
+		default:
 			errs = append(errs, fmt.Errorf("pdftotext: %w", err))
 		}
 	}
-	if c.PDFReader == PDFAuto || c.PDFReader == PDFGo {
+	if c.PDFReader != PDFReaderPoppler {
 		pages, err := goPDFPages(path)
 		if err == nil {
 			return pages, nil
 		}
 		errs = append(errs, err)
 	}
-	if len(errs) == 0 {
-		errs = append(errs, fmt.Errorf("unknown PDFReader %q", c.PDFReader))
-	}
-	return nil, fmt.Errorf("%w: %s: %w", ErrNoPDFReader, path, errors.Join(errs...))
+	return nil, fmt.Errorf("%w: %s: no reader could read the PDF: %w", ErrFormat, path, errors.Join(errs...))
 }
 
 // pdftotext runs Poppler's pdftotext in -layout mode over the whole file;
@@ -97,7 +108,7 @@ func pdftotext(bin, path string) ([]string, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("pdftotext: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	return SplitPDFText(out.String()), nil
+	return splitPDFText(out.String()), nil
 }
 
 // goPDFPages reads page texts with the pure-Go reader, which panics on some
@@ -129,7 +140,7 @@ func goPDFPages(path string) (pages []string, err error) {
 		}
 		b.WriteString(t)
 	}
-	return SplitPDFText(b.String()), nil
+	return splitPDFText(b.String()), nil
 }
 
 var (
@@ -137,12 +148,12 @@ var (
 	wideGap        = regexp.MustCompile(`[ \t]{2,}`)
 )
 
-// SplitPDFText splits pdftotext output into pages at form feeds and cleans
+// splitPDFText splits pdftotext output into pages at form feeds and cleans
 // each page: line ends normalised, control characters removed, runs of
 // spaces (column gaps of -layout mode) shortened to two, a bare page number
 // on the first or last line dropped, and at most one blank line kept
 // between paragraphs. A trailing form feed does not start a new page.
-func SplitPDFText(out string) []string {
+func splitPDFText(out string) []string {
 	out = strings.ToValidUTF8(out, "\uFFFD")
 	out = strings.ReplaceAll(out, "\r\n", "\n")
 	out = strings.ReplaceAll(out, "\r", "\n")

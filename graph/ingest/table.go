@@ -24,12 +24,12 @@ const (
 	tableGrowth   = 16
 )
 
-// TableText renders an HTML table (MinerU's table_body) as text: one line
+// tableText renders an HTML table (MinerU's table_body) as text: one line
 // per row, cells separated by " | ". A cell spanning several rows or columns
 // (rowspan, colspan) is repeated in every grid position it covers, so each
 // line reads on its own. A <caption> becomes the first line. Input that is
 // not a table is rendered as its text content.
-func TableText(body string) string {
+func tableText(body string) string {
 	doc, err := html.Parse(strings.NewReader(body))
 	if err != nil {
 		return strings.TrimSpace(body)

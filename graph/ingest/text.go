@@ -1,24 +1,19 @@
 package ingest
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/flowreader/flowreader/graph"
 )
 
-// Text reads a plain-text file. Paragraphs are separated by blank lines; a
-// line starting with one to six '#' and a space is a heading (as in the
-// PaperTab texts). Invalid UTF-8 is replaced by U+FFFD.
-func Text(path string) (graph.Document, error) { return Config{}.Text(path) }
-
-// Text is the package-level Text with c's chunking.
-func (c Config) Text(path string) (graph.Document, error) {
-	data, err := os.ReadFile(path)
+// text reads the plain-text file path of box. Paragraphs are separated by
+// blank lines; a line starting with one to six '#' and a space is a heading
+// (as in the PaperTab texts). Invalid UTF-8 is replaced by U+FFFD.
+func (c Config) text(box folder, path string) (graph.Document, error) {
+	data, err := box.read(path)
 	if err != nil {
-		return graph.Document{}, fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
 	}
 	doc := c.parseText(string(data))
 	doc.ID = filepath.Base(path)

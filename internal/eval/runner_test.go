@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/score"
 )
@@ -28,7 +29,7 @@ var cosScoring = Scoring{Name: "cos", NewScorer: func(g *graph.Graph) ScoreFunc 
 			n += float64(x) * float64(x)
 		}
 		for i := range s.Cos {
-			c := graph.Dot(q, g.Embedding(i))
+			c := vec.Dot(q, g.Embedding(i))
 			if n > 0 {
 				c /= math.Sqrt(n)
 			}

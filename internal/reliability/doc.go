@@ -16,8 +16,8 @@
 //     cancelled at every call count and writers killed with SIGKILL leave no
 //     file that loads as valid but wrong, and keep the previous graph.
 //   - reliability_fuzz_test.go: fuzz targets for parsers that had none
-//     (model answers through the graph Builder, plain text, HTML tables,
-//     cache entries).
+//     (model answers through the graph Builder, plain text, cache
+//     entries; the HTML table fuzz target is in graph/ingest).
 //   - load_test.go: 64 goroutines asking concurrently on one loaded graph.
 //   - security_*_test.go: path escapes, size limits, API keys in everything
 //     a run writes, prompt delimiters under adversarial documents.

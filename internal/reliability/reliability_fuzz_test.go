@@ -87,16 +87,17 @@ func FuzzIngestText(f *testing.F) {
 	f.Add([]byte("####### not a heading\n#\n# \n\xff\xfe\x00\r\r\n\n"))
 	f.Add([]byte(strings.Repeat("word ", 1000) + "\n\n" + strings.Repeat("x", 4000)))
 	dir := f.TempDir()
-	cfg := ingest.Config{Chunk: ingest.Options{Size: 300, Overlap: 30}}
+	cfg := ingest.Config{ChunkSize: 300, ChunkOverlap: 30}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "doc.txt")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := cfg.Text(path)
-		if err != nil {
-			t.Fatal(err)
+		docs, err := cfg.Path(path)
+		if err != nil || len(docs) != 1 {
+			t.Fatal(len(docs), err)
 		}
+		d := docs[0]
 		if !utf8.ValidString(d.Title) {
 			t.Fatalf("title %q", d.Title)
 		}
@@ -105,31 +106,6 @@ func FuzzIngestText(f *testing.F) {
 				utf8.RuneCountInString(it.Text) > 300 {
 				t.Fatalf("bad item %q (section %q)", it.Text, it.Section)
 			}
-		}
-	})
-}
-
-// FuzzTableText feeds arbitrary HTML to the table renderer (MinerU's
-// table_body): valid UTF-8 in, valid UTF-8 out, and an output that grows
-// at most linearly with the input even for huge rowspan or colspan values.
-func FuzzTableText(f *testing.F) {
-	f.Add(`<table><caption>T1</caption><tr><th>a</th><th colspan="2">b</th></tr><tr><td rowspan="2">1</td><td>2</td><td>3</td></tr><tr><td>4</td><td>5</td></tr></table>`)
-	f.Add(`<table><tr><td rowspan="999999999" colspan="999999999">x</td></tr></table>`)
-	f.Add(`<tr><td>no table</td>`)
-	f.Add(`plain <b>text</b> &amp; entities &#x1F600; <script>x</script>`)
-	f.Fuzz(func(t *testing.T, body string) {
-		if !utf8.ValidString(body) {
-			return
-		}
-		out := ingest.TableText(body)
-		if !utf8.ValidString(out) {
-			t.Fatalf("invalid UTF-8 from %q", body)
-		}
-		// Spans repeat a cell's text, so the rendering may be larger than
-		// the HTML, but only linearly: ingest's budget is max(64 KiB,
-		// 16·len(body)), which one last cell may overshoot.
-		if limit := max(64<<10, 16*len(body)) + 2*len(body) + 64; len(out) > limit {
-			t.Fatalf("%d bytes of output from %d bytes of HTML (limit %d)", len(out), len(body), limit)
 		}
 	})
 }

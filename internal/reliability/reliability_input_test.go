@@ -105,28 +105,28 @@ func TestReliabilityNastyInput(t *testing.T) {
 		{name: "no documents", docs: func(*testing.T) []graph.Document { return nil }, question: question, wantErr: flowreader.ErrNoGraph},
 		{name: "document without items", docs: func(*testing.T) []graph.Document { return []graph.Document{{ID: "empty"}} }, question: question, wantErr: flowreader.ErrNoGraph},
 		{name: "empty text file", docs: func(t *testing.T) []graph.Document {
-			d, err := ingest.Text(write("empty.txt", nil))
+			docs, err := ingest.Path(write("empty.txt", nil))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return []graph.Document{d}
+			return docs
 		}, question: question, wantErr: flowreader.ErrNoGraph},
 		{name: "blank items", docs: func(*testing.T) []graph.Document {
 			return []graph.Document{{ID: "blank", Items: []graph.Item{{Text: ""}, {Text: " \n\t "}, {Modality: graph.Figure}}}}
 		}, question: question},
 		{name: "binary garbage as text", docs: func(t *testing.T) []graph.Document {
-			d, err := ingest.Text(write("garbage.txt", garbage))
+			docs, err := ingest.Path(write("garbage.txt", garbage))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return []graph.Document{d}
+			return docs
 		}, question: question},
 		{name: "binary garbage as markdown", docs: func(t *testing.T) []graph.Document {
-			d, err := ingest.Markdown(write("garbage.md", garbage))
+			docs, err := ingest.Path(write("garbage.md", garbage))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return []graph.Document{d}
+			return docs
 		}, question: question},
 		{name: "invalid UTF-8 document and question", docs: func(t *testing.T) []graph.Document {
 			return []graph.Document{{ID: "bad\xffid", Items: []graph.Item{{Text: invalid, Section: "\xff"}, {Modality: graph.Table, Text: "a | \xfe\nb | 42", Caption: "\xc0"}}}}
@@ -176,16 +176,16 @@ func TestReliabilityGarbageIngest(t *testing.T) {
 	mineru := filepath.Join(dir, "doc")
 	os.MkdirAll(mineru, 0o755)
 	os.WriteFile(filepath.Join(mineru, "content_list.json"), garbage, 0o644)
-	if _, err := ingest.MinerU(mineru); !errors.Is(err, ingest.ErrFormat) {
+	if _, err := ingest.Path(mineru); !errors.Is(err, ingest.ErrFormat) {
 		t.Fatalf("MinerU on garbage: %v", err)
 	}
 	os.WriteFile(filepath.Join(mineru, "content_list.json"), []byte(`{"type":"text"}`), 0o644)
-	if _, err := ingest.MinerU(mineru); !errors.Is(err, ingest.ErrFormat) {
+	if _, err := ingest.Path(mineru); !errors.Is(err, ingest.ErrFormat) {
 		t.Fatalf("MinerU on an object: %v", err)
 	}
 	pdf := filepath.Join(dir, "x.pdf")
 	os.WriteFile(pdf, append([]byte("%PDF-1.7\n"), garbage...), 0o644)
-	if _, err := (ingest.Config{PDFReader: ingest.PDFGo}).PDF(pdf); err == nil || !errors.Is(err, ingest.ErrNoPDFReader) && !errors.Is(err, ingest.ErrFormat) {
+	if _, err := (ingest.Config{PDFReader: ingest.PDFReaderGo}).Path(pdf); !errors.Is(err, ingest.ErrFormat) {
 		t.Fatalf("PDF on garbage: %v", err)
 	}
 	other := filepath.Join(dir, "x.bin")
@@ -204,6 +204,7 @@ func TestReliabilityGarbageIngest(t *testing.T) {
 // (or -short) the build covers 256 KB and the paragraph without white space
 // is 1 MB, which keeps the suite fast; the ingest always covers all 10 MB.
 func TestReliabilityTenMegabyteParagraph(t *testing.T) {
+	const chunkSize = 3000 // ingest's default, G2-Reader's
 	ctx := ctxTimeout(t, 5*time.Minute)
 	var b strings.Builder
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -217,18 +218,19 @@ func TestReliabilityTenMegabyteParagraph(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := ingest.Text(path)
+	docs, err := ingest.Path(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	doc := docs[0]
 	total := 0
 	for _, it := range doc.Items {
-		if n := utf8.RuneCountInString(it.Text); n > ingest.DefaultChunkSize || n == 0 {
+		if n := utf8.RuneCountInString(it.Text); n > chunkSize || n == 0 {
 			t.Fatalf("chunk of %d runes", n)
 		}
 		total += len(it.Text)
 	}
-	if len(doc.Items) < (10<<20)/ingest.DefaultChunkSize || total < 10<<20 {
+	if len(doc.Items) < (10<<20)/chunkSize || total < 10<<20 {
 		t.Fatalf("%d chunks, %d bytes: text lost", len(doc.Items), total)
 	}
 	// The same paragraph with no white space at all falls through every
@@ -238,10 +240,14 @@ func TestReliabilityTenMegabyteParagraph(t *testing.T) {
 		solidSize, buildSize = 1<<20, 256<<10
 	}
 	solid := strings.Repeat("x", solidSize)
-	if ch := ingest.Chunk(solid, ingest.Options{}); len(ch) < solidSize/ingest.DefaultChunkSize {
-		t.Fatalf("%d chunks of a solid paragraph of %d bytes", len(ch), solidSize)
+	solidPath := filepath.Join(t.TempDir(), "solid.txt")
+	if err := os.WriteFile(solidPath, []byte(solid), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if n := buildSize / ingest.DefaultChunkSize; n < len(doc.Items) {
+	if ds, err := ingest.Path(solidPath); err != nil || len(ds) != 1 || len(ds[0].Items) < solidSize/chunkSize {
+		t.Fatalf("chunks of a solid paragraph of %d bytes: %v", solidSize, err)
+	}
+	if n := buildSize / chunkSize; n < len(doc.Items) {
 		doc.Items = append(doc.Items[:n], doc.Items[len(doc.Items)-1])
 	}
 	p := offline(t, nil)
@@ -291,9 +297,9 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 		emb  llm.Embedder
 		want []error
 	}{
-		{"NaN", vectors(func(i int, s string) []float32 { v := unit(8, s); v[3] = nan; return v }), []error{llm.ErrInvalidOutput, graph.ErrNaN}},
-		{"+Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[0] = inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrNaN}},
-		{"-Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[7] = -inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrNaN}},
+		{"NaN", vectors(func(i int, s string) []float32 { v := unit(8, s); v[3] = nan; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
+		{"+Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[0] = inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
+		{"-Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[7] = -inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
 		{"ragged dimensions", vectors(func(i int, s string) []float32 { return unit(8+i%2, s) }), []error{llm.ErrDimension, graph.ErrDimension}},
 		{"declared dimension differs", llm.FixedDim(16, vectors(func(i int, s string) []float32 { return unit(8, s) })), []error{llm.ErrDimension, graph.ErrDimension}},
 		{"too few vectors", llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {

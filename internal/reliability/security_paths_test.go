@@ -144,32 +144,34 @@ func TestSecurityIngestPathEscapes(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(doc, "content_list.json"), []byte(list), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ingest.MinerU(doc)
+		docs, err := ingest.Path(doc)
 		if !errors.Is(err, ingest.ErrPathEscape) {
-			t.Errorf("MinerU img_path %q: error %v, items %+v", esc, err, d.Items)
+			t.Errorf("MinerU img_path %q: error %v, documents %+v", esc, err, docs)
 		}
 		md := filepath.Join(doc, "notes.md")
 		if err := os.WriteFile(md, []byte("# Notes\n\nText.\n\n![Figure 1]("+esc+")\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err = ingest.Markdown(md)
+		docs, err = ingest.Path(md)
 		escaped := false
-		for _, it := range d.Items {
-			if it.Image != nil && !filepath.IsLocal(filepath.FromSlash(it.Image.Path)) {
-				escaped = true
+		for _, d := range docs {
+			for _, it := range d.Items {
+				if it.Image != nil && !filepath.IsLocal(filepath.FromSlash(it.Image.Path)) {
+					escaped = true
+				}
 			}
 		}
 		// Markdown may also keep the figure without its image; it must
 		// never point outside.
 		if escaped || err != nil && !errors.Is(err, ingest.ErrPathEscape) {
-			t.Errorf("Markdown image %q: error %v, items %+v", esc, err, d.Items)
+			t.Errorf("Markdown image %q: error %v, documents %+v", esc, err, docs)
 		}
 	}
 	list := `[{"type":"image","img_path":"images/ok.png","image_caption":["Figure 1"],"page_idx":0}]`
 	os.WriteFile(filepath.Join(doc, "content_list.json"), []byte(list), 0o644)
-	d, err := ingest.MinerU(doc)
-	if err != nil || len(d.Items) != 1 || d.Items[0].Image == nil || d.Items[0].Image.Path != "images/ok.png" {
-		t.Fatalf("a local image: %v, %+v", err, d.Items)
+	docs, err := ingest.Path(doc)
+	if err != nil || len(docs) != 1 || len(docs[0].Items) != 1 || docs[0].Items[0].Image == nil || docs[0].Items[0].Image.Path != "images/ok.png" {
+		t.Fatalf("a local image: %v, %+v", err, docs)
 	}
 }
 
@@ -189,7 +191,7 @@ func quote(s string) string {
 
 // Documents built by hand (not through ingest) get the same protection
 // from the graph Builder: an image path that leaves the document root,
-// lexically or through a symbolic link, is ErrImagePath, and no image
+// lexically or through a symbolic link, is ErrDocument, and no image
 // outside the root ever reaches the model during analysis.
 func TestSecurityBuilderImageEscapes(t *testing.T) {
 	f := newEscapeFixture(t)
@@ -210,8 +212,8 @@ func TestSecurityBuilderImageEscapes(t *testing.T) {
 		}
 		// On Unix a backslash is part of a file name, so that path is a
 		// local (missing) file, not an escape.
-		if !strings.Contains(esc, `\`) && !errors.Is(err, graph.ErrImagePath) {
-			t.Errorf("image path %q: build error %v, want graph.ErrImagePath", esc, err)
+		if !strings.Contains(esc, `\`) && !errors.Is(err, graph.ErrDocument) {
+			t.Errorf("image path %q: build error %v, want graph.ErrDocument", esc, err)
 		}
 	}
 	// A local image is read and sent.
@@ -293,7 +295,11 @@ func TestSecurityReaderImageEscapes(t *testing.T) {
 func texts(nodes []graph.Node) []string {
 	out := make([]string, len(nodes))
 	for i := range nodes {
-		out[i] = nodes[i].EmbeddingText()
+		// The Builder's embedding text (paper v1 Eq. 12).
+		out[i] = nodes[i].Summary
+		if len(nodes[i].Keywords) > 0 {
+			out[i] += " keywords: " + strings.Join(nodes[i].Keywords, ", ")
+		}
 	}
 	return out
 }
