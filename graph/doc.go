@@ -36,7 +36,7 @@
 // nodes has one edge; Kind is the set of reasons for it.
 //
 // Caching. With Builder.Cache set, every model answer and embedding is stored
-// under a content hash of the request (llm.Cache, llm.CacheEmbedder), so a
+// under a content hash of the request (llm.Middleware.Cache), so a
 // re-build of unchanged documents makes no calls and an interrupted build
 // resumes where it stopped. Builds are deterministic: equal inputs and
 // answers give byte-identical files.

@@ -29,7 +29,7 @@ func TestAspectsCallBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.CallCount(); got != 18 {
+	if got := len(m.Calls()); got != 18 {
 		t.Errorf("calls = %d, want 16 + 1 + 1 = 18", got)
 	}
 	tr := ans.Trace
@@ -113,7 +113,7 @@ func TestClassicWorstCaseCallBudget(t *testing.T) {
 	if !tr.Gate.Has(LowSaturation) || !tr.Gate.Has(LowConsistency) {
 		t.Fatalf("gate %+v", tr.Gate)
 	}
-	if got := m.CallCount(); got > 48 || got != tr.Calls {
+	if got := len(m.Calls()); got > 48 || got != tr.Calls {
 		t.Errorf("calls = %d (trace %d), want ≤ 48", got, tr.Calls)
 	}
 	if tr.Pairs != 10 || tr.Contradictions != 10 || tr.Consistency != 0 {
@@ -227,9 +227,9 @@ func TestSystem2Triggers(t *testing.T) {
 			}
 			for _, x := range []string{kindBridge, kindEdge} {
 				for _, call := range m.Calls() {
-					if (x == kindBridge && strings.Contains(call.Prompt, mBridge)) || (x == kindEdge && strings.Contains(call.Prompt, mEdge)) {
-						if call.Request.Temperature != 0.2 {
-							t.Errorf("%s temperature %v", x, call.Request.Temperature)
+					if (x == kindBridge && strings.Contains(fake.Prompt(call), mBridge)) || (x == kindEdge && strings.Contains(fake.Prompt(call), mEdge)) {
+						if call.Temperature != 0.2 {
+							t.Errorf("%s temperature %v", x, call.Temperature)
 						}
 					}
 				}
@@ -364,7 +364,7 @@ func TestWorkerFailureDropsChain(t *testing.T) {
 func TestAllWorkersFail(t *testing.T) {
 	m := &fake.Model{}
 	m.On(mQType, `{"type":"value","length":"short"}`)
-	m.OnError(mWorker, errors.New("down"), 0)
+	m.Rules = append(m.Rules, fake.Rule{Contains: mWorker, Err: errors.New("down")})
 	_, err := (&VLM{Model: m}).Read(context.Background(), input(t, 5, 1))
 	if !errors.Is(err, ErrAllWorkersFailed) {
 		t.Fatalf("err = %v", err)
@@ -494,7 +494,7 @@ func TestImagesOnlyForImageModels(t *testing.T) {
 		}
 		sent := 0
 		for _, c := range m.Calls() {
-			for _, p := range c.Request.Messages[0].Parts {
+			for _, p := range c.Messages[0].Parts {
 				if p.Image != nil {
 					sent++
 				}

@@ -49,7 +49,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	text.WriteString("\n")
 	flush := func() {
 		if text.Len() > 0 {
-			parts = append(parts, llm.TextPart(text.String()))
+			parts = append(parts, llm.Part{Text: text.String()})
 			text.Reset()
 		}
 	}
@@ -62,7 +62,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 		text.WriteString("\n")
 		if b.img != nil {
 			flush()
-			parts = append(parts, llm.ImagePart(b.img, b.mime))
+			parts = append(parts, llm.Part{Image: &llm.Image{Data: b.img, MIME: b.mime}})
 			images++
 		}
 		text.WriteString(truncate(b.body, shares[k]))
