@@ -1,38 +1,38 @@
 // Package llm defines how flowreader talks to models, in the manner of
 // database/sql/driver: narrow interfaces that backends implement, optional
 // capabilities found by type assertion, and middleware that wraps any
-// backend. An Embedder turns texts into vectors; a Model turns a
+// backend. An [Embedder] turns texts into vectors; a [Model] turns a
 // conversation of ordered text and image parts into text or JSON. Adapters
 // live in subpackages: openai for OpenAI-compatible HTTP servers such as
 // vLLM, local for the embedded offline embedder, fake for tests.
-// EmbedderFunc and ModelFunc adapt plain functions.
+// [EmbedderFunc] and [ModelFunc] adapt plain functions.
 //
 // # Optional capabilities
 //
 // A backend may also implement
 //
-//   - Namer (Embedder or Model): a stable name, written into graph file
+//   - [Namer] (Embedder or Model): a stable name, written into graph file
 //     headers and made part of cache keys;
-//   - BatchSizer (Embedder): the largest batch one call accepts, which the
+//   - [BatchSizer] (Embedder): the largest batch one call accepts, which the
 //     graph builder then sends;
-//   - ImageAccepter (Model): whether image parts may be sent; a model
+//   - [ImageAccepter] (Model): whether image parts may be sent; a model
 //     without it is sent a text rendering of visual nodes.
 //
-// The wrappers made by Wrap and WrapEmbedder forward all three.
+// The wrappers made by [Wrap] and [WrapEmbedder] forward all three.
 //
 // # Errors
 //
-// Adapters map failures that callers may act on to ErrRateLimited,
-// ErrUnavailable, ErrContextTooLong and ErrInvalidOutput (test with
-// errors.Is), and HTTP failures to *APIError (test with errors.As), which
+// Adapters map failures that callers may act on to [ErrRateLimited],
+// [ErrUnavailable], [ErrContextTooLong] and [ErrInvalidOutput] (test with
+// errors.Is), and HTTP failures to *[APIError] (test with errors.As), which
 // carries the status, the server's Retry-After and, through Unwrap, the
 // matching sentinel.
 //
 // # Middleware
 //
-// Wrap and WrapEmbedder put a cache, retries, a concurrency limit and a rate
-// limit around a backend, in that order from the outside in, as a
-// Middleware value asks:
+// [Wrap] and [WrapEmbedder] put a cache, retries, a concurrency limit and a
+// rate limit around a backend, in that order from the outside in, as a
+// [Middleware] value asks:
 //
 //	m = llm.Wrap(m, llm.Middleware{Cache: llm.DirStore(dir), Attempts: 4, Concurrency: 8})
 //
@@ -40,11 +40,11 @@
 //
 //	d_k = min(MaxDelay, BaseDelay·2^(k-2)) · (1 + u/4),  u ~ U[-1, 1),
 //
-// with u drawn from a PCG seeded with Middleware.Seed, so that a run is
+// with u drawn from a PCG seeded with [Middleware].Seed, so that a run is
 // reproducible; when the server answered 429 or 503 with a Retry-After R,
 // they wait exactly R instead (and give up if R exceeds MaxRetryAfter).
 // Cache keys are SHA-256 digests of a version tag, the backend's name and
-// the whole request; stores are MemoryStore and DirStore (one file per
+// the whole request; stores are [MemoryStore] and [DirStore] (one file per
 // entry, written to a temporary file and renamed). A corrupted entry is a
 // miss, never an error.
 package llm

@@ -82,9 +82,9 @@ type Role string
 
 // Message roles of the OpenAI-compatible chat protocol.
 const (
-	System    Role = "system"
-	User      Role = "user"
-	Assistant Role = "assistant"
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
 )
 
 // Part is one piece of a message: text, or an image. Exactly one of Text or
@@ -138,5 +138,5 @@ type Response struct {
 
 // UserText is a convenience for a single-message, text-only request.
 func UserText(prompt string) *Request {
-	return &Request{Messages: []Message{{Role: User, Parts: []Part{{Text: prompt}}}}}
+	return &Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Text: prompt}}}}}
 }

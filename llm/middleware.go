@@ -7,7 +7,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Middleware says what Wrap and WrapEmbedder put around a backend. The zero
+// Middleware says what [Wrap] and [WrapEmbedder] put around a backend. The zero
 // value adds nothing. A call passes, from the outside in, through
 //
 //	cache → retries → concurrency limit → rate limit → backend
@@ -22,7 +22,7 @@ type Middleware struct {
 
 	// Attempts bounds the calls made for one request, the first included;
 	// 0 or 1 means no retries. Only temporary failures are retried:
-	// ErrRateLimited, ErrUnavailable, an *APIError with status 408, 429 or
+	// [ErrRateLimited], [ErrUnavailable], an *[APIError] with status 408, 429 or
 	// 5xx, or an error whose Temporary method reports true; never a
 	// cancelled or expired context.
 	Attempts int
@@ -107,7 +107,8 @@ func layers[A, R any](f call[A, R], mw Middleware) (call[A, R], bool) {
 }
 
 // Wrap returns m inside the layers mw asks for, or m itself when it asks for
-// none. The wrapper keeps m's optional capabilities (Namer, ImageAccepter).
+// none. The wrapper keeps m's optional capabilities ([Namer],
+// [ImageAccepter]).
 //
 // The cache key of a request is the SHA-256 digest of a version tag, m's
 // Name and the canonical JSON encoding of the whole request (messages with
@@ -136,8 +137,8 @@ type batch struct {
 	kind  Kind
 }
 
-// WrapEmbedder is Wrap for an Embedder. The wrapper keeps e's Dimension and
-// optional capabilities (Namer, BatchSizer).
+// WrapEmbedder is [Wrap] for an [Embedder]. The wrapper keeps e's Dimension
+// and optional capabilities ([Namer], [BatchSizer]).
 //
 // With a cache, each text already embedded with the same kind by the same
 // embedder (its Name and Dimension are part of the key) is answered from the

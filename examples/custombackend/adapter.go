@@ -100,9 +100,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			}
 		}
 		switch msg.Role {
-		case llm.System:
+		case llm.RoleSystem:
 			pre = append(pre, text...)
-		case llm.Assistant:
+		case llm.RoleAssistant:
 			p.Turns = append(p.Turns, Turn{Speaker: "bot", Text: strings.Join(text, "\n")})
 		default:
 			p.Turns = append(p.Turns, Turn{Speaker: "human", Text: strings.Join(text, "\n")})

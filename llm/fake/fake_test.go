@@ -49,8 +49,8 @@ func TestModelRulesInOrderAndTimes(t *testing.T) {
 
 func TestModelPromptSkipsImagesKeepsOrder(t *testing.T) {
 	req := &llm.Request{Messages: []llm.Message{
-		{Role: llm.System, Parts: []llm.Part{{Text: "sys"}}},
-		{Role: llm.User, Parts: []llm.Part{{Text: "a"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "b"}}},
+		{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "sys"}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "a"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "b"}}},
 	}}
 	if got := Prompt(req); got != "sys\na\nb" {
 		t.Fatalf("Prompt = %q", got)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/llm"
-	"github.com/flowreader/flowreader/llm/local/glovedata"
+	"github.com/flowreader/flowreader/llm/local/internal/glovedata"
 )
 
 // BenchmarkLoad measures decoding the embedded 100k-word table, the one-off

@@ -1,9 +1,10 @@
 // Package local provides the embedded default embedder, which needs no
 // server: GloVe 6B 100-d word vectors (Pennington et al., 2014), of which
-// the 100 000 most frequent words ship inside the binary (package glovedata,
-// int8-quantised). Nothing is downloaded at run time; the table is decoded
-// lazily, once per process, on the first Embed call. Embedder returns it;
-// its Name, "glove-6b-100d-sif", goes into graph headers and cache keys.
+// the 100 000 most frequent words ship inside the binary, int8-quantised
+// (internal/glovedata/NOTICE.md gives provenance and licences). Nothing is
+// downloaded at run time; the table is decoded lazily, once per process, on
+// the first Embed call. Embedder returns it; its Name, "glove-6b-100d-sif",
+// goes into graph headers and cache keys.
 //
 // # Sentence vectors
 //

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/flowreader/flowreader/llm"
-	"github.com/flowreader/flowreader/llm/local/glovedata"
+	"github.com/flowreader/flowreader/llm/local/internal/glovedata"
 )
 
 // dimension is the dimension of the embedded vectors.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
-	"github.com/flowreader/flowreader/llm/local/glovedata"
+	"github.com/flowreader/flowreader/llm/local/internal/glovedata"
 )
 
 func cos(a, b []float32) float64 {

@@ -56,8 +56,8 @@ func TestChatImagesAsDataURIsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &llm.Request{Messages: []llm.Message{
-		{Role: llm.System, Parts: []llm.Part{{Text: "be brief"}}},
-		{Role: llm.User, Parts: []llm.Part{
+		{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "be brief"}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{
 			{Text: "first"}, {Image: &llm.Image{Data: big, MIME: "image/png"}},
 			{Text: "second"}, {Image: &llm.Image{Data: small, MIME: "image/jpeg"}},
 		}},
@@ -124,7 +124,7 @@ func TestChatImageOptions(t *testing.T) {
 	if c.AcceptsImages() {
 		t.Fatal("TextOnly accepts images")
 	}
-	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.User,
+	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser,
 		Parts: []llm.Part{{Image: &llm.Image{Data: big, MIME: "image/png"}}, {Text: "x"}}}}}); err == nil {
 		t.Fatal("image sent to text-only model")
 	}

@@ -1,8 +1,9 @@
 // Package openai adapts servers speaking the OpenAI-compatible HTTP protocol
 // (vLLM, TEI, Ollama, llama.cpp, hosted APIs) to llm.Model and llm.Embedder,
-// using only net/http. NewChat and NewEmbedder check a Config and return a
-// Chat (an llm.Model, llm.Namer and llm.ImageAccepter) and an Embedder (an
-// llm.Embedder, llm.Namer and llm.BatchSizer).
+// using only net/http. [NewChat] and [NewEmbedder] check a [Config] and
+// return a [Chat] (an [llm.Model], [llm.Namer] and [llm.ImageAccepter]) and an
+// [Embedder] (an [llm.Embedder], [llm.Namer] and [llm.BatchSizer]). A
+// configuration that cannot work fails with [ErrConfig].
 //
 // # Chat
 //
@@ -42,7 +43,7 @@
 //
 // # Errors
 //
-// Non-2xx answers become *llm.APIError with the status, the server's
+// Non-2xx answers become *[llm.APIError] with the status, the server's
 // Retry-After and the message from either error body vLLM emits,
 // {"error":{"message","type","code"}} (OpenAI style, vLLM ≥ 0.9) or
 // {"object":"error","message","type","code"} (older vLLM). The error also
@@ -53,14 +54,14 @@
 // expected JSON, or larger than MaxResponseBytes, wrap llm.ErrInvalidOutput.
 // The API key is sent as "Authorization: Bearer …" and is removed from every
 // error string; printing a Config redacts it too. The adapters do not retry
-// (wrap them with llm.Wrap) and set no timeout of their own: give every call
+// (wrap them with [llm.Wrap]) and set no timeout of their own: give every call
 // a context with a deadline, or set Config.HTTPClient. An image part that
 // cannot be sent (not PNG or JPEG, undecodable, too many pixels) fails the
 // call before anything is sent.
 //
 // # Environment
 //
-// FromEnv reads
+// [FromEnv] reads
 //
 //	FLOWREADER_LLM_URL      chat base URL, e.g. http://localhost:8000/v1
 //	FLOWREADER_LLM_MODEL    chat model, e.g. Qwen/Qwen3-VL-32B-Instruct
