@@ -59,7 +59,7 @@ var (
 // aspects preset with the paper's limits. A VLM is safe for concurrent use
 // when its fields are not modified.
 type VLM struct {
-	// Model answers every call. Wrap it in llm.Retry for retries: a worker
+	// Model answers every call. Wrap it with llm.Wrap for retries: a worker
 	// that still fails drops its chain.
 	Model llm.Model
 	// Preset picks the prompts (Aspects or Classic).
