@@ -182,8 +182,8 @@ func TestSystem2Triggers(t *testing.T) {
 				t.Errorf("System 2 %+v", tr)
 			}
 			for _, call := range m.Calls() {
-				if (strings.Contains(call.Prompt, fixture.MarkBridge) || strings.Contains(call.Prompt, fixture.MarkEdge)) && call.Request.Temperature != 0.2 {
-					t.Errorf("scorer temperature %v", call.Request.Temperature)
+				if (strings.Contains(fake.Prompt(call), fixture.MarkBridge) || strings.Contains(fake.Prompt(call), fixture.MarkEdge)) && call.Temperature != 0.2 {
+					t.Errorf("scorer temperature %v", call.Temperature)
 				}
 			}
 		})
@@ -215,7 +215,7 @@ func TestSystem2KeepsSystem1WhenNothingSupported(t *testing.T) {
 	}
 	reasoner := 0
 	for _, c := range m.Calls() {
-		if strings.Contains(c.Prompt, fixture.MarkReasoner) {
+		if strings.Contains(fake.Prompt(c), fixture.MarkReasoner) {
 			reasoner++
 		}
 	}
@@ -251,7 +251,7 @@ func TestSystem2ReusesIdenticalChains(t *testing.T) {
 	res := answer(t, s2(t, m, fr, 0.1, fakeFinder{}, 3), chains)
 	workers := 0
 	for _, c := range m.Calls() {
-		if strings.Contains(c.Prompt, fixture.MarkWorker) {
+		if strings.Contains(fake.Prompt(c), fixture.MarkWorker) {
 			workers++
 		}
 	}
@@ -285,7 +285,7 @@ func TestSystem2Off(t *testing.T) {
 	if res.System2 != nil || fr.calls != 0 {
 		t.Errorf("System 2 ran while off: %+v", res.System2)
 	}
-	if got, want := m.CallCount(), 4+2; got != want {
+	if got, want := len(m.Calls()), 4+2; got != want {
 		t.Errorf("calls %d, want chains + 2 = %d", got, want)
 	}
 }
@@ -324,7 +324,7 @@ func TestSystem2WorstCaseCallBudget(t *testing.T) {
 	case tr.Answer != nil:
 		total += tr.Answer.Trace.Calls
 	}
-	if got := m.CallCount(); got > maxCalls || got != total {
+	if got := len(m.Calls()); got > maxCalls || got != total {
 		t.Errorf("calls = %d (traces %d), want ≤ %d", got, total, maxCalls)
 	}
 	if !tr.Ran || fr.calls != 1 || tr.ScorerCut == 0 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
@@ -77,7 +78,7 @@ func qasperGraphs(t *testing.T, papers int) ([]*graph.Graph, [][]string) {
 		}
 		emb := make([]float32, 0, len(nodes)*dim)
 		for _, n := range nodes {
-			emb = append(emb, fake.Hash(n.Content, dim)...)
+			emb = append(emb, hashVector(n.Content, dim)...)
 		}
 		g0, err := graph.New(nodes, dim, emb, nil)
 		if err != nil {
@@ -153,7 +154,7 @@ func TestInvariantsOnQASPER(t *testing.T) {
 	routed := 0
 	for i, g := range gs {
 		for _, question := range qs[i][:min(3, len(qs[i]))] {
-			s := scoresFor(g, fake.Hash(question, g.Dim))
+			s := scoresFor(g, hashVector(question, g.Dim))
 			for _, a := range []*Aspects{PaperAspects(), DefaultAspects(), noCredit(), ablated(AblationNoAgreement), ablated(AblationDocumentOrder), ablated(AblationSingleSink)} {
 				r, err := routeOn(ctx, a, g, s)
 				if err != nil {
@@ -194,4 +195,10 @@ func equalChains(a, b []Chain) bool {
 		}
 	}
 	return true
+}
+
+// hashVector is fake.Embedder's vector of text with dim components.
+func hashVector(text string, dim int) []float32 {
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	return v[0]
 }

@@ -107,7 +107,7 @@ func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
 	caption := strings.TrimSpace(n.Caption + " " + n.Footnote)
 	req := llm.UserText(visualPrompt(n.Context, caption, rendering))
 	if img != nil {
-		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.ImagePart(img, n.Image.MIME))
+		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.Part{Image: &llm.Image{Data: img, MIME: n.Image.MIME}})
 	}
 	req.JSONSchema, req.SchemaName = []byte(schemaVisual), "visual_node_analysis"
 	return req, nil

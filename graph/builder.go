@@ -58,7 +58,7 @@ type Builder struct {
 	// (P3). Nil means the deterministic offline analysis and no evolution.
 	Model llm.Model
 	// Cache, when set, stores every model response and embedding (see
-	// llm.Cache, llm.CacheEmbedder): a re-build of unchanged documents makes
+	// llm.Middleware.Cache): a re-build of unchanged documents makes
 	// no model or embedder calls, and an interrupted build resumes where it
 	// stopped. Use llm.DirStore(dir) for an on-disk cache.
 	Cache llm.Store
@@ -135,9 +135,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	emb := b.Embedder
 	model := b.Model
 	if b.Cache != nil {
-		emb = llm.CacheEmbedder(emb, b.Cache)
+		emb = llm.WrapEmbedder(emb, llm.Middleware{Cache: b.Cache})
 		if model != nil {
-			model = llm.Cache(model, b.Cache)
+			model = llm.Wrap(model, llm.Middleware{Cache: b.Cache})
 		}
 	}
 	nodes, err := b.nodes(docs)

@@ -53,6 +53,12 @@
 // makes no calls and an interrupted build resumes where it stopped. Builds
 // are deterministic: equal inputs and answers give byte-identical files.
 //
+// Caching. With Builder.Cache set, every model answer and embedding is stored
+// under a content hash of the request (llm.Middleware.Cache), so a
+// re-build of unchanged documents makes no calls and an interrupted build
+// resumes where it stopped. Builds are deterministic: equal inputs and
+// answers give byte-identical files.
+//
 // # File format
 //
 // [Save] and [Load] ([Write] and [Read] on streams) use one versioned

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -42,7 +43,7 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 			if err != nil {
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}
-			if err := llm.CheckVectors(vecs, z-a, dim); err != nil {
+			if err := llmutil.CheckVectors(vecs, z-a, dim); err != nil {
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}
 			copy(rows[a:z], vecs)

@@ -10,18 +10,19 @@ import (
 	"hash/crc32"
 	"math"
 	"strconv"
+
+	"github.com/flowreader/flowreader/internal/llmutil"
 )
 
 // cacheVersion is part of every key: bump it when the key or entry format
 // changes, and old entries simply stop matching.
 const cacheVersion = "flowreader-llm-cache-v1"
 
-// RequestKey returns the cache key of req sent to a model called name: the
-// hex SHA-256 of the version tag, the name and the canonical JSON encoding of
-// the whole request (messages with image bytes, sampling parameters, schema,
-// seed). Struct fields encode in declaration order, so equal requests give
-// equal keys.
-func RequestKey(name string, req *Request) (string, error) {
+// requestKey is the cache key of req sent to a model called name: the hex
+// SHA-256 of the version tag, the name and the canonical JSON encoding of
+// the whole request. Struct fields encode in declaration order, so equal
+// requests give equal keys.
+func requestKey(name string, req *Request) (string, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return "", err
@@ -32,12 +33,12 @@ func RequestKey(name string, req *Request) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// EmbedKey returns the cache key of one text embedded as kind by an embedder
+// embedKey is the cache key of one text embedded as kind by an embedder
 // called name with dimension dim.
-func EmbedKey(name string, dim int, kind Kind, text string) string {
+func embedKey(name string, dim int, kind Kind, text string) string {
 	h := sha256.New()
 	h.Write([]byte(cacheVersion + "\nembed\n" + strconv.Quote(name) + "\n" +
-		strconv.Itoa(dim) + "\n" + kind.String() + "\n"))
+		strconv.Itoa(dim) + "\n" + kindName(kind) + "\n"))
 	h.Write([]byte(text))
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -47,23 +48,12 @@ type cacheEntry struct {
 	Response *Response `json:"response"`
 }
 
-// Cache wraps m so that a request equal to an earlier one (see RequestKey;
-// the model's Name is part of the key) is answered from s without calling m.
-// Only successful responses are stored. An entry that does not decode, or
-// that was stored under another key, is treated as a miss and overwritten.
-// A failed write is ignored: it costs a repeated call later, not this one.
-//
-// Caching is exact: a request with temperature > 0 is answered with the first
-// sample ever drawn, which is what a resumable graph build wants. Settings
-// held by the adapter rather than the request (for example openai.Config's
-// Extra body fields) are not part of the key: use another store when
-// changing them. Concurrent identical misses each call m.
-func Cache(m Model, s Store) Model {
-	name := nameOf(m)
-	return wrapModel(m, func(ctx context.Context, req *Request) (*Response, error) {
-		key, err := RequestKey(name, req)
+// cachedModel answers f's requests from s (see Wrap).
+func cachedModel(f call[*Request, *Response], name string, s Store) call[*Request, *Response] {
+	return func(ctx context.Context, req *Request) (*Response, error) {
+		key, err := requestKey(name, req)
 		if err != nil {
-			return m.Generate(ctx, req)
+			return f(ctx, req)
 		}
 		if b, ok := s.Get(key); ok {
 			var e cacheEntry
@@ -71,7 +61,7 @@ func Cache(m Model, s Store) Model {
 				return e.Response, nil
 			}
 		}
-		resp, err := m.Generate(ctx, req)
+		resp, err := f(ctx, req)
 		if err != nil {
 			return nil, err
 		}
@@ -79,32 +69,23 @@ func Cache(m Model, s Store) Model {
 			_ = s.Put(key, b)
 		}
 		return resp, nil
-	})
+	}
 }
 
-// CacheEmbedder wraps e so that each text already embedded with the same
-// kind by the same embedder (Name and Dimension are part of the key) is
-// answered from s; only the misses of a batch are sent to e, in one call and
-// in order. Entries carry a checksum; a corrupted or wrong-sized entry is a
-// miss.
-//
-// The dimension in the key is the one e reports when CacheEmbedder is
-// called, not at each call: an embedder that learns its dimension from its
-// first answer (Dimension 0 until then) would otherwise key its first batch
-// differently from the rest, and a resumed build, whose fresh embedder
-// reports 0 again, would miss every later entry. A wrapper made after e
-// learnt its dimension also looks under the dimension-0 key.
-func CacheEmbedder(e Embedder, s Store) Embedder {
+// cachedEmbedder answers f's texts from s (see WrapEmbedder); e is the
+// embedder f calls, which names the entries and gives their dimension.
+func cachedEmbedder(f call[batch, [][]float32], e Embedder, s Store) call[batch, [][]float32] {
 	name := nameOf(e)
 	keyDim := e.Dimension()
-	return wrapEmbedder(e, func(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
+	return func(ctx context.Context, b batch) ([][]float32, error) {
+		texts, kind := b.texts, b.kind
 		dim := e.Dimension()
 		out := make([][]float32, len(texts))
 		keys := make([]string, len(texts))
 		var missIdx []int
 		var missTexts []string
 		for i, t := range texts {
-			keys[i] = EmbedKey(name, keyDim, kind, t)
+			keys[i] = embedKey(name, keyDim, kind, t)
 			if b, ok := s.Get(keys[i]); ok {
 				if v, ok := decodeVector(b, dim); ok {
 					out[i] = v
@@ -112,7 +93,7 @@ func CacheEmbedder(e Embedder, s Store) Embedder {
 				}
 			}
 			if keyDim != 0 {
-				if b, ok := s.Get(EmbedKey(name, 0, kind, t)); ok {
+				if b, ok := s.Get(embedKey(name, 0, kind, t)); ok {
 					if v, ok := decodeVector(b, dim); ok {
 						out[i] = v
 						continue
@@ -125,11 +106,11 @@ func CacheEmbedder(e Embedder, s Store) Embedder {
 		if len(missTexts) == 0 {
 			return out, nil
 		}
-		vecs, err := e.Embed(ctx, missTexts, kind)
+		vecs, err := f(ctx, batch{missTexts, kind})
 		if err != nil {
 			return nil, err
 		}
-		if err := CheckVectors(vecs, len(missTexts), dim); err != nil {
+		if err := llmutil.CheckVectors(vecs, len(missTexts), dim); err != nil {
 			return nil, err
 		}
 		for j, i := range missIdx {
@@ -137,7 +118,7 @@ func CacheEmbedder(e Embedder, s Store) Embedder {
 			_ = s.Put(keys[i], encodeVector(vecs[j]))
 		}
 		return out, nil
-	})
+	}
 }
 
 // A cached vector is its float32 components little-endian followed by the

@@ -9,7 +9,7 @@ import (
 )
 
 // learner is an embedder that learns its dimension from its first answer,
-// as openai.Embedder does without EmbedDim: Dimension is 0 until then.
+// as openai.Embedder does: Dimension is 0 until then.
 type learner struct {
 	dim   atomic.Int64
 	calls atomic.Int64
@@ -29,13 +29,13 @@ func (l *learner) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][
 
 // A resumed build uses a fresh embedder that does not know its dimension
 // yet: entries written after the first embedder learnt its dimension must
-// still be found (found by the reliability tests of issue 10: a resumed
-// graph build re-embedded every text embedded after the first batch).
+// still be found; otherwise a resumed graph build re-embeds every text
+// embedded after the first batch.
 func TestCacheEmbedderKeysDoNotDependOnALearntDimension(t *testing.T) {
 	ctx := context.Background()
 	store := llm.DirStore(t.TempDir())
 	first := &learner{}
-	ce := llm.CacheEmbedder(first, store)
+	ce := llm.WrapEmbedder(first, llm.Middleware{Cache: store})
 	for _, batch := range [][]string{{"a"}, {"bb"}, {"ccc"}} {
 		if _, err := ce.Embed(ctx, batch, llm.Document); err != nil {
 			t.Fatal(err)
@@ -43,7 +43,7 @@ func TestCacheEmbedderKeysDoNotDependOnALearntDimension(t *testing.T) {
 	}
 	// The next process: a fresh embedder, dimension unknown.
 	second := &learner{}
-	if _, err := llm.CacheEmbedder(second, store).Embed(ctx, []string{"a", "bb", "ccc"}, llm.Document); err != nil {
+	if _, err := llm.WrapEmbedder(second, llm.Middleware{Cache: store}).Embed(ctx, []string{"a", "bb", "ccc"}, llm.Document); err != nil {
 		t.Fatal(err)
 	}
 	if n := second.calls.Load(); n != 0 {
@@ -51,7 +51,7 @@ func TestCacheEmbedderKeysDoNotDependOnALearntDimension(t *testing.T) {
 	}
 	// The same process again, now that the first embedder knows its
 	// dimension: a new wrapper still finds the entries.
-	if _, err := llm.CacheEmbedder(first, store).Embed(ctx, []string{"a", "bb", "ccc"}, llm.Document); err != nil {
+	if _, err := llm.WrapEmbedder(first, llm.Middleware{Cache: store}).Embed(ctx, []string{"a", "bb", "ccc"}, llm.Document); err != nil {
 		t.Fatal(err)
 	}
 	if n := first.calls.Load(); n != 3 {

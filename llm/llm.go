@@ -14,7 +14,8 @@ const (
 	Query
 )
 
-func (k Kind) String() string {
+// kindName is the kind as it appears in cache keys.
+func kindName(k Kind) string {
 	switch k {
 	case Document:
 		return "document"
@@ -32,22 +33,10 @@ type Embedder interface {
 	Dimension() int
 }
 
-// Namer is an optional capability: an Embedder or Model that reports a stable
-// name (used in graph file headers and cache keys).
-type Namer interface {
-	Name() string
-}
-
-// BatchSizer is an optional Embedder capability: the largest batch the backend
-// accepts in one call.
-type BatchSizer interface {
-	MaxBatch() int
-}
-
 // EmbedderFunc adapts a function to the Embedder interface, as
 // net/http.HandlerFunc adapts a function to Handler. Its Dimension is 0,
 // which means "unknown until the first call": consumers (the graph builder)
-// take the dimension from the vectors returned. Use FixedDim to declare it.
+// take the dimension from the vectors returned.
 type EmbedderFunc func(ctx context.Context, texts []string, kind Kind) ([][]float32, error)
 
 // Embed calls f.
@@ -57,17 +46,6 @@ func (f EmbedderFunc) Embed(ctx context.Context, texts []string, kind Kind) ([][
 
 // Dimension returns 0: unknown until the first call.
 func (f EmbedderFunc) Dimension() int { return 0 }
-
-// FixedDim wraps an Embedder (typically an EmbedderFunc) so that it reports
-// dim as its Dimension.
-func FixedDim(dim int, e Embedder) Embedder { return fixedDim{e, dim} }
-
-type fixedDim struct {
-	Embedder
-	dim int
-}
-
-func (f fixedDim) Dimension() int { return f.dim }
 
 // Model generates text (or JSON) from a conversation of text and image parts.
 // Implementations must be safe for concurrent use.
@@ -81,6 +59,18 @@ type ModelFunc func(ctx context.Context, req *Request) (*Response, error)
 // Generate calls f.
 func (f ModelFunc) Generate(ctx context.Context, req *Request) (*Response, error) { return f(ctx, req) }
 
+// Namer is an optional capability of an Embedder or a Model: a stable name,
+// written into graph file headers and made part of cache keys.
+type Namer interface {
+	Name() string
+}
+
+// BatchSizer is an optional Embedder capability: the largest batch the
+// backend accepts in one call, which the graph builder then sends.
+type BatchSizer interface {
+	MaxBatch() int
+}
+
 // ImageAccepter is an optional Model capability. A model that does not
 // implement it, or returns false, is sent a text rendering of visual nodes.
 type ImageAccepter interface {
@@ -92,13 +82,13 @@ type Role string
 
 // Message roles of the OpenAI-compatible chat protocol.
 const (
-	System    Role = "system"
-	User      Role = "user"
-	Assistant Role = "assistant"
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
 )
 
 // Part is one piece of a message: text, or an image. Exactly one of Text or
-// Image is set.
+// Image is set: Part{Text: s} or Part{Image: &Image{Data: b, MIME: "image/png"}}.
 type Part struct {
 	Text  string `json:"text,omitempty"`
 	Image *Image `json:"image,omitempty"`
@@ -109,12 +99,6 @@ type Image struct {
 	Data []byte `json:"data"`
 	MIME string `json:"mime"`
 }
-
-// TextPart returns a text part.
-func TextPart(s string) Part { return Part{Text: s} }
-
-// ImagePart returns an image part.
-func ImagePart(data []byte, mime string) Part { return Part{Image: &Image{Data: data, MIME: mime}} }
 
 // Message is one turn of a conversation; its parts keep their order.
 type Message struct {
@@ -154,5 +138,5 @@ type Response struct {
 
 // UserText is a convenience for a single-message, text-only request.
 func UserText(prompt string) *Request {
-	return &Request{Messages: []Message{{Role: User, Parts: []Part{TextPart(prompt)}}}}
+	return &Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Text: prompt}}}}}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
-// clock records the waits Retry asks for without sleeping.
+// clock records the waits the retries ask for without sleeping.
 type clock struct {
 	mu    sync.Mutex
 	waits []time.Duration
@@ -29,17 +29,36 @@ func (c *clock) sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
+// counting is a fake embedder that counts its calls and texts.
+type counting struct {
+	fake.Embedder
+	calls, texts atomic.Int32
+}
+
+func (c *counting) Name() string { return "counting" }
+
+func (c *counting) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+	c.calls.Add(1)
+	c.texts.Add(int32(len(texts)))
+	return c.Embedder.Embed(ctx, texts, kind)
+}
+
+// failing returns a fake model whose first times calls fail with err (every
+// call when times is 0) and whose others answer "ok".
+func failing(err error, times int) *fake.Model {
+	return &fake.Model{Default: "ok", Rules: []fake.Rule{{Err: err, Times: times}}}
+}
+
 func TestRetryHonoursRetryAfter(t *testing.T) {
-	m := &fake.Model{Default: "ok"}
-	m.OnError("", &llm.APIError{StatusCode: 429, RetryAfter: 3 * time.Second, Err: llm.ErrRateLimited}, 2)
+	m := failing(&llm.APIError{StatusCode: 429, RetryAfter: 3 * time.Second, Err: llm.ErrRateLimited}, 2)
 	var c clock
-	r := llm.Retry(m, llm.RetryConfig{Sleep: c.sleep})
+	r := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep))
 	resp, err := r.Generate(context.Background(), llm.UserText("x"))
 	if err != nil || resp.Text != "ok" {
 		t.Fatalf("got %v, %v", resp, err)
 	}
-	if m.CallCount() != 3 {
-		t.Fatalf("%d calls, want 3", m.CallCount())
+	if n := len(m.Calls()); n != 3 {
+		t.Fatalf("%d calls, want 3", n)
 	}
 	if len(c.waits) != 2 || c.waits[0] != 3*time.Second || c.waits[1] != 3*time.Second {
 		t.Fatalf("waits %v, want two of 3s", c.waits)
@@ -47,17 +66,16 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 }
 
 func TestRetryBoundedBackoffWithJitter(t *testing.T) {
-	m := &fake.Model{}
-	m.OnError("", &llm.APIError{StatusCode: 500, Message: "boom"}, 0)
+	mw := llm.Middleware{Attempts: 5, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Seed: 7}
+	m := failing(&llm.APIError{StatusCode: 500, Message: "boom"}, 0)
 	var c clock
-	r := llm.Retry(m, llm.RetryConfig{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Sleep: c.sleep, Seed: 7})
-	_, err := r.Generate(context.Background(), llm.UserText("x"))
+	_, err := llm.Wrap(m, llm.WithSleep(mw, c.sleep)).Generate(context.Background(), llm.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 500 {
 		t.Fatalf("err = %v, want APIError 500", err)
 	}
-	if m.CallCount() != 5 {
-		t.Fatalf("%d calls, want 5", m.CallCount())
+	if n := len(m.Calls()); n != 5 {
+		t.Fatalf("%d calls, want 5", n)
 	}
 	base := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}
 	if len(c.waits) != 4 {
@@ -71,8 +89,7 @@ func TestRetryBoundedBackoffWithJitter(t *testing.T) {
 	}
 	// Same seed, same waits.
 	var c2 clock
-	m.Reset()
-	llm.Retry(m, llm.RetryConfig{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Sleep: c2.sleep, Seed: 7}).
+	llm.Wrap(failing(&llm.APIError{StatusCode: 500}, 0), llm.WithSleep(mw, c2.sleep)).
 		Generate(context.Background(), llm.UserText("x"))
 	for i := range c.waits {
 		if c.waits[i] != c2.waits[i] {
@@ -82,32 +99,31 @@ func TestRetryBoundedBackoffWithJitter(t *testing.T) {
 }
 
 func TestRetryPermanentAndContext(t *testing.T) {
-	m := &fake.Model{}
-	m.OnError("bad", &llm.APIError{StatusCode: 400, Err: llm.ErrContextTooLong}, 0)
-	m.OnError("slow", llm.ErrUnavailable, 0)
+	m := &fake.Model{Rules: []fake.Rule{
+		{Contains: "bad", Err: &llm.APIError{StatusCode: 400, Err: llm.ErrContextTooLong}},
+		{Contains: "slow", Err: llm.ErrUnavailable},
+	}}
 	var c clock
-	r := llm.Retry(m, llm.RetryConfig{Sleep: c.sleep})
+	r := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep))
 	if _, err := r.Generate(context.Background(), llm.UserText("bad")); !errors.Is(err, llm.ErrContextTooLong) {
 		t.Fatal(err)
 	}
-	if m.CallCount() != 1 {
-		t.Fatalf("permanent error retried: %d calls", m.CallCount())
+	if n := len(m.Calls()); n != 1 {
+		t.Fatalf("permanent error retried: %d calls", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m.Reset()
 	if _, err := r.Generate(ctx, llm.UserText("slow")); err == nil {
 		t.Fatal("no error")
 	}
-	if m.CallCount() != 1 {
-		t.Fatalf("retried after context end: %d calls", m.CallCount())
+	if n := len(m.Calls()); n != 2 {
+		t.Fatalf("retried after context end: %d calls", n-1)
 	}
 	// A Retry-After beyond the bound ends retries at once.
-	m2 := &fake.Model{}
-	m2.OnError("", &llm.APIError{StatusCode: 503, RetryAfter: time.Hour}, 0)
-	llm.Retry(m2, llm.RetryConfig{Sleep: c.sleep}).Generate(context.Background(), llm.UserText("x"))
-	if m2.CallCount() != 1 {
-		t.Fatalf("hour-long Retry-After was waited: %d calls", m2.CallCount())
+	m2 := failing(&llm.APIError{StatusCode: 503, RetryAfter: time.Hour}, 0)
+	llm.Wrap(m2, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep)).Generate(context.Background(), llm.UserText("x"))
+	if n := len(m2.Calls()); n != 1 {
+		t.Fatalf("hour-long Retry-After was waited: %d calls", n)
 	}
 }
 
@@ -123,7 +139,9 @@ func TestIsTemporary(t *testing.T) {
 		{llm.ErrRateLimited, true},
 		{llm.ErrUnavailable, true},
 		{&llm.APIError{StatusCode: 503}, true},
+		{&llm.APIError{StatusCode: 408}, true},
 		{&llm.APIError{StatusCode: 404}, false},
+		{&llm.APIError{StatusCode: 400, Err: llm.ErrContextTooLong}, false},
 	} {
 		if got := llm.IsTemporary(tc.err); got != tc.want {
 			t.Errorf("IsTemporary(%v) = %v", tc.err, got)
@@ -131,16 +149,21 @@ func TestIsTemporary(t *testing.T) {
 	}
 }
 
+// dim4 is an embedder of dimension 4 answering through f.
+type dim4 struct{ llm.EmbedderFunc }
+
+func (dim4) Dimension() int { return 4 }
+
 func TestRetryEmbedder(t *testing.T) {
 	var n atomic.Int32
-	e := llm.FixedDim(4, llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+	e := dim4{func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
 		if n.Add(1) < 3 {
 			return nil, &llm.APIError{StatusCode: 502}
 		}
 		return [][]float32{{1, 0, 0, 0}}, nil
-	}))
+	}}
 	var c clock
-	r := llm.RetryEmbedder(e, llm.RetryConfig{Sleep: c.sleep})
+	r := llm.WrapEmbedder(e, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep))
 	if _, err := r.Embed(context.Background(), []string{"a"}, llm.Query); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +172,7 @@ func TestRetryEmbedder(t *testing.T) {
 	}
 }
 
-func TestLimit(t *testing.T) {
+func TestConcurrency(t *testing.T) {
 	var in, peak atomic.Int32
 	release := make(chan struct{})
 	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
@@ -164,7 +187,7 @@ func TestLimit(t *testing.T) {
 		in.Add(-1)
 		return &llm.Response{}, nil
 	})
-	lm := llm.Limit(m, 3)
+	lm := llm.Wrap(m, llm.Middleware{Concurrency: 3})
 	var wg sync.WaitGroup
 	for i := 0; i < 10; i++ {
 		wg.Add(1)
@@ -186,10 +209,9 @@ func TestLimit(t *testing.T) {
 	}
 }
 
-func TestRateLimit(t *testing.T) {
+func TestRate(t *testing.T) {
 	m := &fake.Model{Default: "ok"}
-	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
-	rm := llm.RateLimit(m, lim)
+	rm := llm.Wrap(m, llm.Middleware{Rate: rate.NewLimiter(rate.Every(time.Hour), 1)})
 	if _, err := rm.Generate(context.Background(), llm.UserText("x")); err != nil {
 		t.Fatal(err)
 	}
@@ -198,13 +220,37 @@ func TestRateLimit(t *testing.T) {
 	if _, err := rm.Generate(ctx, llm.UserText("x")); err == nil {
 		t.Fatal("second call within the hour was not held back")
 	}
-	if m.CallCount() != 1 {
-		t.Fatalf("%d calls reached the model", m.CallCount())
+	if n := len(m.Calls()); n != 1 {
+		t.Fatalf("%d calls reached the model", n)
+	}
+	e := &counting{}
+	re := llm.WrapEmbedder(e, llm.Middleware{Rate: rate.NewLimiter(rate.Inf, 1)})
+	if _, err := re.Embed(context.Background(), []string{"a"}, llm.Query); err != nil || e.calls.Load() != 1 {
+		t.Fatal(err)
+	}
+}
+
+// Each attempt of a retried call takes its own rate token.
+func TestRetryAttemptsTakeTokens(t *testing.T) {
+	lim := rate.NewLimiter(rate.Every(time.Hour), 2)
+	m := failing(llm.ErrUnavailable, 0)
+	var c clock
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3, Rate: lim}, c.sleep)).Generate(ctx, llm.UserText("x"))
+	if err == nil || len(m.Calls()) != 2 {
+		t.Fatalf("err %v after %d calls, want the third attempt held back", err, len(m.Calls()))
+	}
+}
+
+func TestZeroMiddlewareIsIdentity(t *testing.T) {
+	m := &fake.Model{}
+	if llm.Wrap(m, llm.Middleware{}) != llm.Model(m) {
+		t.Error("zero Middleware wrapped the model")
 	}
 	e := &fake.Embedder{}
-	re := llm.RateLimitEmbedder(e, rate.NewLimiter(rate.Inf, 1))
-	if _, err := re.Embed(context.Background(), []string{"a"}, llm.Query); err != nil || e.Calls() != 1 {
-		t.Fatal(err)
+	if llm.WrapEmbedder(e, llm.Middleware{Attempts: 1}) != llm.Embedder(e) {
+		t.Error("one attempt wrapped the embedder")
 	}
 }
 
@@ -217,9 +263,8 @@ func TestCacheModel(t *testing.T) {
 		{"dir", func(t *testing.T) llm.Store { return llm.DirStore(t.TempDir()) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &fake.Model{Default: "answer"}
-			m.OnError("fail", llm.ErrInvalidOutput, 1)
-			cm := llm.Cache(m, tc.store(t))
+			m := &fake.Model{Default: "answer", Rules: []fake.Rule{{Contains: "fail", Err: llm.ErrInvalidOutput, Times: 1}}}
+			cm := llm.Wrap(m, llm.Middleware{Cache: tc.store(t)})
 			ctx := context.Background()
 			for i := 0; i < 3; i++ {
 				r, err := cm.Generate(ctx, llm.UserText("q"))
@@ -227,13 +272,13 @@ func TestCacheModel(t *testing.T) {
 					t.Fatal(r, err)
 				}
 			}
-			if m.CallCount() != 1 {
-				t.Fatalf("%d model calls for 3 identical requests", m.CallCount())
+			if n := len(m.Calls()); n != 1 {
+				t.Fatalf("%d model calls for 3 identical requests", n)
 			}
 			req := llm.UserText("q")
 			req.Temperature = 0.7
 			cm.Generate(ctx, req)
-			if m.CallCount() != 2 {
+			if len(m.Calls()) != 2 {
 				t.Fatal("a different request was served from the cache")
 			}
 			if _, err := cm.Generate(ctx, llm.UserText("fail")); err == nil {
@@ -249,24 +294,27 @@ func TestCacheModel(t *testing.T) {
 func TestCacheCorruptedEntryIgnored(t *testing.T) {
 	dir := t.TempDir()
 	m := &fake.Model{Default: "answer"}
-	cm := llm.Cache(m, llm.DirStore(dir))
+	cm := llm.Wrap(m, llm.Middleware{Cache: llm.DirStore(dir)})
 	ctx := context.Background()
 	cm.Generate(ctx, llm.UserText("q"))
-	key, _ := llm.RequestKey("fake", llm.UserText("q"))
+	key, _ := llm.RequestKey("", llm.UserText("q"))
 	p := filepath.Join(dir, key[:2], key)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal("entry not under its key:", err)
+	}
 	for _, garbage := range []string{"{not json", `{"key":"other","response":{"text":"wrong"}}`, ""} {
 		if err := os.WriteFile(p, []byte(garbage), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		before := m.CallCount()
+		before := len(m.Calls())
 		r, err := cm.Generate(ctx, llm.UserText("q"))
 		if err != nil || r.Text != "answer" {
 			t.Fatalf("corrupted entry %q: %v, %v", garbage, r, err)
 		}
-		if m.CallCount() != before+1 {
+		if len(m.Calls()) != before+1 {
 			t.Fatal("corrupted entry was served")
 		}
-		if r, _ := cm.Generate(ctx, llm.UserText("q")); r.Text != "answer" || m.CallCount() != before+1 {
+		if r, _ := cm.Generate(ctx, llm.UserText("q")); r.Text != "answer" || len(m.Calls()) != before+1 {
 			t.Fatal("entry was not rewritten")
 		}
 	}
@@ -279,8 +327,8 @@ func TestCacheCorruptedEntryIgnored(t *testing.T) {
 
 func TestCacheEmbedder(t *testing.T) {
 	dir := t.TempDir()
-	e := &fake.Embedder{Dim: 8}
-	ce := llm.CacheEmbedder(e, llm.DirStore(dir))
+	e := &counting{Embedder: fake.Embedder{Dim: 8}}
+	ce := llm.WrapEmbedder(e, llm.Middleware{Cache: llm.DirStore(dir)})
 	ctx := context.Background()
 	a, err := ce.Embed(ctx, []string{"x", "y"}, llm.Document)
 	if err != nil {
@@ -290,8 +338,8 @@ func TestCacheEmbedder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Calls() != 2 || e.Texts() != 3 {
-		t.Fatalf("calls %d texts %d: only the miss should be embedded", e.Calls(), e.Texts())
+	if e.calls.Load() != 2 || e.texts.Load() != 3 {
+		t.Fatalf("calls %d texts %d: only the miss should be embedded", e.calls.Load(), e.texts.Load())
 	}
 	for i := range a[0] {
 		if a[0][i] != b[2][i] || a[1][i] != b[0][i] {
@@ -299,15 +347,15 @@ func TestCacheEmbedder(t *testing.T) {
 		}
 	}
 	ce.Embed(ctx, []string{"x"}, llm.Query)
-	if e.Texts() != 4 {
+	if e.texts.Load() != 4 {
 		t.Fatal("kind is not part of the key")
 	}
 	// Corrupt x's document entry: it is re-embedded, not fatal.
 	key := llm.EmbedKey(e.Name(), 8, llm.Document, "x")
 	os.WriteFile(filepath.Join(dir, key[:2], key), []byte("0123456789"), 0o644)
 	v, err := ce.Embed(ctx, []string{"x"}, llm.Document)
-	if err != nil || e.Texts() != 5 {
-		t.Fatalf("corrupted vector: err %v, texts %d", err, e.Texts())
+	if err != nil || e.texts.Load() != 5 {
+		t.Fatalf("corrupted vector: err %v, texts %d", err, e.texts.Load())
 	}
 	for i := range v[0] {
 		if v[0][i] != a[0][i] {
@@ -316,12 +364,17 @@ func TestCacheEmbedder(t *testing.T) {
 	}
 }
 
+// dim2 is an embedder that declares dimension 2 and answers with 3.
+type dim2 struct{}
+
+func (dim2) Dimension() int { return 2 }
+func (dim2) Embed(context.Context, []string, llm.Kind) ([][]float32, error) {
+	return [][]float32{{1, 2, 3}}, nil
+}
+
 func TestCacheEmbedderRejectsBadOutput(t *testing.T) {
-	bad := llm.FixedDim(2, llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
-		return [][]float32{{1, 2, 3}}, nil
-	}))
-	_, err := llm.CacheEmbedder(bad, llm.MemoryStore()).Embed(context.Background(), []string{"a"}, llm.Query)
-	if !errors.Is(err, llm.ErrDimension) {
+	_, err := llm.WrapEmbedder(dim2{}, llm.Middleware{Cache: llm.MemoryStore()}).Embed(context.Background(), []string{"a"}, llm.Query)
+	if !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatal(err)
 	}
 }
@@ -336,59 +389,45 @@ func TestDirStoreRejectsUnsafeKeys(t *testing.T) {
 	}
 }
 
+// vlm is a named model that accepts images.
+type vlm struct{ fake.Model }
+
+func (*vlm) Name() string { return "vlm" }
+
+// batched is a named embedder with a batch limit.
+type batched struct{ fake.Embedder }
+
+func (*batched) Name() string  { return "batched" }
+func (*batched) MaxBatch() int { return 7 }
+
 func TestWrappersKeepCapabilities(t *testing.T) {
-	m := &fake.Model{Images: true, ModelName: "vlm"}
-	w := llm.Cache(llm.Retry(llm.Limit(m, 2), llm.RetryConfig{}), llm.MemoryStore())
+	m := &vlm{fake.Model{Images: true}}
+	w := llm.Wrap(m, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 4, Concurrency: 2})
 	if a, ok := w.(llm.ImageAccepter); !ok || !a.AcceptsImages() {
 		t.Fatal("ImageAccepter lost")
 	}
 	if n, ok := w.(llm.Namer); !ok || n.Name() != "vlm" {
 		t.Fatal("Namer lost")
 	}
-	e := llm.CacheEmbedder(llm.LimitEmbedder(&fake.Embedder{Dim: 5}, 1), llm.MemoryStore())
-	if e.Dimension() != 5 || e.(llm.Namer).Name() != "fake-hash-5" {
+	e := llm.WrapEmbedder(&batched{fake.Embedder{Dim: 5}}, llm.Middleware{Cache: llm.MemoryStore(), Concurrency: 1})
+	if e.Dimension() != 5 || e.(llm.Namer).Name() != "batched" || e.(llm.BatchSizer).MaxBatch() != 7 {
 		t.Fatal("embedder capabilities lost")
 	}
 }
 
-func TestCheckVectors(t *testing.T) {
-	nan := float32(0)
-	nan = nan / nan
-	for _, tc := range []struct {
-		vecs   [][]float32
-		n, dim int
-		want   error
-	}{
-		{[][]float32{{1, 2}}, 1, 2, nil},
-		{[][]float32{{1, 2}, {3, 4}}, 2, 0, nil},
-		{nil, 0, 3, nil},
-		{[][]float32{{1, 2}}, 2, 2, llm.ErrInvalidOutput},
-		{[][]float32{{1, 2}}, 1, 3, llm.ErrDimension},
-		{[][]float32{{1, 2}, {3}}, 2, 0, llm.ErrDimension},
-		{[][]float32{{}}, 1, 0, llm.ErrDimension},
-		{[][]float32{{1, nan}}, 1, 2, llm.ErrInvalidOutput},
-	} {
-		err := llm.CheckVectors(tc.vecs, tc.n, tc.dim)
-		if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
-			t.Errorf("CheckVectors(%v, %d, %d) = %v, want %v", tc.vecs, tc.n, tc.dim, err, tc.want)
-		}
-	}
-}
-
 func TestRetryAbandonedKeepsBothErrors(t *testing.T) {
-	m := &fake.Model{}
-	m.OnError("", &llm.APIError{StatusCode: 502}, 0)
+	m := failing(&llm.APIError{StatusCode: 502}, 0)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := llm.Retry(m, llm.RetryConfig{Sleep: func(context.Context, time.Duration) error {
+	r := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 4}, func(context.Context, time.Duration) error {
 		cancel()
 		return context.Canceled
-	}})
+	}))
 	_, err := r.Generate(ctx, llm.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if m.CallCount() != 1 {
-		t.Fatalf("%d calls", m.CallCount())
+	if n := len(m.Calls()); n != 1 {
+		t.Fatalf("%d calls", n)
 	}
 }

@@ -2,16 +2,11 @@ package llm
 
 import "context"
 
-// wrappedModel is a Model decorator that forwards the optional capabilities
-// of the model it wraps, so that middleware can be stacked in any order
-// without hiding them.
+// wrappedModel is what Wrap returns: it forwards the optional capabilities of
+// the model it wraps, so that wrapping never hides them.
 type wrappedModel struct {
 	inner Model
-	gen   func(ctx context.Context, req *Request) (*Response, error)
-}
-
-func wrapModel(inner Model, gen func(ctx context.Context, req *Request) (*Response, error)) Model {
-	return &wrappedModel{inner: inner, gen: gen}
+	gen   call[*Request, *Response]
 }
 
 func (w *wrappedModel) Generate(ctx context.Context, req *Request) (*Response, error) {
@@ -30,17 +25,14 @@ func (w *wrappedModel) AcceptsImages() bool {
 // Unwrap returns the wrapped model.
 func (w *wrappedModel) Unwrap() Model { return w.inner }
 
+// wrappedEmbedder is what WrapEmbedder returns.
 type wrappedEmbedder struct {
 	inner Embedder
-	embed func(ctx context.Context, texts []string, kind Kind) ([][]float32, error)
-}
-
-func wrapEmbedder(inner Embedder, embed func(ctx context.Context, texts []string, kind Kind) ([][]float32, error)) Embedder {
-	return &wrappedEmbedder{inner: inner, embed: embed}
+	embed call[batch, [][]float32]
 }
 
 func (w *wrappedEmbedder) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
-	return w.embed(ctx, texts, kind)
+	return w.embed(ctx, batch{texts, kind})
 }
 
 func (w *wrappedEmbedder) Dimension() int { return w.inner.Dimension() }

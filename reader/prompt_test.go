@@ -147,8 +147,8 @@ func TestGoldenCallPrompts(t *testing.T) {
 	byMarker := map[string][]string{}
 	for _, c := range m.Calls() {
 		for _, mk := range []string{mQType, mJudge, mBridge, mEdge} {
-			if strings.Contains(c.Prompt, mk) {
-				byMarker[mk] = append(byMarker[mk], renderRequest(c.Request))
+			if strings.Contains(fake.Prompt(c), mk) {
+				byMarker[mk] = append(byMarker[mk], renderRequest(c))
 			}
 		}
 	}

@@ -28,7 +28,7 @@ var (
 // for concurrent use when its fields are not modified. It implements
 // [Judge], so the root package's System 2 can run over it.
 type VLM struct {
-	// Model answers every call. Wrap it in llm.Retry for retries: a worker
+	// Model answers every call. Wrap it with llm.Wrap for retries: a worker
 	// that still fails drops its chain.
 	Model llm.Model
 	// Classic selects paper v1's prompts (worker B.2, synthesiser B.3)

@@ -27,7 +27,7 @@ func TestAspectsCallBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.CallCount(); got != 18 {
+	if got := len(m.Calls()); got != 18 {
 		t.Errorf("calls = %d, want 16 + 1 + 1 = 18", got)
 	}
 	tr := ans.Trace
@@ -86,7 +86,7 @@ func TestWorkerFailureDropsChain(t *testing.T) {
 func TestAllWorkersFail(t *testing.T) {
 	m := &fake.Model{}
 	m.On(mQType, `{"type":"value","length":"short"}`)
-	m.OnError(mWorker, errors.New("down"), 0)
+	m.Rules = append(m.Rules, fake.Rule{Contains: mWorker, Err: errors.New("down")})
 	_, err := (&VLM{Model: m}).Read(context.Background(), input(t, 5, 1))
 	if !errors.Is(err, ErrAllWorkersFailed) {
 		t.Fatalf("err = %v", err)
@@ -132,8 +132,8 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%T without chains: %+v, %v", rd, a, err)
 		}
 	}
-	if m.CallCount() != 0 {
-		t.Errorf("%d calls without chains", m.CallCount())
+	if len(m.Calls()) != 0 {
+		t.Errorf("%d calls without chains", len(m.Calls()))
 	}
 	if _, err := (&VLM{}).Read(context.Background(), input(t, 1, 1)); !errors.Is(err, ErrInput) {
 		t.Errorf("no model: %v", err)
@@ -227,7 +227,7 @@ func TestImagesOnlyForImageModels(t *testing.T) {
 		}
 		sent := 0
 		for _, c := range m.Calls() {
-			for _, p := range c.Request.Messages[0].Parts {
+			for _, p := range c.Messages[0].Parts {
 				if p.Image != nil {
 					sent++
 				}

@@ -53,7 +53,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	text.WriteString("\n")
 	flush := func() {
 		if text.Len() > 0 {
-			parts = append(parts, llm.TextPart(text.String()))
+			parts = append(parts, llm.Part{Text: text.String()})
 			text.Reset()
 		}
 	}
@@ -66,7 +66,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 		text.WriteString("\n")
 		if b.img != nil {
 			flush()
-			parts = append(parts, llm.ImagePart(b.img, b.mime))
+			parts = append(parts, llm.Part{Image: &llm.Image{Data: b.img, MIME: b.mime}})
 			images++
 		}
 		text.WriteString(truncate(b.body, share[k]))
@@ -75,7 +75,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	text.WriteString(fill(after, "$Q$", r.in.Question))
 	flush()
 	return &llm.Request{
-		Messages:    []llm.Message{{Role: llm.User, Parts: parts}},
+		Messages:    []llm.Message{{Role: llm.RoleUser, Parts: parts}},
 		Temperature: 0,
 		TopP:        1,
 	}, images

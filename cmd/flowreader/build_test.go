@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
@@ -249,7 +250,7 @@ func embeddingServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Serve
 			Data []item `json:"data"`
 		}{}
 		for i, s := range req.Input {
-			resp.Data = append(resp.Data, item{i, fake.Hash(s, dim)})
+			resp.Data = append(resp.Data, item{i, hashVector(s, dim)})
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(resp)
@@ -420,4 +421,10 @@ func TestBuildSkipsLinksOutOfTheCollection(t *testing.T) {
 			t.Errorf("graph file holds %q", s)
 		}
 	}
+}
+
+// hashVector is fake.Embedder's vector of text with dim components.
+func hashVector(text string, dim int) []float32 {
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	return v[0]
 }

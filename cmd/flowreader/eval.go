@@ -205,7 +205,7 @@ func evalEmbedder(name string) (llm.Embedder, error) {
 	switch name {
 	case "local":
 		g := local.Embedder()
-		if err := g.Load(); err != nil {
+		if _, err := g.Embed(context.Background(), nil, llm.Document); err != nil { // decodes the table
 			return nil, fmt.Errorf("local embedder: %w", err)
 		}
 		return g, nil
@@ -215,12 +215,18 @@ func evalEmbedder(name string) (llm.Embedder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("remote embedder (set FLOWREADER_EMBED_URL and FLOWREADER_EMBED_MODEL): %w", err)
 		}
-		return llm.CacheEmbedder(llm.RetryEmbedder(e, llm.RetryConfig{}), llm.MemoryStore()), nil
+		return llm.WrapEmbedder(e, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 4}), nil
 	case "hash":
-		return &fake.Embedder{Dim: 256}, nil
+		return &hashEmbedder{fake.Embedder{Dim: 256}}, nil
 	}
 	return nil, fmt.Errorf("unknown --embedder %q (local, remote or hash): %w", name, errUsage)
 }
+
+// hashEmbedder is the feature-hashing embedder under the name its graphs
+// and reports carry.
+type hashEmbedder struct{ fake.Embedder }
+
+func (h *hashEmbedder) Name() string { return fmt.Sprintf("fake-hash-%d", h.Dimension()) }
 
 func embedderName(e llm.Embedder) string {
 	if n, ok := e.(llm.Namer); ok {
@@ -236,7 +242,7 @@ func accuracyMode(run *eval.Runner) error {
 	if err != nil {
 		return fmt.Errorf("--judge needs a model server (FLOWREADER_LLM_URL, FLOWREADER_LLM_MODEL): %w", err)
 	}
-	run.Answer = eval.ModelAnswerer(llm.Retry(chat, llm.RetryConfig{}))
+	run.Answer = eval.ModelAnswerer(llm.Wrap(chat, llm.Middleware{Attempts: 4}))
 	judge := llm.Model(chat)
 	if m := os.Getenv("FLOWREADER_JUDGE_MODEL"); m != "" {
 		jc := cfg
@@ -245,7 +251,7 @@ func accuracyMode(run *eval.Runner) error {
 			return fmt.Errorf("judge model: %w", err)
 		}
 	}
-	run.JudgeModel = llm.Retry(judge, llm.RetryConfig{})
+	run.JudgeModel = llm.Wrap(judge, llm.Middleware{Attempts: 4})
 	return nil
 }
 

@@ -49,7 +49,7 @@ type models struct {
 }
 
 // resolve fills unset flags from the environment (getenv) and makes the
-// remote embedder and model, each wrapped in llm.Retry so that a busy or
+// remote embedder and model, each wrapped in llm.Wrap with retries so that a busy or
 // restarting server (429, 503, dropped connections) costs a wait, not the
 // run. An unset model or embedder stays nil (the embedded default).
 func (e endpoints) resolve(getenv func(string) string) (models, error) {
@@ -90,7 +90,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if err != nil {
 			return m, fmt.Errorf("chat model: %w", err)
 		}
-		m.model = llm.Retry(chat, llm.RetryConfig{})
+		m.model = llm.Wrap(chat, llm.Middleware{Attempts: 4})
 		m.describe = append(m.describe, fmt.Sprintf("model %s at %s", cfg.Model, cfg.BaseURL))
 	}
 	if cfg.EmbedModel != "" {
@@ -98,7 +98,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if err != nil {
 			return m, fmt.Errorf("embedder: %w", err)
 		}
-		m.embedder = llm.RetryEmbedder(emb, llm.RetryConfig{})
+		m.embedder = llm.WrapEmbedder(emb, llm.Middleware{Attempts: 4})
 		url := cfg.EmbedURL
 		if url == "" {
 			url = cfg.BaseURL

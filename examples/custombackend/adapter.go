@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/flowreader/flowreader/llm"
@@ -52,8 +53,18 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 	}
 	// A backend that returns the wrong number of vectors, or NaN, must fail
 	// here rather than poison a graph.
-	if err := llm.CheckVectors(out, len(texts), e.Dimension()); err != nil {
-		return nil, err
+	if len(out) != len(texts) {
+		return nil, fmt.Errorf("%w: %d vectors for %d texts", llm.ErrInvalidOutput, len(out), len(texts))
+	}
+	for i, v := range out {
+		if len(v) != e.Dimension() {
+			return nil, fmt.Errorf("%w: vector %d has %d components, want %d", llm.ErrInvalidOutput, i, len(v), e.Dimension())
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("%w: vector %d has a non-finite component", llm.ErrInvalidOutput, i)
+			}
+		}
 	}
 	return out, nil
 }
@@ -89,9 +100,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			}
 		}
 		switch msg.Role {
-		case llm.System:
+		case llm.RoleSystem:
 			pre = append(pre, text...)
-		case llm.Assistant:
+		case llm.RoleAssistant:
 			p.Turns = append(p.Turns, Turn{Speaker: "bot", Text: strings.Join(text, "\n")})
 		default:
 			p.Turns = append(p.Turns, Turn{Speaker: "human", Text: strings.Join(text, "\n")})
@@ -114,7 +125,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 }
 
 // mapError turns EchoCorp's errors into llm's, so that callers can test them
-// with errors.Is and llm.Retry retries exactly the temporary ones: "busy"
+// with errors.Is and llm.Wrap retries exactly the temporary ones: "busy"
 // becomes a 429 *llm.APIError carrying the vendor's wait as Retry-After.
 func mapError(err error) error {
 	var e *Error
@@ -127,7 +138,7 @@ func mapError(err error) error {
 	case "too_long":
 		return fmt.Errorf("%w: %v", llm.ErrContextTooLong, e)
 	case "too_many_pictures":
-		return fmt.Errorf("%w: %v", llm.ErrTooManyImages, e)
+		return fmt.Errorf("%w: %v", llm.ErrContextTooLong, e)
 	}
 	return &llm.APIError{StatusCode: 400, Message: e.Error()}
 }

@@ -46,19 +46,19 @@ func TestErrorsMapToLLMSentinels(t *testing.T) {
 	busy := &custombackend.Client{Busy: 1, BusyWait: 3 * time.Second}
 	_, err := (&custombackend.Embedder{Client: busy}).Embed(ctx, []string{"x"}, llm.Query)
 	var api *llm.APIError
-	if !errors.Is(err, llm.ErrRateLimited) || !errors.As(err, &api) || api.RetryAfter != 3*time.Second || !llm.IsTemporary(err) {
+	if !errors.Is(err, llm.ErrRateLimited) || !errors.As(err, &api) || api.RetryAfter != 3*time.Second || !retried(err) {
 		t.Errorf("busy: %v", err)
 	}
 	m := &custombackend.Model{Client: &custombackend.Client{}}
 	req := llm.UserText(strings.Repeat("word ", custombackend.MaxWords+1))
-	if _, err := m.Generate(ctx, req); !errors.Is(err, llm.ErrContextTooLong) || llm.IsTemporary(err) {
+	if _, err := m.Generate(ctx, req); !errors.Is(err, llm.ErrContextTooLong) || retried(err) {
 		t.Errorf("too long: %v", err)
 	}
 	req = llm.UserText("look")
 	for range custombackend.MaxPictures + 1 {
-		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.ImagePart([]byte{0x89, 'P', 'N', 'G'}, "image/png"))
+		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.Part{Image: &llm.Image{Data: []byte{0x89, 'P', 'N', 'G'}, MIME: "image/png"}})
 	}
-	if _, err := m.Generate(ctx, req); !errors.Is(err, llm.ErrTooManyImages) {
+	if _, err := m.Generate(ctx, req); !errors.Is(err, llm.ErrContextTooLong) {
 		t.Errorf("pictures: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
@@ -68,13 +68,14 @@ func TestErrorsMapToLLMSentinels(t *testing.T) {
 	}
 }
 
-// llm.Retry understands the mapped errors: two "busy" answers are waited
+// llm.Wrap understands the mapped errors: two "busy" answers are waited
 // out (with the vendor's wait as Retry-After) and the third call succeeds.
 func TestRetryOverBusyBackend(t *testing.T) {
-	c := &custombackend.Client{Busy: 2, BusyWait: 2 * time.Second}
+	c := &custombackend.Client{Busy: 2, BusyWait: 2 * time.Millisecond}
 	var waits []time.Duration
-	m := llm.Retry(&custombackend.Model{Client: c}, llm.RetryConfig{
-		Sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil },
+	m := llm.Wrap(&custombackend.Model{Client: c}, llm.Middleware{
+		Attempts: 4,
+		OnRetry:  func(_ int, _ error, d time.Duration) { waits = append(waits, d) },
 	})
 	resp, err := m.Generate(context.Background(), llm.UserText("first line\nsecond line"))
 	if err != nil {
@@ -83,11 +84,11 @@ func TestRetryOverBusyBackend(t *testing.T) {
 	if resp.Text != "second line" || c.Calls() != 3 {
 		t.Errorf("text %q after %d calls", resp.Text, c.Calls())
 	}
-	if len(waits) != 2 || waits[0] != 2*time.Second {
-		t.Errorf("waits %v, want the vendor's 2s twice", waits)
+	if len(waits) != 2 || waits[0] != 2*time.Millisecond {
+		t.Errorf("waits %v, want the vendor's 2ms twice", waits)
 	}
 	if n, ok := m.(llm.Namer); !ok || n.Name() != "echocorp-echo-1" {
-		t.Error("Retry hid the model's name")
+		t.Error("Wrap hid the model's name")
 	}
 }
 
@@ -95,8 +96,8 @@ func TestModelTranslatesRequest(t *testing.T) {
 	m := &custombackend.Model{Client: &custombackend.Client{}}
 	req := &llm.Request{
 		Messages: []llm.Message{
-			{Role: llm.System, Parts: []llm.Part{llm.TextPart("You are terse.")}},
-			{Role: llm.User, Parts: []llm.Part{llm.TextPart("Table:"), llm.ImagePart([]byte{1}, "image/png"), llm.TextPart("What is the output?")}},
+			{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "You are terse."}}},
+			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "Table:"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "What is the output?"}}},
 		},
 		JSONSchema: []byte(`{"type":"object"}`),
 	}
@@ -107,4 +108,16 @@ func TestModelTranslatesRequest(t *testing.T) {
 	if resp.Text != `{"echo": "What is the output?"}` || resp.FinishReason != "stop" || resp.Usage.PromptTokens == 0 {
 		t.Errorf("%+v", resp)
 	}
+}
+
+// retried reports whether llm.Wrap retries a call that failed with err: the
+// retry hook cancels the wait it announces, so nothing sleeps.
+func retried(err error) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	asked := false
+	fail := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err })
+	m := llm.Wrap(fail, llm.Middleware{Attempts: 2, OnRetry: func(int, error, time.Duration) { asked = true; cancel() }})
+	m.Generate(ctx, llm.UserText("x"))
+	return asked
 }

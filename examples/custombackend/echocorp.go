@@ -7,9 +7,9 @@
 //
 // An adapter has four jobs: translate requests (flowreader's messages with
 // text and image parts, JSON schema, Kind of embedded text) into the
-// vendor's; translate answers back, checking them (llm.CheckVectors);
+// vendor's; translate answers back, checking them (count, finite values);
 // translate the vendor's errors into llm's sentinels and *llm.APIError so
-// that llm.Retry knows what is worth retrying; and report optional
+// that llm.Wrap knows what is worth retrying; and report optional
 // capabilities (llm.Namer for graph headers and cache keys, llm.BatchSizer,
 // llm.ImageAccepter).
 package custombackend

@@ -40,11 +40,11 @@ func ExampleEmbedder() {
 	// turbine passage closer: true
 }
 
-// Wrapped in llm.Retry, the EchoCorp model waits out the vendor's "busy"
+// Wrapped by llm.Wrap with retries, the EchoCorp model waits out the vendor's "busy"
 // answers, which the adapter maps to HTTP 429 with Retry-After.
 func ExampleModel() {
 	client := &custombackend.Client{Busy: 2, BusyWait: time.Millisecond}
-	m := llm.Retry(&custombackend.Model{Client: client}, llm.RetryConfig{})
+	m := llm.Wrap(&custombackend.Model{Client: client}, llm.Middleware{Attempts: 4})
 	resp, err := m.Generate(context.Background(), llm.UserText("Say hello.\nhello"))
 	fmt.Println(resp.Text, err, client.Calls())
 	// Output: hello <nil> 3

@@ -136,7 +136,7 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 			// The table reached a worker: a scripted rule saw "4.2 MW".
 			saw := false
 			for _, c := range m.Calls() {
-				saw = saw || (strings.Contains(c.Prompt, "Read the evidence passages") && strings.Contains(c.Prompt, "4.2 MW"))
+				saw = saw || (strings.Contains(fake.Prompt(c), "Read the evidence passages") && strings.Contains(fake.Prompt(c), "4.2 MW"))
 			}
 			if !saw {
 				t.Error("no worker was shown the table")

@@ -160,20 +160,21 @@ func models(ctx context.Context, o options) (llm.Model, llm.Embedder, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Fail fast, with the server's own list of models, before any work.
+	// Fail fast, with the server's own error (a model it does not serve, a
+	// bad key), before any work: one short generation, one embedding.
 	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := chat.Health(hctx); err != nil {
+	if _, err := chat.Generate(hctx, &llm.Request{Messages: llm.UserText("ping").Messages, MaxTokens: 1}); err != nil {
 		return nil, nil, fmt.Errorf("chat server %s: %w", o.cfg.BaseURL, err)
 	}
-	if err := emb.Health(hctx); err != nil {
+	if _, err := emb.Embed(hctx, []string{"ping"}, llm.Query); err != nil {
 		return nil, nil, fmt.Errorf("embeddings server: %w", err)
 	}
-	retry := llm.RetryConfig{MaxAttempts: 6, OnRetry: func(attempt int, err error, d time.Duration) {
+	mw := llm.Middleware{Attempts: 6, Concurrency: o.concurrency, OnRetry: func(attempt int, err error, d time.Duration) {
 		fmt.Fprintf(os.Stderr, "vllm: retry %d in %s: %v\n", attempt, d.Round(time.Millisecond), err)
 	}}
-	model := llm.Limit(llm.Retry(chat, retry), o.concurrency)
-	embedder := llm.LimitEmbedder(llm.RetryEmbedder(emb, retry), o.concurrency)
+	model := llm.Wrap(chat, mw)
+	embedder := llm.WrapEmbedder(emb, mw)
 	return model, embedder, nil
 }
 

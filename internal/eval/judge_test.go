@@ -69,9 +69,9 @@ func TestJudge(t *testing.T) {
 		t.Errorf("junk: %v", err)
 	}
 	calls := m.Calls()
-	if len(calls) == 0 || calls[0].Request.MaxTokens != 300 || calls[0].Request.Temperature != 0 ||
-		!strings.Contains(calls[0].Prompt, "**Expected Answer**: a | b") {
-		t.Errorf("judge request %+v", calls[0].Request)
+	if len(calls) == 0 || calls[0].MaxTokens != 300 || calls[0].Temperature != 0 ||
+		!strings.Contains(fake.Prompt(calls[0]), "**Expected Answer**: a | b") {
+		t.Errorf("judge request %+v", calls[0])
 	}
 }
 

@@ -26,7 +26,7 @@ func Example() {
 	hc := s.Client()
 	defer hc.CloseIdleConnections()
 	chat, _ := openai.NewChat(openai.Config{BaseURL: s.BaseURL(), Model: "m", HTTPClient: hc})
-	m := llm.Retry(chat, llm.RetryConfig{})
+	m := llm.Wrap(chat, llm.Middleware{Attempts: 4})
 	resp, err := m.Generate(context.Background(), llm.UserText("hello"))
 	fmt.Println(resp.Text, err)
 	for _, e := range s.Log() {

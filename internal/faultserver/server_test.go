@@ -64,8 +64,8 @@ func TestFaultClassesAsSeenByTheClient(t *testing.T) {
 				if !tc.check(err) {
 					t.Fatalf("attempt %d: error %v (%T)", i+1, err, err)
 				}
-				if got := llm.IsTemporary(err); err != nil && got != tc.temporary {
-					t.Fatalf("IsTemporary(%v) = %v", err, got)
+				if got := retried(err); err != nil && got != tc.temporary {
+					t.Fatalf("retried(%v) = %v", err, got)
 				}
 				if err == nil && resp.Text != "hi" {
 					t.Fatalf("text %q", resp.Text)
@@ -119,7 +119,7 @@ func TestMaxFaultsPerKey(t *testing.T) {
 	defer s.Close()
 	c, hc := chatFor(t, s, 0)
 	defer hc.CloseIdleConnections()
-	m := llm.Retry(c, llm.RetryConfig{BaseDelay: time.Millisecond, Jitter: -1})
+	m := llm.Wrap(c, llm.Middleware{Attempts: 4, BaseDelay: time.Millisecond})
 	if _, err := m.Generate(context.Background(), llm.UserText("x")); err != nil {
 		t.Fatal(err)
 	}
@@ -196,4 +196,16 @@ func TestAPIKeyRequired(t *testing.T) {
 			t.Fatalf("key %q: %v", key, err)
 		}
 	}
+}
+
+// retried reports whether llm.Wrap retries a call that failed with err: the
+// retry hook cancels the wait it announces, so nothing sleeps.
+func retried(err error) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	asked := false
+	fail := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err })
+	m := llm.Wrap(fail, llm.Middleware{Attempts: 2, OnRetry: func(int, error, time.Duration) { asked = true; cancel() }})
+	m.Generate(ctx, llm.UserText("x"))
+	return asked
 }

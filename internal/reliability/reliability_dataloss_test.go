@@ -52,12 +52,12 @@ func (c *cancelAt) model(m llm.Model) llm.Model {
 }
 
 func (c *cancelAt) embedder(e llm.Embedder) llm.Embedder {
-	return llm.FixedDim(e.Dimension(), llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+	return fixedDim{llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
 		if err := c.hit(ctx); err != nil {
 			return nil, err
 		}
 		return e.Embed(ctx, texts, k)
-	}))
+	}), e.Dimension()}
 }
 
 // buildAndSave is what an application does: build, and save only a
@@ -297,3 +297,11 @@ func TestReliabilityAskCancelledAtEveryCall(t *testing.T) {
 	}
 	t.Logf("Ask cancelled at each of its %d model calls: context.Canceled every time, no goroutine left", calls)
 }
+
+// fixedDim is an embedder that reports dim as its dimension.
+type fixedDim struct {
+	llm.Embedder
+	dim int
+}
+
+func (f fixedDim) Dimension() int { return f.dim }

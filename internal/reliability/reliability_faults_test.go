@@ -312,7 +312,7 @@ func label(r *faultserver.ChatRequest) string {
 	return ""
 }
 
-// A server that asks for a longer pause than llm.RetryConfig.MaxRetryAfter
+// A server that asks for a longer pause than llm.Middleware.MaxRetryAfter
 // allows ends the build at once with a clear rate-limit error: the client
 // neither sleeps through the pause nor retries early.
 func TestReliabilityLongRetryAfterEndsTheBuild(t *testing.T) {

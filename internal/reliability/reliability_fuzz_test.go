@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -117,31 +118,39 @@ type badStore struct{ b []byte }
 func (s badStore) Get(string) ([]byte, bool) { return s.b, true }
 func (s badStore) Put(string, []byte) error  { return nil }
 
-// FuzzCacheEntry feeds arbitrary cache entries to llm.Cache and
-// llm.CacheEmbedder. An entry is either used (it was a valid entry for that
+// keyStore records the key of the last Put and never hits.
+type keyStore struct{ key string }
+
+func (s *keyStore) Get(string) ([]byte, bool)    { return nil, false }
+func (s *keyStore) Put(k string, _ []byte) error { s.key = k; return nil }
+
+// FuzzCacheEntry feeds arbitrary cache entries to the caches of llm.Wrap and
+// llm.WrapEmbedder. An entry is either used (it was a valid entry for that
 // key) or treated as a miss; a vector taken from the cache is finite and of
 // the embedder's dimension, and nothing panics.
 func FuzzCacheEntry(f *testing.F) {
-	key, _ := llm.RequestKey("fake", llm.UserText("q"))
+	ks := &keyStore{}
+	llm.Wrap(&fake.Model{}, llm.Middleware{Cache: ks}).Generate(context.Background(), llm.UserText("q"))
+	key := ks.key
 	f.Add([]byte(`{"key":"` + key + `","response":{"text":"cached"}}`))
 	f.Add([]byte(`{"key":"other","response":{"text":"x"}}`))
 	f.Add([]byte{0, 0, 128, 63, 0, 0, 0, 0, 1, 2, 3, 4})
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, entry []byte) {
 		m := &fake.Model{Default: "fresh"}
-		resp, err := llm.Cache(m, badStore{entry}).Generate(context.Background(), llm.UserText("q"))
+		resp, err := llm.Wrap(m, llm.Middleware{Cache: badStore{entry}}).Generate(context.Background(), llm.UserText("q"))
 		if err != nil || resp == nil {
 			t.Fatalf("model: %v", err)
 		}
-		if resp.Text != "fresh" && m.CallCount() != 0 {
+		if resp.Text != "fresh" && len(m.Calls()) != 0 {
 			t.Fatal("called the model and answered from the cache")
 		}
 		e := &fake.Embedder{Dim: 3}
-		vecs, err := llm.CacheEmbedder(e, badStore{entry}).Embed(context.Background(), []string{"a", "b"}, llm.Document)
+		vecs, err := llm.WrapEmbedder(e, llm.Middleware{Cache: badStore{entry}}).Embed(context.Background(), []string{"a", "b"}, llm.Document)
 		if err != nil {
 			t.Fatalf("embedder: %v", err)
 		}
-		if err := llm.CheckVectors(vecs, 2, 3); err != nil {
+		if err := llmutil.CheckVectors(vecs, 2, 3); err != nil {
 			t.Fatalf("cached vectors: %v", err)
 		}
 	})

@@ -117,7 +117,7 @@ func respond(r *faultserver.ChatRequest) string {
 }
 
 // stack is one client configuration against a server: the openai adapters
-// through llm.Retry, with a per-attempt timeout.
+// through llm.Wrap with retries, with a per-attempt timeout.
 type stack struct {
 	hc    *http.Client
 	model llm.Model
@@ -127,8 +127,8 @@ type stack struct {
 
 // retryConfig retries fast (the server's Retry-After is short) and
 // deterministically.
-func retryConfig() llm.RetryConfig {
-	return llm.RetryConfig{MaxAttempts: 4, BaseDelay: 2 * time.Millisecond, MaxDelay: 20 * time.Millisecond, Seed: 1}
+func retryConfig() llm.Middleware {
+	return llm.Middleware{Attempts: 4, BaseDelay: 2 * time.Millisecond, MaxDelay: 20 * time.Millisecond, Seed: 1}
 }
 
 func newStack(t testing.TB, s *faultserver.Server, key string, attempt time.Duration) *stack {
@@ -148,8 +148,8 @@ func newStack(t testing.TB, s *faultserver.Server, key string, attempt time.Dura
 	return &stack{
 		hc:    hc,
 		chat:  chat,
-		model: llm.Retry(chat, retryConfig()),
-		emb:   llm.RetryEmbedder(emb, retryConfig()),
+		model: llm.Wrap(chat, retryConfig()),
+		emb:   llm.WrapEmbedder(emb, retryConfig()),
 	}
 }
 

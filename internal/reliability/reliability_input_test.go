@@ -275,7 +275,7 @@ func vectors(f func(i int, text string) []float32) llm.Embedder {
 }
 
 func unit(dim int, text string) []float32 {
-	v := fake.Hash(text, dim)
+	v := hashVector(text, dim)
 	if v[0] == 0 && v[1] == 0 {
 		v[0] = 1
 	}
@@ -300,12 +300,12 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 		{"NaN", vectors(func(i int, s string) []float32 { v := unit(8, s); v[3] = nan; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
 		{"+Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[0] = inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
 		{"-Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[7] = -inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
-		{"ragged dimensions", vectors(func(i int, s string) []float32 { return unit(8+i%2, s) }), []error{llm.ErrDimension, graph.ErrDimension}},
-		{"declared dimension differs", llm.FixedDim(16, vectors(func(i int, s string) []float32 { return unit(8, s) })), []error{llm.ErrDimension, graph.ErrDimension}},
+		{"ragged dimensions", vectors(func(i int, s string) []float32 { return unit(8+i%2, s) }), []error{llm.ErrInvalidOutput, graph.ErrDimension}},
+		{"declared dimension differs", fixedDim{vectors(func(i int, s string) []float32 { return unit(8, s) }), 16}, []error{llm.ErrInvalidOutput, graph.ErrDimension}},
 		{"too few vectors", llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
 			return [][]float32{unit(8, "x")}, nil
 		}), []error{llm.ErrInvalidOutput}},
-		{"empty vectors", vectors(func(i int, s string) []float32 { return nil }), []error{llm.ErrInvalidOutput, llm.ErrDimension, graph.ErrDimension}},
+		{"empty vectors", vectors(func(i int, s string) []float32 { return nil }), []error{llm.ErrInvalidOutput, graph.ErrDimension}},
 	}
 	for _, c := range build {
 		t.Run("build/"+c.name, func(t *testing.T) {
@@ -331,7 +331,7 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 	}{
 		{"NaN literal", func(_, s string) []float32 { v := faultserver.Hash(s, 8); v[2] = nan; return v }, []error{llm.ErrInvalidOutput}},
 		{"Infinity literal", func(_, s string) []float32 { v := faultserver.Hash(s, 8); v[1] = -inf; return v }, []error{llm.ErrInvalidOutput}},
-		{"dimension changes", func(_, s string) []float32 { return faultserver.Hash(s, 8+len(s)%2) }, []error{llm.ErrDimension}},
+		{"dimension changes", func(_, s string) []float32 { return faultserver.Hash(s, 8+len(s)%2) }, []error{llm.ErrInvalidOutput}},
 	}
 	for _, c := range httpCases {
 		t.Run("http/"+c.name, func(t *testing.T) {
@@ -384,4 +384,10 @@ func matchesAny(err error, want []error) bool {
 		}
 	}
 	return false
+}
+
+// hashVector is fake.Embedder's vector of text with dim components.
+func hashVector(text string, dim int) []float32 {
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	return v[0]
 }

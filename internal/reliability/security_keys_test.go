@@ -81,7 +81,7 @@ func TestSecurityAPIKeyNeverLeaks(t *testing.T) {
 	outputs = append(outputs, fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg))
 
 	pc := flowreader.Classic()
-	pc.Model, pc.Embedder, pc.Cache = llm.Retry(chat, rc), llm.RetryEmbedder(emb, rc), llm.DirStore(filepath.Join(dir, "cache"))
+	pc.Model, pc.Embedder, pc.Cache = llm.Wrap(chat, rc), llm.WrapEmbedder(emb, rc), llm.DirStore(filepath.Join(dir, "cache"))
 	pc.Progress = func(done, total int, stage string) {
 		slog.Info("progress", "done", done, "total", total, "stage", stage)
 	}

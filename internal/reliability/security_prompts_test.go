@@ -65,7 +65,6 @@ func TestSecurityDocumentCannotCloseTheEvidenceBlock(t *testing.T) {
 	}}}}
 	for name, preset := range map[string]flowreader.Config{"classic": flowreader.Classic(), "aspects": flowreader.Aspects()} {
 		t.Run(name, func(t *testing.T) {
-			m.Reset()
 			cfg := preset
 			cfg.Embedder, cfg.Model = &fake.Embedder{}, m
 			p, err := flowreader.New(cfg)
@@ -76,29 +75,29 @@ func TestSecurityDocumentCannotCloseTheEvidenceBlock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.Reset()
+			before := len(m.Calls())
 			if _, err := askOn(ctx, p, g, "How many kestrels were counted at the north ridge? HACKED"); err != nil {
 				t.Fatal(err)
 			}
 			worker, reasoner := templates(name)
 			attacked := 0
-			for _, c := range m.Calls() {
+			for _, c := range m.Calls()[before:] {
 				var want map[string]int
 				switch {
-				case strings.Contains(c.Prompt, workerMarker):
+				case strings.Contains(fake.Prompt(c), workerMarker):
 					want = worker
-				case strings.Contains(c.Prompt, "EVIDENCE PATHS"):
+				case strings.Contains(fake.Prompt(c), "EVIDENCE PATHS"):
 					want = reasoner
 				default:
 					continue
 				}
-				if strings.Contains(c.Prompt, "HACKED-") {
+				if strings.Contains(fake.Prompt(c), "HACKED-") {
 					attacked++
 				}
-				got := tagCounts(c.Prompt)
+				got := tagCounts(fake.Prompt(c))
 				for _, k := range union(got, want) {
 					if got[k] != want[k] {
-						t.Errorf("prompt has %d %q tags, its template %d:\n%s", got[k], k, want[k], excerpt(c.Prompt))
+						t.Errorf("prompt has %d %q tags, its template %d:\n%s", got[k], k, want[k], excerpt(fake.Prompt(c)))
 						break
 					}
 				}
@@ -165,17 +164,17 @@ func TestSecurityAnalysisPromptQuotesTheChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range m.Calls() {
-		if c.Request.SchemaName != "text_node_analysis" {
+		if c.SchemaName != "text_node_analysis" {
 			continue
 		}
-		i := strings.LastIndex(c.Prompt, "\nOutput JSON:")
+		i := strings.LastIndex(fake.Prompt(c), "\nOutput JSON:")
 		// P1's few-shot examples quote their inputs too; the chunk comes
 		// after them, after a blank line.
-		j := strings.Index(c.Prompt, "\n\nInput Text: \"")
+		j := strings.Index(fake.Prompt(c), "\n\nInput Text: \"")
 		if i < 0 || j < 0 {
-			t.Fatalf("unexpected P1 layout:\n%s", c.Prompt[max(0, len(c.Prompt)-400):])
+			t.Fatalf("unexpected P1 layout:\n%s", fake.Prompt(c)[max(0, len(fake.Prompt(c))-400):])
 		}
-		quoted := c.Prompt[j+len("\n\nInput Text: \"") : i]
+		quoted := fake.Prompt(c)[j+len("\n\nInput Text: \"") : i]
 		body := strings.TrimSuffix(quoted, "\"")
 		if n := unescapedQuotes(body); n > 0 {
 			t.Fatalf("the chunk ends P1's quotation early (%d bare quotes inside it):\n%s", n, quoted)

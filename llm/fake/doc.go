@@ -1,26 +1,26 @@
-// Package fake provides a scripted llm.Model and a deterministic hashing
-// llm.Embedder for unit tests of code built on package llm: retrieval logic,
+// Package fake provides a scripted [llm.Model] and a deterministic hashing
+// [llm.Embedder] for unit tests of code built on package llm: retrieval logic,
 // readers, prompts. Neither talks to a network.
 //
 // # Model
 //
-// A Model answers from Rules tried in order: the first rule whose Contains
-// substring occurs in the request's prompt text (every text part of every
-// message, joined by newlines), or whose Match function returns true, gives
-// the reply, the error, or the Respond callback's result. A rule with Times > 0
-// is used at most that many times, which scripts sequences such as "fail twice
-// with HTTP 429, then answer". Requests matching no rule get Default, or
-// ErrNoRule when Strict is set. Every call is recorded (request, prompt, rule
-// index, response, error) behind a mutex; Latency delays each call and
-// honours context cancellation.
+// A [Model] answers from its [Rule] list tried in order: the first rule whose
+// Contains substring occurs in the request's [Prompt] (every text part of every
+// message, joined by newlines), and whose Match function, when set, returns
+// true, gives the reply, the error, or the Respond callback's result. A rule
+// with Times > 0 is used at most that many times, which scripts sequences
+// such as "fail twice with HTTP 429, then answer". Requests matching no rule
+// get Default, or an error when Strict is set. Every request is recorded, in
+// the order calls complete ([Model.Calls]); Latency delays each call and honours
+// context cancellation. A Model accepts image parts when Images is set.
 //
 // # Embedder
 //
-// Embedder is feature hashing: the text is lowercased and split into tokens
+// [Embedder] is feature hashing: the text is lowercased and split into tokens
 // of letters and digits; each token t adds s(t) to bucket h(t) mod Dim,
 // where h is 64-bit FNV-1a and s(t) = ±1 from the hash's top bit; the result
 // is L2-normalised. Texts sharing words therefore have positive cosine,
-// cos = (shared-token overlap)/(norms) up to hash collisions, and the same text
-// always yields the same vector, whatever its Kind. A text with no tokens
-// yields the zero vector (not NaN).
+// cos = (shared-token overlap)/(norms) up to hash collisions, and the same
+// text always yields the same vector, whatever its Kind. A text with no
+// tokens yields the zero vector (not NaN).
 package fake

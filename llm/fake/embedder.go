@@ -2,62 +2,42 @@ package fake
 
 import (
 	"context"
-	"fmt"
 	"hash/fnv"
 	"math"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
 	"github.com/flowreader/flowreader/llm"
 )
 
-// DefaultDim is the dimension of an Embedder whose Dim is zero.
-const DefaultDim = 64
+// defaultDim is the dimension of an Embedder whose Dim is zero.
+const defaultDim = 64
 
 // Embedder is a deterministic feature-hashing llm.Embedder (see the package
-// doc). The zero value is ready to use with DefaultDim buckets.
+// doc). The zero value is ready to use with 64 buckets. It is safe for
+// concurrent use.
 type Embedder struct {
-	// Dim is the vector dimension; 0 means DefaultDim.
+	// Dim is the vector dimension; 0 means 64.
 	Dim int
 	// Err, when set, is returned by every call (after Latency).
 	Err error
 	// Latency delays every call; a cancelled context ends the wait early.
 	Latency time.Duration
-
-	mu    sync.Mutex
-	calls int
-	texts int
 }
 
-// Dimension returns the vector length. It implements llm.Embedder.
+// Dimension returns the vector length.
 func (e *Embedder) Dimension() int {
 	if e.Dim <= 0 {
-		return DefaultDim
+		return defaultDim
 	}
 	return e.Dim
 }
 
-// Name identifies the embedder and its dimension. It implements llm.Namer.
-func (e *Embedder) Name() string { return fmt.Sprintf("fake-hash-%d", e.Dimension()) }
-
 // Embed hashes each text into a vector. kind is ignored, so a query and a
 // document with the same words get the same vector.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-	e.mu.Lock()
-	e.calls++
-	e.texts += len(texts)
-	e.mu.Unlock()
-	if e.Latency > 0 {
-		t := time.NewTimer(e.Latency)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-	} else if err := ctx.Err(); err != nil {
+	if err := wait(ctx, e.Latency); err != nil {
 		return nil, err
 	}
 	if e.Err != nil {
@@ -66,28 +46,30 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 	dim := e.Dimension()
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = Hash(t, dim)
+		out[i] = hash(t, dim)
 	}
 	return out, nil
 }
 
-// Calls returns the number of Embed calls so far.
-func (e *Embedder) Calls() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.calls
+// wait sleeps for d, or returns ctx's error when it ends first (at once when
+// it has already ended).
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
-// Texts returns the number of texts passed to Embed so far.
-func (e *Embedder) Texts() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.texts
-}
-
-// Hash returns the L2-normalised feature-hashing vector of text with dim
+// hash returns the L2-normalised feature-hashing vector of text with dim
 // buckets; the zero vector when text has no tokens.
-func Hash(text string, dim int) []float32 {
+func hash(text string, dim int) []float32 {
 	v := make([]float32, dim)
 	if dim <= 0 {
 		return v
@@ -125,7 +107,4 @@ func tokens(s string) []string {
 	})
 }
 
-var (
-	_ llm.Embedder = (*Embedder)(nil)
-	_ llm.Namer    = (*Embedder)(nil)
-)
+var _ llm.Embedder = (*Embedder)(nil)

@@ -10,8 +10,8 @@ import (
 
 func ExampleModel() {
 	m := &fake.Model{Default: "I don't know."}
-	m.On("capital of France", "Paris").
-		OnError("flaky", &llm.APIError{StatusCode: 429}, 1)
+	m.On("capital of France", "Paris")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "flaky", Err: &llm.APIError{StatusCode: 429}, Times: 1})
 
 	ctx := context.Background()
 	r, _ := m.Generate(ctx, llm.UserText("What is the capital of France?"))
@@ -22,13 +22,13 @@ func ExampleModel() {
 	fmt.Println(err)
 	r, _ = m.Generate(ctx, llm.UserText("a flaky call"))
 	fmt.Println(r.Text)
-	fmt.Println(m.CallCount(), "calls; first matched rule", m.Calls()[0].Rule)
+	fmt.Println(len(m.Calls()), "calls; the first asked", fake.Prompt(m.Calls()[0]))
 	// Output:
 	// Paris
 	// I don't know.
 	// llm: HTTP 429
 	// I don't know.
-	// 4 calls; first matched rule 0
+	// 4 calls; the first asked What is the capital of France?
 }
 
 func ExampleEmbedder() {

@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -10,12 +11,12 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// ErrNoRule is returned by a Strict Model when no rule matches a request.
-var ErrNoRule = errors.New("fake: no rule matches the request")
+// errNoRule is returned by a Strict Model when no rule matches a request.
+var errNoRule = errors.New("fake: no rule matches the request")
 
 // Rule scripts the Model's answer to matching requests.
 type Rule struct {
-	// Contains matches requests whose prompt text contains this substring.
+	// Contains matches requests whose Prompt contains this substring.
 	// Empty matches every request (unless Match is set).
 	Contains string
 	// Match, when set, must also return true for the rule to apply.
@@ -31,49 +32,39 @@ type Rule struct {
 	Times int
 }
 
-// Call is one recorded Generate call.
-type Call struct {
-	Request  *llm.Request
-	Prompt   string // text of all parts, as matched by rules
-	Rule     int    // index of the rule that answered; -1 for Default
-	Response *llm.Response
-	Err      error
-}
-
-// Model is a scripted llm.Model. The zero value answers every request with an
-// empty text. Configure the exported fields before the first call; a Model
-// must not be copied after first use.
+// Model is a scripted llm.Model (see the package doc). The zero value
+// answers every request with an empty text. Configure the exported fields
+// before the first call; a Model must not be copied after first use. It is
+// safe for concurrent use.
 type Model struct {
 	// Rules are tried in order.
 	Rules []Rule
 	// Default is the reply when no rule matches and Strict is false.
 	Default string
-	// Strict makes an unmatched request fail with ErrNoRule.
+	// Strict makes an unmatched request fail.
 	Strict bool
 	// Latency delays every call; a cancelled context ends the wait early
 	// with the context's error.
 	Latency time.Duration
 	// Images is what AcceptsImages reports.
 	Images bool
-	// ModelName is what Name reports; empty means "fake".
-	ModelName string
 
-	mu    sync.Mutex
-	used  map[int]int
-	calls []Call
+	mu   sync.Mutex
+	used map[int]int
+	log  []call
 }
 
-// On appends a rule answering requests that contain substr with reply, and
-// returns m for chaining.
+// call is one recorded Generate call and the index of the rule that
+// answered it (-1: none).
+type call struct {
+	req  *llm.Request
+	rule int
+}
+
+// On appends a rule answering requests whose Prompt contains substr with
+// reply, and returns m for chaining.
 func (m *Model) On(substr, reply string) *Model {
 	m.Rules = append(m.Rules, Rule{Contains: substr, Reply: reply})
-	return m
-}
-
-// OnError appends a rule failing requests that contain substr with err, at
-// most times times (0 = always), and returns m for chaining.
-func (m *Model) OnError(substr string, err error, times int) *Model {
-	m.Rules = append(m.Rules, Rule{Contains: substr, Err: err, Times: times})
 	return m
 }
 
@@ -98,20 +89,10 @@ func Prompt(req *llm.Request) string {
 	return b.String()
 }
 
-// Generate answers from the first matching rule. It implements llm.Model.
+// Generate answers from the first matching rule.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	if m.Latency > 0 {
-		t := time.NewTimer(m.Latency)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			err := ctx.Err()
-			m.record(Call{Request: req, Prompt: Prompt(req), Rule: -1, Err: err})
-			return nil, err
-		case <-t.C:
-		}
-	} else if err := ctx.Err(); err != nil {
-		m.record(Call{Request: req, Prompt: Prompt(req), Rule: -1, Err: err})
+	if err := wait(ctx, m.Latency); err != nil {
+		m.record(call{req, -1})
 		return nil, err
 	}
 	prompt := Prompt(req)
@@ -122,7 +103,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	)
 	switch {
 	case idx < 0 && m.Strict:
-		err = ErrNoRule
+		err = fmt.Errorf("%w: %.80q", errNoRule, prompt)
 	case idx < 0:
 		resp = reply(prompt, m.Default)
 	default:
@@ -136,7 +117,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			resp = reply(prompt, r.Reply)
 		}
 	}
-	m.record(Call{Request: req, Prompt: prompt, Rule: idx, Response: resp, Err: err})
+	m.record(call{req, idx})
 	return resp, err
 }
 
@@ -163,9 +144,9 @@ func (m *Model) pick(req *llm.Request, prompt string) int {
 	return -1
 }
 
-func (m *Model) record(c Call) {
+func (m *Model) record(c call) {
 	m.mu.Lock()
-	m.calls = append(m.calls, c)
+	m.log = append(m.log, c)
 	m.mu.Unlock()
 }
 
@@ -182,41 +163,22 @@ func reply(prompt, text string) *llm.Response {
 	}
 }
 
-// Calls returns a copy of the call log, in the order calls completed.
-func (m *Model) Calls() []Call {
+// Calls returns the requests received so far, in the order their calls
+// completed; its length is the number of Generate calls.
+func (m *Model) Calls() []*llm.Request {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]Call(nil), m.calls...)
-}
-
-// CallCount returns the number of Generate calls so far.
-func (m *Model) CallCount() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.calls)
-}
-
-// Reset clears the call log and the per-rule use counts.
-func (m *Model) Reset() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.calls = nil
-	m.used = nil
-}
-
-// AcceptsImages reports m.Images. It implements llm.ImageAccepter.
-func (m *Model) AcceptsImages() bool { return m.Images }
-
-// Name reports m.ModelName, or "fake". It implements llm.Namer.
-func (m *Model) Name() string {
-	if m.ModelName == "" {
-		return "fake"
+	out := make([]*llm.Request, len(m.log))
+	for i, c := range m.log {
+		out[i] = c.req
 	}
-	return m.ModelName
+	return out
 }
+
+// AcceptsImages reports m.Images: it implements llm.ImageAccepter.
+func (m *Model) AcceptsImages() bool { return m.Images }
 
 var (
 	_ llm.Model         = (*Model)(nil)
 	_ llm.ImageAccepter = (*Model)(nil)
-	_ llm.Namer         = (*Model)(nil)
 )

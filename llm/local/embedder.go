@@ -9,60 +9,52 @@ import (
 	"sync"
 
 	"github.com/flowreader/flowreader/llm"
-	"github.com/flowreader/flowreader/llm/local/glovedata"
+	"github.com/flowreader/flowreader/llm/local/internal/glovedata"
 )
 
-// Dim is the dimension of the embedded vectors.
-const Dim = 100
+// dimension is the dimension of the embedded vectors.
+const dimension = 100
 
-// DefaultA is the SIF smoothing constant a.
-const DefaultA = 1e-3
+// defaultA is the SIF smoothing constant a.
+const defaultA = 1e-3
 
-// ZipfN is the vocabulary size of GloVe 6B, used to normalise the Zipf
+// zipfN is the vocabulary size of GloVe 6B, which normalises the Zipf
 // estimate of word probabilities.
-const ZipfN = 400000
+const zipfN = 400000
 
-// load decodes the embedded table once per process, on first use; later
-// calls return the same table (or the same error).
-var load = sync.OnceValues(func() (*Table, error) { return Decode(glovedata.Data()) })
+// decodeOnce decodes the embedded table once per process, on first use;
+// later calls return the same table (or the same error).
+var decodeOnce = sync.OnceValues(func() (*wordTable, error) { return decode(glovedata.Data()) })
 
-// Config tunes the embedder. The zero value is the documented default.
-type Config struct {
-	// A is the SIF smoothing constant; 0 means DefaultA.
-	A float64
-	// KeepStopWords keeps stop words in the weighted mean (SIF already
-	// down-weights them; dropping them removes their residual pull).
-	KeepStopWords bool
-}
-
-// GloVe is the embedded SIF-weighted GloVe embedder. It implements
-// llm.Embedder and llm.Namer and is safe for concurrent use.
+// GloVe is the embedded SIF-weighted GloVe embedder (see the package doc).
+// It implements llm.Embedder and llm.Namer and is safe for concurrent use.
 type GloVe struct {
-	a    float64
-	keep bool
+	a    float64 // SIF smoothing constant
+	keep bool    // keep stop words in the weighted mean
 	hN   float64
 	stop map[string]bool
 }
 
-// Embedder returns the default embedder (a = 1e-3, stop words dropped).
-func Embedder() *GloVe { return New(Config{}) }
+// Embedder returns the embedder: a = 1e-3, stop words dropped. The vector
+// table is decoded on the first Embed call, once per process.
+func Embedder() *GloVe { return newGloVe(defaultA, false) }
 
-// New returns an embedder with cfg. The vector table is decoded on first
-// use, once per process.
-func New(cfg Config) *GloVe {
-	a := cfg.A
+// newGloVe returns an embedder with SIF constant a (non-positive or
+// non-finite means defaultA) that keeps stop words when keep is set (SIF
+// already down-weights them; dropping them removes their residual pull).
+func newGloVe(a float64, keep bool) *GloVe {
 	if a <= 0 || math.IsNaN(a) || math.IsInf(a, 0) {
-		a = DefaultA
+		a = defaultA
 	}
-	n := float64(ZipfN)
-	return &GloVe{a: a, keep: cfg.KeepStopWords, hN: math.Log(n) + 0.5772156649015329 + 1/(2*n), stop: stopSet()}
+	n := float64(zipfN)
+	return &GloVe{a: a, keep: keep, hN: math.Log(n) + 0.5772156649015329 + 1/(2*n), stop: stopSet()}
 }
 
 // Name is "glove-6b-100d-sif", with any non-default option appended, so that
 // vectors made with different settings never share a graph or a cache.
 func (g *GloVe) Name() string {
 	name := "glove-6b-100d-sif"
-	if g.a != DefaultA {
+	if g.a != defaultA {
 		name += "-a" + strconv.FormatFloat(g.a, 'g', -1, 64)
 	}
 	if g.keep {
@@ -71,43 +63,39 @@ func (g *GloVe) Name() string {
 	return name
 }
 
-// Dimension returns Dim.
-func (g *GloVe) Dimension() int { return Dim }
+// Dimension returns 100.
+func (g *GloVe) Dimension() int { return dimension }
 
-// Load decodes the embedded table now (it is otherwise decoded on first use)
-// and reports a decoding failure.
-func (g *GloVe) Load() error {
-	_, err := table()
-	return err
-}
-
-func table() (*Table, error) {
-	t, err := load()
+// table returns the decoded embedded table.
+func table() (*wordTable, error) {
+	t, err := decodeOnce()
 	if err != nil {
 		return nil, err
 	}
-	if t.Dim() != Dim {
-		return nil, fmt.Errorf("%w: dimension %d, want %d", ErrFormat, t.Dim(), Dim)
+	if t.Dim() != dimension {
+		return nil, fmt.Errorf("%w: dimension %d, want %d", errFormat, t.Dim(), dimension)
 	}
 	return t, nil
 }
 
-// Weight returns the SIF weight a/(a + p(w)) of a word of frequency rank r.
-func (g *GloVe) Weight(rank int) float64 {
+// weight returns the SIF weight a/(a + p(w)) of a word of frequency rank r.
+func (g *GloVe) weight(rank int) float64 {
 	p := 1 / (float64(rank) * g.hN)
 	return g.a / (g.a + p)
 }
 
 // Embed returns one L2-normalised sentence vector per text; kind is ignored
 // (GloVe has no task prefixes). A text without known words gives the zero
-// vector.
+// vector. The first call decodes the embedded table and, should that fail,
+// returns the failure, as every later call does: a program that wants to
+// fail early calls Embed with no texts.
 func (g *GloVe) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
 	t, err := table()
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
-	acc := make([]float64, Dim)
+	acc := make([]float64, dimension)
 	for i, text := range texts {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -120,16 +108,16 @@ func (g *GloVe) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]f
 }
 
 // sentence computes the SIF vector of text, using acc as scratch space.
-func (g *GloVe) sentence(t *Table, text string, acc []float64) []float32 {
+func (g *GloVe) sentence(t *wordTable, text string, acc []float64) []float32 {
 	clear(acc)
-	toks := Tokens(text)
+	toks := tokens(text)
 	n := 0
 	for _, w := range toks {
 		if !g.keep && g.stop[w] {
 			continue
 		}
 		if r := t.Rank(w); r > 0 {
-			t.addTo(acc, r-1, g.Weight(r))
+			t.addTo(acc, r-1, g.weight(r))
 			n++
 		}
 	}
@@ -138,7 +126,7 @@ func (g *GloVe) sentence(t *Table, text string, acc []float64) []float32 {
 		// than return nothing.
 		for _, w := range toks {
 			if r := t.Rank(w); r > 0 {
-				t.addTo(acc, r-1, g.Weight(r))
+				t.addTo(acc, r-1, g.weight(r))
 			}
 		}
 	}
@@ -146,7 +134,7 @@ func (g *GloVe) sentence(t *Table, text string, acc []float64) []float32 {
 	for _, x := range acc {
 		norm += x * x
 	}
-	v := make([]float32, Dim)
+	v := make([]float32, dimension)
 	if norm == 0 {
 		return v
 	}
@@ -157,16 +145,16 @@ func (g *GloVe) sentence(t *Table, text string, acc []float64) []float32 {
 	return v
 }
 
-// OOV returns the distinct tokens of text that are not in the vocabulary, in
+// oov returns the distinct tokens of text that are not in the vocabulary, in
 // order of first appearance. Their meaning is invisible to the dense
 // channel; the lexical one must carry them.
-func (g *GloVe) OOV(text string) ([]string, error) {
+func (g *GloVe) oov(text string) ([]string, error) {
 	t, err := table()
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, w := range Tokens(text) {
+	for _, w := range tokens(text) {
 		if t.Rank(w) == 0 && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
@@ -174,14 +162,14 @@ func (g *GloVe) OOV(text string) ([]string, error) {
 	return out, nil
 }
 
-// Vector returns the (dequantised, unnormalised) GloVe vector of one word,
+// vector returns the (dequantised, unnormalised) GloVe vector of one word,
 // lowercased.
-func (g *GloVe) Vector(word string) ([]float32, bool) {
+func (g *GloVe) vector(word string) ([]float32, bool) {
 	t, err := table()
 	if err != nil {
 		return nil, false
 	}
-	toks := Tokens(word)
+	toks := tokens(word)
 	if len(toks) != 1 {
 		return nil, false
 	}

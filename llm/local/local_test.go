@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
-	"github.com/flowreader/flowreader/llm/local/glovedata"
+	"github.com/flowreader/flowreader/llm/local/internal/glovedata"
 )
 
 func cos(a, b []float32) float64 {
@@ -29,7 +30,7 @@ func embed(t *testing.T, g *GloVe, texts ...string) [][]float32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := llm.CheckVectors(v, len(texts), Dim); err != nil {
+	if err := llmutil.CheckVectors(v, len(texts), dimension); err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -58,7 +59,7 @@ func TestDeterministicAndNormalised(t *testing.T) {
 	g := Embedder()
 	texts := []string{"Min-cost flow routes evidence through the graph.", "GloVe 100 dimensions, 2014!"}
 	a := embed(t, g, texts...)
-	b := embed(t, New(Config{}), texts...)
+	b := embed(t, newGloVe(0, false), texts...)
 	for i := range a {
 		var n float64
 		for j := range a[i] {
@@ -107,12 +108,15 @@ func TestStopWords(t *testing.T) {
 	if n == 0 {
 		t.Error("all-stop-word text gave the zero vector; want the fallback")
 	}
-	k := New(Config{KeepStopWords: true})
+	k := newGloVe(0, true)
 	if k.Name() == g.Name() {
 		t.Error("options not reflected in Name")
 	}
 	if g.Name() != "glove-6b-100d-sif" {
 		t.Errorf("Name = %q", g.Name())
+	}
+	if n := newGloVe(1e-2, true).Name(); n != "glove-6b-100d-sif-a0.01-stop" {
+		t.Errorf("Name with options = %q", n)
 	}
 	if c := cos(embed(t, k, "the cat")[0], v[1]); c >= 0.9999 {
 		t.Error("KeepStopWords had no effect")
@@ -121,7 +125,7 @@ func TestStopWords(t *testing.T) {
 
 func TestOOVAndVector(t *testing.T) {
 	g := Embedder()
-	oov, err := g.OOV("The flowreaderx router and Qwen3vlx, flowreaderx again, 2014")
+	oov, err := g.oov("The flowreaderx router and Qwen3vlx, flowreaderx again, 2014")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,24 +133,24 @@ func TestOOVAndVector(t *testing.T) {
 	if strings.Join(oov, ",") != "flowreaderx,qwen3vlx,2014" {
 		t.Fatalf("OOV = %q", oov)
 	}
-	if _, ok := g.Vector("Cat"); !ok {
+	if _, ok := g.vector("Cat"); !ok {
 		t.Fatal("cat not found")
 	}
-	if _, ok := g.Vector("two words"); ok {
+	if _, ok := g.vector("two words"); ok {
 		t.Fatal("multi-token Vector")
 	}
 }
 
 func TestWeight(t *testing.T) {
 	g := Embedder()
-	w1, w100, w10k := g.Weight(1), g.Weight(100), g.Weight(10000)
+	w1, w100, w10k := g.weight(1), g.weight(100), g.weight(10000)
 	if !(w1 < 0.02 && w100 > 0.5 && w100 < 0.65 && w10k > 0.98 && w10k < 1) {
 		t.Fatalf("weights %v %v %v", w1, w100, w10k)
 	}
 }
 
 func TestEmbeddedTable(t *testing.T) {
-	tab, err := Decode(glovedata.Data())
+	tab, err := decode(glovedata.Data())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +158,7 @@ func TestEmbeddedTable(t *testing.T) {
 		t.Fatalf("table %d×%d first %q", tab.Len(), tab.Dim(), tab.Word(0))
 	}
 	for i := 0; i < tab.Len(); i += 997 {
-		if toks := Tokens(tab.Word(i)); len(toks) != 1 || toks[0] != tab.Word(i) {
+		if toks := tokens(tab.Word(i)); len(toks) != 1 || toks[0] != tab.Word(i) {
 			t.Fatalf("word %q is not a token", tab.Word(i))
 		}
 	}
@@ -190,7 +194,7 @@ func encode(words []string, dim int, vecs [][]int8, scales []float32) string {
 
 func TestDecodeRejects(t *testing.T) {
 	good := encode([]string{"a", "b"}, 2, [][]int8{{1, -2}, {127, -127}}, []float32{0.5, 1})
-	tab, err := Decode(good)
+	tab, err := decode(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +213,7 @@ func TestDecodeRejects(t *testing.T) {
 		"scale":     encode([]string{"a"}, 2, [][]int8{{1, 1}}, []float32{float32(math.NaN())}),
 		"emptyword": encode([]string{""}, 1, [][]int8{{1}}, []float32{1}),
 	} {
-		if _, err := Decode(bad); !errors.Is(err, ErrFormat) {
+		if _, err := decode(bad); !errors.Is(err, errFormat) {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
@@ -221,10 +225,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(magic + "\x02\x00\x00\x00")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, data string) {
-		tab, err := Decode(data)
+		tab, err := decode(data)
 		if err != nil {
-			if !errors.Is(err, ErrFormat) {
-				t.Fatalf("error %v does not wrap ErrFormat", err)
+			if !errors.Is(err, errFormat) {
+				t.Fatalf("error %v does not wrap errFormat", err)
 			}
 			return
 		}

@@ -1,14 +1,13 @@
 package local
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 )
 
-// Tokens lowercases s and splits it on every rune that is neither a letter
+// tokens lowercases s and splits it on every rune that is neither a letter
 // nor a digit, the tokenisation the embedder and the vocabulary share.
-func Tokens(s string) []string {
+func tokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
@@ -24,13 +23,6 @@ myself no nor not now of off on once only or other our ours ourselves out over o
 such than that the their theirs them themselves then there these they this those through to too under until
 up very was we were what when where which while who whom why will with would you your yours yourself
 yourselves s t d ll m re ve don didn doesn isn wasn aren weren won wouldn shouldn couldn hasn haven hadn`
-
-// StopWords returns the stop list, sorted.
-func StopWords() []string {
-	w := strings.Fields(stopWords)
-	slices.Sort(w)
-	return w
-}
 
 func stopSet() map[string]bool {
 	m := make(map[string]bool)

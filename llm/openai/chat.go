@@ -38,11 +38,6 @@ func (c *Chat) Name() string { return c.cfg.Model }
 // implements llm.ImageAccepter.
 func (c *Chat) AcceptsImages() bool { return !c.cfg.TextOnly }
 
-// Health lists the served models and checks that Model is among them.
-func (c *Chat) Health(ctx context.Context) error {
-	return health(ctx, c.tr, c.base, c.cfg.Model)
-}
-
 // Generate sends req and returns the first choice. It implements llm.Model.
 func (c *Chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	body, err := c.body(req)

@@ -56,10 +56,10 @@ func TestChatImagesAsDataURIsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &llm.Request{Messages: []llm.Message{
-		{Role: llm.System, Parts: []llm.Part{llm.TextPart("be brief")}},
-		{Role: llm.User, Parts: []llm.Part{
-			llm.TextPart("first"), llm.ImagePart(big, "image/png"),
-			llm.TextPart("second"), llm.ImagePart(small, "image/jpeg"),
+		{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "be brief"}}},
+		{Role: llm.RoleUser, Parts: []llm.Part{
+			{Text: "first"}, {Image: &llm.Image{Data: big, MIME: "image/png"}},
+			{Text: "second"}, {Image: &llm.Image{Data: small, MIME: "image/jpeg"}},
 		}},
 	}}
 	resp, err := c.Generate(context.Background(), req)
@@ -114,18 +114,18 @@ func TestChatImageOptions(t *testing.T) {
 	if d, _, _ := prepareImage(&llm.Image{Data: big, MIME: "image/png"}, -1); !bytes.Equal(d, big) {
 		t.Fatal("negative MaxImageSide still downscaled")
 	}
-	if _, _, err := prepareImage(&llm.Image{Data: []byte("GIF89a...."), MIME: "image/gif"}, 0); !errors.Is(err, ErrImage) {
+	if _, _, err := prepareImage(&llm.Image{Data: []byte("GIF89a...."), MIME: "image/gif"}, 0); !errors.Is(err, errImage) {
 		t.Fatal(err)
 	}
-	if _, _, err := prepareImage(&llm.Image{Data: []byte("\x89PNG\r\n\x1a\ngarbage"), MIME: "image/png"}, 0); !errors.Is(err, ErrImage) {
+	if _, _, err := prepareImage(&llm.Image{Data: []byte("\x89PNG\r\n\x1a\ngarbage"), MIME: "image/png"}, 0); !errors.Is(err, errImage) {
 		t.Fatal(err)
 	}
 	c, _ := NewChat(Config{BaseURL: "http://x", Model: "m", TextOnly: true})
 	if c.AcceptsImages() {
 		t.Fatal("TextOnly accepts images")
 	}
-	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.User,
-		Parts: []llm.Part{llm.ImagePart(big, "image/png"), llm.TextPart("x")}}}}); err == nil {
+	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser,
+		Parts: []llm.Part{{Image: &llm.Image{Data: big, MIME: "image/png"}}, {Text: "x"}}}}}); err == nil {
 		t.Fatal("image sent to text-only model")
 	}
 }
@@ -191,8 +191,8 @@ func TestChatErrorMapping(t *testing.T) {
 	}{
 		{"context new", 400, false, "This model's maximum context length is 32768 tokens. However, you requested 40100 tokens (40000 in the messages, 100 in the completion).", llm.ErrContextTooLong},
 		{"context old", 400, true, "The decoder prompt (length 40000) is longer than the maximum model length of 32768.", llm.ErrContextTooLong},
-		{"images new", 400, false, "At most 1 image(s) may be provided in one request. You can set `--limit-mm-per-prompt` to increase this limit.", llm.ErrTooManyImages},
-		{"images old", 400, true, "At most 4 image(s) may be provided in one prompt.", llm.ErrTooManyImages},
+		{"images new", 400, false, "At most 1 image(s) may be provided in one request. You can set `--limit-mm-per-prompt` to increase this limit.", llm.ErrContextTooLong},
+		{"images old", 400, true, "At most 4 image(s) may be provided in one prompt.", llm.ErrContextTooLong},
 		{"rate", 429, false, "Too many requests", llm.ErrRateLimited},
 		{"other", 404, true, "The model `x` does not exist.", nil},
 	} {
@@ -213,7 +213,7 @@ func TestChatErrorMapping(t *testing.T) {
 			if tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("err %v does not match %v", err, tc.want)
 			}
-			for _, s := range []error{llm.ErrContextTooLong, llm.ErrTooManyImages, llm.ErrRateLimited} {
+			for _, s := range []error{llm.ErrContextTooLong, llm.ErrRateLimited} {
 				if s != tc.want && errors.Is(err, s) {
 					t.Fatalf("err %v wrongly matches %v", err, s)
 				}
@@ -228,7 +228,7 @@ func TestChatRetryAfterThenSuccess(t *testing.T) {
 	srv.Config.Handler = wrapAuth(srv, func(w http.ResponseWriter, r *http.Request) {
 		n++
 		if n == 1 {
-			w.Header().Set("Retry-After", "2")
+			w.Header().Set("Retry-After", "0.002")
 			writeErr(w, 429, "rate limit exceeded")
 			return
 		}
@@ -236,15 +236,14 @@ func TestChatRetryAfterThenSuccess(t *testing.T) {
 	})
 	c, _ := NewChat(chatConfig(srv.URL))
 	var waits []time.Duration
-	m := llm.Retry(c, llm.RetryConfig{Sleep: func(ctx context.Context, d time.Duration) error {
+	m := llm.Wrap(c, llm.Middleware{Attempts: 4, OnRetry: func(_ int, _ error, d time.Duration) {
 		waits = append(waits, d)
-		return nil
 	}})
 	resp, err := m.Generate(context.Background(), llm.UserText("x"))
 	if err != nil || resp.Text != "fine" {
 		t.Fatal(resp, err)
 	}
-	if n != 2 || len(waits) != 1 || waits[0] != 2*time.Second {
+	if n != 2 || len(waits) != 1 || waits[0] != 2*time.Millisecond {
 		t.Fatalf("requests %d, waits %v", n, waits)
 	}
 }
@@ -266,7 +265,7 @@ func TestChatPersistent500(t *testing.T) {
 		writeErr(w, 500, "engine dead")
 	})
 	c, _ := NewChat(chatConfig(srv.URL))
-	m := llm.Retry(c, llm.RetryConfig{MaxAttempts: 3, BaseDelay: time.Microsecond})
+	m := llm.Wrap(c, llm.Middleware{Attempts: 3, BaseDelay: time.Microsecond})
 	_, err := m.Generate(context.Background(), llm.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 500 {
@@ -284,12 +283,12 @@ func TestChatStalledServerHitsDeadline(t *testing.T) {
 	c, _ := NewChat(chatConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := c.Generate(ctx, llm.UserText("x"))
+	_, err := llm.Wrap(c, llm.Middleware{Attempts: 2, BaseDelay: time.Microsecond}).Generate(ctx, llm.UserText("x"))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
-	if llm.IsTemporary(err) {
-		t.Fatal("deadline classed as temporary")
+	if n := srv.requests.Load(); n != 1 {
+		t.Fatalf("deadline retried: %d requests", n)
 	}
 }
 
@@ -369,7 +368,7 @@ func TestAPIKeySentButNeverShown(t *testing.T) {
 func TestCacheSecondCallNoHTTP(t *testing.T) {
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) { writeChat(w, "cached") })
 	c, _ := NewChat(chatConfig(srv.URL))
-	m := llm.Cache(c, llm.DirStore(t.TempDir()))
+	m := llm.Wrap(c, llm.Middleware{Cache: llm.DirStore(t.TempDir())})
 	for i := 0; i < 2; i++ {
 		r, err := m.Generate(context.Background(), llm.UserText("same"))
 		if err != nil || r.Text != "cached" {
@@ -378,31 +377,6 @@ func TestCacheSecondCallNoHTTP(t *testing.T) {
 	}
 	if got := srv.requests.Load(); got != 1 {
 		t.Fatalf("%d HTTP requests for two identical calls", got)
-	}
-}
-
-func TestHealth(t *testing.T) {
-	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
-		if r.URL.Path != "/v1/models" || r.Method != http.MethodGet {
-			writeErr(w, 404, "no")
-			return
-		}
-		w.Write([]byte(`{"object":"list","data":[{"id":"Qwen/Qwen3-VL-32B-Instruct","object":"model"},{"id":"nomic-ai/nomic-embed-text-v1.5","object":"model"}]}`))
-	})
-	c, _ := NewChat(chatConfig(srv.URL))
-	if err := c.Health(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := chatConfig(srv.URL)
-	cfg.Model = "other"
-	c2, _ := NewChat(cfg)
-	if err := c2.Health(context.Background()); !errors.Is(err, ErrModelNotServed) {
-		t.Fatal(err)
-	}
-	cfg.EmbedModel = "nomic-ai/nomic-embed-text-v1.5"
-	e, _ := NewEmbedder(cfg)
-	if err := e.Health(context.Background()); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -422,7 +396,7 @@ func TestConfig(t *testing.T) {
 		t.Fatal(c, err)
 	}
 	e, err := NewEmbedder(cfg)
-	if err != nil || e.base != "http://e:8001/v1" || e.docPrefix != NomicDocumentPrefix {
+	if err != nil || e.base != "http://e:8001/v1" || e.docPrefix != nomicDocumentPrefix {
 		t.Fatal(err)
 	}
 	for _, bad := range []Config{{}, {BaseURL: "ftp://x", Model: "m"}, {BaseURL: "http://x"}} {
@@ -430,8 +404,13 @@ func TestConfig(t *testing.T) {
 			t.Errorf("NewChat(%v) = %v", bad, err)
 		}
 	}
-	if _, err := NewEmbedder(Config{BaseURL: "http://x", EmbedModel: "e", Matryoshka: 256, EmbedDim: 768}); !errors.Is(err, ErrConfig) {
-		t.Error("inconsistent dims accepted")
+	for _, bad := range []Config{
+		{BaseURL: "http://x", EmbedModel: "e", Matryoshka: -1},
+		{BaseURL: "http://x", EmbedModel: "e", NoPrefixes: true, QueryPrefix: "q: "},
+	} {
+		if _, err := NewEmbedder(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("NewEmbedder(%v) = %v", bad, err)
+		}
 	}
 }
 

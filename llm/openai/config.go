@@ -8,26 +8,14 @@ import (
 	"strings"
 )
 
-// ErrConfig: the configuration cannot work (missing URL or model).
+// ErrConfig: the configuration cannot work (missing or malformed URL,
+// missing model, contradictory settings).
 var ErrConfig = errors.New("openai: invalid configuration")
 
-// PrefixMode chooses the embedding task prefixes.
-type PrefixMode int
-
+// nomic's task prefixes for nomic-embed-text-v1.5.
 const (
-	// PrefixAuto uses nomic's prefixes for models whose name contains
-	// "nomic-embed", and none otherwise.
-	PrefixAuto PrefixMode = iota
-	// PrefixNone sends texts unchanged.
-	PrefixNone
-	// PrefixCustom uses Config.DocumentPrefix and Config.QueryPrefix.
-	PrefixCustom
-)
-
-// Nomic's task prefixes for nomic-embed-text-v1.5.
-const (
-	NomicDocumentPrefix = "search_document: "
-	NomicQueryPrefix    = "search_query: "
+	nomicDocumentPrefix = "search_document: "
+	nomicQueryPrefix    = "search_query: "
 )
 
 // Config configures Chat and Embedder. Zero values are documented per field.
@@ -64,16 +52,18 @@ type Config struct {
 	// EmbedBatch is the largest number of texts per embeddings request;
 	// 0 means 64.
 	EmbedBatch int
-	// Prefixes chooses task prefixes (see PrefixMode); zero is PrefixAuto.
-	Prefixes PrefixMode
-	// DocumentPrefix and QueryPrefix are used with PrefixCustom.
+	// DocumentPrefix and QueryPrefix are prepended to texts embedded as
+	// llm.Document and llm.Query. When both are empty and EmbedModel
+	// contains "nomic-embed", nomic's "search_document: " and
+	// "search_query: " are used, as nomic-embed-text-v1.5 was trained.
 	DocumentPrefix, QueryPrefix string
+	// NoPrefixes sends texts unchanged, even to a nomic-embed model.
+	NoPrefixes bool
 	// Matryoshka, when > 0, truncates embeddings to that many dimensions
-	// with nomic's recipe (layer norm, slice, L2).
+	// with nomic's recipe (layer norm, slice, L2), and declares that
+	// dimension: an answer with fewer components is an error. 0 keeps the
+	// server's dimension, learnt from the first response.
 	Matryoshka int
-	// EmbedDim, when > 0, declares the dimension the embedder must return
-	// (after truncation); 0 means learnt from the first response.
-	EmbedDim int
 	// EmbedExtra is merged into every embeddings request body.
 	EmbedExtra map[string]any
 }
@@ -92,21 +82,18 @@ func FromEnv() Config {
 	return c
 }
 
-// String describes c with its keys redacted, so that printing a Config
-// (with %v or %+v) never leaks a credential.
-func (c Config) String() string {
+// Format prints c with its keys redacted, whatever the verb (%v, %+v, %#v,
+// %s), so that printing a Config never leaks a credential.
+func (c Config) Format(f fmt.State, verb rune) {
 	red := func(k string) string {
 		if k == "" {
 			return `""`
 		}
 		return "[REDACTED]"
 	}
-	return fmt.Sprintf("openai.Config{BaseURL:%q Model:%q APIKey:%s EmbedURL:%q EmbedModel:%q EmbedKey:%s}",
+	fmt.Fprintf(f, "openai.Config{BaseURL:%q Model:%q APIKey:%s EmbedURL:%q EmbedModel:%q EmbedKey:%s}",
 		c.BaseURL, c.Model, red(c.APIKey), c.EmbedURL, c.EmbedModel, red(c.EmbedKey))
 }
-
-// GoString is String, for %#v.
-func (c Config) GoString() string { return c.String() }
 
 func (c Config) client() *http.Client {
 	if c.HTTPClient != nil {
@@ -153,14 +140,13 @@ func apiBase(u string) (string, error) {
 
 // prefixes returns the document and query prefixes for the embedding model.
 func (c Config) prefixes() (doc, query string) {
-	switch c.Prefixes {
-	case PrefixNone:
+	switch {
+	case c.NoPrefixes:
 		return "", ""
-	case PrefixCustom:
+	case c.DocumentPrefix != "" || c.QueryPrefix != "":
 		return c.DocumentPrefix, c.QueryPrefix
-	}
-	if strings.Contains(strings.ToLower(c.EmbedModel), "nomic-embed") {
-		return NomicDocumentPrefix, NomicQueryPrefix
+	case strings.Contains(strings.ToLower(c.EmbedModel), "nomic-embed"):
+		return nomicDocumentPrefix, nomicQueryPrefix
 	}
 	return "", ""
 }

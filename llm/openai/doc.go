@@ -1,6 +1,9 @@
 // Package openai adapts servers speaking the OpenAI-compatible HTTP protocol
 // (vLLM, TEI, Ollama, llama.cpp, hosted APIs) to llm.Model and llm.Embedder,
-// using only net/http.
+// using only net/http. [NewChat] and [NewEmbedder] check a [Config] and
+// return a [Chat] (an [llm.Model], [llm.Namer] and [llm.ImageAccepter]) and an
+// [Embedder] (an [llm.Embedder], [llm.Namer] and [llm.BatchSizer]). A
+// configuration that cannot work fails with [ErrConfig].
 //
 // # Chat
 //
@@ -27,10 +30,10 @@
 //
 // Embedder posts batches of at most EmbedBatch texts (default 64) to
 // {EmbedURL}/embeddings and returns vectors in input order. Task prefixes are
-// prepended by kind: with Prefixes = PrefixAuto (the zero value), a model
-// whose name contains "nomic-embed" gets "search_document: " for documents and
-// "search_query: " for queries, as nomic-embed-text-v1.5 was trained; other
-// models get none. Every vector is L2-normalised on the client, x̂ = x/‖x‖
+// prepended by kind: Config.DocumentPrefix and QueryPrefix when set; else,
+// for a model whose name contains "nomic-embed", "search_document: " for
+// documents and "search_query: " for queries, as nomic-embed-text-v1.5 was
+// trained (NoPrefixes turns this off); else none. Every vector is L2-normalised on the client, x̂ = x/‖x‖
 // (a zero vector stays zero). With Matryoshka = k > 0, nomic's recipe is
 // applied first: layer normalisation without affine parameters,
 // y_i = (x_i − μ)/√(σ² + 1e-5) over all components, then the first k
@@ -40,23 +43,25 @@
 //
 // # Errors
 //
-// Non-2xx answers become *llm.APIError with the status, the server's
+// Non-2xx answers become *[llm.APIError] with the status, the server's
 // Retry-After and the message from either error body vLLM emits,
 // {"error":{"message","type","code"}} (OpenAI style, vLLM ≥ 0.9) or
 // {"object":"error","message","type","code"} (older vLLM). The error also
-// matches llm.ErrRateLimited on 429, llm.ErrContextTooLong when the message
-// says the prompt exceeds the model's context, and llm.ErrTooManyImages when
-// it says the request has more images than allowed. Unreachable servers and
+// matches llm.ErrRateLimited on 429, and llm.ErrContextTooLong when the
+// message says the prompt exceeds the model's context or the request has more
+// images than allowed. Unreachable servers and
 // dropped connections wrap llm.ErrUnavailable; bodies that are not the
 // expected JSON, or larger than MaxResponseBytes, wrap llm.ErrInvalidOutput.
 // The API key is sent as "Authorization: Bearer …" and is removed from every
-// error string; Config's String method redacts it too. The adapters do not
-// retry (wrap them with llm.Retry) and set no timeout of their own: give
-// every call a context with a deadline, or set Config.HTTPClient.
+// error string; printing a Config redacts it too. The adapters do not retry
+// (wrap them with [llm.Wrap]) and set no timeout of their own: give every call
+// a context with a deadline, or set Config.HTTPClient. An image part that
+// cannot be sent (not PNG or JPEG, undecodable, too many pixels) fails the
+// call before anything is sent.
 //
 // # Environment
 //
-// FromEnv reads
+// [FromEnv] reads
 //
 //	FLOWREADER_LLM_URL      chat base URL, e.g. http://localhost:8000/v1
 //	FLOWREADER_LLM_MODEL    chat model, e.g. Qwen/Qwen3-VL-32B-Instruct

@@ -9,11 +9,12 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
 
-// DefaultEmbedBatch is the batch size when Config.EmbedBatch is 0.
-const DefaultEmbedBatch = 64
+// defaultEmbedBatch is the batch size when Config.EmbedBatch is 0.
+const defaultEmbedBatch = 64
 
 // Embedder is an llm.Embedder served at {EmbedURL}/embeddings. It is safe
 // for concurrent use.
@@ -36,15 +37,15 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 	if cfg.EmbedModel == "" {
 		return nil, fmt.Errorf("%w: no embedding model", ErrConfig)
 	}
-	if cfg.Matryoshka < 0 || cfg.EmbedDim < 0 || cfg.EmbedBatch < 0 {
-		return nil, fmt.Errorf("%w: negative Matryoshka, EmbedDim or EmbedBatch", ErrConfig)
+	if cfg.Matryoshka < 0 || cfg.EmbedBatch < 0 {
+		return nil, fmt.Errorf("%w: negative Matryoshka or EmbedBatch", ErrConfig)
 	}
-	if cfg.Matryoshka > 0 && cfg.EmbedDim > 0 && cfg.Matryoshka != cfg.EmbedDim {
-		return nil, fmt.Errorf("%w: Matryoshka %d differs from EmbedDim %d", ErrConfig, cfg.Matryoshka, cfg.EmbedDim)
+	if cfg.NoPrefixes && (cfg.DocumentPrefix != "" || cfg.QueryPrefix != "") {
+		return nil, fmt.Errorf("%w: NoPrefixes with a DocumentPrefix or QueryPrefix", ErrConfig)
 	}
 	e := &Embedder{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.embedKey(), maxBody: cfg.maxBody()}}
 	e.docPrefix, e.queryPrefx = cfg.prefixes()
-	e.dim.Store(int64(max(cfg.EmbedDim, cfg.Matryoshka)))
+	e.dim.Store(int64(cfg.Matryoshka))
 	return e, nil
 }
 
@@ -57,7 +58,7 @@ func (e *Embedder) Name() string {
 	return e.cfg.EmbedModel
 }
 
-// Dimension returns the declared dimension, else the one learnt from the
+// Dimension returns the Matryoshka dimension, else the one learnt from the
 // first response, else 0.
 func (e *Embedder) Dimension() int { return int(e.dim.Load()) }
 
@@ -66,12 +67,7 @@ func (e *Embedder) MaxBatch() int {
 	if e.cfg.EmbedBatch > 0 {
 		return e.cfg.EmbedBatch
 	}
-	return DefaultEmbedBatch
-}
-
-// Health lists the served models and checks that EmbedModel is among them.
-func (e *Embedder) Health(ctx context.Context) error {
-	return health(ctx, e.tr, e.base, e.cfg.EmbedModel)
+	return defaultEmbedBatch
 }
 
 // Embed embeds texts in batches of MaxBatch, with the task prefix of kind,
@@ -121,7 +117,7 @@ func (e *Embedder) checkDim(vecs [][]float32) error {
 		e.dim.CompareAndSwap(0, int64(len(vecs[0])))
 		want = int(e.dim.Load())
 	}
-	return llm.CheckVectors(vecs, len(vecs), want)
+	return llmutil.CheckVectors(vecs, len(vecs), want)
 }
 
 // post applies Matryoshka truncation when configured, then L2 normalisation.
@@ -178,9 +174,8 @@ type embedResponse struct {
 }
 
 // parseEmbeddings decodes an embeddings body for n inputs, ordering vectors
-// by their index. Missing, duplicate or out-of-range indices, wrong counts
-// and non-finite components wrap llm.ErrInvalidOutput; unequal lengths wrap
-// llm.ErrDimension.
+// by their index. Missing, duplicate or out-of-range indices, wrong counts,
+// unequal lengths and non-finite components wrap llm.ErrInvalidOutput.
 func parseEmbeddings(data []byte, n int) ([][]float32, error) {
 	var er embedResponse
 	if err := json.Unmarshal(data, &er); err != nil {
@@ -204,7 +199,7 @@ func parseEmbeddings(data []byte, n int) ([][]float32, error) {
 		}
 		out[i] = v
 	}
-	if err := llm.CheckVectors(out, n, 0); err != nil {
+	if err := llmutil.CheckVectors(out, n, 0); err != nil {
 		return nil, err
 	}
 	return out, nil

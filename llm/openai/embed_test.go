@@ -45,7 +45,7 @@ func TestEmbedPrefixesBatchesOrder(t *testing.T) {
 		t.Fatalf("%d requests for 5 texts in batches of 2", srv.requests.Load())
 	}
 	for i, v := range vecs {
-		n := float64(len(NomicDocumentPrefix) + len(texts[i]))
+		n := float64(len(nomicDocumentPrefix) + len(texts[i]))
 		want := l2([]float32{float32(n), float32(texts[i][0]), 3, 4})
 		for j := range v {
 			if math.Abs(float64(v[j]-want[j])) > 1e-6 {
@@ -57,29 +57,33 @@ func TestEmbedPrefixesBatchesOrder(t *testing.T) {
 		t.Fatalf("learnt dimension %d", e.Dimension())
 	}
 	e.Embed(context.Background(), []string{"q"}, llm.Query)
-	if got := srv.last()["input"].([]any)[0]; got != NomicQueryPrefix+"q" {
+	if got := srv.last()["input"].([]any)[0]; got != nomicQueryPrefix+"q" {
 		t.Fatalf("query input %q", got)
 	}
 	if srv.last()["model"] != "nomic-ai/nomic-embed-text-v1.5" {
 		t.Fatal("model not sent")
 	}
 	for _, tc := range []struct {
-		mode       PrefixMode
-		model      string
+		cfg        Config
 		doc, query string
 	}{
-		{PrefixAuto, "BAAI/bge-m3", "", ""},
-		{PrefixNone, "nomic-embed-text", "", ""},
-		{PrefixCustom, "x", "passage: ", "query: "},
+		{Config{EmbedModel: "BAAI/bge-m3"}, "", ""},
+		{Config{EmbedModel: "nomic-embed-text", NoPrefixes: true}, "", ""},
+		{Config{EmbedModel: "x", DocumentPrefix: "passage: ", QueryPrefix: "query: "}, "passage: ", "query: "},
+		{Config{EmbedModel: "nomic-embed-text", QueryPrefix: "q: "}, "", "q: "},
 	} {
-		e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: tc.model, Prefixes: tc.mode, DocumentPrefix: "passage: ", QueryPrefix: "query: "})
+		tc.cfg.EmbedURL, tc.cfg.EmbedKey = srv.URL, testKey
+		e, err := NewEmbedder(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
 		e.Embed(context.Background(), []string{"t"}, llm.Document)
 		if got := srv.last()["input"].([]any)[0]; got != tc.doc+"t" {
-			t.Errorf("%v %s document input %q", tc.mode, tc.model, got)
+			t.Errorf("%+v: document input %q", tc.cfg, got)
 		}
 		e.Embed(context.Background(), []string{"t"}, llm.Query)
 		if got := srv.last()["input"].([]any)[0]; got != tc.query+"t" {
-			t.Errorf("%v %s query input %q", tc.mode, tc.model, got)
+			t.Errorf("%+v: query input %q", tc.cfg, got)
 		}
 	}
 	if v, err := e.Embed(context.Background(), nil, llm.Query); err != nil || len(v) != 0 {
@@ -136,22 +140,23 @@ func TestEmbedBadOutput(t *testing.T) {
 		srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) { w.Write([]byte(body)) })
 		e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m"})
 		_, err := e.Embed(context.Background(), []string{"a", "b"}, llm.Document)
-		if !errors.Is(err, llm.ErrInvalidOutput) && !errors.Is(err, llm.ErrDimension) {
+		if !errors.Is(err, llm.ErrInvalidOutput) {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
-	// A declared dimension is enforced.
+	// A declared dimension is enforced: the server's 4 components cannot
+	// be truncated to 768.
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, b map[string]any) { echoEmbeddings(w, r, b) })
-	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m", EmbedDim: 768})
-	if _, err := e.Embed(context.Background(), []string{"a"}, llm.Document); !errors.Is(err, llm.ErrDimension) {
+	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m", Matryoshka: 768})
+	if _, err := e.Embed(context.Background(), []string{"a"}, llm.Document); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatalf("dimension mismatch: %v", err)
 	}
 }
 
 func TestEmbedCacheNoSecondRequest(t *testing.T) {
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, b map[string]any) { echoEmbeddings(w, r, b) })
-	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m", EmbedDim: 4})
-	ce := llm.CacheEmbedder(e, llm.MemoryStore())
+	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m"})
+	ce := llm.WrapEmbedder(e, llm.Middleware{Cache: llm.MemoryStore()})
 	a, _ := ce.Embed(context.Background(), []string{"x", "yy"}, llm.Document)
 	b, err := ce.Embed(context.Background(), []string{"yy", "x"}, llm.Document)
 	if err != nil || srv.requests.Load() != 1 {

@@ -21,7 +21,7 @@ func ExampleNewChat() {
 	if err != nil {
 		panic(err)
 	}
-	m := llm.Retry(chat, llm.RetryConfig{}) // adapters do not retry by themselves
+	m := llm.Wrap(chat, llm.Middleware{Attempts: 4}) // adapters do not retry by themselves
 	resp, err := m.Generate(context.Background(), llm.UserText("Capital of France?"))
 	fmt.Println(resp.Text, resp.FinishReason, resp.Usage.PromptTokens, err)
 	// Output: Paris stop 9 <nil>

@@ -160,9 +160,7 @@ func parseError(status int, retryAfter string, body []byte, now time.Time) *llm.
 	switch {
 	case status == http.StatusTooManyRequests:
 		e.Err = llm.ErrRateLimited
-	case reImages.MatchString(e.Message):
-		e.Err = llm.ErrTooManyImages
-	case reContext.MatchString(e.Message) || strings.Contains(code, "context_length_exceeded"):
+	case reContext.MatchString(e.Message) || reImages.MatchString(e.Message) || strings.Contains(code, "context_length_exceeded"):
 		e.Err = llm.ErrContextTooLong
 	}
 	return e

