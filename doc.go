@@ -2,11 +2,36 @@
 // collections by routing evidence with a minimum-cost flow instead of top-k
 // retrieval (Mehrish & Vascon, "FlowReader", arXiv 2606.07235).
 //
-// A collection is built once into a content graph (package graph). Each
-// question is scored against every node (package score), one min-cost flow
-// routes a fixed evidence budget through the graph (package flow, solved by
-// package flow/mcf), a selector picks a diverse set of evidence chains
-// (package selector), and readers turn the chains into an answer with
-// citations (package reader). Models are pluggable (package llm); with no
-// server configured, embedded defaults run everything offline.
+// The data flows one way:
+//
+//	documents --ingest.Path--> []graph.Document --Pipeline.Build--> *graph.Graph
+//	*graph.Graph --Pipeline.Open (or Load from a file)--> *Index
+//	question --Index.Score--> *score.Scores --Index.Route--> *flow.Routing
+//	         --Index.Select--> []flow.Chain --Index.Answer--> *Result
+//
+// Index.Ask runs the four steps. A [Pipeline] holds the configured parts
+// ([Config]: embedder, model, scoring, router, selector, reader, budget);
+// [New] validates them and fills every zero field with its documented
+// default, so the zero Config is the [Aspects] preset (paper v3) on the
+// embedded offline models: a GloVe embedder compiled into the binary and
+// the extractive reader, which [Pipeline.Notes] names. [Classic] is paper
+// v1 and [AspectsPaper] is v3 exactly as written.
+//
+// An [Index] is a pipeline bound to one graph: Open builds the graph's
+// scoring index and the router's per-graph state once, so every question
+// costs the same, and one pipeline can serve many graphs.
+//
+// With Config.System2, Answer runs paper v1's dual-process gate after
+// reading: the reader's judge (reader.Judge) measures the consistency c of
+// the chains' answers, and when c < τ = 0.65, the saturation σ < ξ = 0.60
+// or no chain supports an answer, one System-2 pass edits the flow network
+// (bridges across the min cut, damped re-weighting, new seeds), re-routes
+// once (flow.Rerouter), re-selects and re-reads, keeping the new answer
+// when it has support ([System2] is its account).
+//
+// The parts live in their own packages: graph and graph/ingest (the content
+// graph and reading documents), score (node scores), flow and flow/mcf
+// (routing, the min-cost flow solver), selector (choosing chains), reader
+// (reading them), llm (model interfaces, middleware, the OpenAI-compatible
+// adapter, offline defaults and fakes for tests).
 package flowreader

@@ -151,7 +151,7 @@ func PaperAspects() *Aspects {
 //   - MergeChains: a selector that picks budget chains does not spend reads
 //     on repeated node sequences.
 //
-// The dev-set measurements behind each choice are in docs/exp-flow.md.
+// The dev-set measurements behind each choice are in docs/experiments.md.
 func DefaultAspects() *Aspects {
 	a := PaperAspects()
 	a.DemandRule = DemandBudget

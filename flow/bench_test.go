@@ -5,75 +5,20 @@ import (
 	"fmt"
 	"github.com/flowreader/flowreader/internal/cputime"
 	"math"
-	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/baselines"
+	"github.com/flowreader/flowreader/internal/fixture"
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"
 )
 
-// benchGraph makes n nodes in dim dimensions around 64 topic centres, with
-// short texts for BM25, and the degree structure of a built graph: every
-// node linked to k = clip(ceil(log2 n), 3, 32) random nodes of its own topic
-// (a stand-in for exact kNN, which would cost n² at 100k) and to its
-// reading-order neighbours within 3.
-func benchGraph(b *testing.B, n, dim int) *graph.Graph {
-	b.Helper()
-	rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
-	const topics = 64
-	centres := make([][]float64, topics)
-	for i := range centres {
-		centres[i] = make([]float64, dim)
-		for j := range centres[i] {
-			centres[i][j] = rng.NormFloat64()
-		}
-	}
-	words := make([]string, 2000)
-	for i := range words {
-		words[i] = fmt.Sprintf("w%d", i)
-	}
-	topicOf := make([]int, n)
-	members := make([][]int, topics)
-	nodes := make([]graph.Node, n)
-	emb := make([]float32, n*dim)
-	for i := range nodes {
-		tp := rng.IntN(topics)
-		topicOf[i] = tp
-		members[tp] = append(members[tp], i)
-		var sb strings.Builder
-		for j := 0; j < 30; j++ {
-			sb.WriteString(words[(tp*31+int(rng.ExpFloat64()*40))%len(words)])
-			sb.WriteByte(' ')
-		}
-		nodes[i] = graph.Node{Doc: fmt.Sprintf("doc%d", i/500), Order: i % 500, Summary: sb.String(),
-			Keywords: []string{words[tp*7%len(words)], words[rng.IntN(len(words))]}}
-		for j := 0; j < dim; j++ {
-			emb[i*dim+j] = float32(centres[tp][j] + 1.2*rng.NormFloat64())
-		}
-	}
-	k := min(max(int(math.Ceil(math.Log2(float64(n)))), 3), 32)
-	edges := make([]graph.Edge, 0, n*(k+3))
-	for i := 0; i < n; i++ {
-		m := members[topicOf[i]]
-		for j := 0; j < k; j++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(m[rng.IntN(len(m))]), Kind: graph.KNN})
-		}
-		for d := 1; d <= 3 && i+d < n && nodes[i+d].Doc == nodes[i].Doc; d++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.Order})
-		}
-	}
-	g, err := graph.New(nodes, dim, emb, edges)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return g
-}
+// benchGraph is the synthetic topic graph of package fixture.
+func benchGraph(b *testing.B, n, dim int) *graph.Graph { return fixture.Synthetic(b, n, dim) }
 
 // cosinePass is the brute-force baseline: one cosine per node.
 func cosinePass(g *graph.Graph, q []float32, out []float64) {
