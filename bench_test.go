@@ -6,7 +6,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/fixture"
+	"github.com/flowreader/flowreader/internal/synth"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
@@ -28,7 +28,7 @@ func BenchmarkTwoGraphs(b *testing.B) {
 		}
 		return ix
 	}
-	a, c := open(fixture.Synthetic(b, n, dim)), open(fixture.Synthetic(b, n+1, dim))
+	a, c := open(synth.Topics(b, n, dim)), open(synth.Topics(b, n+1, dim))
 	// Questions made of the graphs' own words, so that BM25 and the
 	// relevance floor see real matches.
 	questions := []string{"w7 w8 w9 w40", "w301 w302 w12", "w1500 w77 w78"}

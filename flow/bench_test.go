@@ -11,14 +11,14 @@ import (
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/baselines"
-	"github.com/flowreader/flowreader/internal/fixture"
+	"github.com/flowreader/flowreader/internal/synth"
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"
 )
 
 // benchGraph is the synthetic topic graph of package fixture.
-func benchGraph(b *testing.B, n, dim int) *graph.Graph { return fixture.Synthetic(b, n, dim) }
+func benchGraph(b *testing.B, n, dim int) *graph.Graph { return synth.Topics(b, n, dim) }
 
 // cosinePass is the brute-force baseline: one cosine per node.
 func cosinePass(g *graph.Graph, q []float32, out []float64) {

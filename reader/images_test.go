@@ -36,7 +36,7 @@ func TestReadRooted(t *testing.T) {
 }
 
 func TestImageFallsBackToText(t *testing.T) {
-	m := defaultScript().model()
+	m := defaultScript().Model()
 	m.Images = true
 	v := &VLM{Model: m, ImageRoot: t.TempDir()} // nests.png is not there
 	r := newTestRun(t, v, nil)

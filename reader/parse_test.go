@@ -105,8 +105,8 @@ func TestExtractOutput(t *testing.T) {
 
 func TestReasonerFallbackToBestDraft(t *testing.T) {
 	s := defaultScript()
-	s.reasoner = "<thought>I ran out of tokens"
-	v := &VLM{Model: s.model()}
+	s.Reasoner = "<thought>I ran out of tokens"
+	v := &VLM{Model: s.Model()}
 	ans, err := v.Read(t.Context(), input(t, 3, 1))
 	if err != nil {
 		t.Fatal(err)

@@ -124,9 +124,9 @@ func TestGoldenReasonerPrompts(t *testing.T) {
 // records the exact text of one call of each kind.
 func TestGoldenCallPrompts(t *testing.T) {
 	s := defaultScript()
-	s.worker = append(s.worker, [2]string{"Dr Ilse Marrow", `{"status":"supported","answer":"212","evidence":"212"}`})
-	s.judge = "YES"
-	m := s.model()
+	s.Worker = append(s.Worker, [2]string{"Dr Ilse Marrow", `{"status":"supported","answer":"212","evidence":"212"}`})
+	s.Judge = "YES"
+	m := s.Model()
 	g := fixtureGraph(t)
 	q := "How many nests did the North Mole hold in 2025?"
 	v := &VLM{Model: m, Classic: true}

@@ -21,7 +21,7 @@ func input(t testing.TB, n int, sigma float64) *Input {
 }
 
 func TestAspectsCallBudget(t *testing.T) {
-	m := defaultScript().model()
+	m := defaultScript().Model()
 	v := &VLM{Model: m}
 	ans, err := v.Read(context.Background(), input(t, 16, 0.1))
 	if err != nil {
@@ -65,7 +65,7 @@ func TestAspectsCallBudget(t *testing.T) {
 
 func TestWorkerFailureDropsChain(t *testing.T) {
 	s := defaultScript()
-	m := s.model()
+	m := s.Model()
 	boom := errors.New("boom")
 	m.Rules = append([]fake.Rule{{Match: func(req *llm.Request) bool {
 		p := fake.Prompt(req)
@@ -95,7 +95,7 @@ func TestAllWorkersFail(t *testing.T) {
 
 func TestReasonerFailure(t *testing.T) {
 	s := defaultScript()
-	m := s.model()
+	m := s.Model()
 	m.Rules = append([]fake.Rule{{Contains: mReasoner, Err: errors.New("reasoner down")}}, m.Rules...)
 	_, err := (&VLM{Model: m}).Read(context.Background(), input(t, 3, 1))
 	if !errors.Is(err, ErrReasoner) {
@@ -105,7 +105,7 @@ func TestReasonerFailure(t *testing.T) {
 
 func TestQuestionTypeFailureUsesDefaults(t *testing.T) {
 	s := defaultScript()
-	m := s.model()
+	m := s.Model()
 	m.Rules = append([]fake.Rule{{Contains: mQType, Err: errors.New("qtype down")}}, m.Rules...)
 	ans, err := (&VLM{Model: m}).Read(context.Background(), input(t, 3, 1))
 	if err != nil {
@@ -144,7 +144,7 @@ func TestBadInput(t *testing.T) {
 // and the whole Read (workers ∥ question type, then reasoner) in about 2L.
 func TestConcurrentRound(t *testing.T) {
 	const L = 40 * time.Millisecond
-	m := defaultScript().model()
+	m := defaultScript().Model()
 	m.Latency = L
 	start := time.Now()
 	ans, err := (&VLM{Model: m}).Read(context.Background(), input(t, 16, 1))
@@ -164,7 +164,7 @@ func TestConcurrentRound(t *testing.T) {
 
 func TestConcurrencyLimit(t *testing.T) {
 	var in, peak atomic.Int32
-	base := defaultScript().model()
+	base := defaultScript().Model()
 	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		n := in.Add(1)
 		defer in.Add(-1)
@@ -218,7 +218,7 @@ func TestImagesOnlyForImageModels(t *testing.T) {
 	calls := 0
 	load := func(ref graph.ImageRef) ([]byte, error) { calls++; return []byte("png"), nil }
 	for _, images := range []bool{false, true} {
-		m := defaultScript().model()
+		m := defaultScript().Model()
 		m.Images = images
 		v := &VLM{Model: m, Images: load}
 		ans, err := v.Read(context.Background(), input(t, 1, 1))

@@ -1,0 +1,143 @@
+// Package synth makes synthetic graphs for tests and benchmarks.
+package synth
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// Topics makes n nodes in dim dimensions around 64 topic centres, with
+// short texts for BM25, and the degree structure of a built graph: every
+// node linked to k = clip(ceil(log2 n), 3, 32) random nodes of its own topic
+// (a stand-in for exact kNN, which would cost n² at 100k) and to its
+// reading-order neighbours within 3.
+func Topics(tb testing.TB, n, dim int) *graph.Graph {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
+	const topics = 64
+	centres := make([][]float64, topics)
+	for i := range centres {
+		centres[i] = make([]float64, dim)
+		for j := range centres[i] {
+			centres[i][j] = rng.NormFloat64()
+		}
+	}
+	words := make([]string, 2000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	topicOf := make([]int, n)
+	members := make([][]int, topics)
+	nodes := make([]graph.Node, n)
+	emb := make([]float32, n*dim)
+	for i := range nodes {
+		tp := rng.IntN(topics)
+		topicOf[i] = tp
+		members[tp] = append(members[tp], i)
+		var sb strings.Builder
+		for j := 0; j < 30; j++ {
+			sb.WriteString(words[(tp*31+int(rng.ExpFloat64()*40))%len(words)])
+			sb.WriteByte(' ')
+		}
+		nodes[i] = graph.Node{Doc: fmt.Sprintf("doc%d", i/500), Order: i % 500, Summary: sb.String(),
+			Keywords: []string{words[tp*7%len(words)], words[rng.IntN(len(words))]}}
+		for j := 0; j < dim; j++ {
+			emb[i*dim+j] = float32(centres[tp][j] + 1.2*rng.NormFloat64())
+		}
+	}
+	k := min(max(int(math.Ceil(math.Log2(float64(n)))), 3), 32)
+	edges := make([]graph.Edge, 0, n*(k+3))
+	for i := 0; i < n; i++ {
+		m := members[topicOf[i]]
+		for j := 0; j < k; j++ {
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(m[rng.IntN(len(m))]), Kind: graph.KNN})
+		}
+		for d := 1; d <= 3 && i+d < n && nodes[i+d].Doc == nodes[i].Doc; d++ {
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.Order})
+		}
+	}
+	g, err := graph.New(nodes, dim, emb, edges)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// Graph makes a graph of n nodes in dim dimensions around a few topic
+// centres, spread over two documents, with a tenth visual nodes, keywords
+// drawn from a small vocabulary, symmetric kNN edges (k = clip(ceil(log2 N),
+// 3, 32)), reading-order edges within 3 and a few random links.
+func Graph(t testing.TB, n, dim int, seed uint64) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	topics := 4
+	centres := make([][]float64, topics)
+	for i := range centres {
+		centres[i] = make([]float64, dim)
+		for j := range centres[i] {
+			centres[i][j] = rng.NormFloat64()
+		}
+	}
+	nodes := make([]graph.Node, n)
+	emb := make([]float32, n*dim)
+	vocab := []string{"bleu", "transformer", "Table 2", "lstm", "attention", "f1-score", "corpus", "baseline", "bert", "glove"}
+	for i := range nodes {
+		doc := "a"
+		order := i
+		if i >= n/2 {
+			doc, order = "b", i-n/2
+		}
+		mod := graph.Text
+		if rng.IntN(10) == 0 {
+			mod = graph.Table
+		}
+		var kw []string
+		for j := 0; j < 2; j++ {
+			kw = append(kw, vocab[rng.IntN(len(vocab))])
+		}
+		nodes[i] = graph.Node{ID: doc + string(rune('0'+i%10)), Doc: doc, Order: order, Modality: mod, Keywords: kw,
+			Summary: strings.Repeat("x", 10+rng.IntN(50))}
+		c := centres[rng.IntN(topics)]
+		for j := 0; j < dim; j++ {
+			emb[i*dim+j] = float32(c[j] + 0.9*rng.NormFloat64())
+		}
+	}
+	g0, err := graph.New(nodes, dim, emb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := int(math.Ceil(math.Log2(float64(n))))
+	k = min(max(k, 3), 32)
+	var edges []graph.Edge
+	for i := 0; i < n; i++ {
+		idx := make([]int, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != i {
+				idx = append(idx, j)
+			}
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return g0.Cos(i, idx[a]) > g0.Cos(i, idx[b]) })
+		for _, j := range idx[:min(k, len(idx))] {
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.KNN})
+		}
+		for d := 1; d <= 3; d++ {
+			if j := i + d; j < n && nodes[j].Doc == nodes[i].Doc {
+				edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.Order})
+			}
+		}
+		if rng.IntN(3) == 0 {
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(rng.IntN(n)), Kind: graph.Link})
+		}
+	}
+	g, err := graph.New(nodes, dim, g0.Emb, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
