@@ -150,8 +150,6 @@ func TestValidationNamesTheField(t *testing.T) {
 	classic := map[string]func(c *Classic){
 		"Demand":        func(c *Classic) { c.Demand = 0 },
 		"MaxPaths":      func(c *Classic) { c.MaxPaths = -1 },
-		"NumSources":    func(c *Classic) { c.NumSources = -1 },
-		"NumSinks":      func(c *Classic) { c.NumSinks = -1 },
 		"MinEdgeWeight": func(c *Classic) { c.MinEdgeWeight = nan },
 	}
 	for field, set := range classic {
