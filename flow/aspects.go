@@ -116,7 +116,7 @@ type Aspects struct {
 
 // The constants of paper v3 that no preset changes.
 const (
-	// paperMinDemand is the least demand F0 (paper v3 §3.3: 1).
+	// paperMinDemand is F_min, the least demand F0 (paper v3 §3.2, Eq. 3).
 	paperMinDemand = 1.0
 	// paperOrderWindow links nodes of one document at most this many
 	// positions apart by reading-order arcs (paper v3 §3.1: ±1).
