@@ -44,7 +44,7 @@ const (
 )
 
 // contentKinds are the graph edges that become content arcs (paper v3
-// §3.1: LLM links and kNN edges; reading order comes from OrderWindow).
+// §3.1: LLM links and kNN edges; reading order comes from paperOrderWindow).
 const contentKinds = graph.KNN | graph.Link
 
 // feasibility is the fallback factor: when f_max < F0 the router sends
@@ -64,9 +64,6 @@ const feasibility = 0.99
 type Aspects struct {
 	// Solver solves the network; nil means &mcf.SSP{}.
 	Solver mcf.Solver
-	// OrderWindow adds reading-order edges between nodes of one document at
-	// most this many positions apart (paper v3 §3.1: 1); 0 adds none.
-	OrderWindow int
 	// BridgeWeight β and CrossModalBonus γ weigh the bridge term and the
 	// modality change in p_uv = clip((1−β) gain + β bridge + γ 1[mod
 	// differs], 0, 1) (App. A.2; 0.3 and 0.2).
@@ -78,11 +75,8 @@ type Aspects struct {
 	// embeddings give the aspects, and the excess z_v = max(0, h_v − τ) of
 	// DemandRatio (0.5).
 	RelevanceThreshold float64
-	// MinDemand is the least demand F0 (paper: 1); the budget given to
-	// Route is the most (F_max).
-	MinDemand float64
-	// DemandRule selects how F0 is set before the clip to [MinDemand,
-	// budget] (paper: DemandRatio, Eq. 3).
+	// DemandRule selects how F0 is set before the clip to [1, budget]
+	// (paper: DemandRatio, Eq. 3); the budget given to Route is F_max.
 	DemandRule DemandRule
 	// DemandFloor is the relevance h a node needs under DemandBudget to
 	// count toward the demand and to be routed at all: nodes below it get
@@ -113,6 +107,39 @@ type Aspects struct {
 	// noPrune solves the whole network, not only its live part: the
 	// reference the pruning is tested against.
 	noPrune bool
+	// testMinDemand and testOrderWindow replace paperMinDemand and
+	// paperOrderWindow in tests when non-zero (a negative window adds no
+	// reading-order edges).
+	testMinDemand   float64
+	testOrderWindow int
+}
+
+// The constants of paper v3 that no preset changes.
+const (
+	// paperMinDemand is F_min, the least demand F0 (paper v3 §3.2, Eq. 3).
+	paperMinDemand = 1.0
+	// paperOrderWindow links nodes of one document at most this many
+	// positions apart by reading-order arcs (paper v3 §3.1: ±1).
+	paperOrderWindow = 1
+)
+
+// minDemand is the least demand F0.
+func (a *Aspects) minDemand() float64 {
+	if a.testMinDemand != 0 {
+		return a.testMinDemand
+	}
+	return paperMinDemand
+}
+
+// orderWindow is the reading-order window.
+func (a *Aspects) orderWindow() int {
+	switch {
+	case a.testOrderWindow < 0:
+		return 0
+	case a.testOrderWindow > 0:
+		return a.testOrderWindow
+	}
+	return paperOrderWindow
 }
 
 // PaperAspects returns paper v3 §3 and App. A exactly: links, kNN and reading order
@@ -122,12 +149,10 @@ type Aspects struct {
 // unit capacities.
 func PaperAspects() *Aspects {
 	return &Aspects{
-		OrderWindow:        1,
 		BridgeWeight:       0.30,
 		CrossModalBonus:    0.20,
 		NodeCredit:         true,
 		RelevanceThreshold: 0.50,
-		MinDemand:          1,
 		EnergyFraction:     0.90,
 		TerminationShare:   0.634,
 	}
@@ -186,8 +211,6 @@ func (a *Aspects) validate() error {
 		return fmt.Errorf("%w: Aspects.%s %g not in %s; start from PaperAspects()", ErrConfig, field, v, want)
 	}
 	switch {
-	case !(a.MinDemand > 0) || math.IsInf(a.MinDemand, 0):
-		return bad("MinDemand", a.MinDemand, "(0, ∞)")
 	case !(a.EnergyFraction > 0 && a.EnergyFraction <= 1):
 		return bad("EnergyFraction", a.EnergyFraction, "(0, 1]")
 	case !(a.TerminationShare >= 0 && a.TerminationShare < 1):
@@ -200,8 +223,6 @@ func (a *Aspects) validate() error {
 		return bad("CrossModalBonus", a.CrossModalBonus, "the reals")
 	case math.IsNaN(a.RelevanceThreshold):
 		return bad("RelevanceThreshold", a.RelevanceThreshold, "the reals")
-	case a.OrderWindow < 0:
-		return fmt.Errorf("%w: Aspects.OrderWindow %d is negative", ErrConfig, a.OrderWindow)
 	case a.DemandRule < DemandRatio || a.DemandRule > DemandBudget:
 		return fmt.Errorf("%w: Aspects.DemandRule %d unknown", ErrConfig, a.DemandRule)
 	case a.Ablation < AblationNone || a.Ablation > AblationNoAgreement:
@@ -259,6 +280,6 @@ func (ag *aspectsGraph) pairSet(edits Edits) *pairSet {
 	if ag.pairs != nil && len(edits.Edges) == 0 {
 		return ag.pairs
 	}
-	pairs := contentPairs(ag.g, contentKinds, ag.cfg.OrderWindow, nil, newEditTable(edits.Edges))
+	pairs := contentPairs(ag.g, contentKinds, ag.cfg.orderWindow(), nil, newEditTable(edits.Edges))
 	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs))
 }

@@ -399,10 +399,10 @@ func participation(h []float64, tau, fmin, fmax float64) float64 {
 	return math.Min(math.Max(s1*s1/s2, fmin), fmax)
 }
 
-// demand is F0 under the router's DemandRule, clipped to [MinDemand,
-// budget] (MinDemand lowered to the budget when above it).
+// demand is F0 under the router's DemandRule, clipped to [minDemand,
+// budget] (minDemand lowered to the budget when above it).
 func (a *Aspects) demand(h []float64, budget float64) float64 {
-	fmin := math.Min(a.MinDemand, budget)
+	fmin := math.Min(a.minDemand(), budget)
 	if a.DemandRule == DemandBudget {
 		n := 0
 		for _, x := range h {

@@ -101,7 +101,7 @@ func TestAspectsSettings(t *testing.T) {
 	s := handScores(t, g, 3)
 	variants := map[string]func(a *Aspects){
 		"b02":    func(a *Aspects) { a.TerminationShare = 0.2 },
-		"order0": func(a *Aspects) { a.OrderWindow = 0 },
+		"order0": func(a *Aspects) { a.testOrderWindow = -1 },
 		"merge":  func(a *Aspects) { a.MergeChains = true },
 		"fmax32": func(a *Aspects) {},
 	}
@@ -223,7 +223,7 @@ func TestAspectsFeasibilityFallback(t *testing.T) {
 	g := synthGraph(t, 3, 4, 1)
 	s := handScores(t, g, 1)
 	a := PaperAspects()
-	a.MinDemand = 5
+	a.testMinDemand = 5
 	r, err := routeOn(context.Background(), a, g, s)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,10 @@ import (
 // h_v)/2 (Eq. 5) and capacity min(h_u, h_v), demand F = 6, saturation
 // σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
 //
-// Start from [DefaultClassic]; the zero value is rejected with [ErrConfig].
+// The sources, the sinks and their answerability a_v come with the scores
+// (score.ClassicConfig computes them); Route rejects scores without them
+// with [ErrScores]. Start from [DefaultClassic]; the zero value is rejected
+// with [ErrConfig].
 type Classic struct {
 	// Solver solves the network; nil means &mcf.SSP{}.
 	Solver mcf.Solver
@@ -30,14 +33,6 @@ type Classic struct {
 	Demand float64
 	// MaxPaths caps the decomposition (60).
 	MaxPaths int
-	// NumSources and NumSinks are |S| and |T| (8, 8), used only when the
-	// scores carry no Sources or Sinks.
-	NumSources, NumSinks int
-	// LambdaMMR is λ_MMR for sources computed here (0.7).
-	LambdaMMR float64
-	// VisualBonus is β_v in the answerability computed here when the scores
-	// carry neither Sinks nor A (0.05).
-	VisualBonus float64
 }
 
 // classicKinds are the graph edges Classic routes over: every kind, the
@@ -50,10 +45,6 @@ func DefaultClassic() *Classic {
 		MinEdgeWeight: 0.22,
 		Demand:        6,
 		MaxPaths:      60,
-		NumSources:    8,
-		NumSinks:      8,
-		LambdaMMR:     0.70,
-		VisualBonus:   0.05,
 	}
 }
 
@@ -63,10 +54,6 @@ func (c *Classic) validate() error {
 		return fmt.Errorf("%w: Classic.Demand %g, want > 0; start from DefaultClassic()", ErrConfig, c.Demand)
 	case c.MaxPaths < 0:
 		return fmt.Errorf("%w: Classic.MaxPaths %d is negative", ErrConfig, c.MaxPaths)
-	case c.NumSources < 0:
-		return fmt.Errorf("%w: Classic.NumSources %d is negative", ErrConfig, c.NumSources)
-	case c.NumSinks < 0:
-		return fmt.Errorf("%w: Classic.NumSinks %d is negative", ErrConfig, c.NumSinks)
 	case math.IsNaN(c.MinEdgeWeight):
 		return fmt.Errorf("%w: Classic.MinEdgeWeight is NaN", ErrConfig)
 	}
@@ -142,20 +129,12 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 		return r, nil
 	}
 	t0 := time.Now()
+	if s.Sources == nil || s.Sinks == nil || s.A == nil {
+		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with score.ClassicConfig", ErrScores)
+	}
 	h := s.H
-	sources := s.Sources
-	if sources == nil {
-		sources = score.MMR(g, h, c.NumSources, c.LambdaMMR)
-	}
-	sources = dedupKeep(append(append([]int(nil), sources...), edits.Sources...))
-	ans := s.A
-	if ans == nil {
-		ans = answerability(g, s.R, c.VisualBonus)
-	}
-	sinks := s.Sinks
-	if sinks == nil {
-		sinks = byScore(ans)[:min(c.NumSinks, n)]
-	}
+	sources := dedupKeep(append(append([]int(nil), s.Sources...), edits.Sources...))
+	ans, sinks := s.A, s.Sinks
 	pairs := cg.contentPairs(edits)
 	src, snk := n, n+1
 	net := mcf.NewNetwork(n + 2)
@@ -203,34 +182,6 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 		return nil, err
 	}
 	return r, nil
-}
-
-// answerability is a_i = r_i ρ_i with ρ_i = min(1, len(s_i)/max len + β_v
-// 1[visual]) (paper v1's answerability), the fallback when the scores carry no A.
-func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
-	maxLen := 0
-	for i := range g.Nodes {
-		maxLen = max(maxLen, len(summaryOf(&g.Nodes[i])))
-	}
-	a := make([]float64, g.Len())
-	for i := range g.Nodes {
-		rho := 0.0
-		if maxLen > 0 {
-			rho = float64(len(summaryOf(&g.Nodes[i]))) / float64(maxLen)
-		}
-		if g.Nodes[i].Modality.Visual() {
-			rho += bonus
-		}
-		a[i] = r[i] * math.Min(1, rho)
-	}
-	return a
-}
-
-func summaryOf(n *graph.Node) string {
-	if n.Summary != "" {
-		return n.Summary
-	}
-	return n.Content
 }
 
 // dedupKeep drops repeated ints, keeping first occurrences in order.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/score"
 )
 
 func TestClassicCapacitiesAndSaturation(t *testing.T) {
@@ -92,17 +94,21 @@ func TestClassicMatchesLPAndIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestClassicFallbacksAndErrors(t *testing.T) {
+func TestClassicErrors(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 40, 8, 2)
 	s := handScores(t, g, 2)
-	s.Sources, s.Sinks, s.A = nil, nil, nil
-	r, err := routeOn(ctx, DefaultClassic(), g, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Sources) != 8 || len(r.Sinks) != 8 {
-		t.Fatalf("fallback sources/sinks: %v %v", r.Sources, r.Sinks)
+	for _, drop := range []func(s *score.Scores){
+		func(s *score.Scores) { s.Sources = nil },
+		func(s *score.Scores) { s.Sinks = nil },
+		func(s *score.Scores) { s.A = nil },
+	} {
+		aspectScores := *s
+		drop(&aspectScores)
+		_, err := routeOn(ctx, DefaultClassic(), g, &aspectScores)
+		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "score.ClassicConfig") {
+			t.Fatalf("scores without sources or sinks: %v", err)
+		}
 	}
 	if _, err := routeOn(ctx, &Classic{}, g, s); !errors.Is(err, ErrConfig) {
 		t.Fatalf("zero Classic: %v", err)

@@ -13,7 +13,7 @@
 // # Aspects (paper v3, the default)
 //
 // Content edges are the union of LLM links, kNN edges and reading-order
-// pairs (§3.1, App. A.1); each becomes one arc u→v with (h_u, u) < (h_v, v),
+// pairs ±1 apart (§3.1, App. A.1; a constant); each becomes one arc u→v with (h_u, u) < (h_v, v),
 // so the network G+ is a DAG. An arc costs (§3.2, App. A.2)
 //
 //	w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄),
@@ -22,7 +22,8 @@
 // with c the affinity max(cos, 0), Δ_uv = h_v − h_u, ω_uv = max(cos, 0) and
 // bridge = 1 when u and v share a keyword of document frequency in
 // [2, ⌈√N⌉]. The demand is the participation ratio F0 = clip((Σz)²/Σz²,
-// F_min, F_max) of z_v = max(0, h_v − τ) (Eq. 3), F_max the budget. The
+// F_min, F_max) of z_v = max(0, h_v − τ) (Eq. 3), F_max the budget and
+// F_min = 1 (a constant). The
 // aspects are the leading right singular vectors φ_a of M = [h_v ê_v]_{v∈C},
 // C = {h ≥ τ}, signed toward the query, as many as hold η of ‖M‖²_F, at
 // most round(F0) and |C|, with terminal capacities d_a = F0 σ_a²/Σσ². Every
@@ -49,7 +50,10 @@
 // h_u and a_v; each kept edge (weight ≥ r_min = 0.22) gives arcs both ways
 // with cost 1 − w_uv(h_u+h_v)/2 (Eq. 5) and capacity min(h_u, h_v); the
 // demand F = 6 is routed up to the max flow f_max, with saturation
-// σ = min(f_max/F, 1), and decomposed into at most 60 paths.
+// σ = min(f_max/F, 1), and decomposed into at most 60 paths. The sources,
+// sinks and answerabilities are the scores' (score.ClassicConfig: |S| = |T|
+// = 8, λ_MMR = 0.7, β_v = 0.05), so that scoring and routing cannot
+// disagree on them.
 //
 // # System 2
 //

@@ -147,3 +147,32 @@ func noCredit() *Aspects {
 	a.NodeCredit = false
 	return a
 }
+
+// answerability is a_i = r_i ρ_i with ρ_i = min(1, len(s_i)/max len + β_v
+// 1[visual]) (paper v1's answerability), as score computes it, for
+// hand-made scores.
+func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
+	maxLen := 0
+	for i := range g.Nodes {
+		maxLen = max(maxLen, len(summaryOf(&g.Nodes[i])))
+	}
+	a := make([]float64, g.Len())
+	for i := range g.Nodes {
+		rho := 0.0
+		if maxLen > 0 {
+			rho = float64(len(summaryOf(&g.Nodes[i]))) / float64(maxLen)
+		}
+		if g.Nodes[i].Modality.Visual() {
+			rho += bonus
+		}
+		a[i] = r[i] * math.Min(1, rho)
+	}
+	return a
+}
+
+func summaryOf(n *graph.Node) string {
+	if n.Summary != "" {
+		return n.Summary
+	}
+	return n.Content
+}

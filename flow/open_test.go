@@ -18,7 +18,7 @@ func TestLiteralAspectsIsDefault(t *testing.T) {
 	g := synthGraph(t, 150, 16, 21)
 	s := handScores(t, g, 21)
 	lit := &Aspects{
-		OrderWindow: 1, BridgeWeight: 0.3, CrossModalBonus: 0.2, RelevanceThreshold: 0.5, MinDemand: 1,
+		BridgeWeight: 0.3, CrossModalBonus: 0.2, RelevanceThreshold: 0.5,
 		DemandRule: DemandBudget, DemandFloor: 0.25, EnergyFraction: 0.9, TerminationShare: 0.2,
 		PoolLiveArcs: true, MergeChains: true,
 	}
@@ -128,14 +128,12 @@ func TestValidationNamesTheField(t *testing.T) {
 	g := synthGraph(t, 20, 8, 25)
 	nan := math.NaN()
 	aspects := map[string]func(a *Aspects){
-		"MinDemand":          func(a *Aspects) { a.MinDemand = 0 },
 		"EnergyFraction":     func(a *Aspects) { a.EnergyFraction = 1.5 },
 		"TerminationShare":   func(a *Aspects) { a.TerminationShare = 1 },
 		"DemandFloor":        func(a *Aspects) { a.DemandFloor = -1 },
 		"BridgeWeight":       func(a *Aspects) { a.BridgeWeight = nan },
 		"CrossModalBonus":    func(a *Aspects) { a.CrossModalBonus = nan },
 		"RelevanceThreshold": func(a *Aspects) { a.RelevanceThreshold = nan },
-		"OrderWindow":        func(a *Aspects) { a.OrderWindow = -1 },
 		"DemandRule":         func(a *Aspects) { a.DemandRule = 7 },
 		"Ablation":           func(a *Aspects) { a.Ablation = 9 },
 	}
@@ -150,8 +148,6 @@ func TestValidationNamesTheField(t *testing.T) {
 	classic := map[string]func(c *Classic){
 		"Demand":        func(c *Classic) { c.Demand = 0 },
 		"MaxPaths":      func(c *Classic) { c.MaxPaths = -1 },
-		"NumSources":    func(c *Classic) { c.NumSources = -1 },
-		"NumSinks":      func(c *Classic) { c.NumSinks = -1 },
 		"MinEdgeWeight": func(c *Classic) { c.MinEdgeWeight = nan },
 	}
 	for field, set := range classic {

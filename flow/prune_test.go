@@ -59,7 +59,7 @@ func TestPrunedRoutingIsExact(t *testing.T) {
 		"paper":   PaperAspects,
 		"floor10": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.1; return a },
 		"floor60": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.6; return a },
-		"floor90": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.9; a.MinDemand = 1; return a },
+		"floor90": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.9; return a },
 		"docorder": func() *Aspects {
 			a := DefaultAspects()
 			a.Ablation = AblationDocumentOrder

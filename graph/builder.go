@@ -14,8 +14,9 @@ import (
 const (
 	// defaultWindow is the reading-order window w (paper v1 App. A).
 	defaultWindow = 3
-	// defaultRounds is the number of evolution rounds T (paper v1 App. A).
-	defaultRounds = 3
+	// evolutionRounds is the number of evolution rounds T (paper v1 App. A),
+	// run only when a Model is set.
+	evolutionRounds = 3
 	// evolveNeighbours is how many cosine neighbours prompt P3 shows a node
 	// (paper v1 Eq. 14).
 	evolveNeighbours = 5
@@ -71,9 +72,6 @@ type Builder struct {
 	// Window is the reading-order window w: each text node is linked to the
 	// next w text nodes of its document; 0 means 3, negative none.
 	Window int
-	// Rounds is the number of evolution rounds T; 0 means 3, negative
-	// none (no Model means none too).
-	Rounds int
 	// KNN is the neighbourhood size k of the kNN edges; 0 means
 	// clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), negative no kNN edges. It
 	// is at most N-1.
@@ -161,8 +159,8 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		return nil, err
 	}
 	var links [][]int32
-	if rounds := defaultInt(b.Rounds, defaultRounds); model != nil && rounds > 0 {
-		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, dim, rounds)
+	if model != nil {
+		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, dim, evolutionRounds)
 		if err != nil {
 			return nil, err
 		}

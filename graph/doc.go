@@ -18,8 +18,8 @@
 //   - [KNN]: symmetric cosine kNN, {u,v} when v ∈ kNN_k(u) or u ∈ kNN_k(v),
 //     with k = clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), exact brute force
 //     with ties broken by lower index;
-//   - [Link]: the links left by T evolution rounds (prompt P3, T =
-//     [Builder.Rounds], 3 by default) when a model is set.
+//   - [Link]: the links left by T = 3 evolution rounds (prompt P3; paper v1
+//     App. A) when a model is set.
 //
 // Every edge weighs w_uv = max(cos(e_u, e_v), 0) (paper v1 Eq. 13).
 //

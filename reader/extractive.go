@@ -32,12 +32,14 @@ const (
 // honest about what it is: the trace says "extractive", and the answer is
 // always a verbatim span of a document.
 type Extractive struct {
-	// Embedder, when set, adds cos(question, unit) to the ranking.
+	// Embedder, when set, adds cos(question, unit) to the ranking, with
+	// weight embeddingWeight.
 	Embedder llm.Embedder
-	// EmbeddingWeight is the cosine's share of the fused score (0: 0.5 with
-	// an Embedder; ignored without one).
-	EmbeddingWeight float64
 }
+
+// embeddingWeight is w, the cosine's share of the fused score
+// (1−w)·BM25 + w·max(cos, 0) when an Embedder is set.
+const embeddingWeight = 0.5
 
 type scored struct {
 	// ctx are the terms of the unit's setting: document name, section and
@@ -96,10 +98,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 		if err != nil {
 			return nil, err
 		}
-		w = e.EmbeddingWeight
-		if w == 0 {
-			w = 0.5
-		}
+		w = embeddingWeight
 	}
 	qset := map[string]bool{}
 	for _, t := range q {

@@ -220,7 +220,7 @@ func BenchmarkClassicSignals(b *testing.B) {
 	a := ix.adjacency(c.MinEdgeWeight)
 	buf := &scratch{}
 	for b.Loop() {
-		classicSignals(a, sc.R, c.NeighbourShare, c.Damping, true, true, buf)
+		classicSignals(a, sc.R, neighbourShare, damping, true, true, buf)
 	}
 	b.ReportMetric(float64(sc.PhiSweeps), "phi-sweeps")
 	b.ReportMetric(float64(sc.PsiSweeps), "psi-sweeps")

@@ -58,7 +58,7 @@ func TestPropagateProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := newAdjacency(g, c.MinEdgeWeight)
-		phi, it := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter)
+		phi, it := propagate(a, sc.R, neighbourShare, phiTol, phiMaxIter)
 		if it >= phiMaxIter {
 			t.Fatalf("seed %d: no convergence in %d sweeps", seed, it)
 		}
@@ -74,7 +74,7 @@ func TestPropagateProperties(t *testing.T) {
 			}
 		}
 		for v := range phi {
-			fp := (1-c.NeighbourShare)*sc.R[v] + c.NeighbourShare*num[v]/(den[v]+phiEps) // Eq. 4 as written
+			fp := (1-neighbourShare)*sc.R[v] + neighbourShare*num[v]/(den[v]+phiEps) // Eq. 4 as written
 			if !near(fp, phi[v], 2*phiTol) || phi[v] < 0 || phi[v] > 1 {
 				t.Fatalf("seed %d node %d: φ = %v, Eq. 4 gives %v", seed, v, phi[v], fp)
 			}

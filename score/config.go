@@ -42,27 +42,34 @@ type Config struct {
 	// MinEdgeWeight is r_min: φ and ψ see only the edges of weight w ≥ r_min
 	// (paper v1 Table 5: 0.22). Zero keeps every edge.
 	MinEdgeWeight float64
-	// NeighbourShare is α_φ in Eq. 4 of paper v1, the share of φ_v drawn
-	// from its neighbours rather than from r_v (0.5; the paper does not
-	// state it).
-	NeighbourShare float64
-	// Damping is d, PageRank's damping factor for ψ (paper v1 §3.3, after
-	// networkx: 0.85).
-	Damping float64
 
 	// Sources is |S|, the number of sources picked by maximal marginal
-	// relevance (paper v1 §3.4: 8); zero picks none (Scores.Sources is nil).
+	// relevance with weight λ_MMR = 0.7 (paper v1 §3.4: 8); zero picks none
+	// (Scores.Sources is nil).
 	Sources int
-	// MMRWeight is λ_MMR, the weight of h against the similarity to the
-	// sources picked before (paper v1 §3.4: 0.7).
-	MMRWeight float64
-	// Sinks is |T|, the number of sinks by answerability (paper v1 §3.4:
-	// 8); zero switches answerability off (Scores.A and Sinks are nil).
+	// Sinks is |T|, the number of sinks by answerability with visual bonus
+	// β_v = 0.05 (paper v1 §3.4: 8); zero switches answerability off
+	// (Scores.A and Sinks are nil).
 	Sinks int
-	// VisualBonus is β_v, added to a visual node's normalised summary length
-	// in answerability (paper v1 §3.4: 0.05).
-	VisualBonus float64
 }
+
+// The classic score's constants, which no preset changes (paper v1
+// §3.3–3.4).
+const (
+	// neighbourShare is α_φ in Eq. 4 of paper v1, the share of φ_v drawn
+	// from its neighbours rather than from r_v (the paper does not state
+	// it).
+	neighbourShare = 0.5
+	// damping is d, PageRank's damping factor for ψ (paper v1 §3.3, after
+	// networkx).
+	damping = 0.85
+	// mmrWeight is λ_MMR, the weight of h against the similarity to the
+	// sources picked before (paper v1 §3.4).
+	mmrWeight = 0.7
+	// visualBonus is β_v, added to a visual node's normalised summary
+	// length in answerability (paper v1 §3.4).
+	visualBonus = 0.05
+)
 
 // Numerical constants that no preset changes. BM25 is Okapi with
 // rank_bm25's defaults; φ and PageRank stop as networkx's pagerank does.
@@ -88,11 +95,9 @@ func ClassicConfig() Config {
 		BM25Weight:      0.5,
 		Fusion:          true,
 		RelevanceWeight: 0.5, PropagationWeight: 0.3, DiffusionWeight: 0.2,
-		MinEdgeWeight:  0.22,
-		NeighbourShare: 0.5,
-		Damping:        0.85,
-		Sources:        8, MMRWeight: 0.7,
-		Sinks: 8, VisualBonus: 0.05,
+		MinEdgeWeight: 0.22,
+		Sources:       8,
+		Sinks:         8,
 	}
 }
 
@@ -127,8 +132,6 @@ func (c Config) Validate() error {
 		{"BM25Weight", c.BM25Weight}, {"RefBoost", c.RefBoost},
 		{"RelevanceWeight", c.RelevanceWeight}, {"PropagationWeight", c.PropagationWeight},
 		{"DiffusionWeight", c.DiffusionWeight}, {"MinEdgeWeight", c.MinEdgeWeight},
-		{"NeighbourShare", c.NeighbourShare}, {"Damping", c.Damping},
-		{"MMRWeight", c.MMRWeight}, {"VisualBonus", c.VisualBonus},
 	} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return bad("%s = %v, want a finite value ≥ 0", f.name, f.v)
@@ -140,16 +143,10 @@ func (c Config) Validate() error {
 	case c.Fusion && c.RelevanceWeight+c.PropagationWeight+c.DiffusionWeight > 1+1e-12:
 		return bad("RelevanceWeight + PropagationWeight + DiffusionWeight = %v, want ≤ 1",
 			c.RelevanceWeight+c.PropagationWeight+c.DiffusionWeight)
-	case c.usesPhi() && c.NeighbourShare >= 1:
-		return bad("NeighbourShare = %v, want < 1", c.NeighbourShare)
-	case c.usesPsi() && c.Damping >= 1:
-		return bad("Damping = %v, want < 1", c.Damping)
 	case c.Sources < 0:
 		return bad("Sources = %d, want ≥ 0", c.Sources)
 	case c.Sinks < 0:
 		return bad("Sinks = %d, want ≥ 0", c.Sinks)
-	case c.MMRWeight > 1:
-		return bad("MMRWeight = %v, want ≤ 1", c.MMRWeight)
 	}
 	return nil
 }

@@ -83,6 +83,9 @@
 // s_v the summary (the content when there is none), and the sinks are the
 // top 8 by a.
 //
+// α_φ = 0.5, the damping 0.85, λ = 0.7 and β_v = 0.05 are constants, as no
+// preset changes them; [Config] sets r_min, the weights of h, |S| and |T|.
+//
 // # Cost
 //
 // One query costs one pass over the contiguous embeddings (the cosines),

@@ -34,7 +34,7 @@ func refPropagate(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 				num += p * phi[u]
 				den += p
 			}
-			next[v] = (1-c.NeighbourShare)*r[v] + c.NeighbourShare*num/(den+phiEps)
+			next[v] = (1-neighbourShare)*r[v] + neighbourShare*num/(den+phiEps)
 			delta = math.Max(delta, math.Abs(next[v]-phi[v]))
 		}
 		phi = next
@@ -92,13 +92,13 @@ func refDiffusion(g *graph.Graph, r []float64, c Config) ([]float64, int) {
 			nb, es := g.Neighbors(u)
 			for k, v := range nb {
 				if wt := g.Edges[es[k]].Weight; keep(wt) {
-					x[v] += c.Damping * xlast[u] * min(max(float64(wt), 0), 1) / wsum[u]
+					x[v] += damping * xlast[u] * min(max(float64(wt), 0), 1) / wsum[u]
 				}
 			}
 		}
 		err := 0.0
 		for v := range x {
-			x[v] += c.Damping*dangling*p[v] + (1-c.Damping)*p[v]
+			x[v] += damping*dangling*p[v] + (1-damping)*p[v]
 			err += math.Abs(x[v] - xlast[v])
 		}
 		if err < float64(n)*pprTol {
@@ -142,16 +142,16 @@ func TestClassicSignalsMatchReference(t *testing.T) {
 				}
 			}
 			a := newAdjacency(g, c.MinEdgeWeight)
-			if phi2, it := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter); it != pit || !allNear(phi2, phi, 1e-12) {
+			if phi2, it := propagate(a, sc.R, neighbourShare, phiTol, phiMaxIter); it != pit || !allNear(phi2, phi, 1e-12) {
 				t.Fatalf("%s: propagate differs from the reference", name)
 			}
-			if psi2, it := diffusion(a, sc.R, c.Damping); it != sit || !allNear(psi2, psi, 1e-12) {
+			if psi2, it := diffusion(a, sc.R, damping); it != sit || !allNear(psi2, psi, 1e-12) {
 				t.Fatalf("%s: diffusion differs from the reference", name)
 			}
 			// Each iteration's values do not depend on whether the walk
 			// serves the other too.
-			phi1, _ := propagate(a, sc.R, c.NeighbourShare, phiTol, phiMaxIter)
-			psi1, _ := diffusion(a, sc.R, c.Damping)
+			phi1, _ := propagate(a, sc.R, neighbourShare, phiTol, phiMaxIter)
+			psi1, _ := diffusion(a, sc.R, damping)
 			if !reflect.DeepEqual(phi1, sc.Phi) || !reflect.DeepEqual(psi1, sc.Psi) {
 				t.Fatalf("%s: φ or ψ alone differs from both together", name)
 			}

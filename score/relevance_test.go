@@ -211,12 +211,9 @@ func TestConfigValidate(t *testing.T) {
 		{"BM25Weight", func(c *Config) { c.BM25Weight = 1.5 }},
 		{"RefBoost", func(c *Config) { c.RefBoost = math.NaN() }},
 		{"RelevanceWeight + PropagationWeight + DiffusionWeight", func(c *Config) { c.RelevanceWeight = 0.9 }},
-		{"Damping", func(c *Config) { c.Damping = 1 }},
-		{"NeighbourShare", func(c *Config) { c.NeighbourShare = 1 }},
 		{"MinEdgeWeight", func(c *Config) { c.MinEdgeWeight = math.Inf(1) }},
 		{"Sources", func(c *Config) { c.Sources = -1 }},
 		{"Sinks", func(c *Config) { c.Sinks = -1 }},
-		{"MMRWeight", func(c *Config) { c.MMRWeight = 2 }},
 	}
 	g := randomGraph(t, 1, 5, 4, 0)
 	for i, b := range bad {

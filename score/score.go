@@ -153,7 +153,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.MinEdgeWeight)
 			buf := ix.getScratch()
-			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, c.NeighbourShare, c.Damping, c.usesPhi(), c.usesPsi(), buf)
+			sc.Phi, sc.PhiSweeps, sc.Psi, sc.PsiSweeps = classicSignals(a, sc.R, neighbourShare, damping, c.usesPhi(), c.usesPsi(), buf)
 			ix.putScratch(buf)
 		}
 		for i := range sc.H {
@@ -171,12 +171,12 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	}
 
 	if c.Sinks > 0 {
-		sc.A = ix.answerability(sc.R, c.VisualBonus)
+		sc.A = ix.answerability(sc.R, visualBonus)
 		sc.Sinks = topK(sc.A, c.Sinks, nil)
 	}
 	if c.Sources > 0 {
 		buf := ix.getScratch()
-		sc.Sources, _ = mmr(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, c.Sources, c.MMRWeight, buf)
+		sc.Sources, _ = mmr(g, sc.H, [][]float64{sc.Cos, ix.meanCos}, c.Sources, mmrWeight, buf)
 		ix.putScratch(buf)
 	}
 

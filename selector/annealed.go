@@ -6,36 +6,22 @@ import (
 	"github.com/flowreader/flowreader/flow"
 )
 
-// Annealed is v3's annealed replicator dynamics (METHOD B.9 [proposed]):
-// quality q_k = max_{v∈π_k} h_v, payoff A_kk = q_k², A_kl = sqrt(q_k q_l)(1 −
-// Jaccard), x⁰ ∝ q; mixing toward uniform with ε_t = ε₀ max(0, 1 − t/T_a)
-// for t < T_a, then pure replicator dynamics until ‖Δx‖₂ < Tol or MaxIter
-// steps in all; the top-budget chains by x (ties by flow, then q, then
-// index). The zero value uses the spec's constants; budget ≤ 0 means 16.
-type Annealed struct {
-	// Epsilon0 is ε₀ (0.2) and Steps the annealing length T_a (20).
-	Epsilon0 float64
-	Steps    int
-	// Tol (1e-4) and MaxIter (200) stop the pure phase.
-	Tol     float64
-	MaxIter int
-}
+// Annealed is an annealed variant of v1's replicator dynamics (paper v1
+// §3.4) for v3's chains, proposed here rather than in the paper: quality
+// q_k = max_{v∈π_k} h_v, payoff A_kk = q_k², A_kl = sqrt(q_k q_l)(1 −
+// Jaccard), x⁰ ∝ q; mixing toward uniform with ε_t = 0.2 max(0, 1 − t/20)
+// for t < 20, then pure replicator dynamics until ‖Δx‖₂ < 1e-4 or 200 steps
+// in all; the top-budget chains by x (ties by flow, then q, then index);
+// budget ≤ 0 means 16. It has no settings (see the package comment).
+type Annealed struct{}
 
-func (an Annealed) withDefaults() Annealed {
-	if an.Epsilon0 == 0 {
-		an.Epsilon0 = 0.2
-	}
-	if an.Steps == 0 {
-		an.Steps = 20
-	}
-	if an.Tol == 0 {
-		an.Tol = 1e-4
-	}
-	if an.MaxIter == 0 {
-		an.MaxIter = 200
-	}
-	return an
-}
+// The annealing constants.
+const (
+	annEpsilon0 = 0.2  // ε₀, the initial mixing
+	annSteps    = 20   // T_a, the annealing length
+	annTol      = 1e-4 // the pure phase stops at ‖Δx‖₂ < annTol
+	annMaxIter  = 200  // or after this many steps in all
+)
 
 // Select implements Selector.
 func (an Annealed) Select(r *flow.Routing, budget int) []flow.Chain {
@@ -56,7 +42,6 @@ func (an Annealed) Weights(r *flow.Routing) []float64 {
 }
 
 func (an Annealed) weights(r *flow.Routing) (x, q []float64) {
-	c := an.withDefaults()
 	h := hOf(r)
 	q = make([]float64, len(r.Chains))
 	for k := range r.Chains {
@@ -65,10 +50,10 @@ func (an Annealed) weights(r *flow.Routing) (x, q []float64) {
 	a := payoff(r.Chains, q)
 	x = initial(q)
 	next, ax := make([]float64, len(x)), make([]float64, len(x))
-	for t := 0; t < c.MaxIter; t++ {
-		eps := c.Epsilon0 * math.Max(0, 1-float64(t)/float64(c.Steps))
+	for t := 0; t < annMaxIter; t++ {
+		eps := annEpsilon0 * math.Max(0, 1-float64(t)/float64(annSteps))
 		stepInto(next, ax, a, x, eps)
-		done := t >= c.Steps && dist(next, x) < c.Tol
+		done := t >= annSteps && dist(next, x) < annTol
 		x, next = next, x
 		if done {
 			break

@@ -10,10 +10,15 @@
 //
 // from x⁰ ∝ q. With ε = 0 the step is the Baum–Eagon growth transform, so
 // xᵀAx never decreases and fixed points are KKT points of max_Δ xᵀAx; ε > 0
-// mixes toward the uniform population (v1's entropy term). Replicator is v1
-// (METHOD A.5): q_k = b̃_k^0.2 (max h)^0.5 (mean h)^0.3, ε = 0.2 for at most 20
-// steps, at most 11 paths. Annealed is v3 (METHOD B.9): q_k = max h, ε_t =
-// 0.2·max(0, 1 − t/20) then pure dynamics to convergence, top-B (16) by x.
+// mixes toward the uniform population (v1's entropy term).
+//
+// Neither has settings; their constants are unexported. Replicator is paper
+// v1 §3.4: q_k = b̃_k^0.2 (max h)^0.5 (mean h)^0.3 with b̃ = b / max b,
+// ε = 0.2, at most 20 steps or until ‖Δx‖₂ < 1e-4, then the chains with
+// x_k > θ = 5e-4, at most 11. Annealed, proposed for v3's chains (the paper
+// does not state a selector's dynamics), uses q_k = max h and
+// ε_t = 0.2·max(0, 1 − t/20) for 20 steps, then pure dynamics until
+// ‖Δx‖₂ < 1e-4 (at most 200 steps in all), and reads the top-B (16) by x.
 //
 // CapDistinct cuts any ordered chain list to a distinct-node budget so that
 // routers can be compared at equal reading cost.

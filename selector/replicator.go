@@ -7,81 +7,42 @@ import (
 	"github.com/flowreader/flowreader/flow"
 )
 
-// Replicator is v1's entropy-regularised replicator dynamics (METHOD A.5):
-// quality q_k = b̃_k^a (max h)^b (mean h)^c, payoff A_kk = q_k², A_kl =
-// sqrt(q_k q_l)(1 − Jaccard), x⁰ ∝ q, then x ← (1−ε) x⊙(Ax)/(xᵀAx) + ε/K
-// until ‖Δx‖₂ < Tol or MaxIter steps; keep x_k > Theta, at most MaxPaths.
-// The zero value uses the paper's constants.
-type Replicator struct {
-	// Init selects x⁰: ∝ q (the paper), ∝ flow b, or ∝ q·b (the paper's
-	// reported alternatives, "small effect").
-	Init Init
-	// ExpFlow, ExpMax, ExpMean are the quality exponents (0.2, 0.5, 0.3).
-	ExpFlow, ExpMax, ExpMean float64
-	// Epsilon is ε_rd (0.2); set NoMixing for pure replicator dynamics.
-	Epsilon  float64
-	NoMixing bool
-	// Tol (1e-4), MaxIter (20), Theta (5e-4), MaxPaths (11).
-	Tol      float64
-	MaxIter  int
-	Theta    float64
-	MaxPaths int
-}
+// Replicator is v1's entropy-regularised replicator dynamics (paper v1
+// §3.4): quality q_k = b̃_k^0.2 (max h)^0.5 (mean h)^0.3, payoff A_kk = q_k²,
+// A_kl = sqrt(q_k q_l)(1 − Jaccard), x⁰ ∝ q, then x ← (1−ε) x⊙(Ax)/(xᵀAx) +
+// ε/K with ε = 0.2 until ‖Δx‖₂ < 1e-4 or 20 steps; it keeps the chains with
+// x_k > 5e-4, at most 11. It has no settings: the constants are the paper's
+// (see the package comment).
+type Replicator struct{}
 
-// Init selects the replicator's starting population.
-type Init int
-
+// The replicator's constants (paper v1 §3.4).
 const (
-	// InitQuality starts from x⁰ ∝ q.
-	InitQuality Init = iota
-	// InitFlow starts from x⁰ ∝ b (the chains' flow).
-	InitFlow
-	// InitQualityFlow starts from x⁰ ∝ q·b.
-	InitQualityFlow
+	repExpFlow  = 0.2  // exponent of the normalised flow b̃_k in q_k
+	repExpMax   = 0.5  // exponent of max h in q_k
+	repExpMean  = 0.3  // exponent of mean h in q_k
+	repEpsilon  = 0.2  // ε_rd, the mixing toward uniform
+	repTol      = 1e-4 // the dynamics stop at ‖Δx‖₂ < repTol
+	repMaxIter  = 20   // or after this many steps
+	repTheta    = 5e-4 // θ: chains with x_k ≤ θ are dropped
+	repMaxPaths = 11   // at most this many chains are kept
 )
 
-func (r Replicator) withDefaults() Replicator {
-	if r.ExpFlow == 0 && r.ExpMax == 0 && r.ExpMean == 0 {
-		r.ExpFlow, r.ExpMax, r.ExpMean = 0.2, 0.5, 0.3
-	}
-	if r.Epsilon == 0 {
-		r.Epsilon = 0.2
-	}
-	if r.NoMixing {
-		r.Epsilon = 0
-	}
-	if r.Tol == 0 {
-		r.Tol = 1e-4
-	}
-	if r.MaxIter == 0 {
-		r.MaxIter = 20
-	}
-	if r.Theta == 0 {
-		r.Theta = 5e-4
-	}
-	if r.MaxPaths == 0 {
-		r.MaxPaths = 11
-	}
-	return r
-}
-
-// Select implements Selector. The result holds at most MaxPaths chains, and
-// at most budget when 0 < budget < MaxPaths, ordered by x (ties by flow,
+// Select implements Selector. The result holds at most 11 chains, and at
+// most budget when 0 < budget < 11, ordered by x (ties by flow,
 // then index).
 func (rp Replicator) Select(r *flow.Routing, budget int) []flow.Chain {
 	if r == nil || len(r.Chains) == 0 {
 		return nil
 	}
 	x := rp.Weights(r)
-	c := rp.withDefaults()
-	limit := c.MaxPaths
+	limit := repMaxPaths
 	if budget > 0 && budget < limit {
 		limit = budget
 	}
 	idx := order(x, r.Chains, nil)
 	keep := idx[:0:0]
 	for _, k := range idx {
-		if x[k] > c.Theta {
+		if x[k] > repTheta {
 			keep = append(keep, k)
 		}
 	}
@@ -91,24 +52,13 @@ func (rp Replicator) Select(r *flow.Routing, budget int) []flow.Chain {
 // Weights returns the final population x over the routing's chains (on the
 // simplex).
 func (rp Replicator) Weights(r *flow.Routing) []float64 {
-	c := rp.withDefaults()
-	q := v1Quality(r, c.ExpFlow, c.ExpMax, c.ExpMean)
+	q := v1Quality(r, repExpFlow, repExpMax, repExpMean)
 	a := payoff(r.Chains, q)
-	w := q
-	if c.Init != InitQuality {
-		w = make([]float64, len(q))
-		for k, ch := range r.Chains {
-			w[k] = math.Max(ch.Flow, 0)
-			if c.Init == InitQualityFlow {
-				w[k] *= q[k]
-			}
-		}
-	}
-	x := initial(w)
+	x := initial(q)
 	next, ax := make([]float64, len(x)), make([]float64, len(x))
-	for t := 0; t < c.MaxIter; t++ {
-		stepInto(next, ax, a, x, c.Epsilon)
-		done := dist(next, x) < c.Tol
+	for t := 0; t < repMaxIter; t++ {
+		stepInto(next, ax, a, x, repEpsilon)
+		done := dist(next, x) < repTol
 		x, next = next, x
 		if done {
 			break

@@ -47,8 +47,6 @@ func TestReplicatorStaysOnSimplex(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
 		r := randomRouting(seed, 30, 1+int(seed%40))
 		onSimplex(t, Replicator{}.Weights(r))
-		onSimplex(t, Replicator{Init: InitFlow}.Weights(r))
-		onSimplex(t, Replicator{Init: InitQualityFlow, NoMixing: true}.Weights(r))
 		onSimplex(t, Annealed{}.Weights(r))
 		q := v1Quality(r, 0.2, 0.5, 0.3)
 		a := payoff(r.Chains, q)

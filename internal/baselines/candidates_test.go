@@ -7,13 +7,24 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/score"
 )
 
 func TestCandidatesWholeGraphEqualsInner(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 80, 12, 31)
 	s := handScores(t, g, 31)
+	// Classic routes the sources and sinks of classic scoring; these
+	// stand in for score.ClassicConfig's (MMR sources, sinks by a = r).
+	classic := *s
+	classic.Sources = score.MMR(g, s.H, 8, 0.7)
+	classic.A = append([]float64(nil), s.R...)
+	classic.Sinks = byScore(classic.A)[:8]
 	for _, inner := range []flow.Router{flow.PaperAspects(), flow.DefaultClassic(), &TopK{}} {
+		s := s
+		if _, ok := inner.(*flow.Classic); ok {
+			s = &classic
+		}
 		want, err := routeOn(ctx, inner, g, s, 16)
 		if err != nil {
 			t.Fatal(err)

@@ -51,7 +51,7 @@ func FuzzBuildModelOutput(f *testing.F) {
 			}
 			return &llm.Response{Text: analysis}, nil
 		}}}}
-		b := &graph.Builder{Embedder: &fake.Embedder{Dim: 8}, Model: m, Rounds: 1, Concurrency: 1}
+		b := &graph.Builder{Embedder: &fake.Embedder{Dim: 8}, Model: m, Concurrency: 1}
 		g, err := b.Build(context.Background(), fuzzDocs)
 		if err != nil {
 			t.Fatalf("build failed on model output %q / %q: %v", analysis, links, err)
