@@ -18,7 +18,7 @@ var (
 )
 
 // Greedy selects the top-budget chains by flow, ties by the chain's largest
-// h, then by decomposition index (METHOD B.9). All chains are returned, in
+// h, then by decomposition index (paper v3 §3.3). All chains are returned, in
 // that order, when there are at most budget of them (or budget ≤ 0).
 type Greedy struct{}
 
