@@ -3,12 +3,15 @@ package flowreader_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/reader"
 )
@@ -293,4 +296,83 @@ func TestOpenAndLoadOpenRouter(t *testing.T) {
 	if _, err := p.Load(context.Background(), path); !errors.Is(err, boom) {
 		t.Fatalf("Load with a failing Open: %v", err)
 	}
+}
+
+// TestSystem2WithRealRouters runs the dual-process gate and a System-2 pass
+// through the real scorers, routers (flow.Classic and flow.PaperAspects
+// Reroute), selectors and the VLM reader, with a fake model whose workers
+// all disagree, so that the judge finds contradictions and T2 fires.
+func TestSystem2WithRealRouters(t *testing.T) {
+	paper := flowreader.AspectsPaper()
+	paper.System2 = true
+	// The paper's aspects router: the default routes single-node chains on
+	// this collection, which leave T2 no flow edge to re-score.
+	for name, cfg := range map[string]flowreader.Config{"classic": flowreader.Classic(), "aspects-paper": paper} {
+		t.Run(name, func(t *testing.T) {
+			m := &fake.Model{}
+			m.On("Classify the question below", `{"type":"value","length":"short"}`)
+			m.On("Do these answers CONTRADICT", "YES")
+			m.On("logical reasoning connection", "EXISTS: YES\nSCORE: 0.9")
+			m.On("Does reading Passage A then Passage B", "0.95")
+			m.On("EVIDENCE PATHS", "<output>31</output>")
+			m.Rules = append(m.Rules, fake.Rule{Contains: "Read the evidence passages and images below", Respond: func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+				return &llm.Response{Text: fmt.Sprintf(`{"status":"supported","answer":"%d","evidence":"x"}`, len(fake.Prompt(req)))}, nil
+			}})
+			cfg.Model, cfg.Embedder = m, &fake.Embedder{Dim: 64}
+			ix := quickstart(t, cfg)
+			before := len(m.Calls())
+			res, err := ix.Ask(context.Background(), "How many nests did the North Mole hold in 2025?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s2 := res.System2
+			if s2 == nil || len(s2.Triggers) == 0 {
+				t.Fatalf("gate did not fire: %+v", s2)
+			}
+			if !s2.Ran || s2.Skipped != "" || s2.Routing == nil {
+				t.Fatalf("System 2 did not run: %+v", s2)
+			}
+			edges := 0
+			for _, c := range m.Calls()[before:] {
+				if strings.Contains(fake.Prompt(c), "Does reading Passage A then Passage B") {
+					edges++
+				}
+			}
+			for _, tr := range s2.Triggers {
+				if strings.HasPrefix(tr, "T2") && edges == 0 && s2.ScorerCut == 0 {
+					t.Errorf("T2 fired but no edge was re-scored (flow.TopFlowEdges returned nothing)")
+				}
+			}
+			if s2.Reweighted+s2.Bridges > 0 && len(s2.Edits.Edges) == 0 {
+				t.Error("edits not recorded")
+			}
+			if got := len(m.Calls()) - before; got > 48 {
+				t.Errorf("%d calls, want at most 48", got)
+			}
+		})
+	}
+}
+
+// quickstart builds and opens the bundled quickstart collection.
+func quickstart(t *testing.T, cfg flowreader.Config) *flowreader.Index {
+	t.Helper()
+	docs, err := ingest.Path("examples/quickstart/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ImageRoot = "examples/quickstart/docs"
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	g, err := p.Build(ctx, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }
