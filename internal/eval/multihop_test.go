@@ -55,7 +55,7 @@ func TestLoadMultihopTiny(t *testing.T) {
 	}
 }
 
-// TestMultihopRun runs one shared graph: the recall is
+// TestMultihopRun runs one shared graph with title links: the recall is
 // HippoRAG's |read ∩ gold| / |gold| and whole-dataset rows sit beside the
 // per-type rows, outside the macro average.
 func TestMultihopRun(t *testing.T) {
@@ -68,9 +68,9 @@ func TestMultihopRun(t *testing.T) {
 		Embedder: &fake.Embedder{Dim: 32},
 		Scorings: DefaultRegistry().Scorings(),
 		Budgets:  []int{1, 4},
-		Graph: GraphOptions{Build: func(ctx context.Context, docs []graph.Document) (*graph.Graph, error) {
+		Graph: GraphOptions{Links: func(nodes []graph.Node) []graph.Edge {
 			built++
-			return BuildGraph(ctx, &fake.Embedder{Dim: 32}, docs, GraphOptions{}, nil)
+			return graph.MentionLinks(nodes, true)
 		}},
 	}
 	if run.Routers, err = DefaultRegistry().Specs([]string{"topk", "topk-dense"}, nil); err != nil {
