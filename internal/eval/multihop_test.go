@@ -73,7 +73,7 @@ func TestMultihopRun(t *testing.T) {
 			return graph.MentionLinks(nodes, true)
 		}},
 	}
-	if run.Routers, err = DefaultRegistry().Specs([]string{"topk", "topk-dense"}, nil); err != nil {
+	if run.Routers, err = DefaultRegistry().Specs([]string{"topk", "hop-topk"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := run.Run(context.Background(), ds)
