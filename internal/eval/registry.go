@@ -239,7 +239,7 @@ func DefaultRegistry() *Registry {
 	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.Ablation = flow.AblationNoAgreement })
 	ablation("nocredit", "aspects without node credit", func(a *flow.Aspects) { a.NodeCredit = false })
 	r.AddRouter(RouterDef{Name: "hop", Scoring: ScoreAspects, BudgetAware: true, Selector: selectorName(def.Selector),
-		Doc: "flow.Hop (question titles, title mentions α 0.9, entities 0.6, 5 seeds) around the default aspects router", Router: &flow.Hop{Router: def.Router}})
+		Doc: "flow.Hop (question titles, title mentions α 0.9, entities 0.6, 5 seeds) around the default aspects router", Router: &flow.Hop{Router: flow.DefaultAspects()}})
 	ranked("hop-topk", ScoreAspects, "flow.Hop around top-k", &flow.Hop{Router: &baselines.TopK{Name: "hop-topk"}})
 	return r
 }
