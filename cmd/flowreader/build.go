@@ -38,7 +38,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); give the same folder to ask --images")
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	linksMode := fs.String("links", "none", linksUsage)
+	linksMode := fs.String("links", "entities", linksUsage)
 	var ep endpoints
 	ep.register(fs)
 	fs.Usage = func() {
