@@ -44,9 +44,9 @@ type Config struct {
 	// Scoring configures query scoring. The zero value means
 	// score.AspectsConfig(): hybrid dense + BM25 relevance.
 	Scoring score.Config
-	// Router routes the evidence flow. Nil means flow.DefaultAspects(). To
-	// use another min-cost flow solver, set the Solver of the router given
-	// here.
+	// Router routes the evidence flow. Nil means the Aspects preset's,
+	// flow.DefaultAspects() behind flow.Hop. To use another min-cost flow
+	// solver, set the Solver of the router given here.
 	Router flow.Router
 	// Selector picks the chains to read. Nil means selector.Annealed{}.
 	Selector selector.Selector
@@ -81,12 +81,14 @@ type Config struct {
 
 // Aspects is the default preset, equal to the zero Config: the v3 aspect
 // formulation (paper v3 §3) with hybrid dense + BM25 relevance, routing by
-// flow.DefaultAspects, annealed replicator selection of 16 chains, no
-// System 2.
+// flow.DefaultAspects behind flow.Hop (hop-aware relevance: passages the
+// question or its most relevant passages name by title inherit relevance;
+// it leaves collections without such titles as they were), annealed
+// replicator selection of 16 chains, no System 2.
 func Aspects() Config {
 	return Config{
 		Scoring:  score.AspectsConfig(),
-		Router:   flow.DefaultAspects(),
+		Router:   &flow.Hop{Router: flow.DefaultAspects()},
 		Selector: selector.Annealed{},
 		Budget:   16,
 	}
@@ -150,7 +152,7 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
 	}
 	if p.router == nil {
-		p.router = flow.DefaultAspects()
+		p.router = Aspects().Router
 	}
 	if v, ok := p.router.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {

@@ -66,6 +66,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	g := ix.g
 	n := g.Len()
 	sc := &Scores{
+		Question: q.Text,
 		Query:    unit(q.Embedding),
 		Keywords: keywords(q),
 		Refs:     extractRefs(q.Text),

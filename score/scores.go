@@ -15,6 +15,9 @@ type Ref struct {
 // indexed by node and have length g.Len(); a signal that is switched off is
 // nil (except H and R, which are always set).
 type Scores struct {
+	// Question is the question's text (Query.Text), for routers that read
+	// it (flow.Hop matches the titles it names).
+	Question string
 	// Query is the query's unit embedding (or zero).
 	Query []float32
 	// Cos is cos(q, e_v).

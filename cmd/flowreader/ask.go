@@ -325,6 +325,11 @@ func printChain(w io.Writer, g *graph.Graph, tag string, c flow.Chain) {
 	parts := make([]string, len(c.Nodes))
 	for i, v := range c.Nodes {
 		head, text := nodeLabel(g, v, true)
+		if sec := g.Nodes[v].Section; sec != "" {
+			// The title (or heading) names the passage a mention link
+			// leads to, which the content's first words may not.
+			head += " · " + shorten(sec, 32)
+		}
 		parts[i] = fmt.Sprintf("[%s] %s", head, shorten(text, 40))
 	}
 	fmt.Fprintf(w, "  %s  flow %.3f  cost %.4f%s: %s\n", tag, c.Flow, c.Cost, asp, strings.Join(parts, " → "))

@@ -54,6 +54,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	judge := fs.Bool("judge", false, "answer-accuracy mode: answer with the FLOWREADER_LLM_* model and score with the paper's judge prompt (P7); FLOWREADER_JUDGE_MODEL names a separate judge model on the same server")
 	answerF1 := fs.Bool("answer-f1", false, "answer the extractive questions (QASPER, PaperTab) with the offline extractive reader over each router's evidence and score QASPER's answer F1 (results.md table, DIR/answer_f1.csv)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	linksMode := fs.String("links", "none", linksUsage)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader eval --dataset NAME[,NAME] --data PATH[,PATH] --out DIR [flags]
 
@@ -137,6 +138,11 @@ routers:
 		Graph:       eval.GraphOptions{Window: *window, KNN: *knn},
 		Concurrency: *workers,
 	}
+	links, err := linkEdges(*linksMode)
+	if err != nil {
+		return err
+	}
+	run.Graph.Links = links
 	switch *graphMode {
 	case "direct":
 	case "builder":
@@ -144,7 +150,13 @@ routers:
 		if *knn != 0 {
 			b.KNN = *knn
 		}
-		run.Graph.Build = b.Build
+		run.Graph.Build = func(ctx context.Context, docs []graph.Document) (*graph.Graph, error) {
+			g, err := b.Build(ctx, docs)
+			if err != nil {
+				return nil, err
+			}
+			return addLinks(g, links)
+		}
 	default:
 		return fmt.Errorf("unknown --graph %q (direct or builder): %w", *graphMode, errUsage)
 	}

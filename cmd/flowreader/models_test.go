@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -90,10 +91,19 @@ func TestEndpointsDetails(t *testing.T) {
 	}
 }
 
+// routerString prints a router's settings, through a flow.Hop (whose inner
+// router fmt would print as a pointer).
+func routerString(r flow.Router) string {
+	if h, ok := r.(*flow.Hop); ok {
+		return fmt.Sprintf("hop(%v, %d, %v, %v)", routerString(h.Router), h.Seeds, h.Alpha, h.EntityAlpha)
+	}
+	return fmt.Sprint(r)
+}
+
 func TestPresetConfig(t *testing.T) {
 	for name, want := range map[string]flowreader.Config{"": flowreader.Aspects(), "aspects": flowreader.Aspects(), "aspects-paper": flowreader.AspectsPaper(), "classic": flowreader.Classic()} {
 		c, err := presetConfig(name)
-		if err != nil || c.Scoring != want.Scoring || c.Budget != want.Budget || c.System2 != want.System2 || fmt.Sprint(c.Router) != fmt.Sprint(want.Router) {
+		if err != nil || c.Scoring != want.Scoring || c.Budget != want.Budget || c.System2 != want.System2 || routerString(c.Router) != routerString(want.Router) {
 			t.Errorf("%q: %+v %v", name, c, err)
 		}
 	}

@@ -85,6 +85,9 @@ type Dataset struct {
 	Questions []Question
 	// Notes say what the loader skipped and why (one line each).
 	Notes []string
+	// Overall adds rows for the whole dataset beside its subsets' rows
+	// (left out of the macro average, which weighs groups equally).
+	Overall bool
 }
 
 // normText folds a string for evidence matching: lower case, runs of

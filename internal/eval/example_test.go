@@ -120,7 +120,7 @@ func ExampleDefaultRegistry() {
 	fmt.Println(strings.Join(names, " "))
 	fmt.Println(reg.Selectors())
 	// Output:
-	// aspects aspects-paper classic topk topk-dense mmr ppr shortest docorder singlesink noagreement nocredit
+	// aspects aspects-paper classic topk topk-dense mmr ppr shortest docorder singlesink noagreement nocredit hop hop-topk
 	// [greedy annealed]
 }
 

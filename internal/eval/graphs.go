@@ -27,6 +27,9 @@ type GraphOptions struct {
 	// keywords instead of content). Its nodes must keep Doc = document ID
 	// and Order = item index, which metrics map gold items through.
 	Build func(ctx context.Context, docs []graph.Document) (*graph.Graph, error)
+	// Links, when set, adds edges computed from the nodes to BuildGraph's
+	// (for example graph.MentionLinks' title and entity links).
+	Links func(nodes []graph.Node) []graph.Edge
 }
 
 func (o GraphOptions) window() int { return defInt(o.Window, 3) }
@@ -100,6 +103,9 @@ func BuildGraph(ctx context.Context, emb llm.Embedder, docs []graph.Document, op
 	}
 	if k := opt.knn(); k > 0 && dim > 0 {
 		edges = append(edges, knnEdges(g0, k)...)
+	}
+	if opt.Links != nil {
+		edges = append(edges, opt.Links(g0.Nodes)...)
 	}
 	return graph.New(g0.Nodes, dim, g0.Emb, edges)
 }

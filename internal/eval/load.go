@@ -17,7 +17,9 @@ const (
 )
 
 // Datasets lists the dataset names Load accepts.
-func Datasets() []string { return []string{FeTaQA, QASPER, PaperTab, FeTaTab, G2Sample} }
+func Datasets() []string {
+	return []string{FeTaQA, QASPER, PaperTab, FeTaTab, G2Sample, TwoWiki, MuSiQue, HotpotQA}
+}
 
 // LoadOptions configure the loaders. The zero value is the documented
 // default for every field.
@@ -56,6 +58,8 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 		ds, err = LoadFeTaTab(resolve(path, "feta_tab.dev.csv", "visdombench/feta_tab.dev.csv"), opt)
 	case G2Sample:
 		ds, err = LoadG2Sample(resolve(path, "g2reader_sample250", "visdombench/g2reader_sample250"), opt)
+	case TwoWiki, MuSiQue, HotpotQA:
+		ds, err = LoadMultihop(name, resolve(path, multihopFiles[name]...), opt)
 	default:
 		return nil, fmt.Errorf("%w: %q (want one of %s)", ErrUnknownDataset, name, strings.Join(Datasets(), ", "))
 	}

@@ -193,6 +193,9 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //	mmr, ppr      MMR and personalised-PageRank top-k on the default scoring
 //	shortest, docorder, singlesink, noagreement, nocredit
 //	              the Table 3 ablations of the default aspects router
+//	hop           flow.Hop (hop-aware relevance over title and entity
+//	              links) around the default aspects router
+//	hop-topk      flow.Hop around top-k
 //
 // Aspects routers read up to the budget: the budget passed to Route is
 // their demand cap F_max (the read cap K of Table 4, 16 in the paper), so a
@@ -235,6 +238,9 @@ func DefaultRegistry() *Registry {
 	ablation("singlesink", "aspects with one aspect", func(a *flow.Aspects) { a.Ablation = flow.AblationSingleSink })
 	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.Ablation = flow.AblationNoAgreement })
 	ablation("nocredit", "aspects without node credit", func(a *flow.Aspects) { a.NodeCredit = false })
+	r.AddRouter(RouterDef{Name: "hop", Scoring: ScoreAspects, BudgetAware: true, Selector: selectorName(def.Selector),
+		Doc: "flow.Hop (question titles, title mentions α 0.9, entities 0.6, 5 seeds) around the default aspects router", Router: &flow.Hop{Router: flow.DefaultAspects()}})
+	ranked("hop-topk", ScoreAspects, "flow.Hop around top-k", &flow.Hop{Router: &baselines.TopK{Name: "hop-topk"}})
 	return r
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // allRouters is every router the CLI must accept (issues 9 and 11).
-var allRouters = []string{"aspects", "aspects-paper", "classic", "topk", "topk-dense", "mmr", "ppr", "shortest", "docorder", "singlesink", "noagreement", "nocredit"}
+var allRouters = []string{"aspects", "aspects-paper", "classic", "topk", "topk-dense", "mmr", "ppr", "shortest", "docorder", "singlesink", "noagreement", "nocredit", "hop", "hop-topk"}
 
 func TestDefaultRegistrySpecs(t *testing.T) {
 	reg := DefaultRegistry()
@@ -17,8 +17,8 @@ func TestDefaultRegistrySpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 4 ranked routers once, 8 flow routers twice.
-	if len(specs) != 4+8*2 {
+	// 5 ranked routers once, 9 flow routers twice.
+	if len(specs) != 5+9*2 {
 		t.Fatalf("%d specs", len(specs))
 	}
 	for _, s := range specs {

@@ -35,8 +35,16 @@ type Comparison struct {
 const MacroName = "macro"
 
 // groups returns the reporting groups in order: each dataset, or each of
-// its subsets when it has them, as (name, question indexes).
+// its subsets when it has them, as (name, question indexes); then each
+// dataset with subsets and Dataset.Overall, as a whole.
 func (res *Results) groups() (names []string, members [][]int) {
+	names, members, _ = res.allGroups()
+	return names, members
+}
+
+// allGroups is groups with, for each group, whether it is a whole
+// dataset reported beside its subsets (left out of the macro average).
+func (res *Results) allGroups() (names []string, members [][]int, whole []bool) {
 	idx := map[string]int{}
 	for i, q := range res.Questions {
 		name := res.Datasets[res.DatasetOf[i]].Name
@@ -52,13 +60,32 @@ func (res *Results) groups() (names []string, members [][]int) {
 		}
 		members[k] = append(members[k], i)
 	}
-	return names, members
+	whole = make([]bool, len(names))
+	for di, ds := range res.Datasets {
+		if !ds.Overall {
+			continue
+		}
+		var all []int
+		sub := false
+		for i, q := range res.Questions {
+			if res.DatasetOf[i] == di {
+				all = append(all, i)
+				sub = sub || q.Subset != ""
+			}
+		}
+		if sub {
+			names = append(names, ds.Name)
+			members = append(members, all)
+			whole = append(whole, true)
+		}
+	}
+	return names, members, whole
 }
 
 // Rows summarises the results per group, router and budget, with a macro
 // row per router and budget when there is more than one group.
 func (res *Results) Rows() []Row {
-	names, members := res.groups()
+	names, members, whole := res.allGroups()
 	var rows []Row
 	for gi, name := range names {
 		for ri, spec := range res.Routers {
@@ -71,11 +98,21 @@ func (res *Results) Rows() []Row {
 			}
 		}
 	}
-	if len(names) > 1 {
+	parts := 0
+	for _, w := range whole {
+		if !w {
+			parts++
+		}
+	}
+	if parts > 1 {
+		groupRows := rows
 		for _, spec := range res.Routers {
 			for _, b := range res.Budgets {
 				var ss []Summary
-				for _, row := range rows {
+				for k, row := range groupRows {
+					if whole[k/(len(res.Routers)*len(res.Budgets))] {
+						continue
+					}
 					if row.Router == spec.Name && row.Selector == spec.Selector && row.Budget == b {
 						ss = append(ss, row.Summary)
 					}
