@@ -80,6 +80,11 @@ type Builder struct {
 	// collection root); otherwise they are the document's Root joined with
 	// the item's path.
 	Root string
+	// NoMentionLinks leaves out the Link edges of MentionLinks (a passage
+	// that names another's title, two passages that name one entity),
+	// which Build adds by default: they are the paths multi-hop questions
+	// follow.
+	NoMentionLinks bool
 }
 
 func (b *Builder) concurrency() int { return defaultInt(b.Concurrency, defaultConcurrency) }
@@ -170,6 +175,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		for _, j := range l {
 			edges = append(edges, Edge{U: int32(i), V: j, Kind: Link})
 		}
+	}
+	if !b.NoMentionLinks {
+		edges = append(edges, MentionLinks(nodes, true)...)
 	}
 	k := b.KNN
 	if k == 0 {

@@ -309,9 +309,24 @@ func TestBuildOffline(t *testing.T) {
 	if !strings.HasPrefix(txt.Summary, "Camp North recorded the highest flow in July") {
 		t.Errorf("text summary %q", txt.Summary)
 	}
+	// Offline, the only links are the mention links: no model suggested any.
+	mention := map[[2]int32]bool{}
+	for _, ed := range graph.MentionLinks(g.Nodes, true) {
+		mention[[2]int32{ed.U, ed.V}] = true
+	}
 	for _, ed := range g.Edges {
+		if ed.Kind&graph.Link != 0 && !mention[[2]int32{ed.U, ed.V}] {
+			t.Fatalf("offline build has an LLM link %+v", ed)
+		}
+	}
+	nb := &graph.Builder{Embedder: &fake.Embedder{Dim: 32}, NoMentionLinks: true}
+	g2, err2 := nb.Build(context.Background(), fixtureDocs(t))
+	if err2 != nil {
+		t.Fatal(err2)
+	}
+	for _, ed := range g2.Edges {
 		if ed.Kind&graph.Link != 0 {
-			t.Fatal("offline build has LLM links")
+			t.Fatal("NoMentionLinks build has links")
 		}
 	}
 }

@@ -17,7 +17,8 @@ const (
 	Order EdgeKind = 1 << iota
 	// KNN links semantic nearest neighbours.
 	KNN
-	// Link is an LLM-suggested link from the evolution rounds.
+	// Link joins passages that name one another (MentionLinks: a title or
+	// a shared entity) or that a model linked in the evolution rounds.
 	Link
 )
 

@@ -38,7 +38,6 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); give the same folder to ask --images")
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	linksMode := fs.String("links", "entities", linksUsage)
 	var ep endpoints
 	ep.register(fs)
 	fs.Usage = func() {
@@ -80,10 +79,6 @@ flags:
 		return fmt.Errorf("--concurrency %d is negative: %w", *concurrency, errUsage)
 	}
 	cfg, err := presetConfig(*preset)
-	if err != nil {
-		return err
-	}
-	links, err := linkEdges(*linksMode)
 	if err != nil {
 		return err
 	}
@@ -138,9 +133,6 @@ flags:
 		bar.finish()
 	}
 	if err != nil {
-		return err
-	}
-	if g, err = addLinks(g, links); err != nil {
 		return err
 	}
 	if err := graph.Save(*out, g); err != nil {
