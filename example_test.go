@@ -16,14 +16,14 @@ import (
 func docs() []graph.Document {
 	return []graph.Document{
 		{ID: "survey", Title: "Harbour survey", Items: []graph.Item{
-			{Modality: graph.Text, Page: 0, Text: "The harbour survey counts seabird nests on three breakwaters every June."},
-			{Modality: graph.Table, Page: 0, Caption: "Table 1: Nests per breakwater.",
+			{Modality: graph.ModalityText, Page: 0, Text: "The harbour survey counts seabird nests on three breakwaters every June."},
+			{Modality: graph.ModalityTable, Page: 0, Caption: "Table 1: Nests per breakwater.",
 				Text: "Breakwater | Nests 2024 | Nests 2025\nNorth Mole | 212 | 248\nEast Arm | 97 | 31\nLighthouse Spit | 58 | 66"},
-			{Modality: graph.Text, Page: 0, Text: "The East Arm lost its tern colony after the May storm flooded its lower sections."},
+			{Modality: graph.ModalityText, Page: 0, Text: "The East Arm lost its tern colony after the May storm flooded its lower sections."},
 		}},
 		{ID: "station", Title: "Weather station report", Items: []graph.Item{
-			{Modality: graph.Text, Page: 0, Text: "Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres."},
-			{Modality: graph.Text, Page: 1, Text: "Rainfall was highest in November and lowest in July."},
+			{Modality: graph.ModalityText, Page: 0, Text: "Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres."},
+			{Modality: graph.ModalityText, Page: 1, Text: "Rainfall was highest in November and lowest in July."},
 		}},
 	}
 }

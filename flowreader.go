@@ -32,7 +32,7 @@ var (
 // Aspects preset with the embedded offline models. Every pluggable part is
 // an interface; New never modifies a value it is given.
 type Config struct {
-	// Embedder embeds nodes (llm.Document) and questions (llm.Query). Nil
+	// Embedder embeds nodes (llm.KindDocument) and questions (llm.KindQuery). Nil
 	// means the embedded offline GloVe embedder (package llm/local), which
 	// needs no server and no download; Notes says so.
 	Embedder llm.Embedder
@@ -257,7 +257,7 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (*Index, error) {
 func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 	dim := p.embedder.Dimension()
 	if dim <= 0 {
-		v, err := p.embedder.Embed(ctx, []string{"dimension probe"}, llm.Query)
+		v, err := p.embedder.Embed(ctx, []string{"dimension probe"}, llm.KindQuery)
 		if err != nil {
 			return nil, fmt.Errorf("flowreader: load: probe embedder dimension: %w", err)
 		}
@@ -276,13 +276,13 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 // Graph returns the graph the index was opened on.
 func (ix *Index) Graph() *graph.Graph { return ix.g }
 
-// Score embeds the question (as an llm.Query) and scores every node:
+// Score embeds the question (as an llm.KindQuery) and scores every node:
 // relevance, and the configured scoring's further signals.
 func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
-	vs, err := ix.p.embedder.Embed(ctx, []string{question}, llm.Query)
+	vs, err := ix.p.embedder.Embed(ctx, []string{question}, llm.KindQuery)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: embedding the question: %w", err)
 	}

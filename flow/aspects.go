@@ -45,7 +45,7 @@ const (
 
 // contentKinds are the graph edges that become content arcs (paper v3
 // §3.1: LLM links and kNN edges; reading order comes from paperOrderWindow).
-const contentKinds = graph.KNN | graph.Link
+const contentKinds = graph.EdgeKNN | graph.EdgeLink
 
 // feasibility is the fallback factor: when f_max < F0 the router sends
 // F = min(F0, feasibility · f_max), a little under the maximum so that the

@@ -37,7 +37,7 @@ type Classic struct {
 
 // classicKinds are the graph edges Classic routes over: every kind, the
 // graph as built (paper v1).
-const classicKinds = graph.Order | graph.KNN | graph.Link
+const classicKinds = graph.EdgeOrder | graph.EdgeKNN | graph.EdgeLink
 
 // DefaultClassic returns paper v1's constants.
 func DefaultClassic() *Classic {

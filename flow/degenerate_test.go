@@ -32,7 +32,7 @@ func TestDegenerateInputs(t *testing.T) {
 		return g
 	}
 	one := mk(1, 3, []float32{1, 0, 0}, nil)
-	zeros := mk(4, 3, make([]float32, 12), []graph.Edge{{U: 0, V: 1, Kind: graph.KNN}, {U: 2, V: 3, Kind: graph.Link}})
+	zeros := mk(4, 3, make([]float32, 12), []graph.Edge{{U: 0, V: 1, Kind: graph.EdgeKNN}, {U: 2, V: 3, Kind: graph.EdgeLink}})
 	flat := synthGraph(t, 30, 8, 77)
 	var cases []tc
 	cases = append(cases, tc{"one node", one, scoresFor(one, []float32{1, 0, 0})})

@@ -71,7 +71,7 @@ func TestContentPairs(t *testing.T) {
 			es = append(es, EdgeEdit{U: int(e.U), V: int(e.V), Affinity: 0.01})
 		}
 		for _, window := range []int{0, 1, 3} {
-			for _, kinds := range []graph.EdgeKind{graph.KNN | graph.Link, graph.KNN | graph.Link | graph.Order, graph.Link} {
+			for _, kinds := range []graph.EdgeKind{graph.EdgeKNN | graph.EdgeLink, graph.EdgeKNN | graph.EdgeLink | graph.EdgeOrder, graph.EdgeLink} {
 				for _, keep := range []func(float32) bool{nil, func(w float32) bool { return w >= 0.5 }} {
 					edits := newEditTable(es)
 					got := contentPairs(g, kinds, window, keep, edits)

@@ -15,8 +15,8 @@ func tiny() (*graph.Graph, *score.Scores) {
 	nodes := []graph.Node{
 		{Doc: "d", Order: 0, Keywords: []string{"bleu"}},
 		{Doc: "d", Order: 1, Keywords: []string{"bleu", "wmt"}},
-		{Doc: "d", Order: 2, Modality: graph.Table, Keywords: []string{"wmt"}},
-		{Doc: "d", Order: 3, Modality: graph.Figure},
+		{Doc: "d", Order: 2, Modality: graph.ModalityTable, Keywords: []string{"wmt"}},
+		{Doc: "d", Order: 3, Modality: graph.ModalityFigure},
 	}
 	emb := []float32{
 		1, 0, 0,
@@ -24,7 +24,7 @@ func tiny() (*graph.Graph, *score.Scores) {
 		0.6, 0.8, 0,
 		0, 0.2, 1,
 	}
-	edges := []graph.Edge{{U: 0, V: 1, Kind: graph.KNN}, {U: 1, V: 2, Kind: graph.KNN}, {U: 2, V: 3, Kind: graph.Link}}
+	edges := []graph.Edge{{U: 0, V: 1, Kind: graph.EdgeKNN}, {U: 1, V: 2, Kind: graph.EdgeKNN}, {U: 2, V: 3, Kind: graph.EdgeLink}}
 	g, err := graph.New(nodes, 3, emb, edges)
 	if err != nil {
 		panic(err)

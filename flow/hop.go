@@ -168,7 +168,7 @@ func (hg *hopGraph) raise(s *score.Scores) (*score.Scores, error) {
 		nb, es := hg.g.Neighbors(u)
 		for k, v := range nb {
 			e := hg.g.Edges[es[k]]
-			if e.Kind&graph.Link == 0 || hg.named[mention.Pair{U: e.U, V: e.V}] {
+			if e.Kind&graph.EdgeLink == 0 || hg.named[mention.Pair{U: e.U, V: e.V}] {
 				continue
 			}
 			lift(u, int(v), hg.entity)

@@ -66,13 +66,13 @@ func qasperGraphs(t *testing.T, papers int) ([]*graph.Graph, [][]string) {
 		}
 		for _, s := range p.FullText {
 			for _, para := range s.Paragraphs {
-				add(para, graph.Text)
+				add(para, graph.ModalityText)
 			}
 		}
 		for _, f := range p.Figures {
-			mod := graph.Figure
+			mod := graph.ModalityFigure
 			if strings.HasPrefix(f.Caption, "Table") {
-				mod = graph.Table
+				mod = graph.ModalityTable
 			}
 			add(f.Caption, mod)
 		}
@@ -129,10 +129,10 @@ func withKNN(t *testing.T, g0 *graph.Graph) *graph.Graph {
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return g0.Cos(i, idx[a]) > g0.Cos(i, idx[b]) })
 		for _, j := range idx[:min(k, len(idx))] {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.KNN})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeKNN})
 		}
 		for d := 1; d <= 3 && i+d < n; d++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.Order})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.EdgeOrder})
 		}
 	}
 	g, err := graph.New(g0.Nodes, g0.Dim, g0.Emb, edges)
@@ -199,6 +199,6 @@ func equalChains(a, b []Chain) bool {
 
 // hashVector is fake.Embedder's vector of text with dim components.
 func hashVector(text string, dim int) []float32 {
-	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.KindDocument)
 	return v[0]
 }

@@ -57,11 +57,11 @@ func synthCollection(docs, items int) []graph.Document {
 			text := strings.Clone(strings.TrimSpace(b.String())) // exact size, as ingest chunks are
 			switch {
 			case i%10 == 9:
-				its[i] = graph.Item{Modality: graph.Table, Text: "a | b | c\n1 | 2 | 3", Caption: fmt.Sprintf("Table %d: %s", i/10+1, sentence()), Page: i / 5, Context: text}
+				its[i] = graph.Item{Modality: graph.ModalityTable, Text: "a | b | c\n1 | 2 | 3", Caption: fmt.Sprintf("Table %d: %s", i/10+1, sentence()), Page: i / 5, Context: text}
 			case i%25 == 24:
-				its[i] = graph.Item{Modality: graph.Figure, Caption: fmt.Sprintf("Figure %d: %s", i/25+1, sentence()), Page: i / 5, Context: text}
+				its[i] = graph.Item{Modality: graph.ModalityFigure, Caption: fmt.Sprintf("Figure %d: %s", i/25+1, sentence()), Page: i / 5, Context: text}
 			default:
-				its[i] = graph.Item{Modality: graph.Text, Text: text, Section: "Section " + fmt.Sprint(i/20), Page: i / 5}
+				its[i] = graph.Item{Modality: graph.ModalityText, Text: text, Section: "Section " + fmt.Sprint(i/20), Page: i / 5}
 			}
 		}
 		out[d] = graph.Document{ID: fmt.Sprintf("doc%03d", d), Title: fmt.Sprint("Doc ", d), Items: its}

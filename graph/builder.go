@@ -53,7 +53,7 @@ var (
 // set Embedder. Other zero fields mean the defaults of G2-Reader's
 // construction.
 type Builder struct {
-	// Embedder embeds node texts (as llm.Document). Required.
+	// Embedder embeds node texts (as llm.KindDocument). Required.
 	Embedder llm.Embedder
 	// Model analyses nodes (prompts P1/P2) and runs the evolution rounds
 	// (P3). Nil means the deterministic offline analysis and no evolution.
@@ -173,7 +173,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	edges := b.orderEdges(nodes)
 	for i, l := range links {
 		for _, j := range l {
-			edges = append(edges, Edge{U: int32(i), V: j, Kind: Link})
+			edges = append(edges, Edge{U: int32(i), V: j, Kind: EdgeLink})
 		}
 	}
 	if !b.NoMentionLinks {
@@ -284,11 +284,11 @@ func (b *Builder) orderEdges(nodes []Node) []Edge {
 		if nodes[i].Doc != doc {
 			doc, run = nodes[i].Doc, run[:0]
 		}
-		if nodes[i].Modality != Text {
+		if nodes[i].Modality != ModalityText {
 			continue
 		}
 		for t := max(0, len(run)-w); t < len(run); t++ {
-			edges = append(edges, Edge{U: run[t], V: int32(i), Kind: Order})
+			edges = append(edges, Edge{U: run[t], V: int32(i), Kind: EdgeOrder})
 		}
 		run = append(run, int32(i))
 	}

@@ -101,11 +101,11 @@ func TestBuildGolden(t *testing.T) {
 		if strings.Contains(n.Content, "battery lasted") {
 			t.Errorf("meaningless node %s kept", n.ID)
 		}
-		if n.Modality == graph.Text && !strings.HasPrefix(n.Summary, "Summary: ") && n.Summary != "Camp Ridge station set-up (evolved)." {
+		if n.Modality == graph.ModalityText && !strings.HasPrefix(n.Summary, "Summary: ") && n.Summary != "Camp Ridge station set-up (evolved)." {
 			t.Errorf("node %s summary %q", n.ID, n.Summary)
 		}
 	}
-	if count[graph.Text] != 8 || count[graph.Table] != 2 || count[graph.Figure] != 3 {
+	if count[graph.ModalityText] != 8 || count[graph.ModalityTable] != 2 || count[graph.ModalityFigure] != 3 {
 		t.Fatalf("modalities %v", count)
 	}
 	byID := map[string]*graph.Node{}
@@ -127,19 +127,19 @@ func TestBuildGolden(t *testing.T) {
 	kinds := map[graph.EdgeKind]int{}
 	for _, ed := range g.Edges {
 		u, v := g.Nodes[ed.U], g.Nodes[ed.V]
-		for _, k := range []graph.EdgeKind{graph.Order, graph.KNN, graph.Link} {
+		for _, k := range []graph.EdgeKind{graph.EdgeOrder, graph.EdgeKNN, graph.EdgeLink} {
 			if ed.Kind&k != 0 {
 				kinds[k]++
 			}
 		}
-		if ed.Kind&graph.Order != 0 && (u.Doc != v.Doc || u.Modality != graph.Text || v.Modality != graph.Text || v.Order-u.Order > 6) {
+		if ed.Kind&graph.EdgeOrder != 0 && (u.Doc != v.Doc || u.Modality != graph.ModalityText || v.Modality != graph.ModalityText || v.Order-u.Order > 6) {
 			t.Errorf("bad order edge %s-%s", u.ID, v.ID)
 		}
 		if ed.Weight < 0 || ed.Weight > 1.0001 {
 			t.Errorf("weight %v", ed.Weight)
 		}
 	}
-	if kinds[graph.Order] == 0 || kinds[graph.KNN] == 0 || kinds[graph.Link] == 0 {
+	if kinds[graph.EdgeOrder] == 0 || kinds[graph.EdgeKNN] == 0 || kinds[graph.EdgeLink] == 0 {
 		t.Fatalf("edge kinds %v", kinds)
 	}
 	k := min(max(int(math.Ceil(math.Log2(float64(g.Len())))), 3), 32) // v3 App. A.1
@@ -149,10 +149,10 @@ func TestBuildGolden(t *testing.T) {
 		}
 	}
 	// Report nodes in reading order: text(0) text(1) table(2) text(3).
-	if !hasEdge(g, "report#0", "report#1", graph.Order) || !hasEdge(g, "report#1", "report#3", graph.Order) {
+	if !hasEdge(g, "report#0", "report#1", graph.EdgeOrder) || !hasEdge(g, "report#1", "report#3", graph.EdgeOrder) {
 		t.Error("missing reading-order edges")
 	}
-	if hasEdge(g, "report#2", "report#3", graph.Order) {
+	if hasEdge(g, "report#2", "report#3", graph.EdgeOrder) {
 		t.Error("visual node has a reading-order edge")
 	}
 }
@@ -315,7 +315,7 @@ func TestBuildOffline(t *testing.T) {
 		mention[[2]int32{ed.U, ed.V}] = true
 	}
 	for _, ed := range g.Edges {
-		if ed.Kind&graph.Link != 0 && !mention[[2]int32{ed.U, ed.V}] {
+		if ed.Kind&graph.EdgeLink != 0 && !mention[[2]int32{ed.U, ed.V}] {
 			t.Fatalf("offline build has an LLM link %+v", ed)
 		}
 	}
@@ -325,7 +325,7 @@ func TestBuildOffline(t *testing.T) {
 		t.Fatal(err2)
 	}
 	for _, ed := range g2.Edges {
-		if ed.Kind&graph.Link != 0 {
+		if ed.Kind&graph.EdgeLink != 0 {
 			t.Fatal("NoMentionLinks build has links")
 		}
 	}
@@ -341,7 +341,7 @@ func TestBuildErrors(t *testing.T) {
 	if _, err := (&graph.Builder{Embedder: &fake.Embedder{}}).Build(ctx, dup); !errors.Is(err, graph.ErrDocument) {
 		t.Errorf("duplicate: %v", err)
 	}
-	evil := []graph.Document{{ID: "x", Root: "r", Items: []graph.Item{{Modality: graph.Figure, Caption: "c", Image: &graph.ImageRef{Path: "../../etc/passwd"}}}}}
+	evil := []graph.Document{{ID: "x", Root: "r", Items: []graph.Item{{Modality: graph.ModalityFigure, Caption: "c", Image: &graph.ImageRef{Path: "../../etc/passwd"}}}}}
 	if _, err := (&graph.Builder{Embedder: &fake.Embedder{}}).Build(ctx, evil); !errors.Is(err, graph.ErrDocument) {
 		t.Errorf("traversal: %v", err)
 	}
@@ -383,7 +383,7 @@ func TestBuildErrors(t *testing.T) {
 }
 
 func TestBuildTiny(t *testing.T) {
-	one := []graph.Document{{ID: "d", Items: []graph.Item{{Modality: graph.Text, Text: "Only one chunk about Camp North."}}}}
+	one := []graph.Document{{ID: "d", Items: []graph.Item{{Modality: graph.ModalityText, Text: "Only one chunk about Camp North."}}}}
 	for _, docs := range [][]graph.Document{nil, {{ID: "empty"}}, one} {
 		for _, m := range []llm.Model{nil, newFakeModel()} {
 			b := &graph.Builder{Embedder: &fake.Embedder{Dim: 8}}
@@ -415,7 +415,7 @@ func (batchOf4) MaxBatch() int { return 4 }
 
 // hashVector is fake.Embedder's vector of text with dim components.
 func hashVector(text string, dim int) []float32 {
-	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.KindDocument)
 	return v[0]
 }
 

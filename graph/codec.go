@@ -317,7 +317,7 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, er
 		n.Page = d.varint32()
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
-		if d.err == nil && n.Modality > Figure {
+		if d.err == nil && n.Modality > ModalityFigure {
 			return nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
 		}
 		n.Section = d.str()
@@ -365,7 +365,7 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, er
 		} else {
 			return nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
 		}
-		if e.Kind == 0 || e.Kind > Order|KNN|Link {
+		if e.Kind == 0 || e.Kind > EdgeOrder|EdgeKNN|EdgeLink {
 			return nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
 		}
 		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {

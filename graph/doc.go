@@ -13,12 +13,14 @@
 //
 // Edges ([Edge]) join U < V; one pair of nodes has one edge, whose Kind is
 // the set of reasons for it ([EdgeKind]):
-//   - [Order]: each text node and the next w text nodes of its document
+//   - [EdgeOrder]: each text node and the next w text nodes of its document
 //     (w = [Builder.Window], 3 by default; visual nodes start unlinked);
-//   - [KNN]: symmetric cosine kNN, {u,v} when v ∈ kNN_k(u) or u ∈ kNN_k(v),
+//   - [EdgeKNN]: symmetric cosine kNN, {u,v} when v ∈ kNN_k(u) or u ∈ kNN_k(v),
 //     with k = clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), exact brute force
 //     with ties broken by lower index;
-//   - [Link]: the links left by T = 3 evolution rounds (prompt P3; paper v1
+//   - [EdgeLink]: a passage that names another's title, two passages that
+//     name one entity ([MentionLinks], unless [Builder.NoMentionLinks]),
+//     and the links left by T = 3 evolution rounds (prompt P3; paper v1
 //     App. A) when a model is set.
 //
 // Every edge weighs w_uv = max(cos(e_u, e_v), 0) (paper v1 Eq. 13).
@@ -37,7 +39,7 @@
 // by frequency, and numbers.
 //
 // Embedding. e_i = Enc(s_i + " keywords: " + join(K_i, ", ")) embedded as
-// llm.Document (paper v1 Eq. 12); the dimension is the embedder's, or that
+// llm.KindDocument (paper v1 Eq. 12); the dimension is the embedder's, or that
 // of its vectors when it reports 0.
 //
 // Evolution. Links start as the Order adjacency. In each round every node

@@ -11,7 +11,7 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// embed embeds every node's embeddingText (as llm.Document) in batches,
+// embed embeds every node's embeddingText (as llm.KindDocument) in batches,
 // concurrently, into one contiguous row-major slice. The dimension is the
 // embedder's, or taken from the vectors when it reports 0 (want > 0 fixes
 // it, as in later rounds). Vectors are validated: count, length, finite.
@@ -39,7 +39,7 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 		}
 		z := min(a+batch, n)
 		g.Go(func() error {
-			vecs, err := e.Embed(gctx, texts[a:z], llm.Document)
+			vecs, err := e.Embed(gctx, texts[a:z], llm.KindDocument)
 			if err != nil {
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}

@@ -13,13 +13,13 @@ import (
 type EdgeKind uint8
 
 const (
-	// Order links text nodes that are close in reading order.
-	Order EdgeKind = 1 << iota
-	// KNN links semantic nearest neighbours.
-	KNN
-	// Link joins passages that name one another (MentionLinks: a title or
+	// EdgeOrder links text nodes that are close in reading order.
+	EdgeOrder EdgeKind = 1 << iota
+	// EdgeKNN links semantic nearest neighbours.
+	EdgeKNN
+	// EdgeLink joins passages that name one another (MentionLinks: a title or
 	// a shared entity) or that a model linked in the evolution rounds.
-	Link
+	EdgeLink
 )
 
 // String names the kinds set in k, joined by "|".
@@ -31,13 +31,13 @@ func (k EdgeKind) String() string {
 		}
 		s += n
 	}
-	if k&Order != 0 {
+	if k&EdgeOrder != 0 {
 		add("order")
 	}
-	if k&KNN != 0 {
+	if k&EdgeKNN != 0 {
 		add("knn")
 	}
-	if k&Link != 0 {
+	if k&EdgeLink != 0 {
 		add("link")
 	}
 	if s == "" {

@@ -125,7 +125,7 @@ func knnEdges(nbrs []int32, n, k int) []Edge {
 	for i := 0; i < n; i++ {
 		for _, j := range nbrs[i*k : (i+1)*k] {
 			if j >= 0 {
-				edges = append(edges, Edge{U: int32(i), V: j, Kind: KNN})
+				edges = append(edges, Edge{U: int32(i), V: j, Kind: EdgeKNN})
 			}
 		}
 	}

@@ -274,7 +274,7 @@ func TestCSR(t *testing.T) {
 		n := 1 + r.IntN(60)
 		var edges []Edge
 		for range r.IntN(4 * n) {
-			edges = append(edges, Edge{U: int32(r.IntN(n)), V: int32(r.IntN(n)), Kind: KNN})
+			edges = append(edges, Edge{U: int32(r.IntN(n)), V: int32(r.IntN(n)), Kind: EdgeKNN})
 		}
 		g, err := New(make([]Node, n), 0, nil, edges)
 		if err != nil {
@@ -327,7 +327,7 @@ func BenchmarkDecodeBody(b *testing.B) {
 	var edges []Edge
 	for i := range n {
 		for range 15 {
-			edges = append(edges, Edge{U: int32(i), V: int32(r.IntN(n)), Kind: KNN})
+			edges = append(edges, Edge{U: int32(i), V: int32(r.IntN(n)), Kind: EdgeKNN})
 		}
 	}
 	g, err := New(nodes, 0, nil, edges)

@@ -31,7 +31,7 @@ func MentionLinks(nodes []Node, entities bool) []Edge {
 	}
 	out := make([]Edge, len(ps))
 	for i, p := range ps {
-		out[i] = Edge{U: p.U, V: p.V, Kind: Link}
+		out[i] = Edge{U: p.U, V: p.V, Kind: EdgeLink}
 	}
 	return out
 }

@@ -14,13 +14,13 @@ func TestMentionLinks(t *testing.T) {
 		{Content: "An untitled passage about Red Song."},
 	}
 	got := MentionLinks(nodes, false)
-	want := []Edge{{U: 0, V: 1, Kind: Link}, {U: 2, V: 4, Kind: Link}}
+	want := []Edge{{U: 0, V: 1, Kind: EdgeLink}, {U: 2, V: 4, Kind: EdgeLink}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("title links %v, want %v", got, want)
 	}
 	// Entities add the shared school, not the shared year.
 	got = MentionLinks(nodes, true)
-	want = []Edge{{U: 0, V: 1, Kind: Link}, {U: 1, V: 3, Kind: Link}, {U: 2, V: 4, Kind: Link}}
+	want = []Edge{{U: 0, V: 1, Kind: EdgeLink}, {U: 1, V: 3, Kind: EdgeLink}, {U: 2, V: 4, Kind: EdgeLink}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("entity links %v, want %v", got, want)
 	}

@@ -4,22 +4,22 @@ package graph
 type Modality uint8
 
 const (
-	// Text is a chunk of prose, a list, code or an equation.
-	Text Modality = iota
-	// Table is a table (rendered to text, possibly with an image).
-	Table
-	// Figure is an image, chart or slide.
-	Figure
+	// ModalityText is a chunk of prose, a list, code or an equation.
+	ModalityText Modality = iota
+	// ModalityTable is a table (rendered to text, possibly with an image).
+	ModalityTable
+	// ModalityFigure is an image, chart or slide.
+	ModalityFigure
 )
 
 // String returns "text", "table" or "figure".
 func (m Modality) String() string {
 	switch m {
-	case Text:
+	case ModalityText:
 		return "text"
-	case Table:
+	case ModalityTable:
 		return "table"
-	case Figure:
+	case ModalityFigure:
 		return "figure"
 	}
 	return "unknown"
@@ -27,7 +27,7 @@ func (m Modality) String() string {
 
 // Visual reports whether the modality is visual (table or figure). Both
 // formulations use two modality classes, text and visual.
-func (m Modality) Visual() bool { return m == Table || m == Figure }
+func (m Modality) Visual() bool { return m == ModalityTable || m == ModalityFigure }
 
 // ImageRef locates a node's image inside the collection.
 type ImageRef struct {

@@ -35,9 +35,9 @@ func randomGraph(t testing.TB, n, dim int, seed uint64) *Graph {
 	}
 	var edges []Edge
 	for i := 0; i+1 < n; i++ {
-		edges = append(edges, Edge{U: int32(i), V: int32(i + 1), Kind: Order})
+		edges = append(edges, Edge{U: int32(i), V: int32(i + 1), Kind: EdgeOrder})
 		if i+3 < n {
-			edges = append(edges, Edge{U: int32(i + 3), V: int32(i), Kind: KNN | Link})
+			edges = append(edges, Edge{U: int32(i + 3), V: int32(i), Kind: EdgeKNN | EdgeLink})
 		}
 	}
 	g, err := New(nodes, dim, emb, edges)

@@ -37,13 +37,13 @@ func TestCacheEmbedderKeysDoNotDependOnALearntDimension(t *testing.T) {
 	first := &learner{}
 	ce := llm.WrapEmbedder(first, llm.Middleware{Cache: store})
 	for _, batch := range [][]string{{"a"}, {"bb"}, {"ccc"}} {
-		if _, err := ce.Embed(ctx, batch, llm.Document); err != nil {
+		if _, err := ce.Embed(ctx, batch, llm.KindDocument); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The next process: a fresh embedder, dimension unknown.
 	second := &learner{}
-	if _, err := llm.WrapEmbedder(second, llm.Middleware{Cache: store}).Embed(ctx, []string{"a", "bb", "ccc"}, llm.Document); err != nil {
+	if _, err := llm.WrapEmbedder(second, llm.Middleware{Cache: store}).Embed(ctx, []string{"a", "bb", "ccc"}, llm.KindDocument); err != nil {
 		t.Fatal(err)
 	}
 	if n := second.calls.Load(); n != 0 {
@@ -51,7 +51,7 @@ func TestCacheEmbedderKeysDoNotDependOnALearntDimension(t *testing.T) {
 	}
 	// The same process again, now that the first embedder knows its
 	// dimension: a new wrapper still finds the entries.
-	if _, err := llm.WrapEmbedder(first, llm.Middleware{Cache: store}).Embed(ctx, []string{"a", "bb", "ccc"}, llm.Document); err != nil {
+	if _, err := llm.WrapEmbedder(first, llm.Middleware{Cache: store}).Embed(ctx, []string{"a", "bb", "ccc"}, llm.KindDocument); err != nil {
 		t.Fatal(err)
 	}
 	if n := first.calls.Load(); n != 3 {

@@ -49,7 +49,7 @@ func ExampleWrapEmbedder() {
 		return [][]float32{{1, 0}}, nil
 	})
 	e := llm.WrapEmbedder(flaky, llm.Middleware{Attempts: 2, BaseDelay: time.Millisecond})
-	v, err := e.Embed(context.Background(), []string{"x"}, llm.Query)
+	v, err := e.Embed(context.Background(), []string{"x"}, llm.KindQuery)
 	fmt.Println(v, err, calls)
 	// Output: [[1 0]] <nil> 2
 }

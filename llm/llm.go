@@ -8,18 +8,18 @@ import "context"
 type Kind int
 
 const (
-	// Document is a passage that will be retrieved.
-	Document Kind = iota
-	// Query is a question that retrieves passages.
-	Query
+	// KindDocument is a passage that will be retrieved.
+	KindDocument Kind = iota
+	// KindQuery is a question that retrieves passages.
+	KindQuery
 )
 
 // kindName is the kind as it appears in cache keys.
 func kindName(k Kind) string {
 	switch k {
-	case Document:
+	case KindDocument:
 		return "document"
-	case Query:
+	case KindQuery:
 		return "query"
 	}
 	return "unknown"

@@ -164,7 +164,7 @@ func TestRetryEmbedder(t *testing.T) {
 	}}
 	var c clock
 	r := llm.WrapEmbedder(e, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep))
-	if _, err := r.Embed(context.Background(), []string{"a"}, llm.Query); err != nil {
+	if _, err := r.Embed(context.Background(), []string{"a"}, llm.KindQuery); err != nil {
 		t.Fatal(err)
 	}
 	if n.Load() != 3 || r.Dimension() != 4 {
@@ -225,7 +225,7 @@ func TestRate(t *testing.T) {
 	}
 	e := &counting{}
 	re := llm.WrapEmbedder(e, llm.Middleware{Rate: rate.NewLimiter(rate.Inf, 1)})
-	if _, err := re.Embed(context.Background(), []string{"a"}, llm.Query); err != nil || e.calls.Load() != 1 {
+	if _, err := re.Embed(context.Background(), []string{"a"}, llm.KindQuery); err != nil || e.calls.Load() != 1 {
 		t.Fatal(err)
 	}
 }
@@ -330,11 +330,11 @@ func TestCacheEmbedder(t *testing.T) {
 	e := &counting{Embedder: fake.Embedder{Dim: 8}}
 	ce := llm.WrapEmbedder(e, llm.Middleware{Cache: llm.DirStore(dir)})
 	ctx := context.Background()
-	a, err := ce.Embed(ctx, []string{"x", "y"}, llm.Document)
+	a, err := ce.Embed(ctx, []string{"x", "y"}, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ce.Embed(ctx, []string{"y", "z", "x"}, llm.Document)
+	b, err := ce.Embed(ctx, []string{"y", "z", "x"}, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,14 +346,14 @@ func TestCacheEmbedder(t *testing.T) {
 			t.Fatal("cached vectors differ or are out of order")
 		}
 	}
-	ce.Embed(ctx, []string{"x"}, llm.Query)
+	ce.Embed(ctx, []string{"x"}, llm.KindQuery)
 	if e.texts.Load() != 4 {
 		t.Fatal("kind is not part of the key")
 	}
 	// Corrupt x's document entry: it is re-embedded, not fatal.
-	key := llm.EmbedKey(e.Name(), 8, llm.Document, "x")
+	key := llm.EmbedKey(e.Name(), 8, llm.KindDocument, "x")
 	os.WriteFile(filepath.Join(dir, key[:2], key), []byte("0123456789"), 0o644)
-	v, err := ce.Embed(ctx, []string{"x"}, llm.Document)
+	v, err := ce.Embed(ctx, []string{"x"}, llm.KindDocument)
 	if err != nil || e.texts.Load() != 5 {
 		t.Fatalf("corrupted vector: err %v, texts %d", err, e.texts.Load())
 	}
@@ -373,7 +373,7 @@ func (dim2) Embed(context.Context, []string, llm.Kind) ([][]float32, error) {
 }
 
 func TestCacheEmbedderRejectsBadOutput(t *testing.T) {
-	_, err := llm.WrapEmbedder(dim2{}, llm.Middleware{Cache: llm.MemoryStore()}).Embed(context.Background(), []string{"a"}, llm.Query)
+	_, err := llm.WrapEmbedder(dim2{}, llm.Middleware{Cache: llm.MemoryStore()}).Embed(context.Background(), []string{"a"}, llm.KindQuery)
 	if !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 func exampleGraph() *graph.Graph {
 	nodes := []graph.Node{
-		{ID: "survey#0", Doc: "survey.md", Page: 0, Modality: graph.Text,
+		{ID: "survey#0", Doc: "survey.md", Page: 0, Modality: graph.ModalityText,
 			Content: "The survey leader in 2025 was Dr Ilse Marrow. She replaced Tomas Reyes."},
-		{ID: "survey#1", Doc: "survey.md", Page: 0, Modality: graph.Table, Caption: "Table 1: Nests.",
+		{ID: "survey#1", Doc: "survey.md", Page: 0, Modality: graph.ModalityTable, Caption: "Table 1: Nests.",
 			Content: "| Breakwater | Nests 2024 | Nests 2025 |\n|---|---|---|\n| North Mole | 212 | 248 |\n| East Arm | 97 | 31 |"},
 	}
 	g, err := graph.New(nodes, 0, nil, nil)

@@ -322,7 +322,7 @@ func bm25(q []string, us []scored) []float64 {
 }
 
 func (e *Extractive) cosines(ctx context.Context, question string, us []scored) ([]float64, error) {
-	qv, err := e.Embedder.Embed(ctx, []string{question}, llm.Query)
+	qv, err := e.Embedder.Embed(ctx, []string{question}, llm.KindQuery)
 	if err != nil {
 		return nil, fmt.Errorf("reader: extractive: embed question: %w", err)
 	}
@@ -330,7 +330,7 @@ func (e *Extractive) cosines(ctx context.Context, question string, us []scored) 
 	for i, s := range us {
 		texts[i] = s.u.text
 	}
-	vs, err := e.Embedder.Embed(ctx, texts, llm.Document)
+	vs, err := e.Embedder.Embed(ctx, texts, llm.KindDocument)
 	if err != nil {
 		return nil, fmt.Errorf("reader: extractive: embed units: %w", err)
 	}

@@ -14,10 +14,10 @@ import (
 // answers with both spans and cites both nodes.
 func TestExtractiveBridgingQuestion(t *testing.T) {
 	ns := []graph.Node{
-		{ID: "a#0", Doc: "a", Modality: graph.Text, Content: "The East Arm lost its tern colony after the storm of 14 May flooded the lower sections."},
-		{ID: "b#0", Doc: "b", Modality: graph.Table, Caption: "Table 2: Storms in 2025.",
+		{ID: "a#0", Doc: "a", Modality: graph.ModalityText, Content: "The East Arm lost its tern colony after the storm of 14 May flooded the lower sections."},
+		{ID: "b#0", Doc: "b", Modality: graph.ModalityTable, Caption: "Table 2: Storms in 2025.",
 			Content: "Storm | Date | Peak gust (km/h)\nAbel | 9 January | 96\nElda | 14 May | 131\nIris | 2 November | 104"},
-		{ID: "c#0", Doc: "c", Modality: graph.Text, Content: "Rainfall was highest in November."},
+		{ID: "c#0", Doc: "c", Modality: graph.ModalityText, Content: "Rainfall was highest in November."},
 	}
 	g, err := graph.New(ns, 1, []float32{1, 1, 1}, nil)
 	if err != nil {

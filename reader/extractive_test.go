@@ -144,12 +144,12 @@ func TestExtractiveQuickstart(t *testing.T) {
 }
 
 func TestUnits(t *testing.T) {
-	n := &graph.Node{Modality: graph.Table, Caption: "Table 2: Storms.", Content: "Storm | Date | Peak gust (km/h)\nStorm Abel | 9 January | 96\nStorm Elda | 14 May | 131"}
+	n := &graph.Node{Modality: graph.ModalityTable, Caption: "Table 2: Storms.", Content: "Storm | Date | Peak gust (km/h)\nStorm Abel | 9 January | 96\nStorm Elda | 14 May | 131"}
 	us := units(n)
 	if len(us) != 3 || us[0].kind != unitCaption || us[2].kind != unitRow || us[2].text != "Storm: Storm Elda; Date: 14 May; Peak gust (km/h): 131" {
 		t.Errorf("units %+v", us)
 	}
-	html := &graph.Node{Modality: graph.Table, Content: "<table><tr><th>A</th><th>B</th></tr><tr><td>x &amp; y</td><td>2</td></tr></table>"}
+	html := &graph.Node{Modality: graph.ModalityTable, Content: "<table><tr><th>A</th><th>B</th></tr><tr><td>x &amp; y</td><td>2</td></tr></table>"}
 	if us := units(html); len(us) != 1 || us[0].text != "A: x & y; B: 2" {
 		t.Errorf("html units %+v", us)
 	}
@@ -175,9 +175,9 @@ func FuzzUnits(f *testing.F) {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, table bool) {
-		m := graph.Text
+		m := graph.ModalityText
 		if table {
-			m = graph.Table
+			m = graph.ModalityTable
 		}
 		for _, u := range units(&graph.Node{Modality: m, Content: s, Caption: s}) {
 			if strings.TrimSpace(u.text) == "" {

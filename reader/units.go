@@ -38,7 +38,7 @@ func units(n *graph.Node) []unit {
 			out = append(out, unit{kind: unitCaption, text: c, raw: c})
 		}
 	}
-	out = append(out, textUnits(n.Content, n.Modality == graph.Table)...)
+	out = append(out, textUnits(n.Content, n.Modality == graph.ModalityTable)...)
 	if n.Modality.Visual() {
 		for _, s := range sentences(n.ImageText) {
 			out = append(out, unit{kind: unitSentence, text: s, raw: s})

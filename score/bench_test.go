@@ -52,7 +52,7 @@ func benchGraph(b *testing.B, n, d int) (*graph.Graph, *Index) {
 		}
 		nd := graph.Node{Content: string(text), Summary: string(text[:120])}
 		if i%10 == 0 {
-			nd.Modality = graph.Figure
+			nd.Modality = graph.ModalityFigure
 			nd.Caption = fmt.Sprintf("Figure %d: %s", i/10, word())
 		}
 		nodes[i] = nd
@@ -63,10 +63,10 @@ func benchGraph(b *testing.B, n, d int) (*graph.Graph, *Index) {
 	var edges []graph.Edge
 	for i := 0; i < n; i++ {
 		for j := i + 1; j <= i+3 && j < n; j++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.Order})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeOrder})
 		}
 		for k := 0; k < 5; k++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(rng.IntN(n)), Kind: graph.KNN})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(rng.IntN(n)), Kind: graph.EdgeKNN})
 		}
 	}
 	g, err := graph.New(nodes, d, emb, edges)

@@ -299,7 +299,7 @@ func TestMMRSkipsNearDuplicates(t *testing.T) {
 func TestAnswerabilityHandComputed(t *testing.T) {
 	nodes := []graph.Node{
 		{Summary: "0123456789"},
-		{Summary: "01234", Modality: graph.Table},
+		{Summary: "01234", Modality: graph.ModalityTable},
 		{Content: "abcd"},
 	}
 	g := mustGraph(t, nodes, 0, nil, nil)

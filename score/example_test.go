@@ -13,8 +13,8 @@ import (
 func exampleGraph() *graph.Graph {
 	nodes := []graph.Node{
 		{ID: "d#0", Content: "The model reaches high accuracy on every dataset.", Summary: "accuracy of the model"},
-		{ID: "d#1", Modality: graph.Figure, Caption: "Figure 2: accuracy per epoch", Summary: "Figure 2 — accuracy curve"},
-		{ID: "d#2", Modality: graph.Table, Caption: "Table 1: training cost", Summary: "Table 1 — cost in GPU hours"},
+		{ID: "d#1", Modality: graph.ModalityFigure, Caption: "Figure 2: accuracy per epoch", Summary: "Figure 2 — accuracy curve"},
+		{ID: "d#2", Modality: graph.ModalityTable, Caption: "Table 1: training cost", Summary: "Table 1 — cost in GPU hours"},
 	}
 	emb := []float32{1, 0, 0.8, 0.6, 0, 1}
 	g, err := graph.New(nodes, 2, emb, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}})

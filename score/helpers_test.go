@@ -34,9 +34,9 @@ func randomGraph(t testing.TB, seed uint64, n, d, extra int) *graph.Graph {
 		common[k] = rng.NormFloat64()
 	}
 	for i := range nodes {
-		m := graph.Text
+		m := graph.ModalityText
 		if rng.IntN(4) == 0 {
-			m = graph.Figure
+			m = graph.ModalityFigure
 		}
 		text := ""
 		for w := rng.IntN(12); w >= 0; w-- {
@@ -49,10 +49,10 @@ func randomGraph(t testing.TB, seed uint64, n, d, extra int) *graph.Graph {
 	}
 	var edges []graph.Edge
 	for i := 0; i+1 < n; i++ {
-		edges = append(edges, graph.Edge{U: int32(i), V: int32(i + 1), Kind: graph.Order})
+		edges = append(edges, graph.Edge{U: int32(i), V: int32(i + 1), Kind: graph.EdgeOrder})
 	}
 	for e := 0; e < extra; e++ {
-		edges = append(edges, graph.Edge{U: int32(rng.IntN(n)), V: int32(rng.IntN(n)), Kind: graph.KNN})
+		edges = append(edges, graph.Edge{U: int32(rng.IntN(n)), V: int32(rng.IntN(n)), Kind: graph.EdgeKNN})
 	}
 	return mustGraph(t, nodes, d, emb, edges)
 }

@@ -83,7 +83,7 @@ func TestPaperTabReal(t *testing.T) {
 				}
 			}
 		}
-		vs, err := emb.Embed(ctx, texts, llm.Document)
+		vs, err := emb.Embed(ctx, texts, llm.KindDocument)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,12 +94,12 @@ func TestPaperTabReal(t *testing.T) {
 		var edges []graph.Edge
 		for i := 0; i+1 < len(nodes); i++ {
 			if nodes[i].Doc == nodes[i+1].Doc {
-				edges = append(edges, graph.Edge{U: int32(i), V: int32(i + 1), Kind: graph.Order})
+				edges = append(edges, graph.Edge{U: int32(i), V: int32(i + 1), Kind: graph.EdgeOrder})
 			}
 		}
 		g := mustGraph(t, nodes, emb.Dimension(), flat, edges)
 		ix := NewIndex(g)
-		qv, err := emb.Embed(ctx, []string{rec.Question}, llm.Query)
+		qv, err := emb.Embed(ctx, []string{rec.Question}, llm.KindQuery)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,16 +53,16 @@ func TestNodeRefs(t *testing.T) {
 		node graph.Node
 		want []Ref
 	}{
-		{"caption label only", graph.Node{Modality: graph.Figure, Caption: "Figure 3: accuracy, compared with Table 2."},
+		{"caption label only", graph.Node{Modality: graph.ModalityFigure, Caption: "Figure 3: accuracy, compared with Table 2."},
 			[]Ref{{refFigure, "3"}}},
-		{"summary prefix", graph.Node{Modality: graph.Table, Summary: "Table 4 — results on FeTaQA, see Figure 1"},
+		{"summary prefix", graph.Node{Modality: graph.ModalityTable, Summary: "Table 4 — results on FeTaQA, see Figure 1"},
 			[]Ref{{refTable, "4"}}},
-		{"summary without prefix", graph.Node{Modality: graph.Table, Summary: "Results as in Figure 1"}, nil},
-		{"keywords", graph.Node{Modality: graph.Figure, Keywords: []string{"recall", "Fig. 5", "Eq. 2"}},
+		{"summary without prefix", graph.Node{Modality: graph.ModalityTable, Summary: "Results as in Figure 1"}, nil},
+		{"keywords", graph.Node{Modality: graph.ModalityFigure, Keywords: []string{"recall", "Fig. 5", "Eq. 2"}},
 			[]Ref{{refFigure, "5"}, {refEquation, "2"}}},
-		{"text node: keywords only", graph.Node{Modality: graph.Text, Caption: "Figure 9", Summary: "Figure 8 — x",
+		{"text node: keywords only", graph.Node{Modality: graph.ModalityText, Caption: "Figure 9", Summary: "Figure 8 — x",
 			Content: "as Table 1 shows", Keywords: []string{"Table 7"}}, []Ref{{refTable, "7"}}},
-		{"merged without duplicates", graph.Node{Modality: graph.Figure, Caption: "Fig. 2. A plot",
+		{"merged without duplicates", graph.Node{Modality: graph.ModalityFigure, Caption: "Fig. 2. A plot",
 			Summary: "Figure 2 — a plot", Keywords: []string{"Figure 2"}}, []Ref{{refFigure, "2"}}},
 	}
 	for _, c := range cases {
@@ -74,10 +74,10 @@ func TestNodeRefs(t *testing.T) {
 
 func TestRefMatchSubfigure(t *testing.T) {
 	nodes := []graph.Node{
-		{Modality: graph.Figure, Caption: "Figure 2: panels"},
-		{Modality: graph.Figure, Caption: "Figure 2b: a panel"},
-		{Modality: graph.Figure, Caption: "Figure 2c: a panel"},
-		{Modality: graph.Table, Caption: "Table 2"},
+		{Modality: graph.ModalityFigure, Caption: "Figure 2: panels"},
+		{Modality: graph.ModalityFigure, Caption: "Figure 2b: a panel"},
+		{Modality: graph.ModalityFigure, Caption: "Figure 2c: a panel"},
+		{Modality: graph.ModalityTable, Caption: "Table 2"},
 	}
 	g := mustGraph(t, nodes, 0, nil, nil)
 	ix := NewIndex(g)
@@ -122,7 +122,7 @@ func FuzzRefs(f *testing.F) {
 		if !reflect.DeepEqual(refs, extractRefs(s)) {
 			t.Fatal("not deterministic")
 		}
-		n := graph.Node{Modality: graph.Figure, Caption: s, Summary: s, Keywords: []string{s}}
+		n := graph.Node{Modality: graph.ModalityFigure, Caption: s, Summary: s, Keywords: []string{s}}
 		for _, r := range nodeRefs(&n) {
 			if !refTypes[r.Type] || r.ID == "" {
 				t.Fatalf("bad node ref %v", r)
@@ -155,11 +155,11 @@ func TestRefsExamples(t *testing.T) {
 	if want := "[{table 2} {table 3} {figure 4} {figure 5} {figure 6} {figure 2b} {table iv} {section 4.1} {slide 7} {equation 5} {appendix a}]"; got != want {
 		t.Errorf("extractRefs = %s, want %s", got, want)
 	}
-	n := graph.Node{Modality: graph.Figure, Caption: "Fig. 3. Recall, as in Table 2.", Keywords: []string{"recall", "Figure 3"}}
+	n := graph.Node{Modality: graph.ModalityFigure, Caption: "Fig. 3. Recall, as in Table 2.", Keywords: []string{"recall", "Figure 3"}}
 	if got := fmt.Sprint(nodeRefs(&n)); got != "[{figure 3}]" {
 		t.Errorf("nodeRefs = %s", got)
 	}
-	ix := NewIndex(mustGraph(t, []graph.Node{{}, {}, {Modality: graph.Table, Caption: "Table 1: training cost"}}, 0, nil, nil))
+	ix := NewIndex(mustGraph(t, []graph.Node{{}, {}, {Modality: graph.ModalityTable, Caption: "Table 1: training cost"}}, 0, nil, nil))
 	if got := fmt.Sprint(ix.nodeRefs[2]); got != "[{table 1}]" {
 		t.Errorf("index node refs = %s", got)
 	}

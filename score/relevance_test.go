@@ -74,7 +74,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 		{Content: "dogs"},
 		{Content: "cats", Keywords: []string{"Figure 2"}},
 		{Content: "birds"},
-		{Modality: graph.Figure, Caption: "Figure 2: fish"},
+		{Modality: graph.ModalityFigure, Caption: "Figure 2: fish"},
 	}
 	g := mustGraph(t, nodes, 2, emb, nil)
 	q := []float32{2, 0} // not unit: Score normalises

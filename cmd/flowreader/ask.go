@@ -152,7 +152,7 @@ flags:
 func loadForEmbedder(ctx context.Context, path string, e llm.Embedder, question string) (*graph.Graph, error) {
 	dim := e.Dimension()
 	if dim == 0 {
-		vecs, err := e.Embed(ctx, []string{question}, llm.Query)
+		vecs, err := e.Embed(ctx, []string{question}, llm.KindQuery)
 		if err != nil {
 			return nil, fmt.Errorf("embed the question: %w", err)
 		}

@@ -425,6 +425,6 @@ func TestBuildSkipsLinksOutOfTheCollection(t *testing.T) {
 
 // hashVector is fake.Embedder's vector of text with dim components.
 func hashVector(text string, dim int) []float32 {
-	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.KindDocument)
 	return v[0]
 }

@@ -217,7 +217,7 @@ func evalEmbedder(name string) (llm.Embedder, error) {
 	switch name {
 	case "local":
 		g := local.Embedder()
-		if _, err := g.Embed(context.Background(), nil, llm.Document); err != nil { // decodes the table
+		if _, err := g.Embed(context.Background(), nil, llm.KindDocument); err != nil { // decodes the table
 			return nil, fmt.Errorf("local embedder: %w", err)
 		}
 		return g, nil

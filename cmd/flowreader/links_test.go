@@ -12,7 +12,7 @@ func TestLinks(t *testing.T) {
 		{ID: "a", Doc: "a", Section: "Blue Harbour", Content: "Blue Harbour is a film by Anna Berg."},
 		{ID: "b", Doc: "b", Section: "Anna Berg", Content: "Anna Berg is a director."},
 	}
-	g, err := graph.New(nodes, 1, []float32{1, 1}, []graph.Edge{{U: 0, V: 1, Kind: graph.KNN}})
+	g, err := graph.New(nodes, 1, []float32{1, 1}, []graph.Edge{{U: 0, V: 1, Kind: graph.EdgeKNN}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,9 +26,9 @@ func TestLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := graph.KNN
+		want := graph.EdgeKNN
 		if mode != "none" {
-			want |= graph.Link
+			want |= graph.EdgeLink
 		}
 		if len(g2.Edges) != 1 || g2.Edges[0].Kind != want || g2.Embedder != "e" {
 			t.Errorf("%s: edges %v, embedder %q", mode, g2.Edges, g2.Embedder)

@@ -215,7 +215,7 @@ func lineGraph(t *testing.T, n int) *graph.Graph {
 		nodes[i] = graph.Node{ID: fmt.Sprintf("d#%d", i), Doc: "d", Page: -1, Content: fmt.Sprintf("node \"%d\" {with} <braces> and \\ text", i)}
 		emb[2*i], emb[2*i+1] = 1, float32(i)/float32(n)
 		if i > 0 {
-			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i), Kind: graph.Order})
+			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i), Kind: graph.EdgeOrder})
 		}
 	}
 	g, err := graph.New(nodes, 2, emb, edges)
@@ -316,8 +316,8 @@ func FuzzPicture(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content, title string) {
 		nodes := []graph.Node{
 			{ID: "d#0", Doc: `doc "one" {x}`, Page: -1, Content: content},
-			{ID: "d#1", Doc: `doc "one" {x}`, Page: 2, Modality: graph.Table, Caption: content + content},
-			{ID: content + "#2", Doc: content, Page: -1, Modality: graph.Figure, Summary: title},
+			{ID: "d#1", Doc: `doc "one" {x}`, Page: 2, Modality: graph.ModalityTable, Caption: content + content},
+			{ID: content + "#2", Doc: content, Page: -1, Modality: graph.ModalityFigure, Summary: title},
 		}
 		g, err := graph.New(nodes, 2, []float32{1, 0, 1, 1, 0, 1}, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}, {U: 0, V: 2}})
 		if err != nil {

@@ -33,7 +33,7 @@ func (e *Embedder) MaxBatch() int { return MaxBatch }
 // llm.Embedder.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
 	purpose := "index"
-	if kind == llm.Query {
+	if kind == llm.KindQuery {
 		purpose = "search"
 	}
 	out := make([][]float32, 0, len(texts))

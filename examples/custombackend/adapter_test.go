@@ -19,7 +19,7 @@ func TestEmbedderBatchesAndChecks(t *testing.T) {
 	for i := range texts {
 		texts[i] = fmt.Sprintf("passage number %d about turbines", i)
 	}
-	vecs, err := e.Embed(context.Background(), texts, llm.Document)
+	vecs, err := e.Embed(context.Background(), texts, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestEmbedderBatchesAndChecks(t *testing.T) {
 		t.Errorf("%d calls for 70 texts, want 3 batches", c.Calls())
 	}
 	// Order is kept: each vector is the one of its own text.
-	one, _ := e.Embed(context.Background(), texts[41:42], llm.Document)
+	one, _ := e.Embed(context.Background(), texts[41:42], llm.KindDocument)
 	for i := range one[0] {
 		if one[0][i] != vecs[41][i] {
 			t.Fatal("vector 41 is not the vector of text 41")
@@ -44,7 +44,7 @@ func TestEmbedderBatchesAndChecks(t *testing.T) {
 func TestErrorsMapToLLMSentinels(t *testing.T) {
 	ctx := context.Background()
 	busy := &custombackend.Client{Busy: 1, BusyWait: 3 * time.Second}
-	_, err := (&custombackend.Embedder{Client: busy}).Embed(ctx, []string{"x"}, llm.Query)
+	_, err := (&custombackend.Embedder{Client: busy}).Embed(ctx, []string{"x"}, llm.KindQuery)
 	var api *llm.APIError
 	if !errors.Is(err, llm.ErrRateLimited) || !errors.As(err, &api) || api.RetryAfter != 3*time.Second || !retried(err) {
 		t.Errorf("busy: %v", err)

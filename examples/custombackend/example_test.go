@@ -28,11 +28,11 @@ func dot(a, b []float32) float64 {
 func ExampleEmbedder() {
 	e := &custombackend.Embedder{Client: &custombackend.Client{}}
 	ctx := context.Background()
-	q, _ := e.Embed(ctx, []string{"rated output of the Zephyr turbines"}, llm.Query)
+	q, _ := e.Embed(ctx, []string{"rated output of the Zephyr turbines"}, llm.KindQuery)
 	docs, _ := e.Embed(ctx, []string{
 		"Zephyr Z9 | 4.2 MW rated output",
 		"The village bakery won the bread prize.",
-	}, llm.Document)
+	}, llm.KindDocument)
 	fmt.Println(e.Name(), len(q[0]))
 	fmt.Println("turbine passage closer:", cos(q[0], docs[0]) > cos(q[0], docs[1]))
 	// Output:

@@ -17,13 +17,13 @@ import (
 // corpus is a small collection whose answer is split: the Harlow paragraph
 // names the turbine model, the table gives its output.
 func corpus() []graph.Document {
-	text := func(s string) graph.Item { return graph.Item{Modality: graph.Text, Text: s, Page: -1} }
+	text := func(s string) graph.Item { return graph.Item{Modality: graph.ModalityText, Text: s, Page: -1} }
 	return []graph.Document{
 		{ID: "windfarms.md", Title: "Wind farms of the county", Items: []graph.Item{
 			text("Wind farms of the county. The county has three wind farms, built between 2012 and 2021."),
 			text("The Harlow wind farm, opened in 2021, runs twelve Zephyr Z9 turbines on the ridge above the village."),
 			text("The Carden wind farm is older and runs eight Breeze B3 turbines next to the reservoir."),
-			{Modality: graph.Table, Caption: "Table 1: Turbine models and their rated output.", Page: -1,
+			{Modality: graph.ModalityTable, Caption: "Table 1: Turbine models and their rated output.", Page: -1,
 				Text: "Model | Rated output | Rotor diameter\nZephyr Z9 | 4.2 MW | 120 m\nBreeze B3 | 2.5 MW | 90 m"},
 			text("Maintenance crews inspect every turbine blade twice a year, in April and in October."),
 		}},

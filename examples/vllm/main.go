@@ -167,7 +167,7 @@ func models(ctx context.Context, o options) (llm.Model, llm.Embedder, error) {
 	if _, err := chat.Generate(hctx, &llm.Request{Messages: llm.UserText("ping").Messages, MaxTokens: 1}); err != nil {
 		return nil, nil, fmt.Errorf("chat server %s: %w", o.cfg.BaseURL, err)
 	}
-	if _, err := emb.Embed(hctx, []string{"ping"}, llm.Query); err != nil {
+	if _, err := emb.Embed(hctx, []string{"ping"}, llm.KindQuery); err != nil {
 		return nil, nil, fmt.Errorf("embeddings server: %w", err)
 	}
 	mw := llm.Middleware{Attempts: 6, Concurrency: o.concurrency, OnRetry: func(attempt int, err error, d time.Duration) {

@@ -87,7 +87,7 @@ func (c Config) assemble(blocks []block) []graph.Item {
 			k := sort.SearchInts(starts, sp[0]+1) - 1 // block holding the chunk's start
 			k = max(k, 0)
 			items = append(items, graph.Item{
-				Modality: graph.Text,
+				Modality: graph.ModalityText,
 				Text:     text[sp[0]:sp[1]],
 				Section:  runSec[k],
 				Page:     run[k].page,

@@ -155,7 +155,7 @@ func (p *mdParser) images(n ast.Node) {
 		if caption == "" && ref == nil {
 			return ast.WalkSkipChildren, nil
 		}
-		it := &graph.Item{Modality: graph.Figure, Caption: caption, Page: -1, Image: ref}
+		it := &graph.Item{Modality: graph.ModalityFigure, Caption: caption, Page: -1, Image: ref}
 		p.blocks = append(p.blocks, block{visual: it, page: -1})
 		return ast.WalkSkipChildren, nil
 	})
@@ -172,7 +172,7 @@ func (p *mdParser) table(t *east.Table, caption string) {
 			lines = append(lines, line)
 		}
 	}
-	it := &graph.Item{Modality: graph.Table, Text: strings.Join(lines, "\n"), Caption: caption, Page: -1}
+	it := &graph.Item{Modality: graph.ModalityTable, Text: strings.Join(lines, "\n"), Caption: caption, Page: -1}
 	if it.Text == "" && caption == "" {
 		return
 	}

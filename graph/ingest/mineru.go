@@ -146,15 +146,15 @@ func (c Config) mineruBlock(it *mineruItem, page int, root string) (*block, erro
 	}
 	switch typ {
 	case "table":
-		return visualBlock(graph.Table, page, root, it.ImgPath,
+		return visualBlock(graph.ModalityTable, page, root, it.ImgPath,
 			tableText(joinStr(it.TableBody, "\n")),
 			strs(it.TableCaption), strs(it.TableFootnote))
 	case "image", "figure":
-		return visualBlock(graph.Figure, page, root, it.ImgPath, "",
+		return visualBlock(graph.ModalityFigure, page, root, it.ImgPath, "",
 			append(strs(it.ImageCaption), strs(it.ImgCaption)...),
 			append(strs(it.ImageFootnote), strs(it.ImgFootnote)...))
 	case "chart":
-		return visualBlock(graph.Figure, page, root, it.ImgPath, "",
+		return visualBlock(graph.ModalityFigure, page, root, it.ImgPath, "",
 			append(strs(it.ChartCaption), strs(it.ImageCaption)...),
 			append(strs(it.ChartFootnote), strs(it.ImageFootnote)...))
 	case "list":

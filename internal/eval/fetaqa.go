@@ -79,7 +79,7 @@ func fetaTableDoc(id, page, section string, table [][]string) graph.Document {
 	if section != "" {
 		title += " — " + section
 	}
-	d.Items = append(d.Items, graph.Item{Modality: graph.Text, Text: title, Section: section, Page: -1})
+	d.Items = append(d.Items, graph.Item{Modality: graph.ModalityText, Text: title, Section: section, Page: -1})
 	if len(table) == 0 {
 		// A table without even a header row contributes its title only.
 		return d
@@ -87,7 +87,7 @@ func fetaTableDoc(id, page, section string, table [][]string) graph.Document {
 	header := strings.Join(table[0], " | ")
 	for _, row := range table[1:] {
 		d.Items = append(d.Items, graph.Item{
-			Modality: graph.Text,
+			Modality: graph.ModalityText,
 			Text:     header + "\n" + strings.Join(row, " | "),
 			Section:  section,
 			Page:     -1,

@@ -94,10 +94,10 @@ func BuildGraph(ctx context.Context, emb llm.Embedder, docs []graph.Document, op
 		for i := range nodes {
 			for j := i + 1; j < len(nodes) && j <= i+w; j++ {
 				a, b := &nodes[i], &nodes[j]
-				if a.Doc != b.Doc || a.Modality != graph.Text || b.Modality != graph.Text {
+				if a.Doc != b.Doc || a.Modality != graph.ModalityText || b.Modality != graph.ModalityText {
 					continue
 				}
-				edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.Order})
+				edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeOrder})
 			}
 		}
 	}
@@ -137,7 +137,7 @@ func knnEdges(g *graph.Graph, k int) []graph.Edge {
 			if c.cos <= 0 {
 				break
 			}
-			out = append(out, graph.Edge{U: int32(i), V: int32(c.j), Kind: graph.KNN})
+			out = append(out, graph.Edge{U: int32(i), V: int32(c.j), Kind: graph.EdgeKNN})
 		}
 	}
 	return out
@@ -182,7 +182,7 @@ func (c *EmbedCache) embed(ctx context.Context, emb llm.Embedder, texts []string
 		for _, i := range todo[a:b] {
 			in = append(in, texts[i])
 		}
-		vs, err := emb.Embed(ctx, in, llm.Document)
+		vs, err := emb.Embed(ctx, in, llm.KindDocument)
 		if err != nil {
 			return nil, fmt.Errorf("eval: embedding %d texts: %w", len(in), err)
 		}

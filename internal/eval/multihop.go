@@ -47,7 +47,7 @@ func corpusDocs(ps []Passage) []graph.Document {
 		docs[i] = graph.Document{
 			ID:    "p" + strconv.Itoa(i),
 			Title: p.Title,
-			Items: []graph.Item{{Modality: graph.Text, Text: p.Title + "\n" + p.Text, Section: p.Title, Page: -1}},
+			Items: []graph.Item{{Modality: graph.ModalityText, Text: p.Title + "\n" + p.Text, Section: p.Title, Page: -1}},
 		}
 	}
 	return docs

@@ -100,7 +100,7 @@ func parsePaperText(id string, r io.Reader) (graph.Document, *textIndex, error) 
 		case strings.HasPrefix(line, "**Paper ID:**"):
 		default:
 			idx.add(line, ItemRef{Doc: id, Item: len(d.Items)})
-			d.Items = append(d.Items, graph.Item{Modality: graph.Text, Text: line, Section: section, Page: -1})
+			d.Items = append(d.Items, graph.Item{Modality: graph.ModalityText, Text: line, Section: section, Page: -1})
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -145,16 +145,16 @@ func qasperDoc(id string, p qasperPaper) (graph.Document, *textIndex, *textIndex
 		x.add(it.Text, ItemRef{Doc: id, Item: len(d.Items)})
 		d.Items = append(d.Items, it)
 	}
-	add(graph.Item{Modality: graph.Text, Text: p.Abstract, Section: "Abstract", Page: -1}, idx)
+	add(graph.Item{Modality: graph.ModalityText, Text: p.Abstract, Section: "Abstract", Page: -1}, idx)
 	for _, s := range p.FullText {
 		for _, para := range s.Paragraphs {
-			add(graph.Item{Modality: graph.Text, Text: para, Section: s.Section, Page: -1}, idx)
+			add(graph.Item{Modality: graph.ModalityText, Text: para, Section: s.Section, Page: -1}, idx)
 		}
 	}
 	for _, fg := range p.Figures {
-		m := graph.Figure
+		m := graph.ModalityFigure
 		if strings.Contains(strings.ToLower(fg.File), "table") || strings.HasPrefix(strings.ToLower(fg.Caption), "table") {
-			m = graph.Table
+			m = graph.ModalityTable
 		}
 		add(graph.Item{Modality: m, Text: fg.Caption, Caption: fg.Caption, Page: -1}, capIdx)
 	}

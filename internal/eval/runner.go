@@ -232,7 +232,7 @@ func (r *Runner) Run(ctx context.Context, datasets ...*Dataset) (*Results, error
 func (r *Runner) question(ctx context.Context, res *Results, scorings map[string]Scoring, e *graphEntry, qi int) error {
 	q := res.Questions[qi]
 	g := e.g
-	vs, err := r.Embedder.Embed(ctx, []string{q.Text}, llm.Query)
+	vs, err := r.Embedder.Embed(ctx, []string{q.Text}, llm.KindQuery)
 	if err != nil {
 		return fmt.Errorf("embedding the question: %w", err)
 	}

@@ -62,7 +62,7 @@ func ExampleConfig_embed() {
 	hc := s.Client()
 	defer hc.CloseIdleConnections()
 	e, _ := openai.NewEmbedder(openai.Config{BaseURL: s.BaseURL(), EmbedModel: "e", HTTPClient: hc})
-	_, err := e.Embed(context.Background(), []string{"x"}, llm.Document)
+	_, err := e.Embed(context.Background(), []string{"x"}, llm.KindDocument)
 	fmt.Println(errors.Is(err, llm.ErrInvalidOutput))
 	// Output:
 	// true

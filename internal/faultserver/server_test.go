@@ -141,13 +141,13 @@ func TestRepeatsAndSuccesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := e.Embed(ctx, []string{"a b", "c d"}, llm.Document); err != nil {
+	if _, err := e.Embed(ctx, []string{"a b", "c d"}, llm.KindDocument); err != nil {
 		t.Fatal(err)
 	}
 	if r := s.Repeats(); len(r) != 0 {
 		t.Fatalf("repeats %v", r)
 	}
-	if _, err := e.Embed(ctx, []string{"c d", "e f"}, llm.Document); err != nil {
+	if _, err := e.Embed(ctx, []string{"c d", "e f"}, llm.KindDocument); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Repeats()
@@ -173,7 +173,7 @@ func TestNonFiniteVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Embed(context.Background(), []string{"x"}, llm.Document); !errors.Is(err, llm.ErrInvalidOutput) {
+	if _, err := e.Embed(context.Background(), []string{"x"}, llm.KindDocument); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatalf("error %v", err)
 	}
 }

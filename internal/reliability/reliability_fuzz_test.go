@@ -22,7 +22,7 @@ var fuzzDocs = []graph.Document{
 	{ID: "a", Items: []graph.Item{
 		{Text: "The ridge survey counted 42 kestrels."},
 		{Text: "Winds were northerly at the ridge."},
-		{Modality: graph.Table, Caption: "Table 1: counts", Text: "kestrels | 42"},
+		{Modality: graph.ModalityTable, Caption: "Table 1: counts", Text: "kestrels | 42"},
 	}},
 	{ID: "b", Items: []graph.Item{{Text: "Harbour terns nested on the mole."}}},
 }
@@ -146,7 +146,7 @@ func FuzzCacheEntry(f *testing.F) {
 			t.Fatal("called the model and answered from the cache")
 		}
 		e := &fake.Embedder{Dim: 3}
-		vecs, err := llm.WrapEmbedder(e, llm.Middleware{Cache: badStore{entry}}).Embed(context.Background(), []string{"a", "b"}, llm.Document)
+		vecs, err := llm.WrapEmbedder(e, llm.Middleware{Cache: badStore{entry}}).Embed(context.Background(), []string{"a", "b"}, llm.KindDocument)
 		if err != nil {
 			t.Fatalf("embedder: %v", err)
 		}

@@ -28,7 +28,7 @@ func corpus() []graph.Document {
 		doc := graph.Document{ID: topic + "-report", Title: "Survey of the " + topic}
 		for i := 0; i < 7; i++ {
 			doc.Items = append(doc.Items, graph.Item{
-				Modality: graph.Text,
+				Modality: graph.ModalityText,
 				Section:  fmt.Sprintf("Section %d", i/3+1),
 				Page:     i / 3,
 				Text: fmt.Sprintf("At the %s station %d observers logged %d sightings of %s during week %d. "+
@@ -38,12 +38,12 @@ func corpus() []graph.Document {
 			})
 		}
 		doc.Items = append(doc.Items, graph.Item{
-			Modality: graph.Table, Page: 2, Caption: "Table 1: " + topic + " counts",
+			Modality: graph.ModalityTable, Page: 2, Caption: "Table 1: " + topic + " counts",
 			Text: fmt.Sprintf("Species | Count\nkestrels | %d\nfalcons | %d", 40+d*2, 7+d),
 		})
 		docs = append(docs, doc)
 	}
-	docs[0].Items = append(docs[0].Items, graph.Item{Modality: graph.Text, Page: 3, Section: "Summary",
+	docs[0].Items = append(docs[0].Items, graph.Item{Modality: graph.ModalityText, Page: 3, Section: "Summary",
 		Text: "The ridge survey counted 42 kestrels at the north ridge in May, the highest count of the season."})
 	return docs
 }

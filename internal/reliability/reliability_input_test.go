@@ -112,7 +112,7 @@ func TestReliabilityNastyInput(t *testing.T) {
 			return docs
 		}, question: question, wantErr: flowreader.ErrNoGraph},
 		{name: "blank items", docs: func(*testing.T) []graph.Document {
-			return []graph.Document{{ID: "blank", Items: []graph.Item{{Text: ""}, {Text: " \n\t "}, {Modality: graph.Figure}}}}
+			return []graph.Document{{ID: "blank", Items: []graph.Item{{Text: ""}, {Text: " \n\t "}, {Modality: graph.ModalityFigure}}}}
 		}, question: question},
 		{name: "binary garbage as text", docs: func(t *testing.T) []graph.Document {
 			docs, err := ingest.Path(write("garbage.txt", garbage))
@@ -129,7 +129,7 @@ func TestReliabilityNastyInput(t *testing.T) {
 			return docs
 		}, question: question},
 		{name: "invalid UTF-8 document and question", docs: func(t *testing.T) []graph.Document {
-			return []graph.Document{{ID: "bad\xffid", Items: []graph.Item{{Text: invalid, Section: "\xff"}, {Modality: graph.Table, Text: "a | \xfe\nb | 42", Caption: "\xc0"}}}}
+			return []graph.Document{{ID: "bad\xffid", Items: []graph.Item{{Text: invalid, Section: "\xff"}, {Modality: graph.ModalityTable, Text: "a | \xfe\nb | 42", Caption: "\xc0"}}}}
 		}, question: "How many \xff kestrels \xc3\x28?"},
 		{name: "question of only stop words", docs: func(*testing.T) []graph.Document { return corpus() }, question: "what is the of and to which"},
 		{name: "question of punctuation", docs: func(*testing.T) []graph.Document { return corpus() }, question: "?!... ,,, ---"},
@@ -388,6 +388,6 @@ func matchesAny(err error, want []error) bool {
 
 // hashVector is fake.Embedder's vector of text with dim components.
 func hashVector(text string, dim int) []float32 {
-	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.Document)
+	v, _ := (&fake.Embedder{Dim: dim}).Embed(context.Background(), []string{text}, llm.KindDocument)
 	return v[0]
 }

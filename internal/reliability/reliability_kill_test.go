@@ -39,7 +39,7 @@ func bigGraph(t testing.TB, n int, seed uint64) *graph.Graph {
 			emb[i*dim+j] = float32(rng.NormFloat64())
 		}
 		if i > 0 {
-			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i), Kind: graph.Order})
+			edges = append(edges, graph.Edge{U: int32(i - 1), V: int32(i), Kind: graph.EdgeOrder})
 		}
 	}
 	g, err := graph.New(nodes, dim, emb, edges)

@@ -55,7 +55,7 @@ func TestSecurityResponseBodiesAreLimited(t *testing.T) {
 				_, err = c.Generate(ctx, llm.UserText("hello"))
 			} else {
 				e, _ := openai.NewEmbedder(cfg)
-				_, err = e.Embed(ctx, []string{"hello"}, llm.Document)
+				_, err = e.Embed(ctx, []string{"hello"}, llm.KindDocument)
 			}
 			timedOut := ctx.Err() != nil
 			cancel()
@@ -90,8 +90,8 @@ func TestSecurityImagesAreLimited(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "big.png"), big, 0o644)
 	docs := []graph.Document{{ID: "doc", Root: root, Items: []graph.Item{
 		{Text: "The ridge survey counted 42 kestrels at the north ridge."},
-		{Modality: graph.Figure, Caption: "Figure 1: kestrels at the north ridge", Image: &graph.ImageRef{Path: "big.png", MIME: "image/png"}},
-		{Modality: graph.Figure, Caption: "Figure 2: kestrels at the north ridge", Image: &graph.ImageRef{Path: "small.png", MIME: "image/png"}},
+		{Modality: graph.ModalityFigure, Caption: "Figure 1: kestrels at the north ridge", Image: &graph.ImageRef{Path: "big.png", MIME: "image/png"}},
+		{Modality: graph.ModalityFigure, Caption: "Figure 2: kestrels at the north ridge", Image: &graph.ImageRef{Path: "small.png", MIME: "image/png"}},
 	}}}
 	m := &recorder{}
 	cfg := flowreader.Classic()

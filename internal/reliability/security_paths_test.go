@@ -204,7 +204,7 @@ func TestSecurityBuilderImageEscapes(t *testing.T) {
 		}
 		docs := []graph.Document{{ID: "doc", Root: filepath.Join(f.root, "doc"), Items: []graph.Item{
 			{Text: "Intro text."},
-			{Modality: graph.Figure, Caption: "Figure 1", Image: &graph.ImageRef{Path: esc, MIME: "image/png"}},
+			{Modality: graph.ModalityFigure, Caption: "Figure 1", Image: &graph.ImageRef{Path: esc, MIME: "image/png"}},
 		}}}
 		_, err = p.Build(ctx, docs)
 		if m.sent(f.secret) {
@@ -220,7 +220,7 @@ func TestSecurityBuilderImageEscapes(t *testing.T) {
 	m := &recorder{}
 	p, _ := flowreader.New(flowreader.Config{Embedder: &fake.Embedder{}, Model: m, ImageRoot: f.root})
 	_, err := p.Build(ctx, []graph.Document{{ID: "doc", Root: filepath.Join(f.root, "doc"), Items: []graph.Item{
-		{Modality: graph.Figure, Caption: "Figure 1", Image: &graph.ImageRef{Path: "images/ok.png", MIME: "image/png"}},
+		{Modality: graph.ModalityFigure, Caption: "Figure 1", Image: &graph.ImageRef{Path: "images/ok.png", MIME: "image/png"}},
 	}}})
 	if err != nil || !m.sent(f.ok) {
 		t.Fatalf("local image: error %v, sent %v", err, m.sent(f.ok))
@@ -244,13 +244,13 @@ func TestSecurityReaderImageEscapes(t *testing.T) {
 	var nodes []graph.Node
 	for i, p := range paths {
 		nodes = append(nodes, graph.Node{
-			ID: "doc#" + string(rune('a'+i)), Doc: "doc", Order: i, Modality: graph.Figure,
+			ID: "doc#" + string(rune('a'+i)), Doc: "doc", Order: i, Modality: graph.ModalityFigure,
 			Caption: "Figure: kestrels counted at the north ridge " + p, Summary: "kestrels at the north ridge",
 			Image: &graph.ImageRef{Path: p, MIME: "image/png"},
 		})
 	}
 	emb := &fake.Embedder{Dim: 32}
-	vecs, err := emb.Embed(ctx, texts(nodes), llm.Document)
+	vecs, err := emb.Embed(ctx, texts(nodes), llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestSecurityReaderImageEscapes(t *testing.T) {
 	}
 	var edges []graph.Edge
 	for i := 0; i+1 < len(nodes); i++ {
-		edges = append(edges, graph.Edge{U: int32(i), V: int32(i + 1), Kind: graph.Order})
+		edges = append(edges, graph.Edge{U: int32(i), V: int32(i + 1), Kind: graph.EdgeOrder})
 	}
 	g, err := graph.New(nodes, 32, flat, edges)
 	if err != nil {

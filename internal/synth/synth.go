@@ -56,10 +56,10 @@ func Topics(tb testing.TB, n, dim int) *graph.Graph {
 	for i := 0; i < n; i++ {
 		m := members[topicOf[i]]
 		for j := 0; j < k; j++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(m[rng.IntN(len(m))]), Kind: graph.KNN})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(m[rng.IntN(len(m))]), Kind: graph.EdgeKNN})
 		}
 		for d := 1; d <= 3 && i+d < n && nodes[i+d].Doc == nodes[i].Doc; d++ {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.Order})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(i + d), Kind: graph.EdgeOrder})
 		}
 	}
 	g, err := graph.New(nodes, dim, emb, edges)
@@ -93,9 +93,9 @@ func Graph(t testing.TB, n, dim int, seed uint64) *graph.Graph {
 		if i >= n/2 {
 			doc, order = "b", i-n/2
 		}
-		mod := graph.Text
+		mod := graph.ModalityText
 		if rng.IntN(10) == 0 {
-			mod = graph.Table
+			mod = graph.ModalityTable
 		}
 		var kw []string
 		for j := 0; j < 2; j++ {
@@ -124,15 +124,15 @@ func Graph(t testing.TB, n, dim int, seed uint64) *graph.Graph {
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return g0.Cos(i, idx[a]) > g0.Cos(i, idx[b]) })
 		for _, j := range idx[:min(k, len(idx))] {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.KNN})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeKNN})
 		}
 		for d := 1; d <= 3; d++ {
 			if j := i + d; j < n && nodes[j].Doc == nodes[i].Doc {
-				edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.Order})
+				edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeOrder})
 			}
 		}
 		if rng.IntN(3) == 0 {
-			edges = append(edges, graph.Edge{U: int32(i), V: int32(rng.IntN(n)), Kind: graph.Link})
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(rng.IntN(n)), Kind: graph.EdgeLink})
 		}
 	}
 	g, err := graph.New(nodes, dim, g0.Emb, edges)

@@ -37,7 +37,7 @@ func ExampleEmbedder() {
 		"the cat sat on the mat",
 		"The cat sat on the mat!",
 		"quarterly revenue grew",
-	}, llm.Document)
+	}, llm.KindDocument)
 	dot := func(a, b []float32) (s float32) {
 		for i := range a {
 			s += a[i] * b[i]

@@ -115,11 +115,11 @@ func TestModelConcurrent(t *testing.T) {
 func TestEmbedderDeterministicNormalised(t *testing.T) {
 	e := &Embedder{Dim: 32}
 	texts := []string{"Alpha beta", "alpha, BETA.", "", "!!!", "gamma 42"}
-	a, err := e.Embed(context.Background(), texts, llm.Document)
+	a, err := e.Embed(context.Background(), texts, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := e.Embed(context.Background(), texts, llm.Query)
+	b, _ := e.Embed(context.Background(), texts, llm.KindQuery)
 	if len(a) != len(texts) || len(a[0]) != 32 {
 		t.Fatalf("%d vectors of %d", len(a), len(a[0]))
 	}
@@ -148,7 +148,7 @@ func TestEmbedderDeterministicNormalised(t *testing.T) {
 
 func TestEmbedderError(t *testing.T) {
 	e := &Embedder{Err: llm.ErrInvalidOutput}
-	if _, err := e.Embed(context.Background(), []string{"x"}, llm.Query); !errors.Is(err, llm.ErrInvalidOutput) {
+	if _, err := e.Embed(context.Background(), []string{"x"}, llm.KindQuery); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatal(err)
 	}
 }

@@ -22,7 +22,7 @@ func BenchmarkLoad(b *testing.B) {
 // BenchmarkEmbed measures sentence embedding once the table is loaded.
 func BenchmarkEmbed(b *testing.B) {
 	g := Embedder()
-	if _, err := g.Embed(context.Background(), nil, llm.Document); err != nil {
+	if _, err := g.Embed(context.Background(), nil, llm.KindDocument); err != nil {
 		b.Fatal(err)
 	}
 	texts := []string{
@@ -30,6 +30,6 @@ func BenchmarkEmbed(b *testing.B) {
 		"Quarterly revenue rose 12% on strong bond trading, the bank said on Tuesday.",
 	}
 	for b.Loop() {
-		g.Embed(context.Background(), texts, llm.Document)
+		g.Embed(context.Background(), texts, llm.KindDocument)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 func ExampleEmbedder() {
 	e := local.Embedder()
-	v, err := e.Embed(context.Background(), []string{"cat", "dog", "carburetor"}, llm.Document)
+	v, err := e.Embed(context.Background(), []string{"cat", "dog", "carburetor"}, llm.KindDocument)
 	if err != nil {
 		panic(err)
 	}

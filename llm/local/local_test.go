@@ -26,7 +26,7 @@ func cos(a, b []float32) float64 {
 
 func embed(t *testing.T, g *GloVe, texts ...string) [][]float32 {
 	t.Helper()
-	v, err := g.Embed(context.Background(), texts, llm.Document)
+	v, err := g.Embed(context.Background(), texts, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestDeterministicAndNormalised(t *testing.T) {
 			t.Errorf("text %d squared norm %v", i, n)
 		}
 	}
-	q, _ := g.Embed(context.Background(), texts[:1], llm.Query)
+	q, _ := g.Embed(context.Background(), texts[:1], llm.KindQuery)
 	for j := range q[0] {
 		if q[0][j] != a[0][j] {
 			t.Fatal("kind changed the vector")
@@ -90,7 +90,7 @@ func TestEmptyAndUnknownAreZero(t *testing.T) {
 			}
 		}
 	}
-	if v, _ := g.Embed(context.Background(), nil, llm.Query); len(v) != 0 {
+	if v, _ := g.Embed(context.Background(), nil, llm.KindQuery); len(v) != 0 {
 		t.Fatal("nil input")
 	}
 }
@@ -167,7 +167,7 @@ func TestEmbeddedTable(t *testing.T) {
 func TestContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Embedder().Embed(ctx, []string{"x"}, llm.Document); !errors.Is(err, context.Canceled) {
+	if _, err := Embedder().Embed(ctx, []string{"x"}, llm.KindDocument); !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
 }

@@ -53,7 +53,7 @@ type Config struct {
 	// 0 means 64.
 	EmbedBatch int
 	// DocumentPrefix and QueryPrefix are prepended to texts embedded as
-	// llm.Document and llm.Query. When both are empty and EmbedModel
+	// llm.KindDocument and llm.KindQuery. When both are empty and EmbedModel
 	// contains "nomic-embed", nomic's "search_document: " and
 	// "search_query: " are used, as nomic-embed-text-v1.5 was trained.
 	DocumentPrefix, QueryPrefix string

@@ -74,7 +74,7 @@ func (e *Embedder) MaxBatch() int {
 // and returns L2-normalised vectors in input order.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
 	prefix := e.docPrefix
-	if kind == llm.Query {
+	if kind == llm.KindQuery {
 		prefix = e.queryPrefx
 	}
 	out := make([][]float32, 0, len(texts))

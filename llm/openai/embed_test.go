@@ -37,7 +37,7 @@ func TestEmbedPrefixesBatchesOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := []string{"a", "bb", "ccc", "dddd", "eeeee"}
-	vecs, err := e.Embed(context.Background(), texts, llm.Document)
+	vecs, err := e.Embed(context.Background(), texts, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestEmbedPrefixesBatchesOrder(t *testing.T) {
 	if e.Dimension() != 4 {
 		t.Fatalf("learnt dimension %d", e.Dimension())
 	}
-	e.Embed(context.Background(), []string{"q"}, llm.Query)
+	e.Embed(context.Background(), []string{"q"}, llm.KindQuery)
 	if got := srv.last()["input"].([]any)[0]; got != nomicQueryPrefix+"q" {
 		t.Fatalf("query input %q", got)
 	}
@@ -77,16 +77,16 @@ func TestEmbedPrefixesBatchesOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Embed(context.Background(), []string{"t"}, llm.Document)
+		e.Embed(context.Background(), []string{"t"}, llm.KindDocument)
 		if got := srv.last()["input"].([]any)[0]; got != tc.doc+"t" {
 			t.Errorf("%+v: document input %q", tc.cfg, got)
 		}
-		e.Embed(context.Background(), []string{"t"}, llm.Query)
+		e.Embed(context.Background(), []string{"t"}, llm.KindQuery)
 		if got := srv.last()["input"].([]any)[0]; got != tc.query+"t" {
 			t.Errorf("%+v: query input %q", tc.cfg, got)
 		}
 	}
-	if v, err := e.Embed(context.Background(), nil, llm.Query); err != nil || len(v) != 0 {
+	if v, err := e.Embed(context.Background(), nil, llm.KindQuery); err != nil || len(v) != 0 {
 		t.Fatal("empty batch", v, err)
 	}
 }
@@ -100,7 +100,7 @@ func TestEmbedMatryoshka(t *testing.T) {
 	if e.Dimension() != 3 || e.Name() != "nomic-embed-text-v1.5@3" {
 		t.Fatal(e.Dimension(), e.Name())
 	}
-	v, err := e.Embed(context.Background(), []string{"x"}, llm.Document)
+	v, err := e.Embed(context.Background(), []string{"x"}, llm.KindDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestEmbedBadOutput(t *testing.T) {
 	} {
 		srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) { w.Write([]byte(body)) })
 		e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m"})
-		_, err := e.Embed(context.Background(), []string{"a", "b"}, llm.Document)
+		_, err := e.Embed(context.Background(), []string{"a", "b"}, llm.KindDocument)
 		if !errors.Is(err, llm.ErrInvalidOutput) {
 			t.Errorf("%s: err = %v", name, err)
 		}
@@ -148,7 +148,7 @@ func TestEmbedBadOutput(t *testing.T) {
 	// be truncated to 768.
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, b map[string]any) { echoEmbeddings(w, r, b) })
 	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m", Matryoshka: 768})
-	if _, err := e.Embed(context.Background(), []string{"a"}, llm.Document); !errors.Is(err, llm.ErrInvalidOutput) {
+	if _, err := e.Embed(context.Background(), []string{"a"}, llm.KindDocument); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatalf("dimension mismatch: %v", err)
 	}
 }
@@ -157,8 +157,8 @@ func TestEmbedCacheNoSecondRequest(t *testing.T) {
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, b map[string]any) { echoEmbeddings(w, r, b) })
 	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m"})
 	ce := llm.WrapEmbedder(e, llm.Middleware{Cache: llm.MemoryStore()})
-	a, _ := ce.Embed(context.Background(), []string{"x", "yy"}, llm.Document)
-	b, err := ce.Embed(context.Background(), []string{"yy", "x"}, llm.Document)
+	a, _ := ce.Embed(context.Background(), []string{"x", "yy"}, llm.KindDocument)
+	b, err := ce.Embed(context.Background(), []string{"yy", "x"}, llm.KindDocument)
 	if err != nil || srv.requests.Load() != 1 {
 		t.Fatalf("requests %d, err %v", srv.requests.Load(), err)
 	}
@@ -172,7 +172,7 @@ func TestEmbedErrorKeyRedacted(t *testing.T) {
 		writeOldErr(w, 400, "bad token "+testKey)
 	})
 	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m"})
-	_, err := e.Embed(context.Background(), []string{"a"}, llm.Document)
+	_, err := e.Embed(context.Background(), []string{"a"}, llm.KindDocument)
 	var api *llm.APIError
 	if !errors.As(err, &api) || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("err = %v", err)

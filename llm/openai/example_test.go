@@ -34,7 +34,7 @@ func ExampleNewEmbedder() {
 	defer srv.Close()
 
 	e, _ := openai.NewEmbedder(openai.Config{EmbedURL: srv.URL, EmbedModel: "nomic-ai/nomic-embed-text-v1.5"})
-	v, err := e.Embed(context.Background(), []string{"what is flow?"}, llm.Query) // sent as "search_query: what is flow?"
+	v, err := e.Embed(context.Background(), []string{"what is flow?"}, llm.KindQuery) // sent as "search_query: what is flow?"
 	fmt.Println(v, e.Dimension(), err)
 	// Output: [[0.6 0.8]] 2 <nil>
 }
