@@ -51,7 +51,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	window := fs.Int("window", 0, "reading-order window of graph edges (0 = 3, -1 = none)")
 	knn := fs.Int("knn", 0, "kNN edges per node (0 = 5, -1 = none)")
 	graphMode := fs.String("graph", "direct", "graph construction: direct (nodes embedded from their content, as METHOD B.13's prototype) or builder (graph.Builder's offline analysis: lead summaries and keywords)")
-	judge := fs.Bool("judge", false, "answer-accuracy mode: answer with the FLOWREADER_LLM_* model and score with the paper's judge prompt (P7); FLOWREADER_JUDGE_MODEL names a separate judge model on the same server")
+	judge := fs.Bool("judge", false, "answer-accuracy mode: answer with the pipeline's VLM reader (one worker per chain, question type, reasoner; text only) on the FLOWREADER_LLM_* model and score with the paper's judge prompt (P7); FLOWREADER_JUDGE_MODEL names a separate judge model on the same server")
 	answerF1 := fs.Bool("answer-f1", false, "answer the extractive questions (QASPER, PaperTab) with the offline extractive reader over each router's evidence and score QASPER's answer F1 (results.md table, DIR/answer_f1.csv)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	linksMode := fs.String("links", "none", linksUsage)
@@ -247,14 +247,16 @@ func embedderName(e llm.Embedder) string {
 	return fmt.Sprintf("%T", e)
 }
 
-// accuracyMode configures answering and judging from the environment.
+// accuracyMode configures answering and judging from the environment: the
+// answers are the pipeline's VLM reader's (eval.VLMAnswerer), so a judged
+// run measures what flowreader answers.
 func accuracyMode(run *eval.Runner) error {
 	cfg := openai.FromEnv()
 	chat, err := openai.NewChat(cfg)
 	if err != nil {
 		return fmt.Errorf("--judge needs a model server (FLOWREADER_LLM_URL, FLOWREADER_LLM_MODEL): %w", err)
 	}
-	run.Answer = eval.ModelAnswerer(llm.Wrap(chat, llm.Middleware{Attempts: 4}))
+	run.Answer = eval.VLMAnswerer(llm.Wrap(chat, llm.Middleware{Attempts: 4}))
 	judge := llm.Model(chat)
 	if m := os.Getenv("FLOWREADER_JUDGE_MODEL"); m != "" {
 		jc := cfg

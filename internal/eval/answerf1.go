@@ -8,6 +8,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/reader"
+	"github.com/flowreader/flowreader/score"
 )
 
 // asciiPunct is Python's string.punctuation, which QASPER's evaluator strips.
@@ -94,10 +95,11 @@ func AnswerF1(pred string, refs []string) float64 {
 
 // ExtractiveAnswerer answers with reader.Extractive over the chains read
 // (no generative model): the best-matching verbatim span of their nodes.
-// emb, when set, adds embedding cosine to the reader's ranking.
+// emb, when set, adds embedding cosine to the reader's ranking. It reads
+// neither the router nor the scores.
 func ExtractiveAnswerer(emb llm.Embedder) AnswerFunc {
 	rd := &reader.Extractive{Embedder: emb}
-	return func(ctx context.Context, q *Question, g *graph.Graph, chains []flow.Chain) (string, error) {
+	return func(ctx context.Context, _ *RouterSpec, q *Question, g *graph.Graph, _ *score.Scores, chains []flow.Chain) (string, error) {
 		if len(chains) == 0 {
 			return "", nil
 		}

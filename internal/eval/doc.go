@@ -2,7 +2,8 @@
 // answering data with gold evidence: dataset loaders, graph construction
 // for evaluation, evidence metrics at a node budget, paired significance
 // tests, a runner that compares routers on the same graphs and scores, and
-// an answer-accuracy mode that scores answers with the paper's judge prompt.
+// an answer-accuracy mode that scores the VLM reader's answers with the paper's
+// judge prompt.
 //
 // # Metrics
 //

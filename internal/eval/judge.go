@@ -11,6 +11,8 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/jsonx"
 	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/reader"
+	"github.com/flowreader/flowreader/score"
 )
 
 // judgeTemplate is paper v3's Prompt P7, byte-identical to G2-Reader's
@@ -88,46 +90,34 @@ func Judge(ctx context.Context, m llm.Model, question string, gold []string, ans
 	return out, nil
 }
 
-// AnswerFunc answers a question from the chains read over its graph.
-type AnswerFunc func(ctx context.Context, q *Question, g *graph.Graph, chains []flow.Chain) (string, error)
+// AnswerFunc answers a question from the chains one router read over its
+// graph; s holds the scores the router routed with (the question's
+// relevance h is s.H).
+type AnswerFunc func(ctx context.Context, spec *RouterSpec, q *Question, g *graph.Graph, s *score.Scores, chains []flow.Chain) (string, error)
 
-// maxEvidenceChars bounds the evidence in one answer prompt (16 workers ×
-// 6,000 characters in the paper; here one call, so the reasoner's bound of
-// 4 × 2,000 per chain is applied to the whole context).
-const maxEvidenceChars = 24000
-
-// ModelAnswerer is a plain single-call reader for accuracy runs without
-// the full reader: the chains' node texts in routed order, then the
-// question. It is a baseline reader, not the paper's worker/reasoner
-// pipeline.
-func ModelAnswerer(m llm.Model) AnswerFunc {
-	return func(ctx context.Context, q *Question, g *graph.Graph, chains []flow.Chain) (string, error) {
-		var b strings.Builder
-		b.WriteString("Answer the question using only the evidence below. If the evidence does not contain the answer, say \"Not answerable\". Answer briefly.\n\nEvidence:\n")
-		seen := map[int]bool{}
-		for _, c := range chains {
-			for _, v := range c.Nodes {
-				if seen[v] || v < 0 || v >= g.Len() {
-					continue
-				}
-				seen[v] = true
-				n := &g.Nodes[v]
-				t := n.Content
-				if n.Caption != "" && n.Caption != t {
-					t = n.Caption + "\n" + t
-				}
-				if b.Len()+len(t) > maxEvidenceChars {
-					continue
-				}
-				fmt.Fprintf(&b, "[%s] %s\n", n.ID, t)
-			}
+// VLMAnswerer answers with the pipeline's own reader, [reader.VLM] on m:
+// one worker per chain, the question-type call and the reasoner (paper v3
+// §3.4), so that a judged run measures what flowreader answers. The
+// reasoner sees each chain's most relevant nodes by the question's h. A
+// router of type *flow.Classic is read with paper v1's prompts, as the
+// facade's Classic preset does; every other router with v3's. The runner
+// knows no document folder, so nodes are read as text (no images).
+func VLMAnswerer(m llm.Model) AnswerFunc {
+	v3 := &reader.VLM{Model: m}
+	v1 := &reader.VLM{Model: m, Classic: true}
+	return func(ctx context.Context, spec *RouterSpec, q *Question, g *graph.Graph, s *score.Scores, chains []flow.Chain) (string, error) {
+		rd := v3
+		if _, ok := spec.Router.(*flow.Classic); ok {
+			rd = v1
 		}
-		fmt.Fprintf(&b, "\nQuestion: %s\nAnswer:", q.Text)
-		req := llm.UserText(b.String())
-		resp, err := m.Generate(ctx, req)
+		in := &reader.Input{Question: q.Text, Graph: g, Chains: chains}
+		if s != nil && len(s.H) > 0 {
+			in.Relevance = s.H
+		}
+		a, err := rd.Read(ctx, in)
 		if err != nil {
 			return "", fmt.Errorf("eval: answering: %w", err)
 		}
-		return strings.TrimSpace(resp.Text), nil
+		return a.Text, nil
 	}
 }

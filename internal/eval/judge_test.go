@@ -8,7 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/internal/fixture"
+	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/score"
 )
 
 // TestJudgeTemplateMatchesPaper checks P7 byte for byte against the paper's
@@ -75,23 +79,60 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestAccuracyMode runs the answer-and-judge loop with scripted models: the
-// reader says "340" when it sees the perch row, and the judge accepts
-// answers containing 340.
+// TestVLMAnswererPrompts: a classic router's chains are read with paper
+// v1's worker prompt, every other router's with v3's.
+func TestVLMAnswererPrompts(t *testing.T) {
+	g := fixture.Graph(t)
+	q := &Question{Text: "How many nests did the North Mole hold in 2025?"}
+	s := &score.Scores{H: fixture.Relevance(g.Len())}
+	for _, c := range []struct {
+		spec RouterSpec
+		v1   bool
+	}{{RouterSpec{Name: "classic", Router: flow.DefaultClassic()}, true}, {RouterSpec{Name: "rank", Router: rankRouter{}}, false}} {
+		m := fixture.DefaultScript().Model()
+		ans, err := VLMAnswerer(m)(context.Background(), &c.spec, q, g, s, fixture.Chains(2))
+		if err != nil || ans != "The North Mole had 248 nests in 2025." {
+			t.Fatalf("%s: %q %v", c.spec.Name, ans, err)
+		}
+		for _, call := range m.Calls() {
+			if p := fake.Prompt(call); strings.Contains(p, fixture.MarkWorker) && strings.Contains(p, "ENTITY ANCHOR") != c.v1 {
+				t.Errorf("%s: worker prompt of the wrong version: %.120q", c.spec.Name, p)
+			}
+		}
+	}
+}
+
+// TestAccuracyMode runs the answer-and-judge loop with scripted models
+// through the pipeline's VLM reader: a worker that sees the perch row
+// answers W340, the reasoner turns a W340 draft into R340 (anything else
+// into "Not answerable"), and the judge accepts only R340. A one-call
+// reader would meet the strict reader model's missing rule, and its answer
+// would never be the reasoner's.
 func TestAccuracyMode(t *testing.T) {
-	reader := &fake.Model{Default: "Not answerable"}
-	reader.On("Perch | 340", "340")
+	rd := &fake.Model{Strict: true}
+	rd.On(fixture.MarkQType, `{"type":"value","length":"short"}`)
+	rd.Rules = append(rd.Rules, fake.Rule{Match: func(req *llm.Request) bool {
+		p := fake.Prompt(req)
+		return strings.Contains(p, fixture.MarkReasoner) && strings.Contains(p, "Worker answer: W340")
+	}, Reply: "<thought>The perch row gives 340.</thought><output>R340</output>"})
+	rd.On(fixture.MarkReasoner, "<thought>Nothing.</thought><output>Not answerable</output>")
+	rd.Rules = append(rd.Rules, fake.Rule{Match: func(req *llm.Request) bool {
+		p := fake.Prompt(req)
+		return strings.Contains(p, fixture.MarkWorker) && strings.Contains(p, "Perch | 340")
+	}, Reply: `{"status":"supported","answer":"W340","evidence":"Perch | 340"}`})
+	rd.On(fixture.MarkWorker, `{"status":"not_reported","answer":"","evidence":""}`)
 	judge := &fake.Model{Default: `{"accuracy": 0, "reasoning": "no"}`}
-	judge.On("**Generated Answer**: 340", `{"accuracy": 1, "reasoning": "yes"}`)
+	judge.On("**Generated Answer**: R340", `{"accuracy": 1, "reasoning": "yes"}`)
 	run := testRunner()
 	run.Budgets = []int{1, 8}
-	run.Answer = ModelAnswerer(reader)
+	run.Answer = VLMAnswerer(rd)
 	run.JudgeModel = judge
 	ds := mustLoad(t, FeTaQA, LoadOptions{Distractors: 2, Limit: 1})
 	res, err := run.Run(context.Background(), ds)
 	if err != nil {
 		t.Fatal(err)
 	}
+	right := 0
 	for _, r := range res.Rows() {
 		if r.JudgedQuestions != 1 {
 			t.Errorf("%s at %d: %d judged", r.Router, r.Budget, r.JudgedQuestions)
@@ -99,6 +140,42 @@ func TestAccuracyMode(t *testing.T) {
 		// The accuracy follows evidence: right exactly when the row was read.
 		if r.Accuracy != r.AllGoldRate {
 			t.Errorf("%s at %d: accuracy %v, all-gold %v", r.Router, r.Budget, r.Accuracy, r.AllGoldRate)
+		}
+		if r.Accuracy == 1 {
+			right++
+		}
+	}
+	if right == 0 {
+		t.Error("no reading found the perch row: the test does not tell the readers apart")
+	}
+	// One worker per chain read, one question-type and one reasoner call
+	// per reading.
+	chains, readings := 0, 0
+	for i := range res.Metrics {
+		for b := range res.Metrics[i] {
+			for _, m := range res.Metrics[i][b] {
+				if m.Judged {
+					chains += m.Chains
+					readings++
+				}
+			}
+		}
+	}
+	kinds := map[string]int{}
+	for _, c := range rd.Calls() {
+		p := fake.Prompt(c)
+		for _, k := range []string{fixture.MarkWorker, fixture.MarkQType, fixture.MarkReasoner} {
+			if strings.Contains(p, k) {
+				kinds[k]++
+			}
+		}
+	}
+	if kinds[fixture.MarkWorker] != chains || kinds[fixture.MarkQType] != readings || kinds[fixture.MarkReasoner] != readings {
+		t.Errorf("calls %v, want %d workers (the chains read) and %d question-type and reasoner calls", kinds, chains, readings)
+	}
+	for _, c := range judge.Calls() {
+		if p := fake.Prompt(c); !strings.Contains(p, "**Generated Answer**: R340") && !strings.Contains(p, "**Generated Answer**: Not answerable") {
+			t.Errorf("judged an answer that is not the reasoner's output: %.200q", p)
 		}
 	}
 	dir := t.TempDir()

@@ -274,7 +274,7 @@ func (r *Runner) question(ctx context.Context, res *Results, scorings map[string
 			chains = selector.CapDistinct(chains, budget)
 			m := Measure(q, g, chains)
 			if r.Answer != nil && len(q.Answers) > 0 {
-				ans, err := r.Answer(ctx, q, g, chains)
+				ans, err := r.Answer(ctx, &res.Routers[i], q, g, s, chains)
 				if err != nil {
 					return fmt.Errorf("router %s: %w", spec.Name, err)
 				}
@@ -285,7 +285,7 @@ func (r *Runner) question(ctx context.Context, res *Results, scorings map[string
 				m.Judged, m.Correct = true, v.Accuracy == 1
 			}
 			if r.Extract != nil && q.Extractive && len(q.AnswerRefs) > 0 {
-				ans, err := r.Extract(ctx, q, g, chains)
+				ans, err := r.Extract(ctx, &res.Routers[i], q, g, s, chains)
 				if err != nil {
 					return fmt.Errorf("router %s: extractive answer: %w", spec.Name, err)
 				}
