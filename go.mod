@@ -1,6 +1,6 @@
 module github.com/flowreader/flowreader
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/kljensen/snowball v0.10.0
