@@ -1,10 +1,14 @@
 package graph
 
-import "github.com/flowreader/flowreader/internal/mention"
+import (
+	"strings"
+
+	"github.com/flowreader/flowreader/internal/mention"
+)
 
 // MentionLinks returns Link edges between titled passages, computed from the
-// nodes alone (no language model): an edge joins u and v when u's Content
-// names v's title (its Section, without a parenthesised qualifier: "Lloyd
+// nodes alone (no language model call): an edge joins u and v when u's
+// Content or Keywords name v's title (its Section, without a parenthesised qualifier: "Lloyd
 // (film)" is named "Lloyd"), and, with entities, when u and v name one
 // entity, a run of at least two capitalised words that is not a date or a
 // number and that at most 8 passages name. Titles under 4 letters, lower
@@ -24,6 +28,11 @@ func MentionLinks(nodes []Node, entities bool) []Edge {
 	titles := make([]string, len(nodes))
 	for i := range nodes {
 		texts[i], titles[i] = nodes[i].Content, nodes[i].Section
+		if kw := nodes[i].Keywords; len(kw) > 0 {
+			// The analysis' keywords (a model's, when one is configured)
+			// name titles and entities too.
+			texts[i] += "\n" + strings.Join(kw, ". ")
+		}
 	}
 	ps := mention.MentionPairs(texts, titles, mention.Options{})
 	if entities {

@@ -28,6 +28,14 @@ func TestMentionLinks(t *testing.T) {
 	if _, err := New(nodes, 0, nil, got); err != nil {
 		t.Fatal(err)
 	}
+	// The analysis' keywords name titles and entities as the text does.
+	kw := []Node{
+		{Section: "Blue Harbour", Content: "A 1961 film.", Keywords: []string{"Anna Berg", "drama"}},
+		{Section: "Anna Berg", Content: "A director born in 1920."},
+	}
+	if got, want := MentionLinks(kw, false), []Edge{{U: 0, V: 1, Kind: EdgeLink}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keyword links %v, want %v", got, want)
+	}
 	if got := MentionLinks(nil, true); len(got) != 0 {
 		t.Errorf("no nodes: %v", got)
 	}
