@@ -2,7 +2,10 @@ module github.com/flowreader/flowreader/adapters/eino
 
 go 1.26.0
 
-require github.com/flowreader/flowreader v0.0.0
+require (
+	github.com/cloudwego/eino v0.7.36
+	github.com/flowreader/flowreader v0.0.0
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
@@ -11,7 +14,6 @@ require (
 	github.com/bytedance/sonic v1.15.5 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
-	github.com/cloudwego/eino v0.7.36
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/eino-contrib/jsonschema v1.0.3 // indirect
 	github.com/goph/emperror v0.17.2 // indirect

@@ -131,6 +131,14 @@ func TestErrorMapping(t *testing.T) {
 	if !errors.As(err, &api) || api.StatusCode != 400 || errors.Is(err, llm.ErrRateLimited) || errors.Is(err, llm.ErrUnavailable) {
 		t.Errorf("400: %v", err)
 	}
+	// An unreachable server is temporary.
+	ts := httptest.NewServer(&server{})
+	ts.Close()
+	c, _ := openai.New(openai.WithBaseURL(ts.URL+"/v1"), openai.WithToken("test"))
+	m, _ = lcadapter.NewModel(c, "openai/m", lcadapter.ModelOptions{})
+	if _, err := m.Generate(context.Background(), llm.UserText("hi")); !errors.Is(err, llm.ErrUnavailable) {
+		t.Errorf("closed server: %v", err)
+	}
 	// LangChainGo's standard errors.
 	fm := lcadapter.ModelFunc(func() error { return llms.NewError(llms.ErrCodeRateLimit, "anthropic", "overloaded") })
 	m, _ = lcadapter.NewModel(fm, "x", lcadapter.ModelOptions{})

@@ -58,7 +58,10 @@ func mapError(ctx context.Context, op string, err error) error {
 	case strings.Contains(low, "rate limit") || strings.Contains(low, "too many requests"):
 		return fmt.Errorf("%s: %w: %w", op, llm.ErrRateLimited, err)
 	case strings.Contains(low, "connection refused") || strings.Contains(low, "connection reset") ||
-		strings.Contains(low, "unexpected eof") || strings.Contains(low, "service unavailable"):
+		strings.Contains(low, "unexpected eof") || strings.Contains(low, "service unavailable") ||
+		// The OpenAI client's texts for any net.Error and for an HTTP
+		// client timeout with the context still live.
+		strings.Contains(low, "network error") || strings.Contains(low, "network operation exceeded timeout"):
 		return fmt.Errorf("%s: %w: %w", op, llm.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
