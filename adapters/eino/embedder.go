@@ -1,0 +1,93 @@
+package eino
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/cloudwego/eino/components/embedding"
+	"github.com/flowreader/flowreader/llm"
+)
+
+// Task prefixes of nomic-embed-text (v1 and v1.5), for [EmbedderOptions].
+const (
+	NomicDocumentPrefix = "search_document: "
+	NomicQueryPrefix    = "search_query: "
+)
+
+// EmbedderOptions are the optional settings of [NewEmbedder].
+type EmbedderOptions struct {
+	// DocumentPrefix and QueryPrefix are prepended to texts of
+	// llm.KindDocument and llm.KindQuery, since Eino embeds with no kind:
+	// [NomicDocumentPrefix] and [NomicQueryPrefix] for nomic-embed-text.
+	// Empty means none.
+	DocumentPrefix, QueryPrefix string
+	// MaxBatch, when positive, is the largest batch the provider accepts;
+	// the graph builder then sends batches of that size (llm.BatchSizer).
+	MaxBatch int
+	// Options are passed to every EmbedStrings call.
+	Options []embedding.Option
+}
+
+// Embedder is an Eino embedding.Embedder as an llm.Embedder. It
+// implements llm.Namer, and llm.BatchSizer when MaxBatch is set.
+type Embedder struct {
+	e    embedding.Embedder
+	name string
+	dim  int
+	opt  EmbedderOptions
+}
+
+// NewEmbedder adapts e. name identifies the embedding model, dim is the
+// length of its vectors; both are required, since Eino reports neither.
+func NewEmbedder(e embedding.Embedder, name string, dim int, opt EmbedderOptions) (*Embedder, error) {
+	if e == nil || name == "" || dim <= 0 {
+		return nil, fmt.Errorf("eino: NewEmbedder needs an embedder, a name and a positive dimension (got name %q, dimension %d)", name, dim)
+	}
+	return &Embedder{e: e, name: name, dim: dim, opt: opt}, nil
+}
+
+// Name returns the declared name.
+func (e *Embedder) Name() string { return e.name }
+
+// Dimension returns the declared dimension.
+func (e *Embedder) Dimension() int { return e.dim }
+
+// MaxBatch returns EmbedderOptions.MaxBatch.
+func (e *Embedder) MaxBatch() int { return e.opt.MaxBatch }
+
+// Embed prefixes the texts by kind, embeds them with EmbedStrings and
+// converts the vectors to float32. Every vector must have the declared
+// dimension and be finite.
+func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+	prefix := e.opt.DocumentPrefix
+	if kind == llm.KindQuery {
+		prefix = e.opt.QueryPrefix
+	}
+	in := make([]string, len(texts))
+	for i, t := range texts {
+		in[i] = prefix + t
+	}
+	vs, err := e.e.EmbedStrings(ctx, in, e.opt.Options...)
+	if err != nil {
+		return nil, mapError(ctx, "eino: embed", err)
+	}
+	if len(vs) != len(texts) {
+		return nil, fmt.Errorf("eino: %w: %d vectors for %d texts", llm.ErrInvalidOutput, len(vs), len(texts))
+	}
+	out := make([][]float32, len(vs))
+	for i, v := range vs {
+		if len(v) != e.dim {
+			return nil, fmt.Errorf("eino: %w: vector %d has length %d, declared %d", llm.ErrInvalidOutput, i, len(v), e.dim)
+		}
+		out[i] = make([]float32, len(v))
+		for j, x := range v {
+			f := float32(x)
+			if math.IsNaN(x) || math.IsInf(float64(f), 0) {
+				return nil, fmt.Errorf("eino: %w: vector %d is not finite", llm.ErrInvalidOutput, i)
+			}
+			out[i][j] = f
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,126 @@
+package eino
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+	"github.com/flowreader/flowreader/llm"
+)
+
+// ModelOptions are the optional settings of [NewModel].
+type ModelOptions struct {
+	// Images says the model takes images (llm.ImageAccepter); without it
+	// flowreader sends visual nodes as text.
+	Images bool
+	// Schema, when set, returns the provider-specific options that ask for
+	// output validating against a JSON schema (Eino has no common one; for
+	// example eino-ext's OpenAI component takes a response format). When
+	// nil, the schema is stated in a leading system message.
+	Schema func(name string, schema []byte) []model.Option
+	// Options are passed to every Generate call (for example
+	// model.WithModel).
+	Options []model.Option
+}
+
+// Model is an Eino model.BaseChatModel as an llm.Model. It implements
+// llm.Namer and llm.ImageAccepter.
+type Model struct {
+	m    model.BaseChatModel
+	name string
+	opt  ModelOptions
+}
+
+// NewModel adapts m. name identifies the model; it is part of flowreader's
+// cache keys.
+func NewModel(m model.BaseChatModel, name string, opt ModelOptions) (*Model, error) {
+	if m == nil || name == "" {
+		return nil, fmt.Errorf("eino: NewModel needs a model and a name")
+	}
+	return &Model{m: m, name: name, opt: opt}, nil
+}
+
+// Name returns the declared name.
+func (m *Model) Name() string { return m.name }
+
+// AcceptsImages reports ModelOptions.Images.
+func (m *Model) AcceptsImages() bool { return m.opt.Images }
+
+// Generate sends req through Generate. A user message with images goes as
+// UserInputMultiContent (images as base64 data with their MIME type);
+// every other message as Content. Eino has no common seed option, so
+// Request.Seed is not sent.
+func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	name := req.SchemaName
+	if name == "" {
+		name = "response"
+	}
+	msgs := make([]*schema.Message, 0, len(req.Messages)+1)
+	if len(req.JSONSchema) > 0 && m.opt.Schema == nil {
+		msgs = append(msgs, schema.SystemMessage(fmt.Sprintf(
+			"Answer with one JSON object (%s) that validates against this JSON schema:\n%s", name, req.JSONSchema)))
+	}
+	for _, msg := range req.Messages {
+		msgs = append(msgs, message(msg))
+	}
+	opts := append([]model.Option{model.WithTemperature(float32(req.Temperature))}, m.opt.Options...)
+	if req.TopP > 0 {
+		opts = append(opts, model.WithTopP(float32(req.TopP)))
+	}
+	if req.MaxTokens > 0 {
+		opts = append(opts, model.WithMaxTokens(req.MaxTokens))
+	}
+	if len(req.JSONSchema) > 0 && m.opt.Schema != nil {
+		opts = append(opts, m.opt.Schema(name, req.JSONSchema)...)
+	}
+	out, err := m.m.Generate(ctx, msgs, opts...)
+	if err != nil {
+		return nil, mapError(ctx, "eino: generate", err)
+	}
+	if out == nil {
+		return nil, fmt.Errorf("eino: generate: %w: no message", llm.ErrInvalidOutput)
+	}
+	resp := &llm.Response{Text: out.Content}
+	if meta := out.ResponseMeta; meta != nil {
+		resp.FinishReason = meta.FinishReason
+		if u := meta.Usage; u != nil {
+			resp.Usage = llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+		}
+	}
+	return resp, nil
+}
+
+func message(msg llm.Message) *schema.Message {
+	out := &schema.Message{Role: schema.User}
+	switch msg.Role {
+	case llm.RoleSystem:
+		out.Role = schema.System
+	case llm.RoleAssistant:
+		out.Role = schema.Assistant
+	}
+	images := false
+	for _, p := range msg.Parts {
+		images = images || p.Image != nil
+	}
+	if !images || out.Role != schema.User {
+		for _, p := range msg.Parts {
+			out.Content += p.Text
+		}
+		return out
+	}
+	for _, p := range msg.Parts {
+		if p.Image == nil {
+			out.UserInputMultiContent = append(out.UserInputMultiContent,
+				schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: p.Text})
+			continue
+		}
+		data := base64.StdEncoding.EncodeToString(p.Image.Data)
+		out.UserInputMultiContent = append(out.UserInputMultiContent, schema.MessageInputPart{
+			Type:  schema.ChatMessagePartTypeImageURL,
+			Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: p.Image.MIME}},
+		})
+	}
+	return out
+}
