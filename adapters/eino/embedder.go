@@ -3,9 +3,9 @@ package eino
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/cloudwego/eino/components/embedding"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -72,22 +72,15 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 	if err != nil {
 		return nil, mapError(ctx, "eino: embed", err)
 	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("eino: %w: %d vectors for %d texts", llm.ErrInvalidOutput, len(vs), len(texts))
-	}
 	out := make([][]float32, len(vs))
 	for i, v := range vs {
-		if len(v) != e.dim {
-			return nil, fmt.Errorf("eino: %w: vector %d has length %d, declared %d", llm.ErrInvalidOutput, i, len(v), e.dim)
-		}
 		out[i] = make([]float32, len(v))
 		for j, x := range v {
-			f := float32(x)
-			if math.IsNaN(x) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("eino: %w: vector %d is not finite", llm.ErrInvalidOutput, i)
-			}
-			out[i][j] = f
+			out[i][j] = float32(x) // beyond float32's range it becomes ±Inf, which the check refuses
 		}
+	}
+	if err := llmutil.CheckVectors(out, len(texts), e.dim); err != nil {
+		return nil, fmt.Errorf("eino: %w", err)
 	}
 	return out, nil
 }

@@ -3,17 +3,16 @@ package eino
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/cloudwego/eino/components/retriever"
 	"github.com/cloudwego/eino/schema"
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/adapt"
 )
 
 // DefaultMaxDocuments is flowreader's default Budget, the retriever's
 // document limit when none is given.
-const DefaultMaxDocuments = 16
+const DefaultMaxDocuments = adapt.DefaultMaxDocuments
 
 // Retriever is a *flowreader.Index as an Eino retriever.Retriever.
 type Retriever struct {
@@ -50,55 +49,18 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retrieve
 	if o.TopK != nil && *o.TopK > 0 && *o.TopK < limit {
 		limit = *o.TopK
 	}
-	s, err := r.ix.Score(ctx, query)
+	var keep func(adapt.Evidence) bool
+	if o.ScoreThreshold != nil {
+		keep = func(e adapt.Evidence) bool { return e.H >= *o.ScoreThreshold }
+	}
+	ev, err := adapt.Retrieve(ctx, r.ix, query, limit, keep)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := r.ix.Route(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	g := r.ix.Graph()
-	seen := map[int]bool{}
-	var docs []*schema.Document
-	for ci, c := range r.ix.Select(rt) {
-		for _, v := range c.Nodes {
-			if seen[v] || v < 0 || v >= g.Len() {
-				continue
-			}
-			var h float64
-			if v < len(s.H) {
-				h = s.H[v]
-			}
-			if o.ScoreThreshold != nil && h < *o.ScoreThreshold {
-				continue
-			}
-			if len(docs) == limit {
-				return docs, nil
-			}
-			seen[v] = true
-			n := g.Nodes[v]
-			d := &schema.Document{ID: n.ID, Content: text(n), MetaData: map[string]any{
-				"id": n.ID, "document": n.Doc, "page": n.Page, "modality": n.Modality.String(),
-				"section": n.Section, "chain": ci, "flow": c.Flow, "h": h,
-			}}
-			docs = append(docs, d.WithScore(h))
-		}
+	docs := make([]*schema.Document, len(ev))
+	for i, e := range ev {
+		d := &schema.Document{ID: e.Node.ID, Content: e.Text, MetaData: e.Metadata()}
+		docs[i] = d.WithScore(e.H)
 	}
 	return docs, nil
-}
-
-// text is a node's content, or for a visual node without one its caption,
-// summary and the text read in its image.
-func text(n graph.Node) string {
-	if n.Content != "" {
-		return n.Content
-	}
-	var parts []string
-	for _, s := range []string{n.Caption, n.Summary, n.ImageText} {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

@@ -3,8 +3,8 @@ package langchaingo
 import (
 	"context"
 	"fmt"
-	"math"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/tmc/langchaingo/embeddings"
 )
@@ -83,18 +83,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 			return nil, mapError(ctx, "langchaingo: embed documents", err)
 		}
 	}
-	if len(out) != len(texts) {
-		return nil, fmt.Errorf("langchaingo: %w: %d vectors for %d texts", llm.ErrInvalidOutput, len(out), len(texts))
-	}
-	for i, v := range out {
-		if len(v) != e.dim {
-			return nil, fmt.Errorf("langchaingo: %w: vector %d has length %d, declared %d", llm.ErrInvalidOutput, i, len(v), e.dim)
-		}
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("langchaingo: %w: vector %d is not finite", llm.ErrInvalidOutput, i)
-			}
-		}
+	if err := llmutil.CheckVectors(out, len(texts), e.dim); err != nil {
+		return nil, fmt.Errorf("langchaingo: %w", err)
 	}
 	return out, nil
 }

@@ -3,16 +3,15 @@ package langchaingo
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/adapt"
 	"github.com/tmc/langchaingo/schema"
 )
 
 // DefaultMaxDocuments is flowreader's default Budget, the retriever's
 // document limit when none is given.
-const DefaultMaxDocuments = 16
+const DefaultMaxDocuments = adapt.DefaultMaxDocuments
 
 // Retriever is a *flowreader.Index as a LangChainGo schema.Retriever.
 type Retriever struct {
@@ -41,55 +40,13 @@ func NewRetriever(ix *flowreader.Index, maxDocuments int) (*Retriever, error) {
 // document, page, modality, section, chain (index among the selected
 // chains), flow (the chain's), h (the node's score); Score is h.
 func (r *Retriever) GetRelevantDocuments(ctx context.Context, query string) ([]schema.Document, error) {
-	s, err := r.ix.Score(ctx, query)
+	ev, err := adapt.Retrieve(ctx, r.ix, query, r.max, nil)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := r.ix.Route(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	g := r.ix.Graph()
-	seen := map[int]bool{}
-	var docs []schema.Document
-	for ci, c := range r.ix.Select(rt) {
-		for _, v := range c.Nodes {
-			if seen[v] || v < 0 || v >= g.Len() {
-				continue
-			}
-			if len(docs) == r.max {
-				return docs, nil
-			}
-			seen[v] = true
-			n := g.Nodes[v]
-			var h float64
-			if v < len(s.H) {
-				h = s.H[v]
-			}
-			docs = append(docs, schema.Document{
-				PageContent: text(n),
-				Score:       float32(h),
-				Metadata: map[string]any{
-					"id": n.ID, "document": n.Doc, "page": n.Page, "modality": n.Modality.String(),
-					"section": n.Section, "chain": ci, "flow": c.Flow, "h": h,
-				},
-			})
-		}
+	docs := make([]schema.Document, len(ev))
+	for i, e := range ev {
+		docs[i] = schema.Document{PageContent: e.Text, Score: float32(e.H), Metadata: e.Metadata()}
 	}
 	return docs, nil
-}
-
-// text is a node's content, or for a visual node without one its caption,
-// summary and the text read in its image.
-func text(n graph.Node) string {
-	if n.Content != "" {
-		return n.Content
-	}
-	var parts []string
-	for _, s := range []string{n.Caption, n.Summary, n.ImageText} {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
