@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/local"
 	"github.com/flowreader/flowreader/reader"
@@ -77,6 +82,26 @@ type Config struct {
 	Cache llm.Store
 	// Progress, when set, receives build progress.
 	Progress func(done, total int, stage string)
+
+	// Logger, when set, receives structured records: builds, their stages
+	// and opens at info level, each question's stages and each model and
+	// embedding call at debug level, fallbacks at warn level. No prompt,
+	// question, document text or key is logged at info level or above. Nil
+	// means silent; the default logger of log/slog is never used unless
+	// passed here.
+	Logger *slog.Logger
+	// TracerProvider, when set, receives the spans of Build (and its
+	// stages), Open, Score, Route, Select, Answer (the read and the System-2
+	// pass) and of every call to Model and Embedder, the latter following
+	// the OpenTelemetry GenAI semantic conventions without prompt or
+	// response content. Nil means no spans; the global provider is never
+	// used unless passed here (otel.GetTracerProvider()).
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, receives the GenAI client metrics
+	// gen_ai.client.token.usage and gen_ai.client.operation.duration of
+	// the calls to Model and Embedder. Nil means none; the global provider
+	// is never used unless passed here.
+	MeterProvider metric.MeterProvider
 }
 
 // Aspects is the default preset, equal to the zero Config: the v3 aspect
@@ -122,7 +147,9 @@ func Classic() Config {
 // is safe for concurrent use. Open binds it to a graph.
 type Pipeline struct {
 	embedder llm.Embedder
-	model    llm.Model
+	embed    llm.Embedder // embedder inside the telemetry wrapper
+	model    llm.Model    // Config.Model inside the telemetry wrapper
+	obs      *telemetry.Obs
 	scoring  score.Config
 	router   flow.Router
 	selector selector.Selector
@@ -171,11 +198,14 @@ func New(cfg Config) (*Pipeline, error) {
 		p.embedder = g
 		p.notes = append(p.notes, "embedded default embedder: "+g.Name()+" (offline GloVe word vectors, no server)")
 	}
+	if err := p.observe(); err != nil {
+		return nil, err
+	}
 	if p.reader == nil {
 		if cfg.Model != nil {
-			p.reader = &reader.VLM{Model: cfg.Model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot}
+			p.reader = &reader.VLM{Model: p.model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot}
 		} else {
-			p.reader = &reader.Extractive{Embedder: p.embedder}
+			p.reader = &reader.Extractive{Embedder: p.embed}
 			p.notes = append(p.notes, "embedded default reader: extractive (no model configured; answers are verbatim spans, not generated)")
 		}
 	}
@@ -205,16 +235,18 @@ func (p *Pipeline) Notes() []string { return append([]string(nil), p.notes...) }
 // node analysis (with the Model, else offline), embeddings, reading-order,
 // kNN and (with a Model) LLM links. Save it with graph.Save; Open binds the
 // pipeline to it.
-func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Graph, error) {
+func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (g *graph.Graph, err error) {
+	ctx, done := p.observeBuild(ctx, docs)
+	defer func() { done(g, err) }()
 	b := &graph.Builder{
-		Embedder:    p.embedder,
+		Embedder:    p.embed,
 		Model:       p.model,
 		Cache:       p.cfg.Cache,
 		Concurrency: p.cfg.Concurrency,
-		Progress:    p.cfg.Progress,
+		Progress:    p.progress(ctx),
 		Root:        p.cfg.ImageRoot,
 	}
-	g, err := b.Build(ctx, docs)
+	g, err = b.Build(ctx, docs)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: build: %w", err)
 	}
@@ -235,13 +267,15 @@ type Index struct {
 // Open binds the pipeline to g, doing every question-independent step now
 // so that the first question costs what the later ones do. g must not be
 // modified afterwards.
-func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (*Index, error) {
+func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err error) {
 	if g == nil || g.Len() == 0 {
 		return nil, ErrNoGraph
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	ctx, done := p.observeOpen(ctx, g)
+	defer func() { done(err) }()
 	gr, err := p.router.Open(ctx, g)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: open: %w", err)
@@ -257,7 +291,7 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (*Index, error) {
 func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 	dim := p.embedder.Dimension()
 	if dim <= 0 {
-		v, err := p.embedder.Embed(ctx, []string{"dimension probe"}, llm.KindQuery)
+		v, err := p.embed.Embed(ctx, []string{"dimension probe"}, llm.KindQuery)
 		if err != nil {
 			return nil, fmt.Errorf("flowreader: load: probe embedder dimension: %w", err)
 		}
@@ -278,11 +312,13 @@ func (ix *Index) Graph() *graph.Graph { return ix.g }
 
 // Score embeds the question (as an llm.KindQuery) and scores every node:
 // relevance, and the configured scoring's further signals.
-func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
+func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, err error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
-	vs, err := ix.p.embedder.Embed(ctx, []string{question}, llm.KindQuery)
+	ctx, span := ix.p.obs.Start(ctx, "flowreader.score")
+	defer func() { telemetry.End(span, err) }()
+	vs, err := ix.p.embed.Embed(ctx, []string{question}, llm.KindQuery)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: embedding the question: %w", err)
 	}
@@ -298,7 +334,9 @@ func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, err
 
 // Route routes the evidence flow for the scores of one question and
 // decomposes it into chains.
-func (ix *Index) Route(ctx context.Context, s *score.Scores) (*flow.Routing, error) {
+func (ix *Index) Route(ctx context.Context, s *score.Scores) (_ *flow.Routing, err error) {
+	ctx, done := ix.observeRoute(ctx)
+	defer func() { done(err) }()
 	r, err := ix.router.Route(ctx, s, ix.p.budget)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: route: %w", err)
@@ -330,31 +368,37 @@ type Result struct {
 	Notes []string
 	// Stages is the wall time of score, route, select and answer.
 	Stages map[string]time.Duration
+	// Usage counts the calls made through the pipeline's Model and
+	// Embedder for this result, with their tokens: by Ask, the question's
+	// embedding, the reading and System 2; by Answer, the latter two.
+	Usage llm.Totals
 }
 
 // Answer reads the selected chains and answers the question; with System 2
 // on, the gate may then trigger one System-2 pass (re-route, re-select,
 // re-read). With no chains, the answer is empty and says why, and no model
 // call is spent.
-func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (*Result, error) {
+func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (res *Result, err error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Scores: s, Routing: r, Chains: chains, Notes: ix.p.Notes()}
+	ctx, done := ix.observeAnswer(ctx, len(chains))
+	defer func() { done(res, err) }()
+	res = &Result{Scores: s, Routing: r, Chains: chains, Notes: ix.p.Notes()}
 	in := &reader.Input{Question: question, Graph: ix.g, Chains: chains}
 	if s != nil {
 		in.Relevance = s.H
 	}
-	a, err := ix.p.reader.Read(ctx, in)
+	a, err := ix.read(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: answer: %w", err)
 	}
 	res.Answer = a
 	if ix.p.judge != nil && len(chains) > 0 {
-		if err := ix.system2(ctx, question, res); err != nil {
+		if err := ix.observeSystem2(ctx, question, res); err != nil {
 			return nil, fmt.Errorf("flowreader: answer: %w", err)
 		}
 	}
@@ -362,7 +406,9 @@ func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r
 }
 
 // Ask runs Score, Route, Select and Answer for one question.
-func (ix *Index) Ask(ctx context.Context, question string) (*Result, error) {
+func (ix *Index) Ask(ctx context.Context, question string) (res *Result, err error) {
+	ctx, done := ix.observeAsk(ctx)
+	defer func() { done(res, err) }()
 	stages := map[string]time.Duration{}
 	t := time.Now()
 	lap := func(stage string) {
@@ -380,9 +426,9 @@ func (ix *Index) Ask(ctx context.Context, question string) (*Result, error) {
 		return nil, err
 	}
 	lap("route")
-	chains := ix.Select(r)
+	chains := ix.observeSelect(ctx, r)
 	lap("select")
-	res, err := ix.Answer(ctx, question, s, r, chains)
+	res, err = ix.Answer(ctx, question, s, r, chains)
 	if err != nil {
 		return nil, err
 	}

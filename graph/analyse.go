@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flowreader/flowreader/internal/jsonx"
+	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -33,8 +36,13 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 		images = ia.AcceptsImages()
 	}
 	p := b.stage("analyse", len(nodes))
+	ctx, span := telemetry.Stage(ctx, "flowreader.build.analyse", attribute.Int("flowreader.nodes", len(nodes)))
+	var err error
+	defer func() { telemetry.End(span, err) }()
+	fallbacks := 0
+	var mu sync.Mutex
 	keep := make([]bool, len(nodes))
-	g, gctx := errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(llm.WithPurpose(ctx, llm.PurposeAnalysis))
 	g.SetLimit(b.concurrency())
 	for i := range nodes {
 		if gctx.Err() != nil {
@@ -52,6 +60,9 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 			}
 			var a analysis
 			if jsonx.Extract(resp.Text, &a) != nil || strings.TrimSpace(a.Summary) == "" {
+				mu.Lock()
+				fallbacks++
+				mu.Unlock()
 				analyseOffline(n)
 				keep[i] = true
 				p.add(1)
@@ -68,11 +79,14 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	if err = g.Wait(); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err = ctx.Err(); err != nil {
 		return nil, err
+	}
+	if fallbacks > 0 {
+		telemetry.Warn(ctx, "node analysis fell back to the offline analysis: the model's answer did not parse", "nodes", fallbacks, "total", len(nodes))
 	}
 	out := nodes[:0]
 	for i := range nodes {

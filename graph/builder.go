@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/flowreader/flowreader/internal/tally"
+	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -135,8 +139,17 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if b.Embedder == nil {
 		return nil, errNoEmbedder
 	}
+	// Calls are counted under the cache (a hit costs nothing), unless the
+	// caller's wrapper (flowreader's pipeline) counts them already.
+	ctx, spent := tally.With(ctx)
 	emb := b.Embedder
+	if !telemetry.Wrapped(emb) {
+		emb = telemetry.WrapEmbedder(emb, nil)
+	}
 	model := b.Model
+	if model != nil && !telemetry.Wrapped(model) {
+		model = telemetry.WrapModel(model, nil)
+	}
 	if b.Cache != nil {
 		emb = llm.WrapEmbedder(emb, llm.Middleware{Cache: b.Cache})
 		if model != nil {
@@ -186,7 +199,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if k > 0 {
 		k = min(k, len(nodes)-1)
 		p := b.stage("knn", len(nodes))
+		_, span := telemetry.Stage(ctx, "flowreader.build.knn", attribute.Int("flowreader.nodes", len(nodes)), attribute.Int("flowreader.k", k))
 		nb, err := topK(ctx, vecs, len(nodes), dim, k, b.concurrency())
+		telemetry.End(span, err)
 		if err != nil {
 			return nil, err
 		}
@@ -200,6 +215,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if nm, ok := b.Embedder.(llm.Namer); ok {
 		g.Embedder = nm.Name()
 	}
+	g.Usage = spent.Totals()
 	return g, nil
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flowreader/flowreader/internal/llmutil"
+	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -15,7 +17,9 @@ import (
 // concurrently, into one contiguous row-major slice. The dimension is the
 // embedder's, or taken from the vectors when it reports 0 (want > 0 fixes
 // it, as in later rounds). Vectors are validated: count, length, finite.
-func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage string, want int) ([]float32, int, error) {
+func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage string, want int) (_ []float32, _ int, err error) {
+	ctx, span := telemetry.Stage(ctx, "flowreader.build.embed", attribute.String("flowreader.stage", stage), attribute.Int("flowreader.nodes", len(nodes)))
+	defer func() { telemetry.End(span, err) }()
 	n := len(nodes)
 	texts := make([]string, n)
 	for i := range nodes {
@@ -51,10 +55,10 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	if err = g.Wait(); err != nil {
 		return nil, 0, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err = ctx.Err(); err != nil {
 		return nil, 0, err
 	}
 	if n == 0 {

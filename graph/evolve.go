@@ -10,9 +10,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flowreader/flowreader/internal/jsonx"
+	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -57,8 +59,10 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 	k := min(evolveNeighbours, max(n-1, 0))
 	for r := 1; r <= rounds; r++ {
 		stage := fmt.Sprintf("evolve %d/%d", r, rounds)
+		ctx, span := telemetry.Stage(ctx, "flowreader.build.evolve", attribute.Int("flowreader.round", r))
 		nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
 		if err != nil {
+			telemetry.End(span, err)
 			return nil, nil, err
 		}
 		p := b.stage(stage, n)
@@ -73,7 +77,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 				cands := candidates(int32(i), nb[i*k:(i+1)*k], links[i])
 				req := llm.UserText(b.linkPromptFor(nodes, i, cands))
 				req.JSONSchema, req.SchemaName = []byte(schemaLink), "node_linking"
-				resp, err := m.Generate(gctx, req)
+				resp, err := m.Generate(llm.WithPurpose(gctx, llm.PurposeEvolution), req)
 				if err != nil {
 					return fmt.Errorf("graph: %s, node %s: %w", stage, nodes[i].ID, err)
 				}
@@ -83,13 +87,17 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 			})
 		}
 		if err := g.Wait(); err != nil {
+			telemetry.End(span, err)
 			return nil, nil, err
 		}
 		if err := ctx.Err(); err != nil {
+			telemetry.End(span, err)
 			return nil, nil, err
 		}
+		unparsed := 0
 		for i := range res {
 			if !res[i].ok {
+				unparsed++
 				continue
 			}
 			links[i] = res[i].links
@@ -104,8 +112,13 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 		}
 		vecs, _, err = b.embed(ctx, e, nodes, fmt.Sprintf("embed %d/%d", r, rounds), dim)
 		if err != nil {
+			telemetry.End(span, err)
 			return nil, nil, err
 		}
+		if unparsed > 0 {
+			telemetry.Warn(ctx, "evolution answers did not parse: those nodes keep their links and summary", "round", r, "nodes", unparsed, "total", n)
+		}
+		telemetry.End(span, nil)
 	}
 	return links, vecs, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/flowreader/flowreader/internal/vec"
+	"github.com/flowreader/flowreader/llm"
 )
 
 // EdgeKind is the origin of a content edge.
@@ -89,6 +90,10 @@ type Graph struct {
 	Edges []Edge
 	// Embedder names the embedder that made Emb.
 	Embedder string
+	// Usage is what Builder.Build spent: model calls (analysis, evolution)
+	// and embedding calls, with their tokens; calls answered from the cache
+	// are not counted. It is not saved: zero for a graph read from a file.
+	Usage llm.Totals
 
 	// CSR adjacency over both directions of every edge: the neighbours of
 	// node i are adj[off[i]:off[i+1]], with edge index eid[...] into Edges.

@@ -30,8 +30,19 @@ type meter struct {
 
 func newMeter(m llm.Model) *meter { return &meter{m: m, byKind: map[string]int{}} }
 
+// purposes maps the call kinds to the purposes set on each call's context,
+// so that a middleware around the model can tell them apart.
+var purposes = map[string]llm.Purpose{
+	kindWorker:   llm.PurposeWorker,
+	kindQType:    llm.PurposeQuestionType,
+	kindReasoner: llm.PurposeReasoner,
+	kindJudge:    llm.PurposeJudge,
+	kindBridge:   llm.PurposeSystem2,
+	kindEdge:     llm.PurposeSystem2,
+}
+
 func (t *meter) generate(ctx context.Context, kind string, req *llm.Request) (*llm.Response, error) {
-	resp, err := t.m.Generate(ctx, req)
+	resp, err := t.m.Generate(llm.WithPurpose(ctx, purposes[kind]), req)
 	t.mu.Lock()
 	t.calls++
 	t.byKind[kind]++

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/flowreader/flowreader/internal/llmutil"
+	"github.com/flowreader/flowreader/internal/tally"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -92,10 +93,12 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 		if err != nil {
 			return nil, err
 		}
-		vecs, err := parseEmbeddings(data, len(in))
+		vecs, tokens, err := parseEmbeddingsUsage(data, len(in))
 		if err != nil {
 			return nil, err
 		}
+		// The pipeline's telemetry counts the tokens the server reports.
+		tally.Embedded(ctx, tokens)
 		for i := range vecs {
 			vecs[i] = e.post(vecs[i])
 		}
@@ -171,18 +174,31 @@ type embedResponse struct {
 		Index     *int      `json:"index"`
 		Embedding []float64 `json:"embedding"`
 	} `json:"data"`
+	Usage *struct {
+		PromptTokens int `json:"prompt_tokens"`
+	} `json:"usage"`
 }
 
-// parseEmbeddings decodes an embeddings body for n inputs, ordering vectors
-// by their index. Missing, duplicate or out-of-range indices, wrong counts,
-// unequal lengths and non-finite components wrap llm.ErrInvalidOutput.
-func parseEmbeddings(data []byte, n int) ([][]float32, error) {
+
+// parseEmbeddingsUsage decodes an embeddings body for n inputs, ordering
+// vectors by their index, and the prompt tokens of its usage (0 when the
+// server sends none). Missing, duplicate or out-of-range indices, wrong
+// counts, unequal lengths, non-finite components and a negative token count
+// wrap llm.ErrInvalidOutput.
+func parseEmbeddingsUsage(data []byte, n int) ([][]float32, int, error) {
 	var er embedResponse
 	if err := json.Unmarshal(data, &er); err != nil {
-		return nil, fmt.Errorf("%w: embeddings response: %v", llm.ErrInvalidOutput, err)
+		return nil, 0, fmt.Errorf("%w: embeddings response: %v", llm.ErrInvalidOutput, err)
 	}
 	if len(er.Data) != n {
-		return nil, fmt.Errorf("%w: %d embeddings for %d inputs", llm.ErrInvalidOutput, len(er.Data), n)
+		return nil, 0, fmt.Errorf("%w: %d embeddings for %d inputs", llm.ErrInvalidOutput, len(er.Data), n)
+	}
+	tokens := 0
+	if er.Usage != nil {
+		if er.Usage.PromptTokens < 0 {
+			return nil, 0, fmt.Errorf("%w: negative token usage", llm.ErrInvalidOutput)
+		}
+		tokens = er.Usage.PromptTokens
 	}
 	out := make([][]float32, n)
 	for pos, d := range er.Data {
@@ -191,7 +207,7 @@ func parseEmbeddings(data []byte, n int) ([][]float32, error) {
 			i = *d.Index
 		}
 		if i < 0 || i >= n || out[i] != nil {
-			return nil, fmt.Errorf("%w: embedding index %d out of range or repeated", llm.ErrInvalidOutput, i)
+			return nil, 0, fmt.Errorf("%w: embedding index %d out of range or repeated", llm.ErrInvalidOutput, i)
 		}
 		v := make([]float32, len(d.Embedding))
 		for j, x := range d.Embedding {
@@ -200,9 +216,9 @@ func parseEmbeddings(data []byte, n int) ([][]float32, error) {
 		out[i] = v
 	}
 	if err := llmutil.CheckVectors(out, n, 0); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return out, nil
+	return out, tokens, nil
 }
 
 var (

@@ -39,6 +39,8 @@ func FuzzParseEmbeddings(f *testing.F) {
 		`{"data":[{"embedding":[1]},{"embedding":[2]}]}`,
 		`{"data":[{"index":5,"embedding":[1]},{"index":0,"embedding":[2]}]}`,
 		`{"data":[{"index":0,"embedding":[1e39]},{"index":1,"embedding":[1]}]}`,
+		`{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[2]}],"usage":{"prompt_tokens":7,"total_tokens":7}}`,
+		`{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[2]}],"usage":{"prompt_tokens":-1}}`,
 	} {
 		f.Add([]byte(s), 2)
 	}
@@ -46,7 +48,10 @@ func FuzzParseEmbeddings(f *testing.F) {
 		if n < 0 || n > 64 {
 			return
 		}
-		vecs, err := parseEmbeddings(data, n)
+		vecs, tokens, err := parseEmbeddingsUsage(data, n)
+		if tokens < 0 {
+			t.Fatalf("negative tokens %d", tokens)
+		}
 		if err != nil {
 			if !errors.Is(err, llm.ErrInvalidOutput) {
 				t.Fatalf("error %v wraps no sentinel", err)

@@ -1,0 +1,58 @@
+package llm
+
+import "context"
+
+// Purpose says what a model call is for: which step of the method made it.
+// The pipeline sets it on the context of every call it makes (WithPurpose),
+// so that a Model, or a middleware around one, can tell a worker call from
+// a reasoner call (PurposeOf) — to route cheap steps to a cheaper model, to
+// budget, or to label telemetry. It is unrelated to [Kind], which says what
+// an embedded text is.
+type Purpose string
+
+// The purposes of the calls the pipeline makes (paper v1 App. A and B
+// number the prompts).
+const (
+	// PurposeAnalysis is the build-time node analysis (prompts P1/P2).
+	PurposeAnalysis Purpose = "analysis"
+	// PurposeEvolution is a build-time evolution round (prompt P3).
+	PurposeEvolution Purpose = "evolution"
+	// PurposeWorker is a worker reading one chain (B.2).
+	PurposeWorker Purpose = "worker"
+	// PurposeQuestionType is the question-type classification of the
+	// reader.
+	PurposeQuestionType Purpose = "question_type"
+	// PurposeReasoner is the synthesis of the drafts into the answer (B.3).
+	PurposeReasoner Purpose = "reasoner"
+	// PurposeJudge is the dual-process gate's consistency judge (B.4).
+	PurposeJudge Purpose = "judge"
+	// PurposeSystem2 is a System-2 scorer call: a bridge (B.5) or an edge
+	// re-weighting (B.6) (paper v1 §3.5).
+	PurposeSystem2 Purpose = "system2"
+)
+
+type purposeKey struct{}
+
+// WithPurpose returns a copy of ctx that carries p.
+func WithPurpose(ctx context.Context, p Purpose) context.Context {
+	return context.WithValue(ctx, purposeKey{}, p)
+}
+
+// PurposeOf returns the purpose carried by ctx, or "" when none was set.
+func PurposeOf(ctx context.Context) Purpose {
+	p, _ := ctx.Value(purposeKey{}).(Purpose)
+	return p
+}
+
+// Totals sums the usage of many calls: model calls with their tokens, and
+// embedding calls with theirs. Embedding tokens are counted only for
+// embedders that report them (the llm/openai embedder reports the
+// response's usage.prompt_tokens); a call answered from a cache costs
+// nothing and is not counted.
+type Totals struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	EmbedCalls       int `json:"embed_calls"`
+	EmbedTokens      int `json:"embed_tokens"`
+}
