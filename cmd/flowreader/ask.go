@@ -30,7 +30,7 @@ func askCommand() command {
 	}
 }
 
-func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
@@ -44,6 +44,8 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
 	var ep endpoints
 	ep.register(fs)
+	var tel telemetryFlags
+	tel.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader ask -g GRAPHFILE [flags] "QUESTION"
 
@@ -85,12 +87,25 @@ flags:
 	if err != nil {
 		return err
 	}
+	if cfg.Logger, err = tel.logger(stderr); err != nil {
+		return err
+	}
+	ep.log = cfg.Logger
 	ms, err := ep.resolve(getenv)
 	if err != nil {
 		return err
 	}
 	cfg.Embedder, cfg.Model = ms.embedder, ms.model
 	cfg.Concurrency = *concurrency
+	flush, err := tel.tracing(&cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if ferr := flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	if *budget < 0 {
 		return fmt.Errorf("--budget %d is negative: %w", *budget, errUsage)
 	}

@@ -29,7 +29,7 @@ func buildCommand() command {
 	}
 }
 
-func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "graph file to write (required); written atomically")
@@ -40,6 +40,8 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	var ep endpoints
 	ep.register(fs)
+	var tel telemetryFlags
+	tel.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader build -o GRAPHFILE [flags] PATH...
 
@@ -82,10 +84,23 @@ flags:
 	if err != nil {
 		return err
 	}
+	if cfg.Logger, err = tel.logger(stderr); err != nil {
+		return err
+	}
+	ep.log = cfg.Logger
 	ms, err := ep.resolve(getenv)
 	if err != nil {
 		return err
 	}
+	flush, err := tel.tracing(&cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if ferr := flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	paths, base, err := absPaths(pathArgs, *root)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/flowreader/flowreader"
@@ -28,6 +29,8 @@ type endpoints struct {
 	embedURL, embedModel string
 	embedDim             int
 	textOnly             bool
+	// log, when set, is told of retries (warn level).
+	log *slog.Logger
 }
 
 func (e *endpoints) register(fs *flag.FlagSet) {
@@ -90,7 +93,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if err != nil {
 			return m, fmt.Errorf("chat model: %w", err)
 		}
-		m.model = llm.Wrap(chat, llm.Middleware{Attempts: 4})
+		m.model = llm.Wrap(chat, llm.Middleware{Attempts: 4, OnRetry: retryWarner(e.log, "model")})
 		m.describe = append(m.describe, fmt.Sprintf("model %s at %s", cfg.Model, cfg.BaseURL))
 	}
 	if cfg.EmbedModel != "" {
@@ -98,7 +101,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if err != nil {
 			return m, fmt.Errorf("embedder: %w", err)
 		}
-		m.embedder = llm.WrapEmbedder(emb, llm.Middleware{Attempts: 4})
+		m.embedder = llm.WrapEmbedder(emb, llm.Middleware{Attempts: 4, OnRetry: retryWarner(e.log, "embedding")})
 		url := cfg.EmbedURL
 		if url == "" {
 			url = cfg.BaseURL

@@ -179,7 +179,6 @@ type embedResponse struct {
 	} `json:"usage"`
 }
 
-
 // parseEmbeddingsUsage decodes an embeddings body for n inputs, ordering
 // vectors by their index, and the prompt tokens of its usage (0 when the
 // server sends none). Missing, duplicate or out-of-range indices, wrong
