@@ -149,7 +149,7 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result) erro
 		return nil
 	}
 	tr.Ran = true
-	s2, err := ix.p.reader.Read(ctx, &reader.Input{Question: question, Graph: ix.g, Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
+	s2, err := ix.read(ctx, &reader.Input{Question: question, Graph: ix.g, Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
