@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
@@ -34,6 +35,9 @@ const (
 	attrOutTokens = "flowreader.usage.output_tokens"
 	attrEmbTokens = "flowreader.usage.embedding_tokens"
 )
+
+// noSpan is the non-recording span used when tracing is off.
+var noSpan = trace.SpanFromContext(context.Background())
 
 // observe sets up the pipeline's observability from its Config and wraps
 // the model and the embedder, so that the calls of user models are traced
@@ -141,7 +145,10 @@ func (p *Pipeline) observeOpen(ctx context.Context, g *graph.Graph) (context.Con
 func (ix *Index) observeAsk(ctx context.Context) (context.Context, func(*Result, error)) {
 	ctx, t := tally.With(ctx)
 	o := ix.p.obs
-	ctx, span := o.Start(ctx, "flowreader.ask", attribute.Int(attrBudget, ix.p.budget))
+	span := noSpan
+	if o.Tracing() {
+		ctx, span = o.Start(ctx, "flowreader.ask", attribute.Int(attrBudget, ix.p.budget))
+	}
 	ctx = o.WithLogger(ctx)
 	return ctx, func(res *Result, err error) {
 		u := t.Totals()
@@ -197,7 +204,10 @@ func (ix *Index) observeSelect(ctx context.Context, r *flow.Routing) []flow.Chai
 // observeAnswer opens the span and the tally of Answer.
 func (ix *Index) observeAnswer(ctx context.Context, chains int) (context.Context, func(*Result, error)) {
 	ctx, t := tally.With(ctx)
-	ctx, span := ix.p.obs.Start(ctx, "flowreader.answer", attribute.Int(attrChains, chains))
+	span := noSpan
+	if ix.p.obs.Tracing() {
+		ctx, span = ix.p.obs.Start(ctx, "flowreader.answer", attribute.Int(attrChains, chains))
+	}
 	return ctx, func(res *Result, err error) {
 		if res != nil {
 			res.Usage = t.Totals()
@@ -212,7 +222,10 @@ func (ix *Index) observeAnswer(ctx context.Context, chains int) (context.Context
 // read runs the reader in a span and warns of the chains whose worker
 // call failed (they are dropped from the answer).
 func (ix *Index) read(ctx context.Context, in *reader.Input) (*reader.Answer, error) {
-	ctx, span := ix.p.obs.Start(ctx, "flowreader.read", attribute.String("flowreader.reader", fmt.Sprintf("%T", ix.p.reader)), attribute.Int(attrChains, len(in.Chains)))
+	span := noSpan
+	if ix.p.obs.Tracing() {
+		ctx, span = ix.p.obs.Start(ctx, "flowreader.read", attribute.String("flowreader.reader", fmt.Sprintf("%T", ix.p.reader)), attribute.Int(attrChains, len(in.Chains)))
+	}
 	a, err := ix.p.reader.Read(ctx, in)
 	if a != nil {
 		failed := 0

@@ -33,9 +33,23 @@ const (
 
 type purposeKey struct{}
 
+// boxed holds the purposes as interface values made once, so that
+// WithPurpose allocates only the context for them.
+var boxed = func() map[Purpose]any {
+	m := map[Purpose]any{}
+	for _, p := range []Purpose{PurposeAnalysis, PurposeEvolution, PurposeWorker, PurposeQuestionType, PurposeReasoner, PurposeJudge, PurposeSystem2} {
+		m[p] = p
+	}
+	return m
+}()
+
 // WithPurpose returns a copy of ctx that carries p.
 func WithPurpose(ctx context.Context, p Purpose) context.Context {
-	return context.WithValue(ctx, purposeKey{}, p)
+	v, ok := boxed[p]
+	if !ok {
+		v = p
+	}
+	return context.WithValue(ctx, purposeKey{}, v)
 }
 
 // PurposeOf returns the purpose carried by ctx, or "" when none was set.
