@@ -29,6 +29,13 @@
 // once (flow.Rerouter), re-selects and re-reads, keeping the new answer
 // when it has support ([System2] is its account).
 //
+// Config.Logger (log/slog), Config.TracerProvider and Config.MeterProvider
+// (OpenTelemetry) observe builds, opens and questions; nil means off, and
+// no global logger or provider is used unless passed. Every model and
+// embedding call is a span following the OpenTelemetry GenAI semantic
+// conventions, without prompt or document content, and Result.Usage and
+// graph.Graph.Usage count calls and tokens.
+//
 // The parts live in their own packages: graph and graph/ingest (the content
 // graph and reading documents), score (node scores), flow and flow/mcf
 // (routing, the min-cost flow solver), selector (choosing chains), reader

@@ -47,4 +47,13 @@
 // the whole request; stores are [MemoryStore] and [DirStore] (one file per
 // entry, written to a temporary file and renamed). A corrupted entry is a
 // miss, never an error.
+//
+// # Purposes
+//
+// The pipeline sets a [Purpose] on the context of every model call it makes
+// ([WithPurpose]): node analysis and evolution at build time; worker,
+// question type, reasoner, judge and System 2 when answering. A [Model] or
+// a middleware reads it with [PurposeOf], for example to send the workers'
+// many calls to a smaller model, or to label its own telemetry. [Totals]
+// sums the calls and tokens of a build or an answer.
 package llm

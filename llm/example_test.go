@@ -68,3 +68,23 @@ func ExampleDirStore() {
 	// expensive answer 1
 	// expensive answer 1
 }
+
+// A middleware reads the purpose the pipeline sets on each call's context:
+// here it sends the workers' many short calls to a cheaper model.
+func ExamplePurposeOf() {
+	big, small := &fake.Model{Default: "big"}, &fake.Model{Default: "small"}
+	route := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if llm.PurposeOf(ctx) == llm.PurposeWorker {
+			return small.Generate(ctx, req)
+		}
+		return big.Generate(ctx, req)
+	})
+	ctx := context.Background()
+	for _, p := range []llm.Purpose{llm.PurposeWorker, llm.PurposeReasoner} {
+		resp, _ := route.Generate(llm.WithPurpose(ctx, p), llm.UserText("…"))
+		fmt.Println(p, resp.Text)
+	}
+	// Output:
+	// worker small
+	// reasoner big
+}
