@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/llm/local"
 )
 
 // twoRowHeader is a results table as MinerU writes it: "Methods" spans both
@@ -102,6 +103,84 @@ func TestHeaderRows(t *testing.T) {
 		if c.merge != nil {
 			if got := mergeHeader(c.rows[:k]); strings.Join(got, "|") != strings.Join(c.merge, "|") {
 				t.Errorf("case %d: merged %q, want %q", i, got, c.merge)
+			}
+		}
+	}
+}
+
+// An off-topic question gets no answer rather than a confident irrelevant
+// sentence: empty text, no citations, a note that says so.
+func TestExtractiveAbstains(t *testing.T) {
+	g := fixtureGraph(t)
+	for _, q := range []string{"What is the capital of Japan?", "Which enzyme breaks down lactose?"} {
+		for _, e := range []*Extractive{{}, {Embedder: local.Embedder()}} {
+			ans, err := e.Read(context.Background(), &Input{Question: q, Graph: g, Chains: allChains(g)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.Text != "" || len(ans.Citations) != 0 || !strings.HasPrefix(ans.Trace.Note, "no answer in the collection") {
+				t.Errorf("%q (embedder %v): answer %q, %d citations, note %q", q, e.Embedder != nil, ans.Text, len(ans.Citations), ans.Trace.Note)
+			}
+		}
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	row := scored{u: unit{kind: unitRow, text: "North Mole 248", header: []string{"Breakwater", "Nests"}}, ctx: map[string]bool{"survey": true}}
+	cases := []struct {
+		q    string
+		want float64
+	}{
+		{"nests survey", 1},
+		{"nests breakwater japan capital", 0.5},
+		{"japan", 0},
+		{"the of and", 1}, // no terms: nothing to miss
+		{"nests nests japan", 0.5},
+	}
+	for _, c := range cases {
+		if got := coverage(stems(c.q), []scored{row}); got != c.want {
+			t.Errorf("%q: coverage %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
+// The answer line is made of the cited spans and nothing else, over every
+// quickstart question and an off-topic one.
+func TestExtractiveAnswerAgreesWithCitations(t *testing.T) {
+	g := quickstartGraph(t)
+	qs := []string{
+		"How many nests were counted on the North Mole in 2025?",
+		"What was the peak gust of the storm that flooded the East Arm?",
+		"Who was the survey leader in 2025?",
+		"What does Figure 2 show?",
+		"What is the annual rainfall total?",
+		"What is the capital of Japan?",
+	}
+	for _, q := range qs {
+		for _, e := range []*Extractive{{}, {Embedder: local.Embedder()}} {
+			ans, err := e.Read(context.Background(), &Input{Question: q, Graph: g, Chains: allChains(g)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := strings.Split(ans.Text, " … ")
+			if ans.Text == "" {
+				parts = nil
+			}
+			if len(parts) != len(ans.Citations) {
+				t.Errorf("%q: %d answer parts, %d citations: %q", q, len(parts), len(ans.Citations), ans.Text)
+				continue
+			}
+			for i, c := range ans.Citations {
+				n := g.Nodes[c.Node]
+				if !strings.Contains(n.Content+"\n"+n.Caption, c.Quote) {
+					t.Errorf("%q: citation %d quote %q not in node %s", q, i, c.Quote, n.ID)
+				}
+				// A row's part is "label — column: value", the cells of the quoted row.
+				for _, w := range strings.FieldsFunc(parts[i], func(r rune) bool { return r == '—' || r == ':' || r == ' ' }) {
+					if !strings.Contains(c.Quote, w) && !strings.Contains(n.Content, w) {
+						t.Errorf("%q: answer part %d word %q is not in citation %d's node", q, i, w, i)
+					}
+				}
 			}
 		}
 	}
