@@ -32,7 +32,7 @@ const (
 // second span of another node when the best leaves question terms open.
 // The answer line is made of the cited spans only. It abstains (an empty
 // answer whose trace note begins "no answer in the collection") when the
-// cited spans hold fewer than half of the question's terms ([minCoverage]).
+// cited spans hold fewer than half of the question's terms.
 // It is honest about what it is: the trace says "extractive", and the answer
 // is always made of verbatim spans of documents.
 type Extractive struct {
