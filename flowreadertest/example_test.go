@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flowreadertest"
 	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/openai"
 )
 
@@ -122,4 +124,34 @@ func ExampleNewFaultServer() {
 	// Output:
 	// echo: hello <nil>
 	// 1 1
+}
+
+// A small fixture folder (Markdown and text here; MinerU folders and PDFs
+// too) in one call.
+func ExampleFolder() {
+	t := report{}
+	ix := flowreadertest.Index(t, flowreadertest.Folder(t, "testdata/fixture"))
+	fmt.Println(flowreadertest.Cites(t, ix, "How high was the spring tide at the harbour gauge?", "tides.txt"))
+	// Output:
+	// true
+}
+
+// Open takes a Config: here the scripted model and hashing embedder of
+// llm/fake, so that the test exercises the VLM reader's path (workers and
+// reasoner) without a server.
+func ExampleOpen() {
+	t := report{}
+	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
+	m.On("<output>", "<output>41 m/s</output>") // the reasoner's prompt asks for <output>
+	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
+	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
+
+	res, err := ix.Ask(context.Background(), "What was the peak gust of Storm Elin?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text, res.Trace.Reader, len(m.Calls()) > 0)
+	// Output:
+	// 41 m/s vlm true
 }

@@ -101,6 +101,14 @@ func TestExternalModule(t *testing.T) {
 	for _, f := range []string{"example_test.go", "testify_test.go"} {
 		write(filepath.Join("kit", f), read(filepath.Join("flowreadertest", f)))
 	}
+	fixtures, _ := filepath.Glob(filepath.Join(root, "flowreadertest", "testdata", "fixture", "*"))
+	if len(fixtures) == 0 {
+		t.Fatal("no fixture files under flowreadertest/testdata/fixture")
+	}
+	for _, f := range fixtures {
+		rel, _ := filepath.Rel(filepath.Join(root, "flowreadertest"), f)
+		write(filepath.Join("kit", rel), read(filepath.Join("flowreadertest", rel)))
+	}
 	// The README's adapter snippet, compiled as written.
 	write(filepath.Join("readme", "readme.go"), readmeSnippet(t, read("README.md")))
 
