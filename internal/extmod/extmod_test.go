@@ -118,7 +118,7 @@ func TestExternalModule(t *testing.T) {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, goBin, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("go %s in the external module: %v\n%s\n--- go.mod:\n%s", strings.Join(args, " "), err, out, gomod.String())
