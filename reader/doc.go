@@ -52,8 +52,16 @@
 // and table rows of the chains' nodes by BM25 (idf over those units, k1 = 1.2,
 // b = 0.75, normalised by the best score), fused as (1−w)·BM25 + w·max(cos, 0)
 // with an optional embedder (w = 0.5), and answers with the best unit — for a
-// table row, the cell whose column the question names. Its trace says
-// "extractive".
+// table row, the cell whose column the question names — and, when the best
+// unit leaves question terms open, the best unit of another node that covers
+// them. A table's header may span several rows (a row-spanning first cell
+// repeated below it, as ingest renders spans): they are merged per column
+// ("REQ" over "Recall" reads "REQ Recall"). The answer line is the cited spans
+// joined by " … " and nothing else. With Q the question's distinct terms and
+// F those found in the cited spans or their settings (document, section,
+// caption, row header), it abstains when |F|/|Q| < 1/2: the answer is empty,
+// without citations, and its note says "no answer in the collection". Its
+// trace says "extractive".
 //
 // # Failure policy
 //

@@ -28,9 +28,13 @@ const (
 // nodes of the selected chains into sentences, list items and table rows,
 // ranks them against the question by BM25 (idf over those units) fused
 // with embedding cosine when an Embedder is set, and answers with the best
-// unit, or the best row's cell when the question names a column. It is
-// honest about what it is: the trace says "extractive", and the answer is
-// always a verbatim span of a document.
+// unit, or the best row's cell when the question names a column, plus a
+// second span of another node when the best leaves question terms open.
+// The answer line is made of the cited spans only. It abstains (an empty
+// answer whose trace note begins "no answer in the collection") when the
+// cited spans hold fewer than half of the question's terms.
+// It is honest about what it is: the trace says "extractive", and the answer
+// is always made of verbatim spans of documents.
 type Extractive struct {
 	// Embedder, when set, adds cos(question, unit) to the ranking, with
 	// weight embeddingWeight.
@@ -120,34 +124,74 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	tr.Total = time.Since(start)
 	ans := &Answer{Trace: tr}
 	if len(us) == 0 || lex[0] < 0 || us[0].score <= 0 {
-		ans.Trace.Note = "no sentence, item or row of the selected chains matches the question"
+		ans.Trace.Note = "no answer in the collection: no sentence, item or row of the selected chains matches the question"
 		return ans, nil
 	}
 	best := us[0]
-	ans.Text = answerText(best.u, q)
-	cite := func(s scored) {
-		n := &in.Graph.Nodes[s.node]
-		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: s.node, NodeID: n.ID, Quote: s.u.raw, Chain: -1})
-	}
-	cite(best)
+	cited := []scored{best}
 	if second, ok := complement(us, best, qset); ok {
-		ans.Text += " … " + answerText(second.u, q)
-		cite(second)
+		cited = append(cited, second)
 	}
-	for _, s := range us {
-		if s.score < 0.8*best.score || len(ans.Citations) == 3 {
-			break
+	if cov := coverage(q, cited); cov < minCoverage {
+		ans.Trace.Note = fmt.Sprintf("no answer in the collection: the best spans hold %.0f%% of the question's terms, fewer than %.0f%%", 100*cov, 100*minCoverage)
+		return ans, nil
+	}
+	// The answer line is the cited spans, in citation order, and nothing
+	// else, so that every part of it has its citation and every citation
+	// its part.
+	parts := make([]string, 0, len(cited))
+	for _, c := range cited {
+		n := &in.Graph.Nodes[c.node]
+		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1})
+		parts = append(parts, answerText(c.u, q))
+	}
+	ans.Text = strings.Join(parts, " … ")
+	return ans, nil
+}
+
+// minCoverage is the abstention threshold: the extractive reader answers
+// only when the cited spans, with their settings (document name, section,
+// caption, a table row's header), contain at least this share of the
+// question's distinct terms (stop words left out, light stemming). A
+// question whose words are mostly absent from the evidence read ("What is
+// the capital of Japan?" over harbour surveys) is not answered: the answer
+// is empty, without citations, and the trace's note begins "no answer in
+// the collection".
+const minCoverage = 0.5
+
+// coverage is the share of the distinct question terms q found in the
+// cited spans or their settings; 1 when the question has no terms.
+func coverage(q []string, cited []scored) float64 {
+	found := map[string]bool{}
+	for _, c := range cited {
+		for _, t := range stems(c.u.text) {
+			found[t] = true
 		}
-		dup := false
-		for _, c := range ans.Citations {
-			dup = dup || c.Node == s.node
+		if c.u.kind == unitRow {
+			for _, t := range stems(strings.Join(c.u.header, " ")) {
+				found[t] = true
+			}
 		}
-		if dup {
+		for t := range c.ctx {
+			found[t] = true
+		}
+	}
+	seen := map[string]bool{}
+	have, all := 0, 0
+	for _, t := range q {
+		if seen[t] {
 			continue
 		}
-		cite(s)
+		seen[t] = true
+		all++
+		if found[t] {
+			have++
+		}
 	}
-	return ans, nil
+	if all == 0 {
+		return 1
+	}
+	return float64(have) / float64(all)
 }
 
 // complementShare is the least score, relative to the best unit, that a

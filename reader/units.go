@@ -160,13 +160,71 @@ func htmlTable(s string) [][]string {
 	return rows
 }
 
-// rowUnits makes one unit per body row; the first row is the header. A row
-// reads "Header: value; Header: value" so that questions naming a column
-// match it.
+// maxHeaderRows bounds how many leading rows headerRows merges.
+const maxHeaderRows = 3
+
+// headerRows returns how many leading rows of a table are its header: the
+// first row, and each next row whose first cell repeats the first row's
+// (a row-spanning header cell, which ingest repeats in every row it
+// covers: "Methods | REQ | REQ" over "Methods | P | R") or which repeats
+// the row above entirely; at most maxHeaderRows, and never every row.
+func headerRows(rows [][]string) int {
+	k := 1
+	for k < len(rows)-1 && k < maxHeaderRows {
+		r, first, prev := rows[k], rows[0], rows[k-1]
+		spanned := len(r) > 0 && len(first) > 0 && r[0] != "" && r[0] == first[0]
+		if !spanned && !equalRows(r, prev) {
+			break
+		}
+		k++
+	}
+	return k
+}
+
+func equalRows(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeHeader names each column by its header rows top to bottom, each
+// distinct name once ("REQ" over "P" is "REQ P"; a spanning "Methods" stays
+// "Methods").
+func mergeHeader(rows [][]string) []string {
+	n := 0
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
+	out := make([]string, n)
+	for j := range out {
+		var parts []string
+		for _, r := range rows {
+			if j < len(r) && r[j] != "" && (len(parts) == 0 || parts[len(parts)-1] != r[j]) {
+				parts = append(parts, r[j])
+			}
+		}
+		out[j] = strings.Join(parts, " ")
+	}
+	return out
+}
+
+// rowUnits makes one unit per body row below the header rows (headerRows;
+// several are merged per column by mergeHeader). A row reads "Header:
+// value; Header: value" so that questions naming a column match it.
 func rowUnits(rows [][]string, raws []string) []unit {
+	k := headerRows(rows)
 	header := rows[0]
+	if k > 1 {
+		header = mergeHeader(rows[:k])
+	}
 	var out []unit
-	for i, row := range rows[1:] {
+	for i, row := range rows[k:] {
 		var parts []string
 		for j, c := range row {
 			if j < len(header) && header[j] != "" {
@@ -177,7 +235,7 @@ func rowUnits(rows [][]string, raws []string) []unit {
 		}
 		raw := strings.Join(row, " | ")
 		if raws != nil {
-			raw = raws[i+1]
+			raw = raws[i+k]
 		}
 		out = append(out, unit{kind: unitRow, text: strings.Join(parts, "; "), raw: raw, header: header, cells: row})
 	}

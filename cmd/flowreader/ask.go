@@ -54,7 +54,9 @@ selects the chains to read and answers with citations. Use the same
 embedder as build: a graph whose embedding dimension differs from the
 embedder's is refused. With no model configured (flags or %s/%s)
 the answer comes from the extractive reader: verbatim spans, not generated
-text; the output says so.
+text; the output says so. When there is no answer (the extractive reader
+abstains, "no answer in the collection", or the answer is empty), ask prints
+what it has, says why on stderr and exits with status 3.
 
 Examples:
   flowreader ask -g harbour.frg "Which breakwater lost most nests in 2025?"
@@ -151,13 +153,16 @@ flags:
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(askJSON(*graphFile, g, question, res))
+		if err := enc.Encode(askJSON(*graphFile, g, question, res)); err != nil {
+			return err
+		}
+		return noAnswer(res)
 	}
 	printAnswer(stdout, g, question, res)
 	if *explain {
 		printExplain(stdout, g, res)
 	}
-	return nil
+	return noAnswer(res)
 }
 
 // loadForEmbedder loads a graph file and checks that its embedding

@@ -47,7 +47,7 @@ func main() {
 }
 
 // run dispatches args to a command and returns the process exit code:
-// 0 success, 1 failure, 2 usage error.
+// 0 success, 1 failure, 2 usage error, 3 no answer (ask).
 func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr, cmds)
@@ -78,6 +78,9 @@ func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.W
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
 		return 2
+	case errors.Is(err, errNoAnswer):
+		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
+		return exitNoAnswer
 	default:
 		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
 		return 1

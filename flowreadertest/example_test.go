@@ -1,0 +1,157 @@
+package flowreadertest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flowreadertest"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/llm/openai"
+)
+
+// report stands in for the *testing.T of a test, so that the examples can
+// show what a failing assertion says: any value with Errorf and FailNow is a
+// flowreadertest.TB.
+// It prints dir (a temporary folder) as $DIR.
+type report struct{ dir string }
+
+func (r report) Errorf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if r.dir != "" {
+		msg = strings.ReplaceAll(msg, r.dir, "$DIR")
+	}
+	fmt.Println("FAIL: " + msg)
+}
+
+func (report) FailNow() { panic("FailNow") }
+
+// harbour is a three-document collection: two survey notes and a storm log.
+func harbour() []string {
+	return []string{
+		"survey-2024", "The North Mole colony held 310 tern nests in 2024.\n\nGulls nested on the South Pier.",
+		"survey-2025", "After the storm the North Mole colony fell to 248 tern nests in 2025.\n\nThe South Pier was closed for repairs.",
+		"storms", "Storm Elin flooded the East Arm on 3 March 2025.\n\nIts peak gust was 41 metres per second.",
+	}
+}
+
+// In a test, t is the test's *testing.T; here it is report.
+func Example() {
+	t := report{}
+	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+
+	q := "How many tern nests did the North Mole hold in 2025?"
+	fmt.Println(flowreadertest.EvidenceContains(t, ix, q, "248 tern nests"))
+	fmt.Println(flowreadertest.ReadsAtMost(t, ix, q, 16))
+	fmt.Println(flowreadertest.Cites(t, ix, q, "survey-2025"))
+	// Output:
+	// true
+	// true
+	// true
+}
+
+// A failing assertion says what the evidence held.
+func ExampleReadsAtMost_failure() {
+	t := report{}
+	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ok := flowreadertest.ReadsAtMost(t, ix, "What was the peak gust of Storm Elin?", 1)
+	fmt.Println(ok)
+	// Output:
+	// FAIL: flowreadertest: the evidence for "What was the peak gust of Storm Elin?" has 4 nodes, more than 1:
+	// 	1. storms#1 [storms] "Its peak gust was 41 metres per second."
+	// 	2. storms#0 [storms] "Storm Elin flooded the East Arm on 3 March 2025."
+	// 	3. survey-2025#0 [survey-2025] "After the storm the North Mole colony fell to 248 tern nests in 2025."
+	// 	4. survey-2024#0 [survey-2024] "The North Mole colony held 310 tern nests in 2024."
+	// false
+}
+
+// Evidence lists the nodes that would be read, for assertions of your own.
+func ExampleEvidence() {
+	t := report{}
+	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ev := flowreadertest.Evidence(t, ix, "What was the peak gust of Storm Elin?")
+	fmt.Println(ev[0].Doc, len(ev))
+	// Output:
+	// storms 4
+}
+
+// Golden compares output with a file; the caller's -update flag rewrites it.
+func ExampleGolden() {
+	dir, _ := os.MkdirTemp("", "golden")
+	defer os.RemoveAll(dir)
+	t := report{dir: dir}
+	path := filepath.Join(dir, "testdata", "answer.golden")
+
+	fmt.Println(flowreadertest.Golden(t, path, []byte("41 metres per second\n"), true)) // -update
+	fmt.Println(flowreadertest.Golden(t, path, []byte("41 metres per second\n"), false))
+	fmt.Println(flowreadertest.Golden(t, path, []byte("40 metres per second\n"), false))
+	// Output:
+	// true
+	// true
+	// FAIL: flowreadertest: Golden: output differs from $DIR/testdata/answer.golden (run the test with -update to accept it)
+	// line 1:
+	// 	want "41 metres per second"
+	// 	got  "40 metres per second"
+	// (want 2 lines, got 2)
+	// false
+}
+
+// A server that rate-limits the first attempt of every request: the
+// middleware's retry honours Retry-After and the second attempt succeeds.
+func ExampleNewFaultServer() {
+	t := report{}
+	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{
+		RateLimited:     1,
+		MaxFaultsPerKey: 1,
+		RetryAfter:      10 * time.Millisecond,
+		Chat:            func(prompt string) string { return "echo: " + prompt },
+	})
+	defer s.Close() // a testing.TB closes it at cleanup
+	chat, err := openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", HTTPClient: s.Client()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := llm.Wrap(chat, llm.Middleware{Attempts: 3})
+	resp, err := m.Generate(context.Background(), llm.UserText("hello"))
+	fmt.Println(resp.Text, err)
+	fmt.Println(s.Counts()["429"], s.Counts()["ok"])
+	// Output:
+	// echo: hello <nil>
+	// 1 1
+}
+
+// A small fixture folder (Markdown and text here; MinerU folders and PDFs
+// too) in one call.
+func ExampleFolder() {
+	t := report{}
+	ix := flowreadertest.Index(t, flowreadertest.Folder(t, "testdata/fixture"))
+	fmt.Println(flowreadertest.Cites(t, ix, "How high was the spring tide at the harbour gauge?", "tides.txt"))
+	// Output:
+	// true
+}
+
+// Open takes a Config: here the scripted model and hashing embedder of
+// llm/fake, so that the test exercises the VLM reader's path (workers and
+// reasoner) without a server.
+func ExampleOpen() {
+	t := report{}
+	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
+	m.On("<output>", "<output>41 m/s</output>") // the reasoner's prompt asks for <output>
+	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
+	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
+
+	res, err := ix.Ask(context.Background(), "What was the peak gust of Storm Elin?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text, res.Trace.Reader, len(m.Calls()) > 0)
+	// Output:
+	// 41 m/s vlm true
+}

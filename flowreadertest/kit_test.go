@@ -1,0 +1,258 @@
+package flowreadertest_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flowreadertest"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/llm/openai"
+)
+
+// update is the caller's flag the package doc recommends for Golden.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestRetrieval is the kit's intended use with a plain *testing.T.
+func TestRetrieval(t *testing.T) {
+	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	q := "What was the peak gust of the storm that flooded the East Arm?"
+	flowreadertest.EvidenceContains(t, ix, q, "41 metres per second")
+	flowreadertest.EvidenceContains(t, ix, q, "flooded the East Arm")
+	flowreadertest.ReadsAtMost(t, ix, q, 16)
+	flowreadertest.Cites(t, ix, q, "storms")
+
+	res, err := ix.Ask(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flowreadertest.Golden(t, "testdata/peak-gust.golden", []byte(res.Text+"\n"), *update)
+}
+
+func TestFolder(t *testing.T) {
+	docs := flowreadertest.Folder(t, "testdata/fixture")
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want 2", len(docs))
+	}
+	ix := flowreadertest.Index(t, docs)
+	flowreadertest.Cites(t, ix, "How high was the spring tide at the harbour gauge?", "tides.txt")
+	flowreadertest.EvidenceContains(t, ix, "How many tern nests were on the North Mole?", "248 tern nests")
+}
+
+// The same passages give the same graph, routing and answer.
+func TestDeterministic(t *testing.T) {
+	q := "How many tern nests did the North Mole hold in 2025?"
+	var first []string
+	for i := 0; i < 2; i++ {
+		ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+		var ids []string
+		for _, n := range flowreadertest.Evidence(t, ix, q) {
+			ids = append(ids, n.ID)
+		}
+		res, err := ix.Ask(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Text)
+		if i == 0 {
+			first = ids
+		} else if strings.Join(ids, "|") != strings.Join(first, "|") {
+			t.Fatalf("second build differs:\n%q\n%q", first, ids)
+		}
+	}
+}
+
+// Open with the scripted model of llm/fake: the VLM reader's workers and
+// reasoner get the fake's answers, and citations come from its evidence.
+func TestOpenWithFakeModel(t *testing.T) {
+	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
+	m.On("<output>", "<output>41 m/s</output>")
+	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
+	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
+	res, err := ix.Ask(t.Context(), "What was the peak gust of Storm Elin?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "41 m/s" || res.Trace.Reader != "vlm" || res.Trace.Supported == 0 {
+		t.Fatalf("reader %q, %d model calls", res.Trace.Reader, len(m.Calls()))
+	}
+	flowreadertest.Cites(t, ix, "What was the peak gust of Storm Elin?", "storms")
+}
+
+// recorder is a TB that records what the helpers report; FailNow ends the
+// goroutine as testing.T's does.
+type recorder struct {
+	mu      sync.Mutex
+	errs    []string
+	stopped bool
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, strings.TrimSpace(strings.ReplaceAll(sprintf(format, args...), "\n", " ")))
+}
+
+func (r *recorder) FailNow() {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
+	runtime.Goexit()
+}
+
+// run calls f with a fresh recorder in its own goroutine, as testing runs a
+// test, and returns the recorder when f returned or stopped.
+func run(f func(t flowreadertest.TB)) *recorder {
+	r := &recorder{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(r)
+	}()
+	<-done
+	return r
+}
+
+func TestAssertionsReport(t *testing.T) {
+	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	q := "What was the peak gust of Storm Elin?"
+	cases := []struct {
+		name string
+		f    func(t flowreadertest.TB) bool
+		want string
+	}{
+		{"contains", func(t flowreadertest.TB) bool { return flowreadertest.EvidenceContains(t, ix, q, "no such text") }, `has no node containing "no such text"`},
+		{"at most", func(t flowreadertest.TB) bool { return flowreadertest.ReadsAtMost(t, ix, q, 0) }, "more than 0"},
+		{"cites", func(t flowreadertest.TB) bool { return flowreadertest.Cites(t, ix, q, "nowhere") }, `does not cite "nowhere"`},
+		{"empty question", func(t flowreadertest.TB) bool { return flowreadertest.Cites(t, ix, " ", "storms") }, "empty question"},
+	}
+	for _, c := range cases {
+		var ok bool
+		r := run(func(t flowreadertest.TB) { ok = c.f(t) })
+		if ok || r.stopped || len(r.errs) != 1 || !strings.Contains(r.errs[0], c.want) {
+			t.Errorf("%s: ok %v, stopped %v, reports %q; want one containing %q", c.name, ok, r.stopped, r.errs, c.want)
+		}
+	}
+}
+
+func TestBuildersStop(t *testing.T) {
+	empty := t.TempDir()
+	cases := []struct {
+		name string
+		f    func(t flowreadertest.TB)
+		want string
+	}{
+		{"odd passages", func(t flowreadertest.TB) { flowreadertest.Index(t, flowreadertest.Passages("a", "text", "b")) }, `document "b" has no text`},
+		{"no documents", func(t flowreadertest.TB) { flowreadertest.Index(t, nil) }, "no documents"},
+		{"bad config", func(t flowreadertest.TB) {
+			flowreadertest.Open(t, flowreader.Config{Budget: -1}, flowreadertest.Passages("a", "text"))
+		}, "Budget"},
+		{"missing folder", func(t flowreadertest.TB) { flowreadertest.Folder(t, "testdata/nonexistent") }, "nonexistent"},
+		{"empty folder", func(t flowreadertest.TB) { flowreadertest.Folder(t, empty) }, "holds no document"},
+		{"empty question", func(t flowreadertest.TB) {
+			flowreadertest.Evidence(t, flowreadertest.Index(t, flowreadertest.Passages(harbour()...)), "")
+		}, "empty question"},
+		{"fault rates", func(t flowreadertest.TB) {
+			flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{RateLimited: 0.6, Reset: 0.6})
+		}, "sum to more than 1"},
+	}
+	for _, c := range cases {
+		r := run(c.f)
+		if !r.stopped || len(r.errs) != 1 || !strings.Contains(r.errs[0], c.want) {
+			t.Errorf("%s: stopped %v, reports %q; want one containing %q", c.name, r.stopped, r.errs, c.want)
+		}
+	}
+}
+
+func TestGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "out.golden")
+	r := run(func(tb flowreadertest.TB) { flowreadertest.Golden(tb, path, []byte("a\n"), false) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "-update to create it") {
+		t.Fatalf("missing file: %q", r.errs)
+	}
+	if !flowreadertest.Golden(t, path, []byte("a\nb\n"), true) {
+		t.Fatal("update failed")
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("written file: %v %v", fi, err)
+	}
+	if !flowreadertest.Golden(t, path, []byte("a\nb\n"), false) {
+		t.Fatal("same bytes reported as different")
+	}
+	r = run(func(tb flowreadertest.TB) { flowreadertest.Golden(tb, path, []byte("a\nc\nd\n"), false) })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `line 2: 	want "b" 	got  "c"`) {
+		t.Fatalf("diff: %q", r.errs)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+	// An update whose folder cannot be made is reported, not fatal.
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	r = run(func(tb flowreadertest.TB) { flowreadertest.Golden(tb, filepath.Join(blocker, "x.golden"), nil, true) })
+	if r.stopped || len(r.errs) != 1 || !strings.Contains(r.errs[0], "update") {
+		t.Fatalf("blocked update: %q", r.errs)
+	}
+}
+
+// A user's reliability test: embeddings through the fault server with
+// retries succeed despite the transient fault classes (a 200 that is not
+// JSON is llm.ErrInvalidOutput, which is not retried), and the server
+// closes at cleanup.
+func TestFaultServerEmbedder(t *testing.T) {
+	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{
+		Seed: 3, RateLimited: 0.1, Internal: 0.1, Unavailable: 0.1, Reset: 0.1, Truncated: 0.1,
+		MaxFaultsPerKey: 2, RetryAfter: time.Millisecond, Dim: 8,
+	})
+	e, err := openai.NewEmbedder(openai.Config{BaseURL: s.URL(), EmbedModel: "e", HTTPClient: s.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := llm.WrapEmbedder(e, llm.Middleware{Attempts: 4, BaseDelay: time.Millisecond})
+	for i := 0; i < 20; i++ {
+		vs, err := w.Embed(context.Background(), []string{"text " + strings.Repeat("x", i)}, llm.KindDocument)
+		if err != nil || len(vs) != 1 || len(vs[0]) != 8 {
+			t.Fatalf("embed %d: %v", i, err)
+		}
+	}
+	c := s.Counts()
+	faults := 0
+	for k, n := range c {
+		if k != "ok" {
+			faults += n
+		}
+	}
+	if c["ok"] != 20 || faults == 0 {
+		t.Fatalf("counts %v: want 20 ok and some faults", c)
+	}
+}
+
+func TestFaultServerAPIKeyAndStall(t *testing.T) {
+	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{APIKey: "k", Stall: 1, MaxStall: time.Minute})
+	chat, err := openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", APIKey: "wrong", HTTPClient: s.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apiErr *llm.APIError
+	if _, err := chat.Generate(context.Background(), llm.UserText("x")); !errors.As(err, &apiErr) || apiErr.StatusCode != 401 {
+		t.Fatalf("wrong key: %v", err)
+	}
+	chat, _ = openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", APIKey: "k", HTTPClient: s.Client()})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := chat.Generate(ctx, llm.UserText("x")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("stall: %v", err)
+	}
+	s.Close()
+	s.Close()
+}
