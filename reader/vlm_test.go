@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -140,25 +141,38 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestConcurrentRound: 16 workers that each take L finish in about one L,
-// and the whole Read (workers ∥ question type, then reasoner) in about 2L.
+// TestConcurrentRound: with no concurrency limit the 16 workers and the
+// question-type call are all in flight at once. Each call waits until all 17
+// have started, so a reader that ran them one by one would never finish:
+// the context's deadline then fails the test (a deadlock guard, not a timing
+// assertion).
 func TestConcurrentRound(t *testing.T) {
-	const L = 40 * time.Millisecond
-	m := defaultScript().Model()
-	m.Latency = L
-	start := time.Now()
-	ans, err := (&VLM{Model: m}).Read(context.Background(), input(t, 16, 1))
+	const want = 16 + 1
+	base := defaultScript().Model()
+	var started atomic.Int32
+	all := make(chan struct{})
+	var once sync.Once
+	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if n := started.Add(1); n == want {
+			once.Do(func() { close(all) })
+		}
+		if started.Load() <= want { // the reasoner comes after the round
+			select {
+			case <-all:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return base.Generate(ctx, req)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ans, err := (&VLM{Model: m}).Read(ctx, input(t, 16, 1))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Read: %v (calls started: %d, want %d in flight at once)", err, started.Load(), want)
 	}
-	el := time.Since(start)
-	ratio := float64(el) / float64(L)
-	t.Logf("16 chains, L = %v: Read took %v = %.2f L (sequential would be 18 L)", L, el, ratio)
-	if ratio >= 6 {
-		t.Errorf("Read took %.1f L, want < 6 L", ratio)
-	}
-	if ans.Trace.Stages["workers"] >= 4*L {
-		t.Errorf("workers stage %v", ans.Trace.Stages["workers"])
+	if len(ans.Drafts) == 0 {
+		t.Fatal("no drafts")
 	}
 }
 
