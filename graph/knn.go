@@ -131,3 +131,52 @@ func knnEdges(nbrs []int32, n, k int) []Edge {
 	}
 	return edges
 }
+
+// knnRecompute brings the top-k lists in l (n rows of emb) up to date
+// after an update: rows with full[i] set are recomputed from scratch
+// against every other row (l's list of such a row must be empty); every
+// other row keeps its list and is offered the rows in extra (which its list
+// must not hold). Pairs are scored as topK scores them (gonum's Sdot), and
+// the top k under (similarity desc, index asc) is unique, so the lists are
+// those topK gives whenever the kept lists are the top k among the rows not
+// in extra and a pair's similarity does not depend on the order of its
+// arguments (see Builder.updateKNN).
+//
+// Rows are shared among workers, each row's list touched by one only. A
+// full row costs n dot products, a kept one len(extra): the full rows are
+// where an approximate index would answer instead.
+func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, full []bool, extra []int32, workers int) error {
+	const chunk = 64
+	workers = max(1, min(workers, (n+chunk-1)/chunk))
+	var next atomic.Int64
+	var g errgroup.Group
+	for range workers {
+		g.Go(func() error {
+			var impl gonum.Implementation
+			for {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				a := int(next.Add(chunk)) - chunk
+				if a >= n {
+					return nil
+				}
+				for i := a; i < min(a+chunk, n); i++ {
+					ei := emb[i*dim : (i+1)*dim]
+					if full[i] {
+						for j := 0; j < n; j++ {
+							if j != i {
+								l.offer(i, int32(j), impl.Sdot(dim, ei, 1, emb[j*dim:(j+1)*dim], 1))
+							}
+						}
+						continue
+					}
+					for _, j := range extra {
+						l.offer(i, j, impl.Sdot(dim, ei, 1, emb[int(j)*dim:(int(j)+1)*dim], 1))
+					}
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
