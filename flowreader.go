@@ -206,15 +206,7 @@ func (p *Pipeline) Notes() []string { return append([]string(nil), p.notes...) }
 // kNN and (with a Model) LLM links. Save it with graph.Save; Open binds the
 // pipeline to it.
 func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (*graph.Graph, error) {
-	b := &graph.Builder{
-		Embedder:    p.embedder,
-		Model:       p.model,
-		Cache:       p.cfg.Cache,
-		Concurrency: p.cfg.Concurrency,
-		Progress:    p.cfg.Progress,
-		Root:        p.cfg.ImageRoot,
-	}
-	g, err := b.Build(ctx, docs)
+	g, err := p.builder().Build(ctx, docs)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: build: %w", err)
 	}
