@@ -249,6 +249,20 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 			extra = append(extra, int32(i))
 		}
 	}
+	// The rows of g's nodes that are gone, copied to 16-byte aligned
+	// storage, so that their similarities are the bits Build computed.
+	gone := make([]int32, g.Len()) // g's node index to its row in goneRows, or -1
+	var goneRows []float32
+	for o, i := range to {
+		gone[o] = -1
+		if i < 0 {
+			gone[o] = int32(len(goneRows) / dim)
+			goneRows = append(goneRows, g.Embedding(o)...)
+		}
+	}
+	if len(goneRows) > 0 && uintptr(unsafe.Pointer(&goneRows[0]))%16 != 0 {
+		return topK(ctx, vecs, n, dim, k, b.concurrency())
+	}
 	l := &topList{}
 	l.init(n, k)
 	full := make([]bool, n)
@@ -259,10 +273,10 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 			full[i] = true
 			continue
 		}
-		// g's kNN list of o is the k best of its kNN-edge neighbours (they
-		// are its list and the nodes that list it). When one of them is
-		// gone the list is recomputed: the old ranking cannot be told from
-		// the new vectors alone.
+		// g's kNN list of o is the k best, by g's ranking (old indexes
+		// break ties), of its kNN-edge neighbours: they are its list and
+		// the nodes that list it. When a node that is gone is among the k,
+		// the list is recomputed; otherwise it is kept.
 		cand = cand[:0]
 		nbrs, eids := g.Neighbors(int(o))
 		ei := vecs[i*dim : (i+1)*dim]
@@ -270,14 +284,16 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 			if g.Edges[eids[t]].Kind&EdgeKNN == 0 {
 				continue
 			}
-			c := to[j]
-			if c < 0 {
-				full[i] = true
-				break
+			var ej []float32
+			if c := to[j]; c >= 0 {
+				ej = vecs[int(c)*dim : (int(c)+1)*dim]
+			} else {
+				r := int(gone[j])
+				ej = goneRows[r*dim : (r+1)*dim]
 			}
-			cand = append(cand, scored{c, impl.Sdot(dim, ei, 1, vecs[int(c)*dim:(int(c)+1)*dim], 1)})
+			cand = append(cand, scored{j, impl.Sdot(dim, ei, 1, ej, 1)})
 		}
-		if full[i] || len(cand) < k {
+		if len(cand) < k {
 			full[i] = true
 			continue
 		}
@@ -288,7 +304,16 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 			return cmp.Compare(a.j, b.j)
 		})
 		for _, c := range cand[:k] {
-			l.offer(i, c.j, c.s)
+			if to[c.j] < 0 {
+				full[i] = true
+				break
+			}
+		}
+		if full[i] {
+			continue
+		}
+		for _, c := range cand[:k] {
+			l.offer(i, to[c.j], c.s)
 		}
 	}
 	if err := knnRecompute(ctx, vecs, n, dim, l, full, extra, b.concurrency()); err != nil {
