@@ -205,9 +205,10 @@ func (b *Builder) documents(docs []Document) ([]Node, *buildRecord, error) {
 	rec := b.settingsRecord()
 	rec.docs = make([]docRecord, len(docs))
 	at := 0
+	buf := make([]byte, 0, 1<<17)
 	for i := range docs {
 		m := len(docs[i].Items)
-		rec.docs[i] = docRecord{id: docs[i].ID, hash: hashDocument(docs[i].ID, nodes[at:at+m]), nodes: m}
+		rec.docs[i] = docRecord{id: docs[i].ID, hash: hashDocument(docs[i].ID, nodes[at:at+m], &buf), nodes: m}
 		at += m
 	}
 	return nodes, rec, nil

@@ -70,9 +70,10 @@ func (r *buildRecord) sameSettings(o *buildRecord) bool {
 // Builder.nodes makes them, image paths mapped): everything the Builder
 // reads of it. Each field is length-prefixed, so that no two documents
 // share an encoding.
-func hashDocument(id string, nodes []Node) docHash {
+func hashDocument(id string, nodes []Node, buf *[]byte) docHash {
 	h := sha256.New()
-	var b []byte
+	b := (*buf)[:0]
+	defer func() { *buf = b[:0] }()
 	b = appendString(b, id)
 	b = binary.AppendUvarint(b, uint64(len(nodes)))
 	for i := range nodes {
