@@ -145,6 +145,9 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		}
 	}
 	n += len(fresh)
+	if n == 0 {
+		dim = b.Embedder.Dimension() // no nodes: Build's dimension
+	}
 	out := make([]Node, 0, n)
 	vecs := make([]float32, 0, n*dim)
 	from := make([]int32, 0, n)

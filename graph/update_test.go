@@ -304,3 +304,40 @@ func TestUpdateErrors(t *testing.T) {
 		t.Fatalf("%v, want ErrUpdate", err)
 	}
 }
+
+// Updating to an empty collection and back gives what Build gives, and an
+// update that changes nothing makes no calls at all.
+func TestUpdateEmptyAndUnchanged(t *testing.T) {
+	ctx := context.Background()
+	u := &updateGen{r: rand.New(rand.NewPCG(9, 9))}
+	docs := []graph.Document{u.doc("a"), u.doc("b"), u.doc("c"), u.doc("d")}
+	m := newFakeModel()
+	ce := &countingEmbedder{Embedder: &fake.Embedder{Dim: 8}}
+	b := &graph.Builder{Embedder: ce, Model: m, Rounds: -1}
+	g := build(t, b, docs)
+	calls, texts := len(m.Calls()), ce.texts.Load()
+	same, diff, err := b.Update(ctx, g, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Calls()) != calls || ce.texts.Load() != texts {
+		t.Fatal("an update without changes called the model or the embedder")
+	}
+	if len(diff.Added)+len(diff.Replaced)+len(diff.Removed) != 0 || !bytes.Equal(encoded(t, same), encoded(t, g)) {
+		t.Fatalf("an update without changes: %+v", diff)
+	}
+	empty, diff, err := b.Update(ctx, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encoded(t, empty), encoded(t, build(t, b, nil))) || len(diff.Removed) != 4 {
+		t.Fatalf("emptied: %+v", diff)
+	}
+	back, _, err := b.Update(ctx, empty, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encoded(t, back), encoded(t, g)) {
+		t.Fatal("rebuilt from empty differs")
+	}
+}
