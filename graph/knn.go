@@ -142,12 +142,21 @@ func knnEdges(nbrs []int32, n, k int) []Edge {
 // in extra and a pair's similarity does not depend on the order of its
 // arguments (see Builder.updateKNN).
 //
-// Rows are shared among workers, each row's list touched by one only. A
-// full row costs n dot products, a kept one len(extra): the full rows are
-// where an approximate index would answer instead.
+// Full rows are taken knnBlock at a time, each other row loaded once per
+// block, as in topK; a full row costs n dot products, a kept one
+// len(extra). Each row's list is touched by one worker only. The full rows
+// are where an approximate index would answer instead.
 func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, full []bool, extra []int32, workers int) error {
-	const chunk = 64
-	workers = max(1, min(workers, (n+chunk-1)/chunk))
+	var rows []int // the full rows
+	for i, f := range full {
+		if f {
+			rows = append(rows, i)
+		}
+	}
+	const chunk = 256 // kept rows per task
+	blocks := (len(rows) + knnBlock - 1) / knnBlock
+	tasks := blocks + (n+chunk-1)/chunk
+	workers = max(1, min(workers, tasks))
 	var next atomic.Int64
 	var g errgroup.Group
 	for range workers {
@@ -157,22 +166,30 @@ func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, fu
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				a := int(next.Add(chunk)) - chunk
-				if a >= n {
+				t := int(next.Add(1)) - 1
+				switch {
+				case t >= tasks:
 					return nil
-				}
-				for i := a; i < min(a+chunk, n); i++ {
-					ei := emb[i*dim : (i+1)*dim]
-					if full[i] {
-						for j := 0; j < n; j++ {
-							if j != i {
-								l.offer(i, int32(j), impl.Sdot(dim, ei, 1, emb[j*dim:(j+1)*dim], 1))
+				case t < blocks:
+					block := rows[t*knnBlock : min((t+1)*knnBlock, len(rows))]
+					for j := 0; j < n; j++ {
+						ej := emb[j*dim : (j+1)*dim]
+						for _, i := range block {
+							if i != j {
+								l.offer(i, int32(j), impl.Sdot(dim, emb[i*dim:(i+1)*dim], 1, ej, 1))
 							}
 						}
-						continue
 					}
-					for _, j := range extra {
-						l.offer(i, j, impl.Sdot(dim, ei, 1, emb[int(j)*dim:(int(j)+1)*dim], 1))
+				default:
+					a := (t - blocks) * chunk
+					for i := a; i < min(a+chunk, n); i++ {
+						if full[i] {
+							continue
+						}
+						ei := emb[i*dim : (i+1)*dim]
+						for _, j := range extra {
+							l.offer(i, j, impl.Sdot(dim, ei, 1, emb[int(j)*dim:(int(j)+1)*dim], 1))
+						}
 					}
 				}
 			}

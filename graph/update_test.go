@@ -341,3 +341,27 @@ func TestUpdateEmptyAndUnchanged(t *testing.T) {
 		t.Fatal("rebuilt from empty differs")
 	}
 }
+
+// On a larger collection many lists are recomputed (several blocks of
+// rows, several workers) and the result still equals a fresh build.
+func TestUpdateLarger(t *testing.T) {
+	ctx := context.Background()
+	all := synthCollection(14, 20)
+	b := &graph.Builder{Embedder: &fake.Embedder{Dim: 16}, Concurrency: 3}
+	g := build(t, b, all[:12])
+	docs := append([]graph.Document(nil), all[:12]...)
+	docs[3] = graph.Document{ID: docs[3].ID, Items: all[12].Items}
+	docs[7] = graph.Document{ID: docs[7].ID, Items: all[13].Items[:5]}
+	docs = append(docs[:9], docs[10:]...)
+	docs = append(docs, all[13])
+	ng, diff, err := b.Update(ctx, g, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diff.Replaced) != 2 || len(diff.Removed) != 1 || len(diff.Added) != 1 {
+		t.Fatalf("diff %+v", diff)
+	}
+	if !bytes.Equal(encoded(t, ng), encoded(t, build(t, b, docs))) {
+		t.Fatal("differs from a fresh build")
+	}
+}
