@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/cputime"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
@@ -15,7 +16,8 @@ import (
 // hashing embedder at d = 100) with Update applying a change of one
 // document to the built graph: replacing one, adding one, removing one.
 // k = 14 before and after, so only the kNN lists the document touches are
-// recomputed.
+// recomputed. cpu-ns/op is the process CPU time per operation, steadier
+// than wall time on a shared machine.
 func BenchmarkUpdate10k(b *testing.B) {
 	for _, dim := range []int{100, 768} {
 		all := synthCollection(101, 100)
@@ -37,6 +39,7 @@ func BenchmarkUpdate10k(b *testing.B) {
 					}
 				}
 				b.ReportAllocs()
+				c0 := cputime.Now()
 				for b.Loop() {
 					var err error
 					if c.name == "rebuild" {
@@ -48,6 +51,7 @@ func BenchmarkUpdate10k(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, c0)
 			})
 		}
 	}
