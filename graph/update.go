@@ -85,7 +85,6 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 	}
 
 	// Match documents by ID and content hash.
-	type span struct{ start, n int }
 	oldAt := make(map[string]span, len(old.docs))
 	oldHash := make(map[string]docHash, len(old.docs))
 	at := 0
@@ -150,12 +149,15 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 	}
 	out := make([]Node, 0, n)
 	vecs := make([]float32, 0, n*dim)
+	own := newArena(g, rec.docs, keep, oldAt)
 	from := make([]int32, 0, n)
 	f := 0
 	for i, d := range rec.docs {
 		if keep[i] {
 			s := oldAt[d.id]
-			out = append(out, g.Nodes[s.start:s.start+s.n]...)
+			for j := s.start; j < s.start+s.n; j++ {
+				out = append(out, own.node(&g.Nodes[j]))
+			}
 			vecs = append(vecs, g.Emb[s.start*dim:(s.start+s.n)*dim]...)
 			for j := s.start; j < s.start+s.n; j++ {
 				from = append(from, int32(j))
@@ -329,4 +331,79 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 type scored struct {
 	j int32
 	s float32
+}
+
+// span is where a document's nodes are in a graph.
+type span struct{ start, n int }
+
+// arena holds copies of the strings of the nodes an update keeps, in one
+// allocation, so that the result does not keep g's storage alive (a loaded
+// graph's strings alias the whole file buffer, embeddings included).
+type arena struct {
+	buf  []byte
+	strs []string
+}
+
+func newArena(g *Graph, docs []docRecord, keep []bool, at map[string]span) *arena {
+	size, lists := 0, 0
+	for i, d := range docs {
+		if !keep[i] {
+			continue
+		}
+		s := at[d.id]
+		for j := s.start; j < s.start+s.n; j++ {
+			n := &g.Nodes[j]
+			size += nodeStringBytes(n)
+			lists += len(n.Keywords) + len(n.Tags)
+		}
+	}
+	return &arena{buf: make([]byte, 0, size), strs: make([]string, 0, lists)}
+}
+
+func nodeStringBytes(n *Node) int {
+	s := len(n.ID) + len(n.Doc) + len(n.Section) + len(n.Content) + len(n.Caption) + len(n.Footnote) +
+		len(n.Summary) + len(n.ImageText) + len(n.Context)
+	for _, k := range n.Keywords {
+		s += len(k)
+	}
+	for _, k := range n.Tags {
+		s += len(k)
+	}
+	if n.Image != nil {
+		s += len(n.Image.Path) + len(n.Image.MIME)
+	}
+	return s
+}
+
+func (a *arena) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	at := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return unsafe.String(&a.buf[at], len(s))
+}
+
+func (a *arena) list(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	at := len(a.strs)
+	for _, s := range ss {
+		a.strs = append(a.strs, a.str(s))
+	}
+	return a.strs[at:len(a.strs):len(a.strs)]
+}
+
+// node returns a copy of n whose strings live in a.
+func (a *arena) node(n *Node) Node {
+	c := *n
+	c.ID, c.Doc, c.Section, c.Content = a.str(n.ID), a.str(n.Doc), a.str(n.Section), a.str(n.Content)
+	c.Caption, c.Footnote, c.Summary = a.str(n.Caption), a.str(n.Footnote), a.str(n.Summary)
+	c.ImageText, c.Context = a.str(n.ImageText), a.str(n.Context)
+	c.Keywords, c.Tags = a.list(n.Keywords), a.list(n.Tags)
+	if n.Image != nil {
+		c.Image = &ImageRef{Path: a.str(n.Image.Path), MIME: a.str(n.Image.MIME)}
+	}
+	return c
 }

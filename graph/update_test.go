@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
@@ -325,6 +326,15 @@ func TestUpdateEmptyAndUnchanged(t *testing.T) {
 	}
 	if len(diff.Added)+len(diff.Replaced)+len(diff.Removed) != 0 || !bytes.Equal(encoded(t, same), encoded(t, g)) {
 		t.Fatalf("an update without changes: %+v", diff)
+	}
+	// The result shares no storage with g (a loaded g's strings alias its
+	// whole file buffer).
+	for i := range g.Nodes {
+		a, b := &g.Nodes[i], &same.Nodes[i]
+		if a.Content != "" && unsafe.StringData(a.Content) == unsafe.StringData(b.Content) || unsafe.StringData(a.ID) == unsafe.StringData(b.ID) ||
+			len(a.Keywords) > 0 && unsafe.StringData(a.Keywords[0]) == unsafe.StringData(b.Keywords[0]) {
+			t.Fatalf("node %d shares strings with the old graph", i)
+		}
 	}
 	empty, diff, err := b.Update(ctx, g, nil)
 	if err != nil {
