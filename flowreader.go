@@ -238,15 +238,7 @@ func (p *Pipeline) Notes() []string { return append([]string(nil), p.notes...) }
 func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (g *graph.Graph, err error) {
 	ctx, done := p.observeBuild(ctx, docs)
 	defer func() { done(g, err) }()
-	b := &graph.Builder{
-		Embedder:    p.embed,
-		Model:       p.model,
-		Cache:       p.cfg.Cache,
-		Concurrency: p.cfg.Concurrency,
-		Progress:    p.progress(ctx),
-		Root:        p.cfg.ImageRoot,
-	}
-	g, err = b.Build(ctx, docs)
+	g, err = p.builder(ctx).Build(ctx, docs)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: build: %w", err)
 	}

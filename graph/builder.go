@@ -84,6 +84,12 @@ type Builder struct {
 	// collection root); otherwise they are the document's Root joined with
 	// the item's path.
 	Root string
+	// Rounds is the number of LLM evolution rounds T run when a Model is
+	// set; 0 means 3 (paper v1 App. A), negative none. Evolution is a
+	// process over the whole collection, so a graph built with rounds
+	// cannot be updated (see Update); with none, the model's analysis alone
+	// makes the nodes and Update applies.
+	Rounds int
 	// NoMentionLinks leaves out the Link edges of MentionLinks (a passage
 	// that names another's title, two passages that name one entity),
 	// which Build adds by default: they are the paths multi-hop questions
@@ -92,6 +98,8 @@ type Builder struct {
 }
 
 func (b *Builder) concurrency() int { return defaultInt(b.Concurrency, defaultConcurrency) }
+
+func (b *Builder) rounds() int { return defaultInt(b.Rounds, evolutionRounds) }
 
 // defaultInt returns def for 0, 0 for negative values, v otherwise.
 func defaultInt(v, def int) int {
@@ -142,62 +150,33 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	// Calls are counted under the cache (a hit costs nothing), unless the
 	// caller's wrapper (flowreader's pipeline) counts them already.
 	ctx, spent := tally.With(ctx)
-	emb := b.Embedder
-	if !telemetry.Wrapped(emb) {
-		emb = telemetry.WrapEmbedder(emb, nil)
-	}
-	model := b.Model
-	if model != nil && !telemetry.Wrapped(model) {
-		model = telemetry.WrapModel(model, nil)
-	}
-	if b.Cache != nil {
-		emb = llm.WrapEmbedder(emb, llm.Middleware{Cache: b.Cache})
-		if model != nil {
-			model = llm.Wrap(model, llm.Middleware{Cache: b.Cache})
-		}
-	}
-	nodes, err := b.nodes(docs)
+	emb, model := b.wrapped()
+	nodes, rec, err := b.documents(docs)
 	if err != nil {
 		return nil, err
 	}
-	if model != nil {
-		nodes, err = b.analyseModel(ctx, model, nodes)
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		p := b.stage("analyse", len(nodes))
-		for i := range nodes {
-			analyseOffline(&nodes[i])
-		}
-		p.add(len(nodes))
+	nodes, err = b.analyse(ctx, model, nodes)
+	if err != nil {
+		return nil, err
 	}
 	vecs, dim, err := b.embed(ctx, emb, nodes, "embed", 0)
 	if err != nil {
 		return nil, err
 	}
 	var links [][]int32
-	if model != nil {
-		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, dim, evolutionRounds)
+	if model != nil && rec.rounds > 0 {
+		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, dim, rec.rounds)
 		if err != nil {
 			return nil, err
 		}
 	}
-	edges := b.orderEdges(nodes)
+	edges := b.contentEdges(nodes)
 	for i, l := range links {
 		for _, j := range l {
 			edges = append(edges, Edge{U: int32(i), V: j, Kind: EdgeLink})
 		}
 	}
-	if !b.NoMentionLinks {
-		edges = append(edges, MentionLinks(nodes, true)...)
-	}
-	k := b.KNN
-	if k == 0 {
-		k = knnSize(len(nodes))
-	}
-	if k > 0 {
-		k = min(k, len(nodes)-1)
+	if k := b.knnK(len(nodes)); k > 0 {
 		p := b.stage("knn", len(nodes))
 		_, span := telemetry.Stage(ctx, "flowreader.build.knn", attribute.Int("flowreader.nodes", len(nodes)), attribute.Int("flowreader.k", k))
 		nb, err := topK(ctx, vecs, len(nodes), dim, k, b.concurrency())
@@ -208,14 +187,109 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		p.add(len(nodes))
 		edges = append(edges, knnEdges(nb, len(nodes), k)...)
 	}
-	g, err := New(nodes, dim, vecs, edges)
+	g, err := b.finish(nodes, dim, vecs, edges, rec)
 	if err != nil {
 		return nil, err
 	}
+	g.Usage = spent.Totals()
+	return g, nil
+}
+
+// wrapped returns the embedder and model with the cache middleware when
+// Cache is set.
+func (b *Builder) wrapped() (llm.Embedder, llm.Model) {
+	emb, model := b.Embedder, b.Model
+	if !telemetry.Wrapped(emb) {
+		emb = telemetry.WrapEmbedder(emb, nil)
+	}
+	if model != nil && !telemetry.Wrapped(model) {
+		model = telemetry.WrapModel(model, nil)
+	}
+	if b.Cache != nil {
+		emb = llm.WrapEmbedder(emb, llm.Middleware{Cache: b.Cache})
+		if model != nil {
+			model = llm.Wrap(model, llm.Middleware{Cache: b.Cache})
+		}
+	}
+	return emb, model
+}
+
+// documents turns docs into unanalysed nodes and the build record of b's
+// settings and the documents' hashes (node counts are those before
+// analysis; finish sets the final ones).
+func (b *Builder) documents(docs []Document) ([]Node, *buildRecord, error) {
+	nodes, err := b.nodes(docs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := b.settingsRecord()
+	rec.docs = make([]docRecord, len(docs))
+	at := 0
+	buf := make([]byte, 0, 1<<17)
+	for i := range docs {
+		m := len(docs[i].Items)
+		rec.docs[i] = docRecord{id: docs[i].ID, hash: hashDocument(docs[i].ID, nodes[at:at+m], &buf), nodes: m}
+		at += m
+	}
+	return nodes, rec, nil
+}
+
+// analyse runs the model's analysis (P1/P2), or the offline one without a
+// model, on nodes; the model may drop text nodes.
+func (b *Builder) analyse(ctx context.Context, model llm.Model, nodes []Node) ([]Node, error) {
+	if model != nil {
+		return b.analyseModel(ctx, model, nodes)
+	}
+	p := b.stage("analyse", len(nodes))
+	for i := range nodes {
+		analyseOffline(&nodes[i])
+	}
+	p.add(len(nodes))
+	return nodes, nil
+}
+
+// contentEdges returns the edges that depend on the nodes' content alone:
+// reading order and, unless NoMentionLinks, MentionLinks.
+func (b *Builder) contentEdges(nodes []Node) []Edge {
+	edges := b.orderEdges(nodes)
+	if !b.NoMentionLinks {
+		edges = append(edges, MentionLinks(nodes, true)...)
+	}
+	return edges
+}
+
+// knnK is the kNN size k for n nodes (0 for no kNN edges).
+func (b *Builder) knnK(n int) int {
+	k := b.KNN
+	if k == 0 {
+		k = knnSize(n)
+	}
+	if k <= 0 {
+		return 0
+	}
+	return min(k, n-1)
+}
+
+// finish makes the graph and records its documents' node counts in rec.
+// The embeddings are unit rows from embed, stored as they are.
+func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, rec *buildRecord) (*Graph, error) {
+	at := 0
+	for i := range rec.docs {
+		d := &rec.docs[i]
+		d.nodes = 0
+		for at < len(nodes) && nodes[at].Doc == d.id {
+			d.nodes++
+			at++
+		}
+	}
+	g, err := assemble(nodes, dim, vecs, edges)
+	if err != nil {
+		return nil, err
+	}
+	g.build = rec
 	if nm, ok := b.Embedder.(llm.Namer); ok {
 		g.Embedder = nm.Name()
 	}
-	g.Usage = spent.Totals()
 	return g, nil
 }
 

@@ -27,6 +27,9 @@ func encodePayload(g *Graph) []byte {
 		b = append(b, byte(e.Kind))
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(e.Weight))
 	}
+	if g.build != nil {
+		b = appendRecord(b, g.build)
+	}
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}
@@ -226,9 +229,10 @@ const minNode = 17
 type layout struct {
 	name        string
 	dim, nn, ne int
-	body        int // offset of the first node record
-	emb         int // offset of the embeddings, the payload's last 4*nn*dim bytes
-	size        int // payload length
+	body        int    // offset of the first node record
+	emb         int    // offset of the embeddings, the payload's last 4*nn*dim bytes
+	size        int    // payload length
+	flags       uint32 // the header's flags (flagRecord: a build record follows the edges)
 }
 
 // parseLayout reads the leading fields (embedder name, dimension, node and
@@ -254,11 +258,12 @@ func parseLayout(p []byte, size int) (layout, error) {
 	return layout{name: name, dim: int(dim), nn: nn, ne: ne, body: d.off, emb: size - 4*nn*int(dim), size: size}, nil
 }
 
-func decodePayload(p []byte) (*Graph, error) {
+func decodePayload(p []byte, flags uint32) (*Graph, error) {
 	l, err := parseLayout(p, len(p))
 	if err != nil {
 		return nil, err
 	}
+	l.flags = flags
 	// Check the embeddings for NaN and Inf while the nodes and edges are
 	// decoded; nanAt is buffered, so returning early leaks no goroutine.
 	nanAt := make(chan int, 1)
@@ -267,14 +272,14 @@ func decodePayload(p []byte) (*Graph, error) {
 	} else {
 		nanAt <- -1
 	}
-	nodes, edges, deg, err := decodeBody(p, l)
+	nodes, edges, deg, rec, err := decodeBody(p, l)
 	if err != nil {
 		return nil, err
 	}
 	if i := <-nanAt; i >= 0 {
 		return nil, l.nanError(i)
 	}
-	return l.graph(p, nodes, edges, deg), nil
+	return l.graph(p, nodes, edges, deg, rec), nil
 }
 
 // nanError reports the node holding the i-th embedding value.
@@ -284,7 +289,7 @@ func (l layout) nanError(i int) error {
 
 // graph makes the graph of a checked payload p, its embeddings aliasing p,
 // from what decodeBody returned.
-func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32) *Graph {
+func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32, rec *buildRecord) *Graph {
 	m := l.nn * l.dim
 	var emb []float32
 	if m > 0 {
@@ -298,15 +303,16 @@ func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32) *Graph 
 			}
 		}
 	}
-	g := &Graph{Nodes: nodes, Dim: l.dim, Emb: emb, Edges: edges, Embedder: l.name}
+	g := &Graph{Nodes: nodes, Dim: l.dim, Emb: emb, Edges: edges, Embedder: l.name, build: rec}
 	g.fillCSR(deg)
 	return g
 }
 
-// decodeBody decodes the nodes, edges and padding of payload p laid out as
-// l, and counts the edges of each node i in deg[i+1]. It reads only
-// p[:l.emb], so p may be a prefix holding that much.
-func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, err error) {
+// decodeBody decodes the nodes, edges, build record (when l.flags says so)
+// and padding of payload p laid out as l, and counts the edges of each node
+// i in deg[i+1]. It reads only p[:l.emb], so p may be a prefix holding that
+// much.
+func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, rec *buildRecord, err error) {
 	p = p[:l.emb]
 	d := &decoder{b: p, off: l.body}
 	nodes = make([]Node, l.nn)
@@ -318,7 +324,7 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, er
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
 		if d.err == nil && n.Modality > ModalityFigure {
-			return nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
+			return nil, nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
 		}
 		n.Section = d.str()
 		n.Content = d.str()
@@ -337,12 +343,12 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, er
 		}
 		n.Context = d.str()
 		if d.err != nil {
-			return nil, nil, nil, fmt.Errorf("node %d: %w", i, d.err)
+			return nil, nil, nil, nil, fmt.Errorf("node %d: %w", i, d.err)
 		}
 	}
 	ne := l.ne
 	if len(p)-d.off < ne*edgeSize {
-		return nil, nil, nil, errShort
+		return nil, nil, nil, nil, errShort
 	}
 	// Edges are checked and counted per node (for the CSR) in one pass.
 	edges = make([]Edge, ne)
@@ -358,33 +364,38 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, er
 			Weight: math.Float32frombits(binary.LittleEndian.Uint32(b[9:])),
 		}
 		if e.U < 0 || e.U >= e.V || int(e.V) >= l.nn {
-			return nil, nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
+			return nil, nil, nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
 		}
 		if key := int64(e.U)<<32 | int64(e.V); key > prev {
 			prev = key
 		} else {
-			return nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
+			return nil, nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
 		}
 		if e.Kind == 0 || e.Kind > EdgeOrder|EdgeKNN|EdgeLink {
-			return nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
+			return nil, nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
 		}
 		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {
-			return nil, nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
+			return nil, nil, nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
 		}
 		edges[i] = e
 		deg[e.U+1]++
 		deg[e.V+1]++
 	}
 	d.off += ne * edgeSize
+	if l.flags&flagRecord != 0 {
+		if rec, err = decodeRecord(d, nodes); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
 	for ; d.off%4 != 0; d.off++ {
 		if d.off >= len(p) || p[d.off] != 0 {
-			return nil, nil, nil, fmt.Errorf("bad padding at %d", d.off)
+			return nil, nil, nil, nil, fmt.Errorf("bad padding at %d", d.off)
 		}
 	}
 	if d.off != l.emb {
-		return nil, nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
+		return nil, nil, nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
 	}
-	return nodes, edges, deg, nil
+	return nodes, edges, deg, rec, nil
 }
 
 // nonFinite returns the index of the first NaN or ±Inf among the

@@ -20,7 +20,7 @@
 //     with ties broken by lower index;
 //   - [EdgeLink]: a passage that names another's title, two passages that
 //     name one entity ([MentionLinks], unless [Builder.NoMentionLinks]),
-//     and the links left by T = 3 evolution rounds (prompt P3; paper v1
+//     and the links left by T = 3 evolution rounds ([Builder.Rounds]; prompt P3; paper v1
 //     App. A) when a model is set.
 //
 // Every edge weighs w_uv = max(cos(e_u, e_v), 0) (paper v1 Eq. 13).
@@ -55,11 +55,20 @@
 // makes no calls and an interrupted build resumes where it stopped. Builds
 // are deterministic: equal inputs and answers give byte-identical files.
 //
-// Caching. With Builder.Cache set, every model answer and embedding is stored
-// under a content hash of the request (llm.Middleware.Cache), so a
-// re-build of unchanged documents makes no calls and an interrupted build
-// resumes where it stopped. Builds are deterministic: equal inputs and
-// answers give byte-identical files.
+// # Updates
+//
+// [Builder.Update] turns the graph of one collection into the graph of
+// another (documents added, replaced, removed, matched by ID and a hash of
+// their content), equal to what Build gives of the new collection, bytes
+// of [Write] included, while analysing and embedding only the new and
+// changed documents. Built graphs record the settings and documents they
+// were built from for it. Of the collection-wide quantities, k changes with
+// N (then every kNN list is recomputed, exactly, with no model or embedder
+// call for kept nodes), MentionLinks' thresholds count passages over the
+// whole collection (so they are recomputed, cheaply, for all nodes), and
+// BM25's statistics live in the scoring index, not in the graph. Graphs
+// built with evolution rounds cannot be updated: a round rewrites every
+// node's links and summary from its neighbours'.
 //
 // # File format
 //
@@ -69,7 +78,8 @@
 //	header, 32 bytes:
 //	  [0:8]   magic "FLWGRAPH"
 //	  [8:12]  format version (uint32)
-//	  [12:16] flags, zero (uint32)
+//	  [12:16] flags (uint32): bit 0 set when a build record follows the
+//	          edges; other bits zero
 //	  [16:24] payload length in bytes (uint64)
 //	  [24:28] CRC-32C of the payload
 //	  [28:32] CRC-32C of header bytes [0:28]
@@ -77,13 +87,21 @@
 //	  embedder name, dimension, node count, edge count
 //	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints
 //	  edges: U, V (uint32), kind (byte), weight (float32 bits), sorted by (U, V)
+//	  build record (flag bit 0 only): record version (1), Builder.KNN
+//	    (varint, -1 for none), window, a byte (bit 0 mention links, bit 1
+//	    model analysis), evolution rounds, document count; per document
+//	    its ID, a 16-byte content hash and its node count (the documents'
+//	    nodes are consecutive, in document order)
 //	  zero padding to a multiple of 4 bytes from the payload start
 //	  embeddings: node count × dimension float32, row-major
 //
 // The header checksum is verified before the payload length is trusted, so
 // a corrupted length cannot cause a large allocation, and a graph is
 // returned only when the payload checksum matches. A foreign, corrupted,
-// truncated or other-version file fails with [ErrFormat], never a panic;
+// truncated or other-version file, or one whose build record does not fit
+// its nodes, fails with [ErrFormat], never a panic. Files without the flag
+// (written by New's graphs and by versions before the record) read as
+// before; versions before it refuse files with it (unknown flags);
 // [LoadDim] also checks the dimension against the query embedder's
 // ([ErrDimension]). Load reads the file once and aliases node strings and
 // embeddings into that buffer.

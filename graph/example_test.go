@@ -79,3 +79,43 @@ func ExampleRead() {
 	// Output:
 	// graph: invalid graph: graph file truncated: header
 }
+
+// Update a built graph after a document changed, one was added and one
+// removed: only the changed and new documents are analysed and embedded, and
+// the result is the graph a fresh build of the new collection gives.
+func ExampleBuilder_Update() {
+	ctx := context.Background()
+	docs, err := ingest.Path("ingest/testdata/collection")
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := &graph.Builder{Embedder: &fake.Embedder{Dim: 64}}
+	g, err := b.Build(ctx, docs)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Replace the first document, remove the second, add one at the end.
+	changed := []graph.Document{
+		{ID: docs[0].ID, Items: []graph.Item{{Text: "Camp Ridge moved to the north shore in May.", Page: -1}}},
+	}
+	changed = append(changed, docs[2:]...)
+	changed = append(changed, graph.Document{ID: "log.md", Items: []graph.Item{{Text: "Camp North logged 40 mm of rain.", Page: -1}}})
+
+	ng, diff, err := b.Update(ctx, g, changed)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("added", diff.Added, "replaced", diff.Replaced, "removed", diff.Removed)
+	fresh, err := b.Build(ctx, changed)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var x, y bytes.Buffer
+	graph.Write(&x, ng)
+	graph.Write(&y, fresh)
+	fmt.Println(ng.Len(), "nodes; same as a fresh build:", bytes.Equal(x.Bytes(), y.Bytes()))
+	// Output:
+	// added [log.md] replaced [notes/field-notes.md] removed [report]
+	// 3 nodes; same as a fresh build: true
+}

@@ -95,6 +95,10 @@ type Graph struct {
 	// are not counted. It is not saved: zero for a graph read from a file.
 	Usage llm.Totals
 
+	// build records how a Builder made the graph (settings and documents),
+	// nil for graphs made by New; Builder.Update needs it.
+	build *buildRecord
+
 	// CSR adjacency over both directions of every edge: the neighbours of
 	// node i are adj[off[i]:off[i+1]], with edge index eid[...] into Edges.
 	off []int32
@@ -118,6 +122,15 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 	for i := 0; i < n; i++ {
 		normalize(emb[i*dim : (i+1)*dim])
 	}
+	return assemble(nodes, dim, emb, edges)
+}
+
+// assemble is New without the checks and normalisation of the embeddings,
+// for the Builder, whose embeddings are unit (or zero) rows already: the
+// stored rows are then bit for bit the ones the kNN lists were computed
+// from, which Builder.Update relies on to recompute lists exactly.
+func assemble(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
+	n := len(nodes)
 	g := &Graph{Nodes: nodes, Dim: dim, Emb: emb}
 	es := make([]Edge, 0, len(edges))
 	for _, e := range edges {

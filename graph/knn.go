@@ -131,3 +131,69 @@ func knnEdges(nbrs []int32, n, k int) []Edge {
 	}
 	return edges
 }
+
+// knnRecompute brings the top-k lists in l (n rows of emb) up to date
+// after an update: rows with full[i] set are recomputed from scratch
+// against every other row (l's list of such a row must be empty); every
+// other row keeps its list and is offered the rows in extra (which its list
+// must not hold). Pairs are scored as topK scores them (gonum's Sdot), and
+// the top k under (similarity desc, index asc) is unique, so the lists are
+// those topK gives whenever the kept lists are the top k among the rows not
+// in extra and a pair's similarity does not depend on the order of its
+// arguments (see Builder.updateKNN).
+//
+// Full rows are taken knnBlock at a time, each other row loaded once per
+// block, as in topK; a full row costs n dot products, a kept one
+// len(extra). Each row's list is touched by one worker only. The full rows
+// are where an approximate index would answer instead.
+func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, full []bool, extra []int32, workers int) error {
+	var rows []int // the full rows
+	for i, f := range full {
+		if f {
+			rows = append(rows, i)
+		}
+	}
+	const chunk = 256 // kept rows per task
+	blocks := (len(rows) + knnBlock - 1) / knnBlock
+	tasks := blocks + (n+chunk-1)/chunk
+	workers = max(1, min(workers, tasks))
+	var next atomic.Int64
+	var g errgroup.Group
+	for range workers {
+		g.Go(func() error {
+			var impl gonum.Implementation
+			for {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				t := int(next.Add(1)) - 1
+				switch {
+				case t >= tasks:
+					return nil
+				case t < blocks:
+					block := rows[t*knnBlock : min((t+1)*knnBlock, len(rows))]
+					for j := 0; j < n; j++ {
+						ej := emb[j*dim : (j+1)*dim]
+						for _, i := range block {
+							if i != j {
+								l.offer(i, int32(j), impl.Sdot(dim, emb[i*dim:(i+1)*dim], 1, ej, 1))
+							}
+						}
+					}
+				default:
+					a := (t - blocks) * chunk
+					for i := a; i < min(a+chunk, n); i++ {
+						if full[i] {
+							continue
+						}
+						ei := emb[i*dim : (i+1)*dim]
+						for _, j := range extra {
+							l.offer(i, j, impl.Sdot(dim, ei, 1, emb[int(j)*dim:(int(j)+1)*dim], 1))
+						}
+					}
+				}
+			}
+		})
+	}
+	return g.Wait()
+}

@@ -64,7 +64,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		}
 		return nil, fmt.Errorf("graph: read: %w", err)
 	}
-	n, err := checkHeader(h[:])
+	n, flags, err := checkHeader(h[:])
 	if err != nil {
 		return nil, err
 	}
@@ -89,11 +89,13 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		nodes []Node
 		edges []Edge
 		deg   []int32
+		rec   *buildRecord
 		derr  error
 	)
 	l, ok := <-found
 	if ok {
-		nodes, edges, deg, derr = decodeBody(p, l)
+		l.flags = flags
+		nodes, edges, deg, rec, derr = decodeBody(p, l)
 	}
 	res := <-done
 	if res.err != nil {
@@ -103,7 +105,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		return nil, fmt.Errorf("%w: payload", errChecksum)
 	}
 	if !ok { // the leading fields are bad: let decodePayload say how
-		g, err := decodePayload(p)
+		g, err := decodePayload(p, flags)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
@@ -115,7 +117,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if res.nanAt >= 0 {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, l.nanError(res.nanAt))
 	}
-	return l.graph(p, nodes, edges, deg), nil
+	return l.graph(p, nodes, edges, deg, rec), nil
 }
 
 // readResult is what readPayload found.

@@ -346,11 +346,11 @@ func BenchmarkDecodeBody(b *testing.B) {
 	b.SetBytes(int64(l.emb))
 	b.ReportAllocs()
 	for b.Loop() {
-		nodes, edges, deg, err := decodeBody(p, l)
+		nodes, edges, deg, rec, err := decodeBody(p, l)
 		if err != nil {
 			b.Fatal(err)
 		}
-		l.graph(p, nodes, edges, deg)
+		l.graph(p, nodes, edges, deg, rec)
 	}
 }
 

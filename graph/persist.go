@@ -21,6 +21,10 @@ const (
 	edgeSize      = 13
 	// maxDim bounds the embedding dimension a file may declare.
 	maxDim = 1 << 16
+	// flagRecord, in the header's flags, says that a build record follows
+	// the edges. Files without it (graphs made by New, and every file
+	// written before the record existed) read as before.
+	flagRecord = 1
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -39,6 +43,9 @@ func Write(w io.Writer, g *Graph) error {
 	var h [headerSize]byte
 	copy(h[0:8], magic)
 	binary.LittleEndian.PutUint32(h[8:], formatVersion)
+	if g.build != nil {
+		binary.LittleEndian.PutUint32(h[12:], flagRecord)
+	}
 	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
 	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(p, castagnoli))
 	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
@@ -108,7 +115,7 @@ func Read(r io.Reader) (*Graph, error) {
 		}
 		return nil, fmt.Errorf("graph: read: %w", err)
 	}
-	n, err := checkHeader(h[:])
+	n, _, err := checkHeader(h[:])
 	if err != nil {
 		return nil, err
 	}
@@ -135,25 +142,27 @@ func Read(r io.Reader) (*Graph, error) {
 	return decode(buf)
 }
 
-// checkHeader validates the header and returns the payload length.
-func checkHeader(h []byte) (uint64, error) {
+// checkHeader validates the header and returns the payload length and the
+// flags.
+func checkHeader(h []byte) (uint64, uint32, error) {
 	if string(h[0:8]) != magic {
-		return 0, fmt.Errorf("%w: not a graph file (bad magic)", ErrFormat)
+		return 0, 0, fmt.Errorf("%w: not a graph file (bad magic)", ErrFormat)
 	}
 	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
-		return 0, fmt.Errorf("%w: version %d, this build reads %d", errVersion, v, formatVersion)
+		return 0, 0, fmt.Errorf("%w: version %d, this build reads %d", errVersion, v, formatVersion)
 	}
 	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
-		return 0, fmt.Errorf("%w: header", errChecksum)
+		return 0, 0, fmt.Errorf("%w: header", errChecksum)
 	}
-	if binary.LittleEndian.Uint32(h[12:]) != 0 {
-		return 0, fmt.Errorf("%w: unknown flags", ErrFormat)
+	flags := binary.LittleEndian.Uint32(h[12:])
+	if flags&^flagRecord != 0 {
+		return 0, 0, fmt.Errorf("%w: unknown flags", ErrFormat)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])
 	if n > math.MaxInt-headerSize {
-		return 0, fmt.Errorf("%w: payload length %d", ErrFormat, n)
+		return 0, 0, fmt.Errorf("%w: payload length %d", ErrFormat, n)
 	}
-	return n, nil
+	return n, flags, nil
 }
 
 // decode parses a whole file held in data.
@@ -161,7 +170,7 @@ func decode(data []byte) (*Graph, error) {
 	if len(data) < headerSize {
 		return nil, fmt.Errorf("%w: %d bytes", errTruncated, len(data))
 	}
-	n, err := checkHeader(data[:headerSize])
+	n, flags, err := checkHeader(data[:headerSize])
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +185,7 @@ func decode(data []byte) (*Graph, error) {
 	// bytes, and its result is discarded unless the checksum matches.
 	sum := make(chan uint32, 1)
 	go func() { sum <- crc32.Checksum(p, castagnoli) }()
-	g, err := decodePayload(p)
+	g, err := decodePayload(p, flags)
 	if <-sum != binary.LittleEndian.Uint32(data[24:]) {
 		return nil, fmt.Errorf("%w: payload", errChecksum)
 	}

@@ -179,6 +179,7 @@ func TestReadErrors(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add(encode(f, randomGraph(f, 3, 4, 1)))
 	f.Add(encode(f, randomGraph(f, 0, 0, 1)))
+	f.Add(encode(f, recordGraph(f, 5, 4)))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Most mutations die at the checksum; also try with it fixed up so the
@@ -190,7 +191,7 @@ func FuzzRead(f *testing.F) {
 			b := append([]byte(nil), data...)
 			copy(b, magic)
 			binary.LittleEndian.PutUint32(b[8:], formatVersion)
-			binary.LittleEndian.PutUint32(b[12:], 0)
+			binary.LittleEndian.PutUint32(b[12:], binary.LittleEndian.Uint32(data[12:])&flagRecord)
 			binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-headerSize))
 			rechecksum(b)
 			loadMatchesDecode(t, b)
@@ -357,4 +358,62 @@ func TestStr(t *testing.T) {
 		}
 	}
 	check(nil)
+}
+
+// recordGraph is randomGraph with a build record: its nodes in documents
+// of two nodes each (the last may have one), and a document with none.
+func recordGraph(t testing.TB, n, dim int) *Graph {
+	g := randomGraph(t, n, dim, 3)
+	rec := &buildRecord{knn: 0, window: 3, mentions: true}
+	for i := 0; i < n; i += 2 {
+		id := fmt.Sprintf("doc%d", i/2)
+		m := min(2, n-i)
+		for j := i; j < i+m; j++ {
+			g.Nodes[j].Doc = id
+		}
+		rec.docs = append(rec.docs, docRecord{id: id, hash: docHash{byte(i), 7}, nodes: m})
+	}
+	rec.docs = append(rec.docs, docRecord{id: "empty", nodes: 0})
+	g.build = rec
+	return g
+}
+
+// A build record survives Write and Read (and Load), and one that does not
+// fit the nodes is ErrFormat; files without one still read.
+func TestRecordRoundTrip(t *testing.T) {
+	g := recordGraph(t, 7, 4)
+	data := encode(t, g)
+	if binary.LittleEndian.Uint32(data[12:]) != flagRecord {
+		t.Fatal("flag not set")
+	}
+	h, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(h.build, g.build) {
+		t.Fatalf("record %+v, want %+v", h.build, g.build)
+	}
+	loadMatchesDecode(t, data)
+	if !bytes.Equal(encode(t, h), data) {
+		t.Fatal("re-encoding differs")
+	}
+	for _, bad := range []func(r *buildRecord){
+		func(r *buildRecord) { r.docs[0].nodes++ },
+		func(r *buildRecord) { r.docs[1].id = r.docs[0].id },
+		func(r *buildRecord) { r.docs[0].id = "other" },
+		func(r *buildRecord) { r.docs = r.docs[1:] },
+		func(r *buildRecord) { r.knn = -5 },
+	} {
+		b := recordGraph(t, 7, 4)
+		bad(b.build)
+		if _, err := Read(bytes.NewReader(encode(t, b))); !errors.Is(err, ErrFormat) {
+			t.Errorf("bad record read: %v", err)
+		}
+	}
+	// An unknown flag is still refused.
+	data[12] |= 2
+	rechecksum(data)
+	if _, err := Read(bytes.NewReader(data)); !errors.Is(err, ErrFormat) {
+		t.Errorf("unknown flag: %v", err)
+	}
 }

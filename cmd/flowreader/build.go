@@ -38,6 +38,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); give the same folder to ask --images")
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
 	var ep endpoints
 	ep.register(fs)
 	var tel telemetryFlags
@@ -57,8 +58,17 @@ set, the embedded defaults are used (offline GloVe embedder, deterministic
 analysis, no evolution) and build says so. The API key is read from $%s
 only (never a flag).
 
+With --update and an existing GRAPHFILE, the documents are compared by ID
+and content with the ones the graph was built from, and only the changes
+are applied: new and changed documents are analysed and embedded, removed
+ones dropped, and the edges they touch recomputed; the file written is the
+one a fresh build would write. Graphs built with a model (LLM evolution
+rounds), with other settings or by an older version cannot be updated:
+build them once without --update.
+
 Example:
   flowreader build -o harbour.frg examples/quickstart/docs
+  flowreader build --update -o harbour.frg examples/quickstart/docs
 
 flags:
 `, envLLMURL, envLLMModel, envEmbedURL, envEmbedModel, envAPIKey)
@@ -143,18 +153,37 @@ flags:
 		fmt.Fprintln(stderr, "build: note: no model configured: deterministic offline node analysis, no LLM links or evolution rounds")
 	}
 	start := time.Now()
-	g, err := p.Build(ctx, docs)
+	var old *graph.Graph
+	if *update {
+		if old, err = loadForUpdate(*out, stderr); err != nil {
+			return err
+		}
+	}
+	var g *graph.Graph
+	var diff graph.Diff
+	if old != nil {
+		g, diff, err = p.Update(ctx, old, docs)
+	} else {
+		g, err = p.Build(ctx, docs)
+	}
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
+		if errors.Is(err, graph.ErrUpdate) {
+			return fmt.Errorf("%w; build it once without --update", err)
+		}
 		return err
+	}
+	changes := ""
+	if old != nil {
+		changes = printDiff(stdout, diff, len(docs))
 	}
 	if err := graph.Save(*out, g); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents; embedder %s (dimension %d); %s\n",
-		*out, g.Len(), len(g.Edges), len(docs), orUnknown(g.Embedder), g.Dim, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents%s; embedder %s (dimension %d); %s\n",
+		*out, g.Len(), len(g.Edges), len(docs), changes, orUnknown(g.Embedder), g.Dim, time.Since(start).Round(time.Millisecond))
 	if hasImages(g) {
 		if wd, err := os.Getwd(); err != nil || filepath.Clean(wd) != base {
 			fmt.Fprintf(stderr, "build: image paths are relative to %s: pass --images %s to ask\n", base, base)

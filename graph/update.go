@@ -1,0 +1,412 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/flowreader/flowreader/internal/tally"
+	"github.com/flowreader/flowreader/llm"
+)
+
+// ErrUpdate is returned by Update for a graph it cannot update: one without
+// a build record (made by New, or saved before graphs recorded how they were
+// built), one built with other settings than the Builder's, or one built
+// with LLM evolution rounds. Build it once from scratch instead; with
+// Builder.Cache set, unchanged documents then cost no model calls.
+var ErrUpdate = errors.New("graph: cannot update the graph")
+
+// Diff names the documents an Update added, replaced (same ID, other
+// content) and removed, by ID; Added and Replaced in the order of the new
+// collection, Removed in the old graph's.
+type Diff struct {
+	Added, Replaced, Removed []string
+}
+
+// Update returns the graph Build(ctx, docs) would return, given g, a graph
+// that b (or a Builder with equal settings) built from another collection:
+// the nodes and edges are equal, and Write gives equal bytes. Only the
+// documents that are new or whose content changed (by a hash of what Build
+// reads of them) are analysed and embedded; the nodes of the others, with
+// their analysis and embeddings, are taken from g, so they cost no model or
+// embedder call. Documents are matched by ID; the result's document order
+// is the order of docs, as in Build, so to add a document append it to the
+// collection's list (or insert it where a fresh build of the folder would
+// have it), to remove one leave it out. g is not modified.
+//
+// What is recomputed, so that the result equals a fresh build:
+//   - the kNN list of every new node, and of every kept node whose list held
+//     a removed or replaced node, against all nodes; every other kept node's
+//     list is its old one offered the new nodes, which is its new list
+//     because no kept node it did not list can now beat the k it did. When k
+//     changes with N (the default k = clip(⌈log2 N⌉, 3, 32)), or kept
+//     documents change their relative order (ties are broken by node
+//     index), every list is recomputed: exact kNN then costs what Build's
+//     does, with no model or embedder call for kept nodes;
+//   - reading-order edges and MentionLinks over the whole collection, which
+//     cost no model call and little time: mention links depend on counts
+//     over all passages (a title named by more than max(8, 1%) of them
+//     links nothing), so a new document can remove links between old ones;
+//   - every edge weight, from the embeddings.
+//
+// Scoring keeps no collection statistics in the graph (BM25's IDF is
+// computed when an index is opened), so there is nothing else to refresh.
+//
+// Update fails with [ErrUpdate] for a graph without a build record, built
+// with other Window, KNN, NoMentionLinks or Rounds settings, analysed by a
+// model when b has none (or the reverse), or built with evolution rounds
+// (they are a process over the whole collection: each round rewrites links
+// and summaries from every node's neighbours); with [ErrDimension] when b's
+// embedder has another dimension; with [ErrDocument] as Build does. The
+// result equals a fresh build when the model and embedder answer a request
+// as they did for g (as with Cache, or a deterministic embedder whose
+// vector of a text does not depend on the batch it is sent in). A changed
+// image file under an unchanged path is not noticed.
+func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph, Diff, error) {
+	var diff Diff
+	if b.Embedder == nil {
+		return nil, diff, errNoEmbedder
+	}
+	if g == nil || g.build == nil {
+		return nil, diff, fmt.Errorf("%w: it has no build record (made by New, or saved by an older version)", ErrUpdate)
+	}
+	old := g.build
+	if err := b.updatable(g); err != nil {
+		return nil, diff, err
+	}
+	ctx, spent := tally.With(ctx)
+	emb, model := b.wrapped()
+	nodes, rec, err := b.documents(docs)
+	if err != nil {
+		return nil, diff, err
+	}
+
+	// Match documents by ID and content hash.
+	oldAt := make(map[string]span, len(old.docs))
+	oldHash := make(map[string]docHash, len(old.docs))
+	at := 0
+	for _, d := range old.docs {
+		oldAt[d.id], oldHash[d.id] = span{at, d.nodes}, d.hash
+		at += d.nodes
+	}
+	keep := make([]bool, len(docs)) // document i's nodes come from g
+	var fresh []Node                // unanalysed nodes of the other documents
+	at = 0
+	inNew := make(map[string]bool, len(docs))
+	for i, d := range rec.docs {
+		m := len(docs[i].Items)
+		inNew[d.id] = true
+		h, ok := oldHash[d.id]
+		switch {
+		case ok && h == d.hash:
+			keep[i] = true
+		case ok:
+			diff.Replaced = append(diff.Replaced, d.id)
+		default:
+			diff.Added = append(diff.Added, d.id)
+		}
+		if !keep[i] {
+			fresh = append(fresh, nodes[at:at+m]...)
+		}
+		at += m
+	}
+	for _, d := range old.docs {
+		if !inNew[d.id] {
+			diff.Removed = append(diff.Removed, d.id)
+		}
+	}
+
+	fresh, err = b.analyse(ctx, model, fresh)
+	if err != nil {
+		return nil, diff, err
+	}
+	want := 0
+	if g.Len() > 0 {
+		want = g.Dim
+	}
+	fvecs, dim, err := b.embed(ctx, emb, fresh, "embed", want)
+	if err != nil {
+		return nil, diff, err
+	}
+	if want > 0 {
+		dim = want
+	}
+
+	// The new node list, in document order, with each node's old index
+	// (or -1 for a fresh node).
+	n := 0
+	for i, d := range rec.docs {
+		if keep[i] {
+			n += oldAt[d.id].n
+		}
+	}
+	n += len(fresh)
+	if n == 0 {
+		dim = b.Embedder.Dimension() // no nodes: Build's dimension
+	}
+	out := make([]Node, 0, n)
+	vecs := make([]float32, 0, n*dim)
+	own := newArena(g, rec.docs, keep, oldAt)
+	from := make([]int32, 0, n)
+	f := 0
+	for i, d := range rec.docs {
+		if keep[i] {
+			s := oldAt[d.id]
+			for j := s.start; j < s.start+s.n; j++ {
+				out = append(out, own.node(&g.Nodes[j]))
+			}
+			vecs = append(vecs, g.Emb[s.start*dim:(s.start+s.n)*dim]...)
+			for j := s.start; j < s.start+s.n; j++ {
+				from = append(from, int32(j))
+			}
+			continue
+		}
+		for f < len(fresh) && fresh[f].Doc == d.id {
+			out = append(out, fresh[f])
+			vecs = append(vecs, fvecs[f*dim:(f+1)*dim]...)
+			from = append(from, -1)
+			f++
+		}
+	}
+
+	edges := b.contentEdges(out)
+	if k := b.knnK(n); k > 0 {
+		p := b.stage("knn", n)
+		nb, err := b.updateKNN(ctx, g, vecs, dim, from, k)
+		if err != nil {
+			return nil, diff, err
+		}
+		p.add(n)
+		edges = append(edges, knnEdges(nb, n, k)...)
+	}
+	ng, err := b.finish(out, dim, vecs, edges, rec)
+	if err != nil {
+		return nil, diff, err
+	}
+	ng.Usage = spent.Totals()
+	return ng, diff, nil
+}
+
+// updatable checks that g was built with b's settings and embedder.
+func (b *Builder) updatable(g *Graph) error {
+	old, now := g.build, b.settingsRecord()
+	switch {
+	case old.rounds > 0:
+		return fmt.Errorf("%w: it was built with %d LLM evolution rounds, which are a process over the whole collection (set Builder.Rounds negative to build without them)", ErrUpdate, old.rounds)
+	case old.model != now.model:
+		return fmt.Errorf("%w: its nodes were analysed %s, the Builder's would be %s", ErrUpdate, analysisName(old.model), analysisName(now.model))
+	case !old.sameSettings(now):
+		return fmt.Errorf("%w: it was built with Window %d, KNN %d, mention links %v, rounds %d; the Builder has %d, %d, %v, %d",
+			ErrUpdate, old.window, old.knn, old.mentions, old.rounds, now.window, now.knn, now.mentions, now.rounds)
+	}
+	if nm, ok := b.Embedder.(llm.Namer); ok && g.Len() > 0 && nm.Name() != g.Embedder {
+		return fmt.Errorf("%w: it was embedded by %q, the Builder's embedder is %q", ErrUpdate, g.Embedder, nm.Name())
+	}
+	if d := b.Embedder.Dimension(); g.Len() > 0 && d > 0 && d != g.Dim {
+		return fmt.Errorf("%w: the graph has dimension %d, the embedder %d", ErrDimension, g.Dim, d)
+	}
+	return nil
+}
+
+func analysisName(model bool) string {
+	if model {
+		return "by a model"
+	}
+	return "offline"
+}
+
+// updateKNN returns the kNN lists (k per node, as topK) of the n nodes
+// whose unit embeddings are vecs, node i being g's node from[i] (or new
+// when from[i] < 0). See Update for which lists are recomputed.
+//
+// Every similarity is computed on vecs, laid out as Build lays out its
+// embeddings, never on g's: gonum's Sdot sums in an order that depends on
+// the alignment of its second argument, and a loaded graph's rows sit at
+// any multiple of 4 bytes. With the dimension a multiple of 4, every row of
+// vecs is 16-byte aligned, so a pair's similarity is the same bits whatever
+// the rows' indexes and argument order, in Build and here; otherwise every
+// list is recomputed by topK, on the same layout as Build's.
+func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim int, from []int32, k int) ([]int32, error) {
+	n := len(from)
+	kOld := b.knnK(g.Len())
+	monotone := true
+	last := int32(-1)
+	for _, o := range from {
+		if o >= 0 {
+			monotone = monotone && o > last
+			last = o
+		}
+	}
+	if k != kOld || !monotone || dim%4 != 0 || len(vecs) > 0 && uintptr(unsafe.Pointer(&vecs[0]))%16 != 0 {
+		return topK(ctx, vecs, n, dim, k, b.concurrency())
+	}
+	to := make([]int32, g.Len()) // g's node index to the new one, or -1
+	for i := range to {
+		to[i] = -1
+	}
+	var extra []int32 // the new nodes
+	for i, o := range from {
+		if o >= 0 {
+			to[o] = int32(i)
+		} else {
+			extra = append(extra, int32(i))
+		}
+	}
+	// The rows of g's nodes that are gone, copied to 16-byte aligned
+	// storage, so that their similarities are the bits Build computed.
+	gone := make([]int32, g.Len()) // g's node index to its row in goneRows, or -1
+	var goneRows []float32
+	for o, i := range to {
+		gone[o] = -1
+		if i < 0 {
+			gone[o] = int32(len(goneRows) / dim)
+			goneRows = append(goneRows, g.Embedding(o)...)
+		}
+	}
+	if len(goneRows) > 0 && uintptr(unsafe.Pointer(&goneRows[0]))%16 != 0 {
+		return topK(ctx, vecs, n, dim, k, b.concurrency())
+	}
+	l := &topList{}
+	l.init(n, k)
+	full := make([]bool, n)
+	var cand []scored
+	var impl gonum.Implementation
+	for i, o := range from {
+		if o < 0 {
+			full[i] = true
+			continue
+		}
+		// g's kNN list of o is the k best, by g's ranking (old indexes
+		// break ties), of its kNN-edge neighbours: they are its list and
+		// the nodes that list it. When a node that is gone is among the k,
+		// the list is recomputed; otherwise it is kept.
+		cand = cand[:0]
+		nbrs, eids := g.Neighbors(int(o))
+		ei := vecs[i*dim : (i+1)*dim]
+		for t, j := range nbrs {
+			if g.Edges[eids[t]].Kind&EdgeKNN == 0 {
+				continue
+			}
+			var ej []float32
+			if c := to[j]; c >= 0 {
+				ej = vecs[int(c)*dim : (int(c)+1)*dim]
+			} else {
+				r := int(gone[j])
+				ej = goneRows[r*dim : (r+1)*dim]
+			}
+			cand = append(cand, scored{j, impl.Sdot(dim, ei, 1, ej, 1)})
+		}
+		if len(cand) < k {
+			full[i] = true
+			continue
+		}
+		slices.SortFunc(cand, func(a, b scored) int {
+			if a.s != b.s {
+				return cmp.Compare(b.s, a.s)
+			}
+			return cmp.Compare(a.j, b.j)
+		})
+		for _, c := range cand[:k] {
+			if to[c.j] < 0 {
+				full[i] = true
+				break
+			}
+		}
+		if full[i] {
+			continue
+		}
+		for _, c := range cand[:k] {
+			l.offer(i, to[c.j], c.s)
+		}
+	}
+	if err := knnRecompute(ctx, vecs, n, dim, l, full, extra, b.concurrency()); err != nil {
+		return nil, err
+	}
+	return l.ids, nil
+}
+
+// scored is a candidate neighbour and its similarity.
+type scored struct {
+	j int32
+	s float32
+}
+
+// span is where a document's nodes are in a graph.
+type span struct{ start, n int }
+
+// arena holds copies of the strings of the nodes an update keeps, in one
+// allocation, so that the result does not keep g's storage alive (a loaded
+// graph's strings alias the whole file buffer, embeddings included).
+type arena struct {
+	buf  []byte
+	strs []string
+}
+
+func newArena(g *Graph, docs []docRecord, keep []bool, at map[string]span) *arena {
+	size, lists := 0, 0
+	for i, d := range docs {
+		if !keep[i] {
+			continue
+		}
+		s := at[d.id]
+		for j := s.start; j < s.start+s.n; j++ {
+			n := &g.Nodes[j]
+			size += nodeStringBytes(n)
+			lists += len(n.Keywords) + len(n.Tags)
+		}
+	}
+	return &arena{buf: make([]byte, 0, size), strs: make([]string, 0, lists)}
+}
+
+func nodeStringBytes(n *Node) int {
+	s := len(n.ID) + len(n.Doc) + len(n.Section) + len(n.Content) + len(n.Caption) + len(n.Footnote) +
+		len(n.Summary) + len(n.ImageText) + len(n.Context)
+	for _, k := range n.Keywords {
+		s += len(k)
+	}
+	for _, k := range n.Tags {
+		s += len(k)
+	}
+	if n.Image != nil {
+		s += len(n.Image.Path) + len(n.Image.MIME)
+	}
+	return s
+}
+
+func (a *arena) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	at := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return unsafe.String(&a.buf[at], len(s))
+}
+
+func (a *arena) list(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	at := len(a.strs)
+	for _, s := range ss {
+		a.strs = append(a.strs, a.str(s))
+	}
+	return a.strs[at:len(a.strs):len(a.strs)]
+}
+
+// node returns a copy of n whose strings live in a.
+func (a *arena) node(n *Node) Node {
+	c := *n
+	c.ID, c.Doc, c.Section, c.Content = a.str(n.ID), a.str(n.Doc), a.str(n.Section), a.str(n.Content)
+	c.Caption, c.Footnote, c.Summary = a.str(n.Caption), a.str(n.Footnote), a.str(n.Summary)
+	c.ImageText, c.Context = a.str(n.ImageText), a.str(n.Context)
+	c.Keywords, c.Tags = a.list(n.Keywords), a.list(n.Tags)
+	if n.Image != nil {
+		c.Image = &ImageRef{Path: a.str(n.Image.Path), MIME: a.str(n.Image.MIME)}
+	}
+	return c
+}
