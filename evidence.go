@@ -34,7 +34,7 @@ type Options struct {
 // /v1/retrieve; decoding it back gives the same exported fields.
 type Evidence struct {
 	// SchemaVersion is [SchemaVersion].
-	SchemaVersion int `json:"schema_version"`
+	SchemaVersion int    `json:"schema_version"`
 	Question      string `json:"question"`
 	// Budget is the budget used: Options.Budget or Config.Budget, clamped.
 	Budget int `json:"budget"`
