@@ -158,7 +158,7 @@ func (ix *Index) Retrieve(ctx context.Context, question string, opts ...Options)
 		return nil, ErrQuestion
 	}
 	ev := &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
-		Notes: ix.p.Notes(), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}}}
+		Notes: append([]string{}, ix.p.notes...), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}}}
 	// Each step is one call between two laps, the place for a log line or
 	// a span per step.
 	t := time.Now()
@@ -185,7 +185,7 @@ func (ix *Index) Retrieve(ctx context.Context, question string, opts ...Options)
 // arguments).
 func (ix *Index) evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain, budget int) *Evidence {
 	ev := &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
-		Notes: ix.p.Notes(), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}},
+		Notes: append([]string{}, ix.p.notes...), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}},
 		scores: s, routing: r, chains: chains}
 	ix.fill(ev, false)
 	return ev
