@@ -132,4 +132,3 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	defer cs.Close()
 	checkTools(t, cs)
 }
-

@@ -136,9 +136,9 @@ func TestEndpoints(t *testing.T) {
 	}
 	code, _, b = do(t, "GET", ts.URL+"/v1/graph", "", "")
 	var info struct {
-		SchemaVersion                     int
+		SchemaVersion                      int
 		Nodes, Edges, Documents, Dimension int
-		Embedder                          string
+		Embedder                           string
 	}
 	if err := json.Unmarshal(b, &info); err != nil || code != 200 {
 		t.Fatalf("graph: %d %s %v", code, b, err)
@@ -373,4 +373,3 @@ func TestConcurrentClients(t *testing.T) {
 	}
 	wg.Wait()
 }
-
