@@ -152,6 +152,8 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 	s2, err := ix.p.reader.Read(ctx, &reader.Input{Question: question, Graph: ix.g, Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
 	if err != nil {
 		if ctx.Err() != nil {
+			// The partial re-read (its calls and tokens) stays on the account.
+			tr.Answer = s2
 			return ctx.Err()
 		}
 		// Every System-2 worker failed: System 1's answer stands.
