@@ -95,8 +95,9 @@ type (
 // the fields of its Evidence (schema_version, question, budget, chains with
 // their nodes, routing, notes), stages_ms for every step done, then answer,
 // citations, drafts (without the workers' raw replies), trace (calls,
-// tokens, durations in milliseconds) and, with System 2 on, system2.
-func (r *Result) MarshalJSON() ([]byte, error) {
+// tokens, durations in milliseconds) and, with System 2 on, system2. It is
+// an output form: decoding it into an Evidence gives the evidence back.
+func (r Result) MarshalJSON() ([]byte, error) {
 	ev := r.Evidence
 	if ev == nil {
 		ev = &Evidence{SchemaVersion: SchemaVersion, Chains: []EvidenceChain{}, Routing: RoutingSummary{Aspects: []AspectSummary{}}}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/server"
@@ -131,4 +132,44 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	checkTools(t, cs)
+}
+
+// A tool call beyond MaxInFlight is a tool error, not a wait.
+func TestMCPBusy(t *testing.T) {
+	emb := &gatedEmbedder{release: make(chan struct{})}
+	ix := index(t, flowreader.Config{Embedder: emb})
+	s, err := server.NewMCP(ix, server.Options{MaxInFlight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	emb.closed.Store(true)
+	first := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve", Arguments: map[string]any{"question": question}})
+		if err != nil {
+			t.Error(err)
+		}
+		first <- r
+	}()
+	for emb.waiting.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": question}})
+	if err != nil || !r.IsError || !strings.Contains(r.Content[0].(*mcp.TextContent).Text, "busy") {
+		t.Errorf("second call: %v %+v", err, r)
+	}
+	close(emb.release)
+	if r := <-first; r == nil || r.IsError {
+		t.Errorf("first call: %+v", r)
+	}
 }
