@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,6 +81,7 @@ func (p *serveProcess) log() string {
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = childEnv()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +119,18 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 		t.Fatalf("serve did not print its address: %s", p.log())
 	}
 	return p
+}
+
+// childEnv is the test's environment without FLOWREADER_* settings, so
+// that a developer's model servers do not leak into the tests.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FLOWREADER_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 type httpResult struct {
@@ -267,6 +281,7 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession) {
 func TestMCPStdio(t *testing.T) {
 	g := buildQuickstart(t)
 	cmd := exec.Command(binary(t), "mcp", "-g", g)
+	cmd.Env = childEnv()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	mc := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
@@ -300,5 +315,56 @@ func TestServeErrors(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%v: %v %s", c.args, err, out)
 		}
+	}
+}
+
+// SIGTERM during an ask lets it finish: the server stops accepting, the
+// call in flight (held in its model call) completes with 200, then the
+// process exits 0.
+func TestServeShutdownFinishesCallsInFlight(t *testing.T) {
+	g := buildQuickstart(t)
+	started := make(chan struct{}, 64)
+	release := make(chan struct{})
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		<-release
+		chatReply(w, r)
+	}))
+	defer chat.Close()
+	p := startServe(t, "-g", g, "--llm-url", chat.URL, "--llm-model", "slow-vlm")
+	type reply struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		resp, err := http.Post(p.url+"/v1/ask", "application/json", strings.NewReader(`{"question": "`+gustQuestion+`", "budget": 2}`))
+		if err != nil {
+			done <- reply{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		done <- reply{status: resp.StatusCode, body: string(b)}
+	}()
+	<-started // the ask is in its first model call
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(p.log(), "shutting down") {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := http.Get(p.url + "/healthz"); err == nil {
+		t.Error("a new connection was accepted during shutdown")
+	}
+	close(release)
+	r := <-done
+	if r.err != nil || r.status != 200 || !strings.Contains(r.body, `"answer":"131 km/h, during Storm Elda."`) {
+		t.Fatalf("the call in flight: %v %d %s", r.err, r.status, r.body)
+	}
+	<-p.done
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, p.log())
 	}
 }
