@@ -9,7 +9,15 @@
 //	question --Index.Score--> *score.Scores --Index.Route--> *flow.Routing
 //	         --Index.Select--> []flow.Chain --Index.Answer--> *Result
 //
-// Index.Ask runs the four steps. A [Pipeline] holds the configured parts
+// Index.Retrieve runs the first three with per-call [Options] (the budget)
+// and returns the [Evidence]: the selected chains with their nodes' text
+// and provenance, for a caller that reads with its own model. Index.Ask is
+// Retrieve followed by Answer. Evidence and [Result] have one JSON form, a
+// contract with a version ([SchemaVersion]): snake_case, durations in
+// milliseconds, per-node arrays only on request; the CLI's ask --json and
+// package server answer with it. A failed or cancelled Ask returns its
+// partial Result with the error: the steps done, the evidence, and the
+// calls made and tokens spent. A [Pipeline] holds the configured parts
 // ([Config]: embedder, model, scoring, router, selector, reader, budget);
 // [New] validates them and fills every zero field with its documented
 // default, so the zero Config is the [Aspects] preset (paper v3) on the

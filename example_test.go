@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
@@ -175,4 +176,36 @@ func ExamplePipeline_Load() {
 	fmt.Println(ix.Graph().Len(), "nodes;", "cites the table:", cites(res, "survey#1"))
 	// Output:
 	// 5 nodes; cites the table: true
+}
+
+// Retrieval on its own: the evidence for a question with a per-call budget,
+// for a caller that answers with its own model.
+func ExampleIndex_Retrieve() {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Aspects())
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := p.Build(ctx, docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ev, err := ix.Retrieve(ctx, "How many nests did the East Arm have in 2025?", flowreader.Options{Budget: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("budget:", ev.Budget, "router:", ev.Routing.Router)
+	for _, c := range ev.Chains {
+		for _, n := range c.Nodes {
+			fmt.Printf("%s %s p.%d score %.2f: %s\n", n.ID, n.Modality, n.Page+1, n.Score, strings.SplitN(n.Text, "\n", 2)[0])
+		}
+	}
+	// Output:
+	// budget: 2 router: aspects
+	// survey#1 table p.1 score 1.00: Breakwater | Nests 2024 | Nests 2025
+	// survey#2 text p.1 score 0.71: The East Arm lost its tern colony after the May storm flooded its lower sections.
 }

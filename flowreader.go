@@ -325,32 +325,46 @@ func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, e
 }
 
 // Route routes the evidence flow for the scores of one question and
-// decomposes it into chains.
-func (ix *Index) Route(ctx context.Context, s *score.Scores) (_ *flow.Routing, err error) {
-	ctx, done := ix.observeRoute(ctx)
+// decomposes it into chains, with Config.Budget.
+func (ix *Index) Route(ctx context.Context, s *score.Scores) (*flow.Routing, error) {
+	return ix.route(ctx, s, ix.p.budget)
+}
+
+func (ix *Index) route(ctx context.Context, s *score.Scores, budget int) (_ *flow.Routing, err error) {
+	ctx, done := ix.observeRoute(ctx, budget)
 	defer func() { done(err) }()
-	r, err := ix.router.Route(ctx, s, ix.p.budget)
+	r, err := ix.router.Route(ctx, s, budget)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: route: %w", err)
 	}
 	return r, nil
 }
 
-// Select picks the chains to read from a routing (at most the budget).
+// Select picks the chains to read from a routing (at most Config.Budget).
 func (ix *Index) Select(r *flow.Routing) []flow.Chain {
+	return ix.sel(r, ix.p.budget)
+}
+
+func (ix *Index) sel(r *flow.Routing, budget int) []flow.Chain {
 	if r == nil {
 		return nil
 	}
-	return ix.p.selector.Select(r, ix.p.budget)
+	return ix.p.selector.Select(r, budget)
 }
 
 // Result is everything Ask produced: the answer and the values that
-// explain it.
+// explain it. Its JSON form ([Result.MarshalJSON]) is the contract of the
+// CLI's ask --json and of the server's /v1/ask.
 type Result struct {
+	// Answer is the reader's answer; never nil in a Result, even a partial
+	// one (then it holds what the reader did before it failed, or nothing).
 	*reader.Answer
 	Scores  *score.Scores
 	Routing *flow.Routing
 	Chains  []flow.Chain
+	// Evidence is the read chains with their nodes' text and provenance,
+	// and the routing summary (what Retrieve returns).
+	Evidence *Evidence
 	// System2 is the account of the gate and the System-2 pass; nil when
 	// System 2 is off.
 	System2 *System2
@@ -358,7 +372,8 @@ type Result struct {
 	// configured); show them to users so that offline answers are not
 	// mistaken for model answers.
 	Notes []string
-	// Stages is the wall time of score, route, select and answer.
+	// Stages is the wall time of each step done: score, route, select and
+	// answer.
 	Stages map[string]time.Duration
 	// Usage counts the calls made through the pipeline's Model and
 	// Embedder for this result, with their tokens: by Ask, the question's
@@ -370,61 +385,76 @@ type Result struct {
 // on, the gate may then trigger one System-2 pass (re-route, re-select,
 // re-read). With no chains, the answer is empty and says why, and no model
 // call is spent.
-func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (res *Result, err error) {
+//
+// When reading fails or the context is cancelled, Answer returns a partial
+// Result with the error: the evidence, and in Result.Answer what the reader
+// did before it stopped (its drafts, and in Trace the calls made and tokens
+// spent, when the reader reports them; see [reader.Reader]), and the
+// System-2 account so far. Only invalid input (ErrQuestion) gives a nil
+// Result.
+func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (*Result, error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
+	return ix.answer(ctx, ix.evidence(question, s, r, chains, ix.p.budget))
+}
+
+// answer reads ev's chains with ev's budget (see Answer).
+func (ix *Index) answer(ctx context.Context, ev *Evidence) (res *Result, err error) {
+	res = &Result{Answer: &reader.Answer{}, Scores: ev.scores, Routing: ev.routing, Chains: ev.chains, Evidence: ev, Notes: ix.p.Notes()}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return res, err
 	}
-	ctx, done := ix.observeAnswer(ctx, len(chains))
+	ctx, done := ix.observeAnswer(ctx, len(ev.chains))
 	defer func() { done(res, err) }()
-	res = &Result{Scores: s, Routing: r, Chains: chains, Notes: ix.p.Notes()}
-	in := &reader.Input{Question: question, Graph: ix.g, Chains: chains}
-	if s != nil {
-		in.Relevance = s.H
+	in := &reader.Input{Question: ev.Question, Graph: ix.g, Chains: ev.chains}
+	if ev.scores != nil {
+		in.Relevance = ev.scores.H
 	}
 	a, err := ix.read(ctx, in)
-	if err != nil {
-		return nil, fmt.Errorf("flowreader: answer: %w", err)
+	if a != nil {
+		res.Answer = a
 	}
-	res.Answer = a
-	if ix.p.judge != nil && len(chains) > 0 {
-		if err := ix.observeSystem2(ctx, question, res); err != nil {
-			return nil, fmt.Errorf("flowreader: answer: %w", err)
+	if err != nil {
+		return res, fmt.Errorf("flowreader: answer: %w", err)
+	}
+	if ix.p.judge != nil && len(ev.chains) > 0 {
+		if err := ix.observeSystem2(ctx, ev.Question, res, ev.Budget); err != nil {
+			return res, fmt.Errorf("flowreader: answer: %w", err)
 		}
 	}
 	return res, nil
 }
 
-// Ask runs Score, Route, Select and Answer for one question.
-func (ix *Index) Ask(ctx context.Context, question string) (res *Result, err error) {
+// Ask answers one question: Retrieve, then Answer over the evidence, with
+// the call's options.
+//
+// The error contract: for an empty question (ErrQuestion) or bad options
+// (ErrConfig) the Result is nil; on any later failure, a failed model call
+// or a cancelled context, the Result is non-nil alongside the error and
+// holds what was done: Stages of the steps completed, the evidence, and the
+// reader's partial answer with its calls and tokens (see [Index.Answer]).
+func (ix *Index) Ask(ctx context.Context, question string, opts ...Options) (res *Result, err error) {
 	ctx, done := ix.observeAsk(ctx)
 	defer func() { done(res, err) }()
+	ev, err := ix.Retrieve(ctx, question, opts...)
+	if ev == nil {
+		return nil, err
+	}
 	stages := map[string]time.Duration{}
+	for k, ms := range ev.StagesMS {
+		stages[k] = time.Duration(ms * float64(time.Millisecond))
+	}
+	if err != nil {
+		res = &Result{Answer: &reader.Answer{}, Scores: ev.scores, Routing: ev.routing, Chains: ev.chains, Evidence: ev, Notes: ix.p.Notes(), Stages: stages}
+		return res, err
+	}
+	// The answer step, one call: the place for its log line or span.
 	t := time.Now()
-	lap := func(stage string) {
-		now := time.Now()
-		stages[stage] = now.Sub(t)
-		t = now
+	res, err = ix.answer(ctx, ev)
+	if err == nil {
+		stages["answer"] = time.Since(t)
 	}
-	s, err := ix.Score(ctx, question)
-	if err != nil {
-		return nil, err
-	}
-	lap("score")
-	r, err := ix.Route(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	lap("route")
-	chains := ix.observeSelect(ctx, r)
-	lap("select")
-	res, err = ix.Answer(ctx, question, s, r, chains)
-	if err != nil {
-		return nil, err
-	}
-	lap("answer")
 	res.Stages = stages
-	return res, nil
+	return res, err
 }

@@ -182,18 +182,18 @@ func (ix *Index) observeAsk(ctx context.Context) (context.Context, func(*Result,
 }
 
 // observeRoute opens the span of Route.
-func (ix *Index) observeRoute(ctx context.Context) (context.Context, func(error)) {
+func (ix *Index) observeRoute(ctx context.Context, budget int) (context.Context, func(error)) {
 	if !ix.p.obs.Tracing() {
 		return ctx, func(error) {}
 	}
-	ctx, span := ix.p.obs.Start(ctx, "flowreader.route", attribute.Int(attrBudget, ix.p.budget))
+	ctx, span := ix.p.obs.Start(ctx, "flowreader.route", attribute.Int(attrBudget, budget))
 	return ctx, func(err error) { telemetry.End(span, err) }
 }
 
 // observeSelect is Select in a span (Select takes no context).
-func (ix *Index) observeSelect(ctx context.Context, r *flow.Routing) []flow.Chain {
+func (ix *Index) observeSelect(ctx context.Context, r *flow.Routing, budget int) []flow.Chain {
 	_, span := ix.p.obs.Start(ctx, "flowreader.select")
-	chains := ix.Select(r)
+	chains := ix.sel(r, budget)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.Int(attrChains, len(chains)))
 	}
@@ -247,9 +247,9 @@ func (ix *Index) read(ctx context.Context, in *reader.Input) (*reader.Answer, er
 }
 
 // observeSystem2 runs the gate and the System-2 pass in a span.
-func (ix *Index) observeSystem2(ctx context.Context, question string, res *Result) error {
+func (ix *Index) observeSystem2(ctx context.Context, question string, res *Result, budget int) error {
 	ctx, span := ix.p.obs.Start(ctx, "flowreader.system2")
-	err := ix.system2(ctx, question, res)
+	err := ix.system2(ctx, question, res, budget)
 	if tr := res.System2; tr != nil {
 		if span.IsRecording() {
 			span.SetAttributes(attribute.StringSlice("flowreader.system2.triggers", tr.Triggers),

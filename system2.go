@@ -100,7 +100,7 @@ func (t *System2) spent(j reader.Judgement) {
 // re-select, re-read (reusing identical chains) and keep the new answer
 // when it has support. Only a cancelled context or a failed judge call
 // that the judge reports is an error; a pass that cannot run says why.
-func (ix *Index) system2(ctx context.Context, question string, res *Result) error {
+func (ix *Index) system2(ctx context.Context, question string, res *Result, budget int) error {
 	start := time.Now()
 	tr := &System2{Saturation: 1}
 	res.System2 = tr
@@ -129,12 +129,12 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result) erro
 		tr.Skipped = "no routing or scores to edit"
 		return nil
 	}
-	edits, err := ix.planEdits(ctx, question, res, tr)
+	edits, err := ix.planEdits(ctx, question, res, tr, budget)
 	if err != nil {
 		return err
 	}
 	tr.Edits = edits
-	next, err := rr.Reroute(ctx, res.Scores, ix.p.budget, res.Routing, edits)
+	next, err := rr.Reroute(ctx, res.Scores, budget, res.Routing, edits)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -143,7 +143,7 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result) erro
 		return nil
 	}
 	tr.Routing = next
-	tr.Chains = ix.p.selector.Select(next, ix.p.budget)
+	tr.Chains = ix.p.selector.Select(next, budget)
 	if len(tr.Chains) == 0 {
 		tr.Skipped = "the new routing has no chains"
 		return nil
@@ -152,6 +152,8 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result) erro
 	s2, err := ix.read(ctx, &reader.Input{Question: question, Graph: ix.g, Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
 	if err != nil {
 		if ctx.Err() != nil {
+			// The partial re-read (its calls and tokens) stays on the account.
+			tr.Answer = s2
 			return ctx.Err()
 		}
 		// Every System-2 worker failed: System 1's answer stands.
@@ -194,10 +196,10 @@ func gate(c, sigma float64, supported int) (triggers []string, reason string) {
 // T1 bridges across the min cut scored by B.5 and cut edges re-scored by
 // B.6; T2 the top-decile-flow edges re-scored by B.6; T3 new seeds by BFS
 // and their edges re-scored by B.6; each score applied by the damped update.
-func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr *System2) (flow.Edits, error) {
+func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr *System2, budget int) (flow.Edits, error) {
 	g, s, prev := ix.g, res.Scores, res.Routing
 	// Scorer calls get what is left after the re-read and the synthesis.
-	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - ix.p.budget - 1
+	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - budget - 1
 	take := func(ps [][2]int) [][2]int {
 		if len(ps) > scoredPairs {
 			ps = ps[:scoredPairs]

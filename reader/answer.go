@@ -8,7 +8,10 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// Reader turns selected chains into an answer.
+// Reader turns selected chains into an answer. A Read that fails may
+// return a partial Answer with its error: no Text, the drafts read so far
+// and a Trace of the calls made and tokens spent (VLM does), so that a
+// failed or cancelled answer still accounts for what it cost.
 type Reader interface {
 	Read(ctx context.Context, in *Input) (*Answer, error)
 }

@@ -117,11 +117,11 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	if err != nil {
 		qcancel()
 		<-qch
-		return nil, err
+		return r.partial(drafts, start), err
 	}
 	q := <-qch
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reader: %w", err)
+		return r.partial(drafts, start), fmt.Errorf("reader: %w", err)
 	}
 	r.qt = q.t
 	if in.Earlier == nil {
@@ -147,7 +147,7 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	text, fb, err := r.reason(ctx, drafts)
 	r.trace.Stages["reasoner"] = time.Since(t0)
 	if err != nil {
-		return nil, err
+		return r.partial(drafts, start), err
 	}
 	r.trace.ReasonerFallback = fb
 	ans := &Answer{Text: text, Drafts: drafts}
@@ -157,6 +157,14 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	r.trace.Total = time.Since(start)
 	ans.Trace = r.trace
 	return ans, nil
+}
+
+// partial is the answer of a Read that failed: the drafts read so far and
+// the trace of the calls made and tokens spent, without an answer text.
+func (r *run) partial(drafts []Draft, start time.Time) *Answer {
+	r.meter.fill(&r.trace)
+	r.trace.Total = time.Since(start)
+	return &Answer{Drafts: drafts, Trace: r.trace}
 }
 
 func (v *VLM) newRun(in *Input) *run {

@@ -124,10 +124,10 @@ func (r *run) readChains(ctx context.Context, chains []flow.Chain, earlier []Dra
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("reader: workers: %w", err)
+		return drafts, fmt.Errorf("reader: workers: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reader: workers: %w", err)
+		return drafts, fmt.Errorf("reader: workers: %w", err)
 	}
 	failed := 0
 	defer func() { r.trace.Dropped = failed }()

@@ -10,57 +10,52 @@ import (
 	"github.com/flowreader/flowreader/internal/adapt"
 )
 
-// DefaultMaxDocuments is flowreader's default Budget, the retriever's
-// document limit when none is given.
-const DefaultMaxDocuments = adapt.DefaultMaxDocuments
-
 // Retriever is a *flowreader.Index as an Eino retriever.Retriever.
 type Retriever struct {
-	ix  *flowreader.Index
-	max int
+	ix     *flowreader.Index
+	budget int
 }
 
 var _ retriever.Retriever = (*Retriever)(nil)
 
-// NewRetriever retrieves from ix at most maxDocuments distinct nodes; 0
-// means [DefaultMaxDocuments]. Give the pipeline's Config.Budget when it is
-// not the default.
-func NewRetriever(ix *flowreader.Index, maxDocuments int) (*Retriever, error) {
-	if ix == nil || maxDocuments < 0 {
-		return nil, fmt.Errorf("eino: NewRetriever needs an index and a non-negative limit")
+// NewRetriever retrieves from ix with the given per-call budget (see
+// flowreader.Options.Budget): the flow is routed for that many distinct
+// nodes and at most that many are returned. 0 means the pipeline's
+// Config.Budget.
+func NewRetriever(ix *flowreader.Index, budget int) (*Retriever, error) {
+	if ix == nil || budget < 0 {
+		return nil, fmt.Errorf("eino: NewRetriever needs an index and a non-negative budget")
 	}
-	if maxDocuments == 0 {
-		maxDocuments = DefaultMaxDocuments
-	}
-	return &Retriever{ix: ix, max: maxDocuments}, nil
+	return &Retriever{ix: ix, budget: budget}, nil
 }
 
-// Retrieve scores the nodes for query, routes the evidence flow and
-// selects chains (Score → Route → Select). Each selected chain's nodes
-// become documents in the chain's order, each node once. A document's ID
-// is the node's; its score is the node score h; MetaData holds id,
-// document, page, modality, section, chain (index among the selected
-// chains), flow (the chain's) and h. retriever.WithTopK lowers the limit;
+// Retrieve retrieves the evidence for query (flowreader's Index.Retrieve:
+// Score → Route → Select with the retriever's budget). Each selected
+// chain's nodes become documents in the chain's order, each node once. A
+// document's ID is the node's; its score is the node score h; MetaData
+// holds id, document, page, modality, section, chain (index among the
+// selected chains), flow (the chain's) and h. retriever.WithTopK sets the
+// call's budget when the retriever's is 0 or larger;
 // retriever.WithScoreThreshold drops nodes whose h is below it; the other
 // options do not apply.
 func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retriever.Option) ([]*schema.Document, error) {
 	o := retriever.GetCommonOptions(&retriever.Options{}, opts...)
-	limit := r.max
-	if o.TopK != nil && *o.TopK > 0 && *o.TopK < limit {
-		limit = *o.TopK
+	budget := r.budget
+	if o.TopK != nil && *o.TopK > 0 && (budget == 0 || *o.TopK < budget) {
+		budget = *o.TopK
 	}
 	var keep func(adapt.Evidence) bool
 	if o.ScoreThreshold != nil {
-		keep = func(e adapt.Evidence) bool { return e.H >= *o.ScoreThreshold }
+		keep = func(e adapt.Evidence) bool { return e.Score >= *o.ScoreThreshold }
 	}
-	ev, err := adapt.Retrieve(ctx, r.ix, query, limit, keep)
+	ev, err := adapt.Retrieve(ctx, r.ix, query, budget, keep)
 	if err != nil {
 		return nil, err
 	}
 	docs := make([]*schema.Document, len(ev))
 	for i, e := range ev {
-		d := &schema.Document{ID: e.Node.ID, Content: e.Text, MetaData: e.Metadata()}
-		docs[i] = d.WithScore(e.H)
+		d := &schema.Document{ID: e.ID, Content: e.Text, MetaData: e.Metadata()}
+		docs[i] = d.WithScore(e.Score)
 	}
 	return docs, nil
 }

@@ -38,7 +38,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	explain := fs.Bool("explain", false, "also print the routing: demand, routed flow, saturation, κ, aspects with capacities, and every chain with flow and cost")
 	dotFile := fs.String("dot", "", "write the routed flow over the graph as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
 	mermaidFile := fs.String("mermaid", "", "write the routed flow over the graph as a Mermaid flowchart")
-	asJSON := fs.Bool("json", false, "print one JSON object (question, answer, citations, chains, routing, trace, notes) instead of text")
+	asJSON := fs.Bool("json", false, "print one JSON object (schema_version, question, budget, chains with their nodes, routing, answer, citations, trace, notes; docs/server.md) instead of text")
 	images := fs.String("images", ".", "folder the graph's image paths are relative to (what build used as --root)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
@@ -151,9 +151,11 @@ flags:
 		}
 	}
 	if *asJSON {
+		// The library's JSON contract (flowreader.SchemaVersion), as the
+		// server's /v1/ask answers.
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(askJSON(*graphFile, g, question, res)); err != nil {
+		if err := enc.Encode(res); err != nil {
 			return err
 		}
 		return noAnswer(res)
@@ -371,97 +373,4 @@ func indexOfChain(chains []flow.Chain, c flow.Chain, used []bool) int {
 		}
 	}
 	return -1
-}
-
-// The JSON output of ask --json. Field names are snake_case except inside
-// "trace", which is reader.Trace as is (durations in nanoseconds).
-type (
-	jsonAnswer struct {
-		Question  string              `json:"question"`
-		Answer    string              `json:"answer"`
-		Citations []jsonCitation      `json:"citations"`
-		Chains    []jsonChain         `json:"chains"`
-		Routing   jsonRouting         `json:"routing"`
-		Trace     reader.Trace        `json:"trace"`
-		System2   *flowreader.System2 `json:"system2,omitempty"`
-		Notes     []string            `json:"notes"`
-		Graph     jsonGraph           `json:"graph"`
-		StagesMS  map[string]float64  `json:"stages_ms"`
-	}
-	jsonCitation struct {
-		Doc    string `json:"doc"`
-		Page   int    `json:"page"`
-		Node   int    `json:"node"`
-		NodeID string `json:"node_id"`
-		Quote  string `json:"quote"`
-		Chain  int    `json:"chain"`
-	}
-	jsonChain struct {
-		Nodes   []int    `json:"nodes"`
-		NodeIDs []string `json:"node_ids"`
-		Flow    float64  `json:"flow"`
-		Cost    float64  `json:"cost"`
-		Aspect  int      `json:"aspect"`
-	}
-	jsonAspect struct {
-		Sigma    float64 `json:"sigma"`
-		Capacity float64 `json:"capacity"`
-		Flow     float64 `json:"flow"`
-		Fed      int     `json:"fed"`
-	}
-	jsonRouting struct {
-		Router     string       `json:"router"`
-		Demand     float64      `json:"demand"`
-		Routed     float64      `json:"routed"`
-		MaxFlow    float64      `json:"max_flow"`
-		Saturation float64      `json:"saturation"`
-		Kappa      float64      `json:"kappa"`
-		Cost       float64      `json:"cost"`
-		Relevant   int          `json:"relevant"`
-		Distinct   int          `json:"distinct_nodes"`
-		Chains     int          `json:"chains_routed"`
-		Aspects    []jsonAspect `json:"aspects"`
-	}
-	jsonGraph struct {
-		File     string `json:"file"`
-		Nodes    int    `json:"nodes"`
-		Edges    int    `json:"edges"`
-		Embedder string `json:"embedder"`
-		Dim      int    `json:"dim"`
-	}
-)
-
-func askJSON(file string, g *graph.Graph, question string, res *flowreader.Result) jsonAnswer {
-	out := jsonAnswer{
-		Question:  question,
-		Answer:    res.Text,
-		Citations: []jsonCitation{},
-		Chains:    []jsonChain{},
-		Trace:     res.Trace,
-		System2:   res.System2,
-		Notes:     append([]string{}, res.Notes...),
-		Graph:     jsonGraph{File: file, Nodes: g.Len(), Edges: len(g.Edges), Embedder: g.Embedder, Dim: g.Dim},
-		StagesMS:  map[string]float64{},
-	}
-	for _, c := range res.Citations {
-		out.Citations = append(out.Citations, jsonCitation{c.Doc, c.Page, c.Node, c.NodeID, c.Quote, c.Chain})
-	}
-	for _, c := range res.Chains {
-		jc := jsonChain{Nodes: append([]int{}, c.Nodes...), Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect}
-		for _, v := range c.Nodes {
-			jc.NodeIDs = append(jc.NodeIDs, g.Nodes[v].ID)
-		}
-		out.Chains = append(out.Chains, jc)
-	}
-	r := res.Routing
-	out.Routing = jsonRouting{Router: r.Router, Demand: r.Demand, Routed: r.Routed, MaxFlow: r.MaxFlow,
-		Saturation: r.Saturation, Kappa: r.Kappa, Cost: r.Cost, Relevant: r.Relevant, Distinct: r.Distinct,
-		Chains: len(r.Chains), Aspects: []jsonAspect{}}
-	for _, a := range r.Aspects {
-		out.Routing.Aspects = append(out.Routing.Aspects, jsonAspect{a.Sigma, a.Capacity, a.Flow, a.Fed})
-	}
-	for k, d := range res.Stages {
-		out.StagesMS[k] = float64(d) / float64(time.Millisecond)
-	}
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 )
 
@@ -73,20 +74,26 @@ func TestAskJSONAndPictures(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, se)
 	}
+	// The library's contract (flowreader.Result's JSON), decoded as a
+	// client would.
 	var res struct {
-		Question  string
-		Answer    string
-		Citations []struct {
+		SchemaVersion int    `json:"schema_version"`
+		Question      string `json:"question"`
+		Answer        string `json:"answer"`
+		Citations     []struct {
 			Doc    string `json:"doc"`
 			Node   int    `json:"node"`
 			NodeID string `json:"node_id"`
 			Quote  string `json:"quote"`
-		}
+		} `json:"citations"`
 		Chains []struct {
-			Nodes   []int    `json:"nodes"`
-			NodeIDs []string `json:"node_ids"`
-			Flow    float64  `json:"flow"`
-		}
+			Flow  float64 `json:"flow"`
+			Nodes []struct {
+				Node int    `json:"node"`
+				ID   string `json:"id"`
+				Text string `json:"text"`
+			} `json:"nodes"`
+		} `json:"chains"`
 		Routing struct {
 			Router   string  `json:"router"`
 			Demand   float64 `json:"demand"`
@@ -94,30 +101,33 @@ func TestAskJSONAndPictures(t *testing.T) {
 			Kappa    float64 `json:"kappa"`
 			Aspects  []struct{ Capacity float64 }
 			Distinct int `json:"distinct_nodes"`
-		}
-		Trace map[string]any
-		Notes []string
+		} `json:"routing"`
+		Trace map[string]any `json:"trace"`
+		Notes []string       `json:"notes"`
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(so), &raw); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, so)
 	}
-	for _, k := range []string{"question", "answer", "citations", "chains", "routing", "trace", "notes", "graph", "stages_ms"} {
+	for _, k := range []string{"schema_version", "question", "budget", "answer", "citations", "chains", "routing", "trace", "notes", "stages_ms"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
+	if _, ok := raw["scores"]; ok {
+		t.Error("JSON has the per-node scores without asking")
+	}
 	if err := json.Unmarshal([]byte(so), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Question != gustQuestion || res.Answer == "" || len(res.Citations) == 0 || len(res.Chains) == 0 || len(res.Notes) != 2 {
+	if res.SchemaVersion != flowreader.SchemaVersion || res.Question != gustQuestion || res.Answer == "" || len(res.Citations) == 0 || len(res.Chains) == 0 || len(res.Notes) != 2 {
 		t.Fatalf("JSON content: %+v", res)
 	}
 	if res.Routing.Router != "aspects" || res.Routing.Demand <= 0 || res.Routing.Kappa <= 0 || len(res.Routing.Aspects) == 0 {
 		t.Errorf("routing: %+v", res.Routing)
 	}
-	if res.Trace["Reader"] != "extractive" {
-		t.Errorf("trace reader %v", res.Trace["Reader"])
+	if res.Trace["reader"] != "extractive" {
+		t.Errorf("trace reader %v", res.Trace["reader"])
 	}
 	gr, err := graph.Load(g)
 	if err != nil {
@@ -130,10 +140,10 @@ func TestAskJSONAndPictures(t *testing.T) {
 	}
 	readNodes := map[int]bool{}
 	for _, c := range res.Chains {
-		for i, v := range c.Nodes {
-			readNodes[v] = true
-			if gr.Nodes[v].ID != c.NodeIDs[i] {
-				t.Errorf("chain node %d has ID %q, JSON says %q", v, gr.Nodes[v].ID, c.NodeIDs[i])
+		for _, n := range c.Nodes {
+			readNodes[n.Node] = true
+			if gr.Nodes[n.Node].ID != n.ID || n.Text == "" {
+				t.Errorf("chain node %d has ID %q, JSON says %q (text %q)", n.Node, gr.Nodes[n.Node].ID, n.ID, n.Text)
 			}
 		}
 	}

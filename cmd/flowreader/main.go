@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand. run receives the arguments after the command
@@ -36,11 +37,14 @@ func commands() []command {
 		askCommand(),
 		mcfCommand(),
 		evalCommand(),
+		serveCommand(),
+		mcpServeCommand(),
 	}
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM as well as SIGINT: serve shuts down gracefully on either.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], commands(), os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

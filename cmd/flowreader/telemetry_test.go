@@ -13,17 +13,6 @@ import (
 	"github.com/flowreader/flowreader/internal/faultserver"
 )
 
-// TestMain makes the test binary the flowreader command when
-// FLOWREADER_TEST_MAIN is set, so that tests can run it as a real process
-// (its exit path, which flushes the trace, included).
-func TestMain(m *testing.M) {
-	if os.Getenv("FLOWREADER_TEST_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // flowreaderProcess runs the command in a child process, with none of the
 // FLOWREADER_ variables of the test's environment.
 func flowreaderProcess(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {

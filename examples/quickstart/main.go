@@ -52,11 +52,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg := flowreader.Aspects()
-	// The bundled collection has only 13 nodes: read 5 chains rather than
-	// the default 16, so that routing has to choose.
-	cfg.Budget = 5
-	p, err := flowreader.New(cfg)
+	p, err := flowreader.New(flowreader.Aspects())
 	if err != nil {
 		return err
 	}
@@ -72,8 +68,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The bundled collection has only 13 nodes: each question reads 5
+	// chains rather than the default 16, so that routing has to choose.
+	opts := flowreader.Options{Budget: 5}
 	for _, q := range questions {
-		res, err := ix.Ask(ctx, q)
+		res, err := ix.Ask(ctx, q, opts)
 		if err != nil {
 			return err
 		}

@@ -262,8 +262,8 @@ func TestReliabilityHalfWrittenGraphNeverLoads(t *testing.T) {
 }
 
 // Cancelling an Ask at its k-th model call, for every k, ends it with an
-// error that matches context.Canceled (never a half answer), and leaves no
-// goroutine behind.
+// error that matches context.Canceled and the partial result, which
+// accounts for at least the k calls made, and leaves no goroutine behind.
 func TestReliabilityAskCancelledAtEveryCall(t *testing.T) {
 	ctx := ctxTimeout(t, 2*time.Minute)
 	emb := &fake.Embedder{Dim: 32}
@@ -288,14 +288,30 @@ func TestReliabilityAskCancelledAtEveryCall(t *testing.T) {
 		p, _ := flowreader.New(cfg)
 		res, err := askOn(actx, p, g, question)
 		cancel()
-		if !errors.Is(err, context.Canceled) || res != nil {
+		if !errors.Is(err, context.Canceled) || res == nil {
 			t.Fatalf("cancelled at call %d of %d: result %v, error %v", k, calls, res != nil, err)
+		}
+		if made := callsMade(res); made < k {
+			t.Fatalf("cancelled at call %d of %d: the partial result accounts for %d calls", k, calls, made)
 		}
 		if err := goleak.Find(snapshot); err != nil {
 			t.Fatalf("cancelled at call %d: %v", k, err)
 		}
 	}
-	t.Logf("Ask cancelled at each of its %d model calls: context.Canceled every time, no goroutine left", calls)
+	t.Logf("Ask cancelled at each of its %d model calls: context.Canceled and a partial result with the calls made every time, no goroutine left", calls)
+}
+
+// callsMade counts the model calls a result accounts for: the reading's,
+// and System 2's judge and scorer calls and re-read.
+func callsMade(res *flowreader.Result) int {
+	n := res.Trace.Calls
+	if s2 := res.System2; s2 != nil {
+		n += s2.Calls
+		if s2.Answer != nil && s2.Answer != res.Answer {
+			n += s2.Answer.Trace.Calls
+		}
+	}
+	return n
 }
 
 // fixedDim is an embedder that reports dim as its dimension.
