@@ -156,3 +156,27 @@ func TestPDFReadingOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestPDFLocal prints what each reader makes of the PDF named by
+// FLOWREADER_PDF (a local check on real files, which are not committed).
+func TestPDFLocal(t *testing.T) {
+	p := os.Getenv("FLOWREADER_PDF")
+	if p == "" {
+		t.Skip("FLOWREADER_PDF not set")
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"poppler", "go"} {
+		if os.Getenv("FLOWREADER_PDF_READER") != "" && os.Getenv("FLOWREADER_PDF_READER") != name {
+			continue
+		}
+		start := time.Now()
+		doc, info, dir := readPDF(t, readers[name], data)
+		if out := os.Getenv("FLOWREADER_PDF_OUT"); out != "" {
+			os.CopyFS(filepath.Join(out, name), os.DirFS(dir))
+		}
+		t.Logf("%s: %v, %d items, info %+v\n%s", name, time.Since(start), len(doc.Items), info, docText(doc))
+	}
+}

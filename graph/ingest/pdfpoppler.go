@@ -99,7 +99,7 @@ func (pp poppler) popplerPages(ctx context.Context, path string, lim pdfLimits, 
 	if err != nil {
 		return nil, err
 	}
-	pages, cut, err := parseBBox(bytes.NewReader(out), lim)
+	pages, cut, err := parseBBox(bytes.NewReader(bytes.ToValidUTF8(out, []byte("\uFFFD"))), lim)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func imagePages(out []byte) map[int]bool {
 // lim.pages pages and lim.text bytes of words are kept; cut reports that
 // the text bound cut the input.
 func parseBBox(r io.Reader, lim pdfLimits) (pages []pdfPage, cut bool, err error) {
-	d := xml.NewDecoder(r)
+	d := xml.NewDecoder(xmlSafe{r})
 	d.Strict = false
 	d.AutoClose = xml.HTMLAutoClose
 	d.Entity = xml.HTMLEntity
@@ -314,6 +314,22 @@ func parseBBox(r io.Reader, lim pdfLimits) (pages []pdfPage, cut bool, err error
 		}
 	}
 	return pages, false, nil
+}
+
+// xmlSafe replaces the bytes XML forbids (C0 controls other than tab and
+// line ends, which pdftotext copies from broken fonts) by spaces, so that
+// one odd glyph does not lose the document. (Invalid UTF-8 is replaced
+// before parsing.)
+type xmlSafe struct{ r io.Reader }
+
+func (x xmlSafe) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	for i := 0; i < n; i++ {
+		if c := p[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			p[i] = ' '
+		}
+	}
+	return n, err
 }
 
 func attrF(t xml.StartElement, name string) float64 {
