@@ -147,6 +147,7 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 		pp = findPoppler()
 		switch {
 		case pp.pdftotext != "":
+			w := len(info.Warnings)
 			pages, err := pp.popplerPages(ctx, path, lim, info)
 			if err == nil {
 				info.Reader = "pdftotext"
@@ -155,6 +156,7 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 			if ctx.Err() != nil {
 				return nil, pp, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
 			}
+			info.Warnings = info.Warnings[:w]
 			errs = append(errs, err)
 		case c.PDFReader == PDFReaderPoppler:
 			return nil, pp, fmt.Errorf("%w: %s: pdftotext not installed (Debian package poppler-utils)", ErrUnsupported, path)
@@ -166,8 +168,9 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 		if err == nil {
 			info.Reader = "go"
 			for i := range pages {
-				if pages[i].words() == 0 && pageHasImage(pages[i]) {
+				if pages[i].words() == 0 && pages[i].images {
 					info.Scanned = append(info.Scanned, i)
+					info.warn("%s", pageWarn(i, "scanned (images, no text), not read: OCR needs Poppler (pdftoppm) and tesseract"))
 				}
 			}
 			return pages, pp, nil
@@ -177,8 +180,6 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 	}
 	return nil, pp, fmt.Errorf("%w: %s: no reader could read the PDF: %w", ErrFormat, path, errors.Join(errs...))
 }
-
-func pageHasImage(pdfPage) bool { return false }
 
 // goPagesCtx runs the pure-Go reader in its own goroutine so that a
 // cancelled ctx returns at once even while the library is inside one page

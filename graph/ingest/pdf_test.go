@@ -1,10 +1,15 @@
 package ingest
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
+	"errors"
 	"flag"
+	"image/png"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,5 +183,243 @@ func TestPDFLocal(t *testing.T) {
 			os.CopyFS(filepath.Join(out, name), os.DirFS(dir))
 		}
 		t.Logf("%s: %v, %d items, info %+v\n%s", name, time.Since(start), len(doc.Items), info, docText(doc))
+	}
+}
+
+// figures is a page with body text, a chart with its caption below it, and
+// a table with its caption above it.
+func figures() fxDoc {
+	var p fxPage
+	p.column(72, 720,
+		"Body text before the chart says that the growth",
+		"of the method is shown in the chart right below",
+		"and that the table further down lists the scores.")
+	p.images = append(p.images, fxImage{x: 150, y: 480, w: 300, h: 180, img: boxImage(200, 120)})
+	p.runs = append(p.runs, fxRun{x: 72, y: 460, size: 10, text: "Figure 1: Growth of the method over ten years."})
+	p.column(72, 430,
+		"Body text between the chart and the table goes on",
+		"for two lines so that it reads as a paragraph.")
+	p.runs = append(p.runs, fxRun{x: 72, y: 380, size: 10, text: "Table 1: Scores by method."})
+	for i, row := range [][]string{{"Method", "Score", "Time"}, {"Base", "0.41", "12 s"}, {"Ours", "0.52", "9 s"}} {
+		y := 355 - 14*float64(i)
+		for j, cell := range row {
+			p.runs = append(p.runs, fxRun{x: 100 + 120*float64(j), y: y, size: 10, text: cell})
+		}
+	}
+	p.column(72, 280,
+		"Body text after the table closes the page with a",
+		"last paragraph of two lines that a reader keeps.")
+	return fxDoc{pages: []fxPage{p}}
+}
+
+func TestPDFFigures(t *testing.T) {
+	for name, r := range readers {
+		t.Run(name, func(t *testing.T) {
+			doc, info, dir := readPDF(t, r, figures().bytes())
+			golden(t, "figures.txt", docText(doc))
+			if info.Figures != 1 || info.Tables != 1 {
+				t.Fatalf("info %+v", info)
+			}
+			var fig, tab *graph.Item
+			for i := range doc.Items {
+				switch doc.Items[i].Modality {
+				case graph.ModalityFigure:
+					fig = &doc.Items[i]
+				case graph.ModalityTable:
+					tab = &doc.Items[i]
+				}
+			}
+			if fig == nil || tab == nil || fig.Page != 0 || tab.Page != 0 {
+				t.Fatalf("items %+v", doc.Items)
+			}
+			if !strings.Contains(fig.Context, "growth of the method") {
+				t.Errorf("figure context %q", fig.Context)
+			}
+			if name == "go" || !hasTool("pdftoppm") {
+				if fig.Image != nil || len(info.Warnings) == 0 {
+					t.Errorf("go reader: image %v, warnings %q", fig.Image, info.Warnings)
+				}
+				return
+			}
+			if fig.Image == nil || tab.Image == nil || info.Images != 2 || doc.Root != dir {
+				t.Fatalf("images: figure %v table %v info %+v root %q", fig.Image, tab.Image, info, doc.Root)
+			}
+			if fig.Image.Path != ".flowreader/doc.pdf/p001-figure1.png" || fig.Image.MIME != "image/png" {
+				t.Errorf("figure image %+v", fig.Image)
+			}
+			f, err := os.Open(filepath.Join(doc.Root, filepath.FromSlash(fig.Image.Path)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The region above the caption up to the body text: about 300 x
+			// 180 points of chart at 150 dpi, plus margins.
+			if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 350 || b.Dy() > 600 {
+				t.Errorf("figure image %v", b)
+			}
+			// A second read replaces the images in one piece.
+			box, _ := confineTo(dir)
+			if _, _, err := (Config{PDFReader: r}).pdf(context.Background(), box, filepath.Join(dir, "doc.pdf")); err != nil {
+				t.Fatal(err)
+			}
+			ents, _ := os.ReadDir(filepath.Join(dir, ".flowreader"))
+			if len(ents) != 1 || ents[0].Name() != "doc.pdf" {
+				t.Errorf("sidecar folder holds %v", ents)
+			}
+		})
+	}
+}
+
+func hasTool(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
+}
+
+// scanned is a page that is one picture of text, as a scanner makes.
+func scanned() fxDoc {
+	var p fxPage
+	img := textImage("Scanned pages are read by OCR.", "The second line of the scan.")
+	p.images = append(p.images, fxImage{x: 36, y: 500, w: 540, h: 540 * 260 / 1400, img: img})
+	return fxDoc{pages: []fxPage{p}}
+}
+
+// withoutTool limits PATH to links to the Poppler tools, so that tesseract
+// (or every tool in skip) is absent.
+func withoutTool(t *testing.T, skip ...string) {
+	dir := t.TempDir()
+	for _, name := range []string{"pdftotext", "pdfinfo", "pdfimages", "pdftoppm", "tesseract"} {
+		if slices.Contains(skip, name) {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			os.Symlink(p, filepath.Join(dir, name))
+		}
+	}
+	t.Setenv("PATH", dir)
+}
+
+func TestPDFScanned(t *testing.T) {
+	t.Run("ocr", func(t *testing.T) {
+		if !hasTool("tesseract") || !hasTool("pdftoppm") || !hasTool("pdfimages") {
+			t.Skip("tesseract or Poppler not installed (apt-get install poppler-utils tesseract-ocr)")
+		}
+		doc, info, _ := readPDF(t, PDFReaderPoppler, scanned().bytes())
+		text := strings.ToLower(docText(doc))
+		if !strings.Contains(text, "scanned pages are read by ocr") || !strings.Contains(text, "second line") {
+			t.Errorf("OCR text %q", text)
+		}
+		if !slices.Equal(info.OCR, []int{0}) || len(info.Scanned) != 0 || len(info.Warnings) != 1 {
+			t.Errorf("info %+v", info)
+		}
+	})
+	t.Run("no-ocr", func(t *testing.T) {
+		if !hasTool("pdfimages") {
+			t.Skip("Poppler not installed")
+		}
+		withoutTool(t, "tesseract")
+		doc, info, _ := readPDF(t, PDFReaderPoppler, scanned().bytes())
+		if len(doc.Items) != 0 || !slices.Equal(info.Scanned, []int{0}) {
+			t.Fatalf("items %+v info %+v", doc.Items, info)
+		}
+		if w := strings.Join(info.Warnings, "\n"); !strings.Contains(w, "page 1: scanned") || !strings.Contains(w, "tesseract not installed") {
+			t.Errorf("warnings %q", info.Warnings)
+		}
+	})
+	t.Run("go", func(t *testing.T) {
+		_, info, _ := readPDF(t, PDFReaderGo, scanned().bytes())
+		if !slices.Equal(info.Scanned, []int{0}) || !strings.Contains(strings.Join(info.Warnings, "\n"), "page 1: scanned") {
+			t.Errorf("info %+v", info)
+		}
+	})
+}
+
+// bombs are the crafted page trees of the hardening report: each is small
+// and must give an error or a bounded result quickly.
+func bombs() map[string][]byte {
+	font := "<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>"
+	page := func(parent int) string {
+		return "<< /Type /Page /Parent " + itoa(parent) + " 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>"
+	}
+	content := "<< /Length 44 >>\nstream\nBT /F1 12 Tf 72 720 Td (Bomb page text.) Tj ET\nendstream"
+	rep := func(s string, n int) string { return strings.TrimSpace(strings.Repeat(s+" ", n)) }
+	zeros := func() string {
+		var b bytes.Buffer
+		w := zlib.NewWriter(&b)
+		w.Write(make([]byte, 64<<20))
+		w.Close()
+		return "<< /Length " + itoa(b.Len()) + " /Filter /FlateDecode >>\nstream\n" + b.String() + "\nendstream"
+	}
+	return map[string][]byte{
+		"count2e9": rawPDF("<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [4 0 R] /Count 2000000000 >>", font, page(2), content),
+		"kids-self": rawPDF("<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [2 0 R 4 0 R] /Count 2 >>", font, page(2), content),
+		"parent-cycle": rawPDF("<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [4 0 R] /Count 1 /Parent 6 0 R >>", font,
+			"<< /Type /Page /Parent 2 0 R /Contents 5 0 R >>", content,
+			"<< /Type /Pages /Kids [2 0 R] /Count 1 /Parent 2 0 R >>"),
+		"repeat60x60": rawPDF("<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids ["+rep("6 0 R", 60)+"] /Count 3600 >>", font, page(6), content,
+			"<< /Type /Pages /Parent 2 0 R /Kids ["+rep("4 0 R", 60)+"] /Count 60 >>"),
+		"flate-bomb": rawPDF("<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [4 0 R] /Count 1 >>", font, page(2), zeros()),
+	}
+}
+
+func TestPDFBombs(t *testing.T) {
+	for name, data := range bombs() {
+		for rname, r := range map[string]PDFReader{"auto": PDFReaderAuto, "go": PDFReaderGo} {
+			t.Run(name+"/"+rname, func(t *testing.T) {
+				dir := t.TempDir()
+				p := filepath.Join(dir, "bomb.pdf")
+				os.WriteFile(p, data, 0o644)
+				box, _ := confineTo(dir)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				start := time.Now()
+				doc, info, err := Config{PDFReader: r}.pdf(ctx, box, p)
+				t.Logf("%d bytes, %v: %d items, err %v, info %+v", len(data), time.Since(start), len(doc.Items), err, info)
+				if ctx.Err() != nil {
+					t.Fatalf("not stopped in time: %v", ctx.Err())
+				}
+				if err != nil {
+					if !errors.Is(err, ErrFormat) {
+						t.Fatalf("error %v does not wrap ErrFormat", err)
+					}
+					return
+				}
+				text := 0
+				for _, it := range doc.Items {
+					text += len(it.Text)
+				}
+				lim := limitsFor(int64(len(data)))
+				if info.Pages > lim.pages || text > 2*lim.text {
+					t.Errorf("unbounded: %d pages, %d bytes of text (limits %+v)", info.Pages, text, lim)
+				}
+			})
+		}
+	}
+}
+
+func TestPDFContext(t *testing.T) {
+	for name, r := range readers {
+		t.Run(name, func(t *testing.T) {
+			if r == PDFReaderPoppler && !hasTool("pdftotext") {
+				t.Skip("pdftotext not installed")
+			}
+			dir := t.TempDir()
+			p := filepath.Join(dir, "doc.pdf")
+			os.WriteFile(p, twoColumns().bytes(), 0o644)
+			box, _ := confineTo(dir)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, _, err := (Config{PDFReader: r}).pdf(ctx, box, p); !errors.Is(err, context.Canceled) {
+				t.Fatalf("cancelled read: %v", err)
+			}
+		})
 	}
 }

@@ -217,6 +217,13 @@ func goPage(p gopdf.Page) (pg pdfPage, err error) {
 			pg.w, pg.h = w, h
 		}
 	}
+	xobj := inherited(p.V, "Resources").Key("XObject")
+	for _, k := range xobj.Keys() {
+		if xobj.Key(k).Key("Subtype").Name() == "Image" {
+			pg.images = true
+			break
+		}
+	}
 	if p.V.Key("Contents").IsNull() {
 		return pg, nil
 	}

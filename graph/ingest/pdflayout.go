@@ -252,7 +252,14 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 	for _, b := range p.blocks {
 		text.grow(b.pdfBox)
 	}
+	// Figures may reach past the text into the margins: the text area is
+	// widened to symmetric margins, and its middle is the page's.
 	mid := (text.x0 + text.x1) / 2
+	if p.w > 0 && text.x1 <= p.w {
+		mid = p.w / 2
+		text.x0 = math.Max(0, math.Min(text.x0, p.w-text.x1))
+		text.x1 = p.w - text.x0
+	}
 	isCaption := func(b pdfBlock) (graph.Modality, bool) {
 		if len(b.lines) == 0 {
 			return 0, false
@@ -266,15 +273,33 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		}
 		return graph.ModalityFigure, true
 	}
+	// A page is two-column when body text lies on both sides of the middle
+	// and no body text crosses it.
+	left, right, across := 0, 0, 0
+	for _, b := range p.blocks {
+		if len(b.lines) < 2 {
+			continue
+		}
+		switch {
+		case b.x1 <= mid+2:
+			left++
+		case b.x0 >= mid-2:
+			right++
+		default:
+			across++
+		}
+	}
+	twoColumn := left > 0 && right > 0 && across == 0
 	for ci, c := range p.blocks {
 		mod, ok := isCaption(c)
 		if !ok {
 			continue
 		}
-		// The caption's column: the whole text width when it spans the
-		// middle of the page, else the half it lies in.
+		// The caption's column: on a two-column page the half it lies in
+		// (unless it spans the middle), else the whole text width.
 		span := pdfBox{x0: text.x0, x1: text.x1}
 		switch {
+		case !twoColumn:
 		case c.x1 <= mid+2:
 			span.x1 = mid
 		case c.x0 >= mid-2:
@@ -342,9 +367,11 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		}
 		if ok {
 			if up {
-				r.box = pdfBox{span.x0, edge + 1, span.x1, c.y0 - 1}
+				// Glyphs rise above their reported boxes: keep a
+				// quarter line clear of the caption.
+				r.box = pdfBox{span.x0, edge + 1, span.x1, c.y0 - 0.25*c.lines[0].h()}
 			} else {
-				r.box = pdfBox{span.x0, c.y1 + 1, span.x1, edge - 1}
+				r.box = pdfBox{span.x0, c.y1 + 0.25*c.lines[len(c.lines)-1].h(), span.x1, edge - 1}
 			}
 			for _, bi := range got {
 				inside[bi] = true
