@@ -121,7 +121,7 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 		}
 	}
 	if len(info.Scanned) > 0 && len(info.Scanned) == len(pages) {
-		info.warn("no text read: every page is scanned and OCR is not available")
+		info.warn("no text read: every page is scanned and none was read by OCR")
 	}
 	doc := graph.Document{
 		ID:    id,

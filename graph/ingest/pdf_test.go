@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"image/png"
 	"os/exec"
 	"path/filepath"
@@ -107,7 +108,7 @@ func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfIn
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	doc, info, err := Config{PDFReader: reader}.pdf(ctx, box, p)
 	if err != nil {
@@ -182,7 +183,16 @@ func TestPDFLocal(t *testing.T) {
 		if out := os.Getenv("FLOWREADER_PDF_OUT"); out != "" {
 			os.CopyFS(filepath.Join(out, name), os.DirFS(dir))
 		}
-		t.Logf("%s: %v, %d items, info %+v\n%s", name, time.Since(start), len(doc.Items), info, docText(doc))
+		text := docText(doc)
+		if os.Getenv("FLOWREADER_PDF_VISUAL") != "" {
+			text = ""
+			for _, it := range doc.Items {
+				if it.Modality.Visual() {
+					text += fmt.Sprintf("p%d %v %.80q %v\n", it.Page+1, it.Modality, it.Caption, it.Image)
+				}
+			}
+		}
+		t.Logf("%s: %v, %d items, info %+v\n%s", name, time.Since(start), len(doc.Items), info, text)
 	}
 }
 

@@ -296,7 +296,8 @@ func groupLines(lines []pdfLine) []pdfBlock {
 	var blocks []pdfBlock
 	for _, l := range lines {
 		joined := false
-		for k := len(blocks) - 1; k >= 0 && k >= len(blocks)-64; k-- {
+		// A caption starts a block of its own, so that it is found.
+		for k := len(blocks) - 1; k >= 0 && k >= len(blocks)-64 && !captionLine.MatchString(l.text()); k-- {
 			b := &blocks[k]
 			last := b.lines[len(b.lines)-1]
 			gap := l.y0 - last.y1

@@ -90,7 +90,7 @@ type pdfRegion struct {
 var (
 	ligatures = strings.NewReplacer("\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl",
 		"\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "ft", "\ufb06", "st", "\u00ad", "")
-	captionLine = regexp.MustCompile(`^(?i:(fig(?:ure)?\.?|table|tab\.))\s*([0-9]+|[IVXLC]+)\s*[:.|]`)
+	captionLine = regexp.MustCompile(`^(?i:(fig(?:ure)?\.?|table|tab\.))\s*([0-9]+|[IVXLC]+)(?:\s*[:.|]|$)`)
 	digitRun    = regexp.MustCompile(`[0-9]+`)
 )
 
@@ -107,7 +107,7 @@ func normaliseWord(s string) string {
 }
 
 // removeFurniture drops running headers and footers: lines in the top or
-// bottom tenth of a page whose text (digits ignored, so "Page 3" matches
+// bottom eighth of a page whose text (digits ignored, so "Page 3" matches
 // "Page 4") recurs at about the same height on at least two pages and 30% of
 // the pages, and bare page numbers there. It returns how many lines went.
 func removeFurniture(pages []pdfPage) int {
@@ -116,7 +116,7 @@ func removeFurniture(pages []pdfPage) int {
 		y    int
 	}
 	edge := func(p *pdfPage, l pdfLine) bool {
-		return p.h > 0 && (l.y1 <= p.h*0.1 || l.y0 >= p.h*0.9)
+		return p.h > 0 && (l.y1 <= p.h*0.12 || l.y0 >= p.h*0.88)
 	}
 	norm := func(l pdfLine) string {
 		return strings.ToLower(digitRun.ReplaceAllString(l.text(), "#"))
@@ -273,23 +273,32 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		}
 		return graph.ModalityFigure, true
 	}
-	// A page is two-column when body text lies on both sides of the middle
-	// and no body text crosses it.
-	left, right, across := 0, 0, 0
-	for _, b := range p.blocks {
-		if len(b.lines) < 2 {
-			continue
-		}
-		switch {
-		case b.x1 <= mid+2:
-			left++
-		case b.x0 >= mid-2:
-			right++
-		default:
-			across++
+	// A page is two-column when a gutter near the middle (within the
+	// middle 30% of the text width) has multi-line blocks on both sides
+	// and no paragraph of the whole width crosses it (a centred author
+	// block may); mid is then that gutter.
+	twoColumn := false
+	for d := 0.0; d <= 0.15*text.w() && !twoColumn; d++ {
+		for _, x := range []float64{mid - d, mid + d} {
+			left, right, across := 0, 0, 0
+			for _, b := range p.blocks {
+				switch {
+				case len(b.lines) < 2:
+				case b.x1 <= x:
+					left++
+				case b.x0 >= x:
+					right++
+				case b.w() > 0.6*text.w():
+					across++ // a paragraph over the whole width
+				}
+			}
+			if left > 0 && right > 0 && across == 0 {
+				twoColumn, mid = true, x
+				break
+			}
 		}
 	}
-	twoColumn := left > 0 && right > 0 && across == 0
+	bodyHeight := bodyLineHeight(p)
 	for ci, c := range p.blocks {
 		mod, ok := isCaption(c)
 		if !ok {
@@ -300,9 +309,9 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		span := pdfBox{x0: text.x0, x1: text.x1}
 		switch {
 		case !twoColumn:
-		case c.x1 <= mid+2:
+		case c.x1 <= mid:
 			span.x1 = mid
-		case c.x0 >= mid-2:
+		case c.x0 >= mid:
 			span.x0 = mid
 		}
 		body := func(b pdfBlock) bool {
@@ -312,22 +321,48 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 			if len(b.lines) < 2 {
 				return false
 			}
-			wide := 0
+			wide, sized := 0, 0
 			for _, l := range b.lines {
 				if l.w() >= 0.6*span.w() && len(l.words) >= 4 {
 					wide++
 				}
+				if math.Abs(l.h()-bodyHeight) <= 0.08*bodyHeight {
+					sized++
+				}
 			}
-			return wide*2 >= len(b.lines)
+			// Text inside figures is mostly set smaller than the body;
+			// prose has long lines, or many words a line.
+			words := 0
+			for _, l := range b.lines {
+				words += len(l.words)
+			}
+			prose := wide*2 >= len(b.lines) || words >= 6*len(b.lines)
+			return prose && (bodyHeight == 0 || sized*2 >= len(b.lines))
+		}
+		// Blocks matter when they lie over or under the caption itself,
+		// widened to a third of the column at least: a short caption
+		// centred under a figure in one half of the page does not see
+		// the table beside it.
+		near := pdfBox{x0: c.x0, x1: c.x1}
+		if w := span.w() / 3; near.w() < w {
+			m := (c.x0 + c.x1) / 2
+			near.x0, near.x1 = math.Max(span.x0, m-w/2), math.Min(span.x1, m+w/2)
 		}
 		overlaps := func(b pdfBlock) bool {
-			return b.x1 > span.x0+1 && b.x0 < span.x1-1
+			return b.x1 > near.x0+1 && b.x0 < near.x1-1
+		}
+		// A block that reaches out of the caption's column (a title over
+		// both columns) bounds the region as body text does.
+		barrier := func(b pdfBlock) bool {
+			return body(b) || b.x0 < span.x0-2 || b.x1 > span.x1+2
 		}
 		// Walk up (or down) from the caption over non-body blocks.
 		walk := func(up bool) (edge float64, got []int, ok bool) {
-			edge = text.y0
+			// Without text beyond, the region runs to the page's
+			// margin (7% of its height) or the text's edge if further.
+			edge = math.Min(text.y0, 0.07*p.h)
 			if !up {
-				edge = text.y1
+				edge = math.Max(text.y1, 0.93*p.h)
 			}
 			for bi, b := range p.blocks {
 				if bi == ci || !overlaps(b) {
@@ -336,7 +371,7 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 				if up && b.y1 > c.y0+1 || !up && b.y0 < c.y1-1 {
 					continue
 				}
-				if body(b) {
+				if barrier(b) {
 					if up {
 						edge = math.Max(edge, b.y1)
 					} else {
@@ -345,7 +380,7 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 				}
 			}
 			for bi, b := range p.blocks {
-				if bi == ci || !overlaps(b) || body(b) {
+				if bi == ci || !(b.x1 > span.x0+1 && b.x0 < span.x1-1) || barrier(b) {
 					continue
 				}
 				if up && b.y0 >= edge-1 && b.y1 <= c.y0+1 || !up && b.y0 >= c.y1-1 && b.y1 <= edge+1 {
@@ -360,8 +395,19 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		r := pdfRegion{page: pi, modality: mod, caption: blockText(c), at: ci}
 		up := true
 		edge, got, ok := walk(true)
-		if mod == graph.ModalityTable && (!ok || len(got) == 0) {
-			if e2, g2, ok2 := walk(false); ok2 && len(g2) > 0 {
+		if mod == graph.ModalityTable {
+			// Table captions go above or below: the side with more
+			// words in it wins.
+			words := func(which []int) int {
+				n := 0
+				for _, bi := range which {
+					for _, l := range p.blocks[bi].lines {
+						n += len(l.words)
+					}
+				}
+				return n
+			}
+			if e2, g2, ok2 := walk(false); ok2 && (!ok || words(g2) > words(got)) {
 				edge, got, ok, up = e2, g2, ok2, false
 			}
 		}
@@ -384,6 +430,26 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		regions = append(regions, r)
 	}
 	return regions, inside
+}
+
+// bodyLineHeight is the page's most common line height (by words, in
+// steps of a quarter point): the body text's; 0 for a page without boxes.
+func bodyLineHeight(p *pdfPage) float64 {
+	count := map[int]int{}
+	best, bestN := 0, 0
+	for _, b := range p.blocks {
+		for _, l := range b.lines {
+			k := int(math.Round(l.h() * 4))
+			if k <= 0 {
+				continue
+			}
+			count[k] += len(l.words)
+			if n := count[k]; n > bestN || n == bestN && k < best {
+				best, bestN = k, n
+			}
+		}
+	}
+	return float64(best) / 4
 }
 
 // tableFromBlocks renders the words of the given blocks as table rows (one

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,10 +107,19 @@ func (pp poppler) popplerPages(ctx context.Context, path string, lim pdfLimits, 
 	if cut {
 		info.warn("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
 	}
-	// Poppler's block order reads a page band by band when paragraph gaps
-	// of two columns line up; the XY-cut reads it column by column.
+	// Poppler joins the lines of two columns whose gutter is narrow into
+	// one line, and its block order reads a page band by band when
+	// paragraph gaps of two columns line up; so its lines are split at
+	// gaps wider than a line's height, regrouped into blocks and put in
+	// XY-cut order, as the pure-Go reader's are.
 	for i := range pages {
-		pages[i].blocks = orderBlocks(pages[i].blocks)
+		var lines []pdfLine
+		for _, b := range pages[i].blocks {
+			for _, l := range b.lines {
+				lines = append(lines, splitLine(l)...)
+			}
+		}
+		pages[i].blocks = orderBlocks(groupLines(lines))
 	}
 	pp.scanned(ctx, path, pages, lim, info)
 	return pages, nil
@@ -142,6 +152,9 @@ func (pp poppler) scanned(ctx context.Context, path string, pages []pdfPage, lim
 	for _, i := range empty {
 		if !withImages[i] {
 			continue // a blank page
+		}
+		if ctx.Err() != nil {
+			return
 		}
 		pages[i].images = true
 		if pp.tesseract == "" || pp.pdftoppm == "" {
@@ -204,6 +217,25 @@ func textBlocks(text string) []pdfBlock {
 		}
 	}
 	return blocks
+}
+
+// splitLine splits a line at gaps between words wider than its height
+// (and 8pt): a column gutter, not a space.
+func splitLine(l pdfLine) []pdfLine {
+	var out []pdfLine
+	cur := pdfLine{}
+	for _, w := range l.words {
+		if n := len(cur.words); n > 0 && w.x0-cur.words[n-1].x1 > math.Max(8, l.h()) {
+			out = append(out, cur)
+			cur = pdfLine{}
+		}
+		cur.words = append(cur.words, w)
+		cur.grow(w.pdfBox)
+	}
+	if len(cur.words) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // pdfinfoPages reads "Pages: N" from pdfinfo's output; 0 when absent.
