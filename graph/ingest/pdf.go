@@ -148,7 +148,7 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 		switch {
 		case pp.pdftotext != "":
 			w := len(info.Warnings)
-			pages, err := pp.popplerPages(ctx, path, lim, info)
+			pages, err := pp.popplerPages(ctx, path, size, lim, info)
 			if err == nil {
 				info.Reader = "pdftotext"
 				return pages, pp, nil

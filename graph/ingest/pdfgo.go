@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -59,8 +60,13 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 			continue
 		}
 		n, err := streamSize(v.Key("Contents"), streamBudget)
-		if err != nil || n > streamBudget {
-			info.warn("%s", pageWarn(i, "not read: content larger than %d bytes: %v", streamBudget, err))
+		if err != nil {
+			info.warn("%s", pageWarn(i, "not read: content stream: %v", err))
+			pages = append(pages, pdfPage{})
+			continue
+		}
+		if n > streamBudget {
+			info.warn("%s", pageWarn(i, "not read: content inflates past %d bytes (%d per byte of file, and 1 MiB, for all pages)", streamBudget, 16*pdfTextGrowth))
 			pages = append(pages, pdfPage{})
 			continue
 		}
@@ -84,6 +90,50 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 		}
 	}
 	return pages, nil
+}
+
+// errInflate: the content streams inflate beyond their bound.
+var errInflate = errors.New("content streams inflate past their bound")
+
+// inflateCheck sums the decompressed sizes of the content streams of the
+// first lim.pages pages, with the pure-Go parser, before Poppler reads the
+// file: Poppler would interpret a few kilobytes of Flate that inflate to
+// gigabytes for minutes. Files the parser cannot open pass (Poppler may
+// read them); too much content is errInflate.
+func inflateCheck(ctx context.Context, path string, size int64, lim pdfLimits) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = nil
+		}
+	}()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r, err := gopdf.NewReader(f, size)
+	if err != nil {
+		return nil
+	}
+	var quiet pdfInfo
+	leaves, err := pageTree(r.Trailer().Key("Root").Key("Pages"), lim.pages, &quiet)
+	if err != nil {
+		return nil
+	}
+	budget := int64(16*lim.text) + 1<<20
+	for _, v := range leaves {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !parentChainOK(v) {
+			continue
+		}
+		n, _ := streamSize(v.Key("Contents"), budget)
+		if budget -= n; budget < 0 {
+			return fmt.Errorf("%w: more than %d bytes (%d per byte of file, and 1 MiB)", errInflate, int64(16*lim.text)+1<<20, 16*pdfTextGrowth)
+		}
+	}
+	return nil
 }
 
 // pageTree lists the page objects under root in order, depth first,

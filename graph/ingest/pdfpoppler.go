@@ -86,13 +86,16 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 // pdftotext -bbox-layout, whose blocks come in Poppler's reading order
 // (columns one after the other); then it reads pages that have images but
 // no text through OCR when it can.
-func (pp poppler) popplerPages(ctx context.Context, path string, lim pdfLimits, info *pdfInfo) ([]pdfPage, error) {
+func (pp poppler) popplerPages(ctx context.Context, path string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, error) {
 	if pp.pdfinfo != "" {
 		if out, err := runTool(ctx, 1<<20, pp.pdfinfo, path); err == nil {
 			if n := pdfinfoPages(out); n > lim.pages {
 				info.warn("only the first %d of %d pages read (at most %d pages, and one per %d bytes of file)", lim.pages, n, pdfMaxPages, pdfBytesPerPage)
 			}
 		}
+	}
+	if err := inflateCheck(ctx, path, size, lim); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
 	last := strconv.Itoa(lim.pages)
 	// The XML is about twenty times the text it carries.
