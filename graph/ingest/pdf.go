@@ -92,6 +92,10 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 		image = sink.add
 	}
 	blocks := pageBlocks(pages, image)
+	if err := ctx.Err(); err != nil {
+		sink.abort()
+		return graph.Document{}, info, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
+	}
 	refs := sink.commit()
 	for i := range blocks {
 		it := blocks[i].visual
@@ -260,6 +264,13 @@ func (s *figureSink) add(r pdfRegion) *graph.ImageRef {
 func (s *figureSink) fail(err error) {
 	s.failed = true
 	s.info.warn("figure images not written (%v): figures keep their captions only", err)
+}
+
+// abort removes the rendered images, leaving the previous ones.
+func (s *figureSink) abort() {
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
 }
 
 // commit moves the rendered images into place and returns their
