@@ -124,6 +124,9 @@ func removeFurniture(pages []pdfPage) int {
 	count := map[key]int{}
 	for i := range pages {
 		p := &pages[i]
+		if p.ocr {
+			continue // OCR lines have no boxes
+		}
 		seen := map[key]bool{}
 		for _, b := range p.blocks {
 			for _, l := range b.lines {
