@@ -38,10 +38,10 @@ func twoColumns() fxDoc {
 			"a reader that interleaves lines",
 			"will produce nonsense. A repre-",
 			"sentation is learned, and we \x01nd",
-			"that the left column ends here.",
+			"that the left column ends in a bro-",
 		}
 		right := []string{
-			"The right column comes second and",
+			"ken word; the right column comes second and",
 			"its lines must never be mixed with",
 			"the lines of the left column. Our",
 			"pro\x01le method is state-of-the-",

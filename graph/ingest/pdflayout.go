@@ -568,9 +568,25 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 			if inside[bi] {
 				continue
 			}
-			if t := strings.TrimSpace(blockText(b)); t != "" {
-				blocks = append(blocks, block{text: t, page: pi})
+			t := strings.TrimSpace(blockText(b))
+			if t == "" {
+				continue
 			}
+			// A word broken at the end of a column or page goes on at
+			// the top of the next one.
+			if n := len(blocks); n > 0 && blocks[n-1].visual == nil {
+				if r, _ := utf8.DecodeRuneInString(t); unicode.IsLower(r) {
+					switch joinHyphen(blocks[n-1].text) {
+					case hyphenDrop:
+						blocks[n-1].text = strings.TrimSuffix(blocks[n-1].text, "-") + t
+						continue
+					case hyphenKeep:
+						blocks[n-1].text += t
+						continue
+					}
+				}
+			}
+			blocks = append(blocks, block{text: t, page: pi})
 		}
 	}
 	return blocks
