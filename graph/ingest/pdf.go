@@ -15,13 +15,15 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// PDFReader names the reader of PDF text. The readers differ in the text
-// they give (line breaks, column gaps), so the choice changes the chunks.
+// PDFReader names the reader of PDF text. Both readers give words with
+// their boxes to one layout (see the package doc), but they decode fonts
+// differently and only Poppler renders figure images and feeds OCR, so the
+// choice changes the items.
 type PDFReader uint8
 
 const (
-	// PDFReaderAuto uses pdftotext when it is on PATH, else the pure-Go
-	// reader.
+	// PDFReaderAuto uses Poppler when pdftotext is on PATH, and the
+	// pure-Go reader when it is not or when Poppler fails on the file.
 	PDFReaderAuto PDFReader = iota
 	// PDFReaderPoppler uses Poppler's pdftotext only (Debian package
 	// poppler-utils).
@@ -171,6 +173,9 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 		pages, err := goPagesCtx(ctx, path, size, lim, info)
 		if err == nil {
 			info.Reader = "go"
+			if len(errs) > 0 {
+				info.warn("read by the pure-Go reader: %v", errs[0])
+			}
 			for i := range pages {
 				if pages[i].words() == 0 && pages[i].images {
 					info.Scanned = append(info.Scanned, i)

@@ -63,7 +63,14 @@ func runTool(ctx context.Context, limit int, bin string, args ...string) ([]byte
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(bin), context.Cause(ctx))
 		}
-		return nil, fmt.Errorf("%s: %w: %s", filepath.Base(bin), err, strings.TrimSpace(stderr.String()))
+		msg := strings.Join(strings.Fields(stderr.String()), " ")
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		if msg == "" {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(bin), err)
+		}
+		return nil, fmt.Errorf("%s: %w: %s", filepath.Base(bin), err, strings.ToValidUTF8(msg, "?"))
 	}
 	return data, rerr
 }
@@ -99,7 +106,7 @@ func (pp poppler) popplerPages(ctx context.Context, path string, size int64, lim
 	}
 	last := strconv.Itoa(lim.pages)
 	// The XML is about twenty times the text it carries.
-	out, err := runTool(ctx, 24*lim.text+1<<20, pp.pdftotext, "-bbox-layout", "-enc", "UTF-8", "-q", "-f", "1", "-l", last, path, "-")
+	out, err := runTool(ctx, 24*lim.text+1<<20, pp.pdftotext, "-bbox-layout", "-enc", "UTF-8", "-f", "1", "-l", last, path, "-")
 	if err != nil {
 		return nil, err
 	}
