@@ -84,13 +84,6 @@ func interleaved() fxDoc {
 	return fxDoc{pages: []fxPage{p}}
 }
 
-func TestDumpFixture(t *testing.T) {
-	if os.Getenv("PDF_DUMP") == "" {
-		t.Skip()
-	}
-	os.WriteFile(os.Getenv("PDF_DUMP"), twoColumns().bytes(), 0o644)
-}
-
 // readPDF writes data to a file in a fresh folder and reads it with reader.
 func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string) {
 	t.Helper()
