@@ -426,3 +426,44 @@ func TestPDFContext(t *testing.T) {
 		})
 	}
 }
+
+// TestPDFFigureFolder: figure images that cannot be written leave the
+// items with their captions and say so; a folder walk does not read the
+// hidden image folder as documents.
+func TestPDFFigureFolder(t *testing.T) {
+	if !hasTool("pdftotext") || !hasTool("pdftoppm") {
+		t.Skip("Poppler not installed")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "doc.pdf")
+	os.WriteFile(p, figures().bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, sidecar), []byte("a file where the folder would go"), 0o644)
+	box, _ := confineTo(dir)
+	doc, info, err := Config{}.pdf(context.Background(), box, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Images != 0 || info.Figures != 1 || !strings.Contains(strings.Join(info.Warnings, "\n"), "figure images not written") {
+		t.Errorf("info %+v", info)
+	}
+	for _, it := range doc.Items {
+		if it.Image != nil {
+			t.Errorf("image %+v", it.Image)
+		}
+	}
+	os.Remove(filepath.Join(dir, sidecar))
+	docs, err := Config{}.Path(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || docs[0].ID != "doc.pdf" {
+		t.Fatalf("docs %v", len(docs))
+	}
+	if _, err := os.Stat(filepath.Join(dir, sidecar, "doc.pdf", "p001-figure1.png")); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Config{}.Path(dir)
+	if err != nil || len(again) != 1 || docText(again[0]) != docText(docs[0]) {
+		t.Fatalf("second walk: %v, %d docs", err, len(again))
+	}
+}
