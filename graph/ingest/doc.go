@@ -36,11 +36,35 @@
 //
 // # PDF
 //
-// PDF text comes from Poppler's pdftotext (Debian package poppler-utils)
-// when it is on PATH, in -layout mode with pages split at form feeds;
-// otherwise from
-// the pure-Go reader github.com/ledongthuc/pdf ([Config.PDFReader] picks
-// one). A PDF that no reader can read fails with [ErrFormat]. Figures and
-// tables inside a PDF are not extracted: parse the PDF with MinerU for
-// those.
+// PDF text is read from word boxes, by Poppler's pdftotext -bbox-layout
+// (Debian package poppler-utils) when it is on PATH, else by the pure-Go
+// reader github.com/ledongthuc/pdf from glyph positions and widths
+// ([Config.PDFReader] picks one). Both go through one layout: lines are
+// split at column gutters and grouped into blocks, and blocks are read in
+// recursive XY-cut order (a region with a vertical gutter column by
+// column, otherwise band by band), so two-column papers read column by
+// column; lines repeated at the top or bottom of most pages (running
+// headers and footers) and bare page numbers are dropped; a word broken by
+// a hyphen at a line end is joined; ligatures (ﬁ, ﬂ, …) are expanded.
+//
+// Captions ("Figure 3:", "Fig. 3.", "Table 2:", "Table II") become figure
+// and table items. The region a caption labels (above a figure's caption;
+// above or below a table's, whichever holds more words) is bounded by the
+// nearest prose of the column; a table's text is recovered from the words
+// inside it (a row per line, cells split at wide gaps, " | " between
+// cells). With Poppler, pdftoppm renders each region to a PNG in the
+// hidden folder .flowreader/<file name>/ beside the PDF (written whole, in
+// one rename), which the item's image points at, so a vision model
+// receives it; the document's Root is then the PDF's folder. Pages with
+// images and no text are scanned pages: they are read by tesseract
+// (Debian package tesseract-ocr) when it and pdftoppm are installed, and
+// reported otherwise.
+//
+// Reading is bounded: a PDF of n bytes gives at most min(10,000, 1 +
+// n/16) pages and max(64 KiB, 32·n) bytes of text; the pure-Go reader
+// walks the page tree itself (each node once, whatever /Count says, at
+// most 64 levels, /Parent chains checked) and checks each content
+// stream's decompressed size before interpreting it; every Poppler or
+// tesseract run is bounded in time and output and stopped by the context.
+// A PDF that no reader can read fails with [ErrFormat].
 package ingest

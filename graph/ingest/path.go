@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -130,7 +131,7 @@ func (c Config) file(box folder, p string) (d graph.Document, ok bool, err error
 	case ".txt", ".text":
 		d, err = c.text(box, p)
 	case ".pdf":
-		d, err = c.pdf(box, p)
+		d, _, err = c.pdf(context.TODO(), box, p)
 	default:
 		return d, false, nil
 	}

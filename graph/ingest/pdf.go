@@ -1,29 +1,29 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 	"unicode"
 
-	gopdf "github.com/ledongthuc/pdf"
-
 	"github.com/flowreader/flowreader/graph"
 )
 
-// PDFReader names the reader of PDF text. The readers differ in the text
-// they give (line breaks, column gaps), so the choice changes the chunks.
+// PDFReader names the reader of PDF text. Both readers give words with
+// their boxes to one layout (see the package doc), but they decode fonts
+// differently and only Poppler renders figure images and feeds OCR, so the
+// choice changes the items.
 type PDFReader uint8
 
 const (
-	// PDFReaderAuto uses pdftotext when it is on PATH, else the pure-Go
-	// reader.
+	// PDFReaderAuto uses Poppler when pdftotext is on PATH, and the
+	// pure-Go reader when it is not or when Poppler fails on the file.
 	PDFReaderAuto PDFReader = iota
 	// PDFReaderPoppler uses Poppler's pdftotext only (Debian package
 	// poppler-utils).
@@ -32,115 +32,283 @@ const (
 	PDFReaderGo
 )
 
-// pdfTimeout bounds one pdftotext run.
+// pdfTimeout bounds one run of a Poppler tool or tesseract.
 const pdfTimeout = 2 * time.Minute
 
-// pdf reads the text of the PDF file path of box page by page (see the
-// package doc for which reader is used); each page's paragraphs are
-// chunked, with items carrying their 0-based page. Figures and tables
-// inside a PDF are not extracted: parse the PDF with MinerU for those.
+// pdfInfo says how a PDF was read, for the build report.
+type pdfInfo struct {
+	// Reader is the reader that produced the text: "pdftotext" (Poppler)
+	// or "go" (github.com/ledongthuc/pdf).
+	Reader string
+	// Pages is the number of pages read.
+	Pages int
+	// Warnings are what was lost or guessed, pages 1-based ("page 3:
+	// scanned, not read: no OCR (tesseract not installed)").
+	Warnings []string
+	// Scanned are the 0-based pages with images and no text that were not
+	// read; OCR the ones read by tesseract.
+	Scanned, OCR []int
+	// Figures and Tables count the visual items found; Images how many of
+	// them got an image file.
+	Figures, Tables, Images int
+}
+
+func (i *pdfInfo) warn(format string, args ...any) {
+	if len(i.Warnings) < 100 {
+		i.Warnings = append(i.Warnings, fmt.Sprintf(format, args...))
+	} else if len(i.Warnings) == 100 {
+		i.Warnings = append(i.Warnings, "more warnings left out")
+	}
+}
+
+// pdf reads the PDF file path of box: its text in reading order, a
+// paragraph per text block with running headers and footers removed, and
+// its figures and tables (found from their captions) as visual items;
+// items carry their 0-based page. Poppler renders each figure or table
+// region to a PNG file in the hidden folder .flowreader/<file name>/ next to
+// the PDF (the document's Root is the PDF's folder, so image paths stay
+// inside the collection and are found again at ask time); when that folder
+// cannot be written, the items keep their caption and text and a warning
+// says so.
 //
-// The readers get the checked real path: pdftotext opens it in another
+// The readers get the checked real path: Poppler opens it in another
 // process, so the check cannot follow the open into it as folder.read does.
-func (c Config) pdf(box folder, path string) (graph.Document, error) {
-	real, _, err := box.check(path)
+func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Document, pdfInfo, error) {
+	var info pdfInfo
+	real, st, err := box.check(path)
 	if err != nil {
-		return graph.Document{}, err
+		return graph.Document{}, info, err
 	}
-	pages, err := c.pdfPages(real)
+	lim := limitsFor(st.Size())
+	pages, pp, err := c.pdfPages(ctx, real, st.Size(), lim, &info)
 	if err != nil {
-		return graph.Document{}, err
+		return graph.Document{}, info, err
 	}
-	var blocks []block
-	for i, pg := range pages {
-		for _, para := range paragraphs(pg) {
-			blocks = append(blocks, block{text: para, page: i})
+	info.Pages = len(pages)
+	removeFurniture(pages)
+	id := filepath.Base(path)
+	dir := filepath.Dir(path)
+	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, root: dir, name: id, info: &info}
+	var image func(pdfRegion) *graph.ImageRef
+	if info.Reader == "pdftotext" && pp.pdftoppm != "" {
+		image = sink.add
+	}
+	blocks := pageBlocks(pages, image)
+	if err := ctx.Err(); err != nil {
+		sink.abort()
+		return graph.Document{}, info, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
+	}
+	refs := sink.commit()
+	for i := range blocks {
+		it := blocks[i].visual
+		if it == nil {
+			continue
+		}
+		if it.Modality == graph.ModalityTable {
+			info.Tables++
+		} else {
+			info.Figures++
+		}
+		if it.Image != nil {
+			if ref, ok := refs[it.Image.Path]; ok {
+				it.Image = ref
+				info.Images++
+			} else {
+				it.Image = nil
+			}
 		}
 	}
-	id := filepath.Base(path)
-	return graph.Document{
+	if n := info.Figures + info.Tables - info.Images; n > 0 {
+		switch {
+		case info.Reader != "pdftotext" || pp.pdftoppm == "":
+			info.warn("%d figures or tables without an image: rendering needs Poppler (pdftoppm)", n)
+		case !sink.failed:
+			info.warn("%d figures or tables without an image: no region found above or below the caption", n)
+		}
+	}
+	if len(info.Scanned) > 0 && len(info.Scanned) == len(pages) {
+		info.warn("no text read: every page is scanned and none was read by OCR")
+	}
+	doc := graph.Document{
 		ID:    id,
 		Title: strings.TrimSuffix(id, filepath.Ext(id)),
 		Items: c.assemble(blocks),
-	}, nil
+	}
+	if info.Images > 0 {
+		doc.Root = dir
+	}
+	return doc, info, nil
 }
 
-func (c Config) pdfPages(path string) ([]string, error) {
+// pdfPages picks the reader (Config.PDFReader) and lays out the pages.
+func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, poppler, error) {
 	var errs []error
+	var pp poppler
 	switch c.PDFReader {
 	case PDFReaderAuto, PDFReaderPoppler, PDFReaderGo:
 	default:
-		return nil, fmt.Errorf("ingest: unknown PDFReader %d", c.PDFReader)
+		return nil, pp, fmt.Errorf("ingest: unknown PDFReader %d", c.PDFReader)
 	}
 	if c.PDFReader != PDFReaderGo {
-		bin, err := exec.LookPath("pdftotext")
+		pp = findPoppler()
 		switch {
-		case err == nil:
-			pages, err := pdftotext(bin, path)
+		case pp.pdftotext != "":
+			w := len(info.Warnings)
+			pages, err := pp.popplerPages(ctx, path, size, lim, info)
 			if err == nil {
-				return pages, nil
+				info.Reader = "pdftotext"
+				return pages, pp, nil
 			}
+			if ctx.Err() != nil {
+				return nil, pp, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
+			}
+			info.Warnings = info.Warnings[:w]
 			errs = append(errs, err)
 		case c.PDFReader == PDFReaderPoppler:
-			return nil, fmt.Errorf("%w: %s: pdftotext: %w", ErrUnsupported, path, err)
-		default:
-			errs = append(errs, fmt.Errorf("pdftotext: %w", err))
+			return nil, pp, fmt.Errorf("%w: %s: pdftotext not installed (Debian package poppler-utils)", ErrUnsupported, path)
 		}
 	}
 	if c.PDFReader != PDFReaderPoppler {
-		pages, err := goPDFPages(path)
+		w := len(info.Warnings)
+		pages, err := goPagesCtx(ctx, path, size, lim, info)
 		if err == nil {
-			return pages, nil
+			info.Reader = "go"
+			if len(errs) > 0 {
+				info.warn("read by the pure-Go reader: %v", errs[0])
+			}
+			for i := range pages {
+				if pages[i].words() == 0 && pages[i].images {
+					info.Scanned = append(info.Scanned, i)
+					info.warn("%s", pageWarn(i, "scanned (images, no text), not read: OCR needs Poppler (pdftoppm) and tesseract"))
+				}
+			}
+			return pages, pp, nil
 		}
+		info.Warnings = info.Warnings[:w]
 		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("%w: %s: no reader could read the PDF: %w", ErrFormat, path, errors.Join(errs...))
+	return nil, pp, fmt.Errorf("%w: %s: no reader could read the PDF: %w", ErrFormat, path, errors.Join(errs...))
 }
 
-// pdftotext runs Poppler's pdftotext in -layout mode over the whole file;
-// it separates pages with form feeds.
-func pdftotext(bin, path string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), pdfTimeout)
-	defer cancel()
-	var out, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "-layout", "-enc", "UTF-8", "-q", path, "-")
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("pdftotext: %w: %s", err, strings.TrimSpace(stderr.String()))
+// goPagesCtx runs the pure-Go reader in its own goroutine so that a
+// cancelled ctx returns at once even while the library is inside one page
+// (it takes no context; the goroutine ends when that page does, its work
+// bounded by the limits).
+func goPagesCtx(ctx context.Context, path string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, error) {
+	type result struct {
+		pages []pdfPage
+		info  pdfInfo
+		err   error
 	}
-	return splitPDFText(out.String()), nil
-}
-
-// goPDFPages reads page texts with the pure-Go reader, which panics on some
-// malformed files: the panic becomes an error.
-func goPDFPages(path string) (pages []string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			pages, err = nil, fmt.Errorf("go pdf reader: %v", r)
-		}
+	done := make(chan result, 1)
+	go func() {
+		var mine pdfInfo
+		pages, err := goPages(ctx, path, size, lim, &mine)
+		done <- result{pages, mine, err}
 	}()
-	f, r, err := gopdf.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("go pdf reader: %w", err)
+	select {
+	case r := <-done:
+		info.Warnings = append(info.Warnings, r.info.Warnings...)
+		return r.pages, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
 	}
-	defer f.Close()
-	var b strings.Builder
-	n := r.NumPage()
-	for i := 1; i <= n; i++ {
-		p := r.Page(i)
-		if i > 1 {
-			b.WriteByte('\f')
+}
+
+// figureSink renders figure and table regions into a temporary folder and,
+// on commit, moves it to .flowreader/<name>/ beside the PDF in one rename,
+// so that a failed or interrupted read leaves the previous images whole.
+type figureSink struct {
+	ctx    context.Context
+	pp     poppler
+	pdf    string
+	root   string // the document's Root: the PDF's folder
+	name   string // the PDF's file name
+	info   *pdfInfo
+	tmp    string
+	n      int
+	files  []string
+	failed bool
+}
+
+// sidecar is the folder, relative to a PDF's folder, that holds the
+// images rendered from it.
+const sidecar = ".flowreader"
+
+func (s *figureSink) add(r pdfRegion) *graph.ImageRef {
+	if s.failed {
+		return nil
+	}
+	if s.tmp == "" {
+		base := filepath.Join(s.root, sidecar)
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			s.fail(err)
+			return nil
 		}
-		if p.V.IsNull() {
+		tmp, err := os.MkdirTemp(base, "."+s.name+".tmp-")
+		if err != nil {
+			s.fail(err)
+			return nil
+		}
+		s.tmp = tmp
+	}
+	s.n++
+	kind := "figure"
+	if r.modality == graph.ModalityTable {
+		kind = "table"
+	}
+	file := fmt.Sprintf("p%03d-%s%d", r.page+1, kind, s.n)
+	if err := s.pp.renderRegion(s.ctx, s.pdf, r, filepath.Join(s.tmp, file)); err != nil {
+		s.info.warn("%s", pageWarn(r.page, "%s image not rendered: %v", kind, err))
+		return nil
+	}
+	s.files = append(s.files, file+".png")
+	return &graph.ImageRef{Path: file + ".png"}
+}
+
+func (s *figureSink) fail(err error) {
+	s.failed = true
+	s.info.warn("figure images not written (%v): figures keep their captions only", err)
+}
+
+// abort removes the rendered images, leaving the previous ones.
+func (s *figureSink) abort() {
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
+}
+
+// commit moves the rendered images into place and returns their
+// references (relative to the document's Root) by file name.
+func (s *figureSink) commit() map[string]*graph.ImageRef {
+	refs := map[string]*graph.ImageRef{}
+	if s.tmp == "" {
+		return refs
+	}
+	final := filepath.Join(s.root, sidecar, s.name)
+	old := final + ".old"
+	os.RemoveAll(old)
+	if err := os.Rename(final, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.fail(err)
+		os.RemoveAll(s.tmp)
+		return refs
+	}
+	if err := os.Rename(s.tmp, final); err != nil {
+		os.Rename(old, final)
+		s.fail(err)
+		os.RemoveAll(s.tmp)
+		return refs
+	}
+	os.RemoveAll(old)
+	for _, f := range s.files {
+		rel := sidecar + "/" + s.name + "/" + f
+		ref, err := resolveImage(s.root, rel)
+		if err != nil || ref == nil {
 			continue
 		}
-		t, err := p.GetPlainText(nil)
-		if err != nil {
-			return nil, fmt.Errorf("go pdf reader: page %d: %w", i, err)
-		}
-		b.WriteString(t)
+		refs[f] = ref
 	}
-	return splitPDFText(b.String()), nil
+	return refs
 }
 
 var (
