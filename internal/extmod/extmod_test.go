@@ -277,6 +277,6 @@ func Snippet(e embeddings.Embedder, chat llms.Model, ix *flowreader.Index) {
 	_, _, _, _ = emb, model, p, r
 }
 
-var _ = langchaingo.DefaultMaxDocuments
+var _ = langchaingo.NewRetriever
 `)
 }
