@@ -77,8 +77,8 @@ type Builder struct {
 	// is at most N-1.
 	KNN int
 	// Root, when set, makes stored image paths relative to it (the
-	// collection root); otherwise they are the document's Root joined with
-	// the item's path.
+	// collection root) and becomes the graph's ImageRoot; otherwise they
+	// are the document's Root joined with the item's path.
 	Root string
 	// NoMentionLinks leaves out the Link edges of MentionLinks (a passage
 	// that names another's title, two passages that name one entity),
@@ -200,6 +200,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if nm, ok := b.Embedder.(llm.Namer); ok {
 		g.Embedder = nm.Name()
 	}
+	g.ImageRoot = b.Root
 	return g, nil
 }
 

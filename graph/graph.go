@@ -89,6 +89,11 @@ type Graph struct {
 	Edges []Edge
 	// Embedder names the embedder that made Emb.
 	Embedder string
+	// ImageRoot is the folder nodes' image paths are relative to ("" when
+	// unknown: the reader's own setting decides). The Builder sets it to
+	// its Root; Save records it relative to the graph file's folder and
+	// Load resolves it against that folder again.
+	ImageRoot string
 
 	// CSR adjacency over both directions of every edge: the neighbours of
 	// node i are adj[off[i]:off[i+1]], with edge index eid[...] into Edges.

@@ -39,7 +39,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	dotFile := fs.String("dot", "", "write the routed flow over the graph as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
 	mermaidFile := fs.String("mermaid", "", "write the routed flow over the graph as a Mermaid flowchart")
 	asJSON := fs.Bool("json", false, "print one JSON object (question, answer, citations, chains, routing, trace, notes) instead of text")
-	images := fs.String("images", ".", "folder the graph's image paths are relative to (what build used as --root)")
+	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
 	var ep endpoints
@@ -81,6 +81,14 @@ flags:
 	if _, err := os.Stat(*graphFile); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("graph file %s does not exist (make one with: flowreader build -o %s PATH...)", *graphFile, *graphFile)
 	}
+	for flag, out := range map[string]string{"--dot": *dotFile, "--mermaid": *mermaidFile} {
+		if out == "" {
+			continue
+		}
+		if err := checkOutput(flag, out, []string{*graphFile}); err != nil {
+			return err
+		}
+	}
 	cfg, err := presetConfig(*preset)
 	if err != nil {
 		return err
@@ -110,7 +118,15 @@ flags:
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", *graphFile, g.Embedder, name, g.Dim)
 	}
 	if ms.model != nil {
-		warnMissingImages(stderr, g, *images)
+		root := *images
+		switch {
+		case root != "":
+		case g.ImageRoot != "":
+			root = g.ImageRoot
+		default:
+			root = "."
+		}
+		warnMissingImages(stderr, g, root)
 	}
 	ix, err := p.Open(ctx, g)
 	if err != nil {
@@ -235,7 +251,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err := write(&buf); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTempFile(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
 	}

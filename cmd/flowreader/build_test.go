@@ -99,8 +99,13 @@ func TestBuildQuickstart(t *testing.T) {
 	if images == 0 {
 		t.Error("no node has an image")
 	}
-	if !strings.Contains(se, "--images "+root) {
-		t.Errorf("stderr does not tell which --images to pass:\n%s", se)
+	// The image root is recorded in the graph file (relative to it) and
+	// Load resolves it back: ask needs no --images.
+	if got, _ := filepath.Abs(g.ImageRoot); got != root {
+		t.Errorf("graph image root %q (%q), want %q", g.ImageRoot, got, root)
+	}
+	if !strings.Contains(se, "image paths are relative to "+root) {
+		t.Errorf("stderr does not say where the images are:\n%s", se)
 	}
 }
 

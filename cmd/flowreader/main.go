@@ -40,14 +40,18 @@ func commands() []command {
 }
 
 func main() {
+	// The first Ctrl-C cancels ctx (a build stops within a second, its
+	// previous output intact); then the default handler is back, so a
+	// second Ctrl-C kills the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() { <-ctx.Done(); stop() }()
 	code := run(ctx, os.Args[1:], commands(), os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run dispatches args to a command and returns the process exit code:
-// 0 success, 1 failure, 2 usage error.
+// 0 success, 1 failure, 2 usage error, 130 interrupted.
 func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr, cmds)
@@ -75,6 +79,9 @@ func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.W
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "flowreader %s: interrupted\n", c.name)
+		return 130
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
 		return 2
