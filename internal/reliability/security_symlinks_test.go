@@ -45,7 +45,9 @@ func TestSecurityCollectionSymlinksStayInside(t *testing.T) {
 	var skipped []string
 	docs, rep, err := ingest.Config{}.Read(ctx, f.root)
 	for _, fr := range rep.Files {
-		if fr.Err != nil {
+		// Files of other types (the images beside a document) are listed
+		// as not read; the refused documents are the ones counted here.
+		if fr.Err != nil && fr.Format != "" {
 			skipped = append(skipped, fr.Path)
 			t.Logf("skipped %s: %v", fr.Path, fr.Err)
 		}
