@@ -155,6 +155,11 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	} else {
 		p := b.stage("analyse", len(nodes))
 		for i := range nodes {
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			analyseOffline(&nodes[i])
 		}
 		p.add(len(nodes))
@@ -177,6 +182,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		}
 	}
 	if !b.NoMentionLinks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		edges = append(edges, MentionLinks(nodes, true)...)
 	}
 	k := b.KNN
@@ -192,6 +200,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		}
 		p.add(len(nodes))
 		edges = append(edges, knnEdges(nb, len(nodes), k)...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	g, err := New(nodes, dim, vecs, edges)
 	if err != nil {

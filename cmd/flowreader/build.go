@@ -124,6 +124,9 @@ flags:
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for _, d := range ms.describe {
 		fmt.Fprintln(stderr, "build: remote", d)
 	}
@@ -140,6 +143,9 @@ flags:
 		bar.finish()
 	}
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // interrupted: keep the previous output
 		return err
 	}
 	if err := graph.Save(*out, g); err != nil {

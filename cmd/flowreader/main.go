@@ -34,6 +34,7 @@ func commands() []command {
 	return []command{
 		buildCommand(),
 		askCommand(),
+		inspectCommand(),
 		mcfCommand(),
 		evalCommand(),
 	}
