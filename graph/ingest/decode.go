@@ -92,7 +92,8 @@ func decodeUTF16(data []byte, be bool, name string) (string, string, error) {
 			units[i] = uint16(data[2*i+1])<<8 | uint16(data[2*i])
 		}
 	}
-	bad := len(data) % 2
+	odd := len(data)%2 == 1
+	bad := 0
 	var b strings.Builder
 	b.Grow(len(units))
 	for i := 0; i < len(units); i++ {
@@ -108,8 +109,9 @@ func decodeUTF16(data []byte, be bool, name string) (string, string, error) {
 			b.WriteRune(rune(u))
 		}
 	}
-	if bad > 0 {
+	if odd {
 		b.WriteRune(utf8.RuneError)
+		bad++
 	}
 	s := b.String()
 	if len(strings.TrimSpace(s)) == 0 {
