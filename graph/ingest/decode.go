@@ -23,8 +23,9 @@ var cp1252 = [32]rune{
 // order mark is dropped; UTF-16 with a byte order mark (or, without one,
 // the zero bytes of ASCII text in UTF-16) is decoded; bytes that are not
 // UTF-8 are read as Windows-1252 when the file has no valid multi-byte
-// UTF-8 at all, else replaced by U+FFFD. What was done is returned as a
-// note ("" when the file was plain UTF-8). Empty input is ErrEmpty; zero
+// UTF-8 at all, else replaced by U+FFFD. A guess or a repair is returned
+// as a note ("" for UTF-8, or UTF-16 with a byte order mark, read as
+// they are). Empty input is ErrEmpty; zero
 // bytes or other binary control bytes (in a text that is not UTF-16) are
 // ErrUnsupported, so that a binary file named .txt is refused rather than
 // ingested as garbage.
@@ -120,9 +121,14 @@ func decodeUTF16(data []byte, be bool, name string) (string, string, error) {
 	if strings.ContainsRune(s, 0) {
 		return "", "", fmt.Errorf("%w: binary content in %s text", ErrUnsupported, name)
 	}
-	note := "decoded from " + name
-	if bad > 0 {
-		note += fmt.Sprintf(" (%d invalid code units replaced by U+FFFD)", bad)
+	// UTF-16 with a byte order mark is as good as UTF-8: only a guess or
+	// a repair is worth a note.
+	note := ""
+	switch {
+	case bad > 0:
+		note = fmt.Sprintf("decoded from %s (%d invalid code units replaced by U+FFFD)", name, bad)
+	case strings.Contains(name, "without"):
+		note = "decoded from " + name
 	}
 	return s, note, nil
 }
