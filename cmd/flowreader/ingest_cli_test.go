@@ -64,9 +64,9 @@ func TestBuildChecksOutputFirst(t *testing.T) {
 	ro := filepath.Join(dir, "ro")
 	os.Mkdir(ro, 0o555)
 	cases := map[string]struct{ out, want string }{
-		"missing folder": {filepath.Join(dir, "nope", "g.frg"), "folder " + filepath.Join(dir, "nope") + " does not exist"},
-		"a folder":       {dir, "is a folder"},
-		"the input":      {in, "is an input file"},
+		"missing folder":                 {filepath.Join(dir, "nope", "g.frg"), "folder " + filepath.Join(dir, "nope") + " does not exist"},
+		"a folder":                       {dir, "is a folder"},
+		"the input":                      {in, "is an input file"},
 		"an input file in a PATH folder": {filepath.Join(dir, "notes.md"), "is an input file"},
 	}
 	if os.Geteuid() != 0 { // root writes anywhere
