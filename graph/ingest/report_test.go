@@ -369,3 +369,17 @@ func FuzzMinerUV2(f *testing.F) {
 }
 
 func utf8ValidString(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// One unreadable PDF is skipped with its reason; the folder is read.
+func TestUnreadablePDFSkipped(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "bad.pdf", "%PDF-1.4 garbage")
+	writeFile(t, dir, "good.md", "# Good\n\nRead.\n")
+	docs, rep, err := Config{}.Read(context.Background(), dir)
+	if err != nil || len(docs) != 1 || docs[0].ID != "good.md" {
+		t.Fatalf("%+v, %v", docs, err)
+	}
+	if f := rep.Files[0]; !strings.HasPrefix(f.Format, "pdf") || !errors.Is(f.Err, ErrFormat) {
+		t.Fatalf("bad.pdf: %+v", f)
+	}
+}
