@@ -117,16 +117,17 @@ flags:
 	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", *graphFile, g.Embedder, name, g.Dim)
 	}
+	// Images: --images, else the root build recorded in the graph file,
+	// else the current folder (graphs written before the root was
+	// recorded). The VLM reader falls back to the graph's root.
+	switch {
+	case *images != "":
+		g.ImageRoot = *images
+	case g.ImageRoot == "":
+		g.ImageRoot = "."
+	}
 	if ms.model != nil {
-		root := *images
-		switch {
-		case root != "":
-		case g.ImageRoot != "":
-			root = g.ImageRoot
-		default:
-			root = "."
-		}
-		warnMissingImages(stderr, g, root)
+		warnMissingImages(stderr, g, g.ImageRoot)
 	}
 	ix, err := p.Open(ctx, g)
 	if err != nil {

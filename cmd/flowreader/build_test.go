@@ -334,6 +334,11 @@ func TestRemoteModel(t *testing.T) {
 	if code != 0 || strings.Contains(se, "warning") {
 		t.Errorf("exit %d, stderr %q", code, se)
 	}
+	// No --images at all: the graph file knows where its images are.
+	_, se, code = cli(t, e, "ask", "-g", out, gustQuestion)
+	if code != 0 || strings.Contains(se, "warning") {
+		t.Errorf("without --images: exit %d, stderr %q", code, se)
+	}
 }
 
 // A build and an ask against a remote embeddings server (flags or
