@@ -44,12 +44,21 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader build -o GRAPHFILE [flags] PATH...
 
-Ingests files and folders (MinerU output folders holding a content_list.json,
-Markdown, plain text, PDF text; folders are walked in lexical order), builds
-the content graph (node analysis, embeddings, reading-order and kNN edges,
-and with a model the LLM evolution rounds) and saves it to GRAPHFILE. The
-file records the embedder's name and dimension; ask refuses a graph whose
-dimension differs from its embedder's.
+Ingests files and folders (MinerU output folders holding a
+*content_list.json or *content_list_v2.json, Markdown .md and .mdx, plain
+text .txt, PDF text .pdf; folders are walked in lexical order), builds the
+content graph (node analysis, embeddings, reading-order and kNN edges, and
+with a model the LLM evolution rounds) and saves it to GRAPHFILE. The file
+records the embedder's name and dimension (ask refuses a graph whose
+dimension differs from its embedder's) and where the images are (ask finds
+them with no flag).
+
+Every file read is listed on stderr with its reader and item count, every
+file skipped with the reason (empty, binary, undecodable, malformed, a link
+out of the folder), and warnings for what was repaired or dropped inside a
+file (Latin-1 text decoded, invalid UTF-8 replaced, a missing image). A bad
+file is skipped; --strict makes it fatal. GRAPHFILE's folder is checked
+before any work; Ctrl-C stops the build and keeps the previous GRAPHFILE.
 
 Models: with no model flags or %s/%s/%s/%s
 set, the embedded defaults are used (offline GloVe embedder, deterministic
