@@ -75,7 +75,9 @@ type Config struct {
 	// the packages' defaults.
 	Concurrency int
 	// ImageRoot is the folder that nodes' image paths are relative to (the
-	// collection root given to Build); the VLM reader loads images from it.
+	// collection root given to Build, which records it in the graph); the
+	// VLM reader loads images from it. "" at question time means the
+	// graph's own (graph.Graph.ImageRoot, which graph.Load resolves).
 	ImageRoot string
 	// Cache, when set, stores model responses and embeddings made during
 	// Build (llm.DirStore for a resumable on-disk cache).

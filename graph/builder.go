@@ -81,8 +81,8 @@ type Builder struct {
 	// is at most N-1.
 	KNN int
 	// Root, when set, makes stored image paths relative to it (the
-	// collection root); otherwise they are the document's Root joined with
-	// the item's path.
+	// collection root) and becomes the graph's ImageRoot; otherwise they
+	// are the document's Root joined with the item's path.
 	Root string
 	// Rounds is the number of LLM evolution rounds T run when a Model is
 	// set; 0 means 3 (paper v1 App. A), negative none. Evolution is a
@@ -170,7 +170,10 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 			return nil, err
 		}
 	}
-	edges := b.contentEdges(nodes)
+	edges, err := b.contentEdges(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
 	for i, l := range links {
 		for _, j := range l {
 			edges = append(edges, Edge{U: int32(i), V: j, Kind: EdgeLink})
@@ -186,6 +189,9 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		}
 		p.add(len(nodes))
 		edges = append(edges, knnEdges(nb, len(nodes), k)...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	g, err := b.finish(nodes, dim, vecs, edges, rec)
 	if err != nil {
@@ -242,6 +248,11 @@ func (b *Builder) analyse(ctx context.Context, model llm.Model, nodes []Node) ([
 	}
 	p := b.stage("analyse", len(nodes))
 	for i := range nodes {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		analyseOffline(&nodes[i])
 	}
 	p.add(len(nodes))
@@ -250,12 +261,15 @@ func (b *Builder) analyse(ctx context.Context, model llm.Model, nodes []Node) ([
 
 // contentEdges returns the edges that depend on the nodes' content alone:
 // reading order and, unless NoMentionLinks, MentionLinks.
-func (b *Builder) contentEdges(nodes []Node) []Edge {
+func (b *Builder) contentEdges(ctx context.Context, nodes []Node) ([]Edge, error) {
 	edges := b.orderEdges(nodes)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if !b.NoMentionLinks {
 		edges = append(edges, MentionLinks(nodes, true)...)
 	}
-	return edges
+	return edges, nil
 }
 
 // knnK is the kNN size k for n nodes (0 for no kNN edges).
@@ -290,6 +304,7 @@ func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, re
 	if nm, ok := b.Embedder.(llm.Namer); ok {
 		g.Embedder = nm.Name()
 	}
+	g.ImageRoot = b.Root
 	return g, nil
 }
 

@@ -90,6 +90,11 @@ type Graph struct {
 	Edges []Edge
 	// Embedder names the embedder that made Emb.
 	Embedder string
+	// ImageRoot is the folder nodes' image paths are relative to ("" when
+	// unknown: the reader's own setting decides). The Builder sets it to
+	// its Root; Save records it relative to the graph file's folder and
+	// Load resolves it against that folder again.
+	ImageRoot string
 	// Usage is what Builder.Build spent: model calls (analysis, evolution)
 	// and embedding calls, with their tokens; calls answered from the cache
 	// are not counted. It is not saved: zero for a graph read from a file.

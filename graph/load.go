@@ -34,6 +34,7 @@ func Load(path string) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	g.ImageRoot = resolveRoot(path, g.ImageRoot)
 	return g, nil
 }
 
@@ -75,6 +76,21 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if have > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, have-n)
 	}
+	// A payload that starts with the image root: read that first, so that
+	// the rest streams as any payload does.
+	var root string
+	var crc0 uint32
+	if flags&flagImageRoot != 0 {
+		pre, err := readImageRoot(r, n)
+		if err != nil {
+			return nil, err
+		}
+		if root, _, err = splitImageRoot(pre, true); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+		crc0 = crc32.Update(0, castagnoli, pre)
+		n -= uint64(len(pre))
+	}
 	// The file is known to be this large, so the length can be trusted.
 	buf := makeNoZero(headerSize + int(n))
 	copy(buf, h[:])
@@ -82,7 +98,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 
 	found := make(chan layout, 1)
 	done := make(chan readResult, 1)
-	go func() { done <- readPayload(r, p, chunk, found) }()
+	go func() { done <- readPayload(r, p, chunk, found, crc0) }()
 	// Decode the nodes and edges as soon as they are in; the reader goes on
 	// with the embeddings, which the decoder does not touch.
 	var (
@@ -109,6 +125,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
+		g.ImageRoot = root
 		return g, nil
 	}
 	if derr != nil {
@@ -117,7 +134,9 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if res.nanAt >= 0 {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, l.nanError(res.nanAt))
 	}
-	return l.graph(p, nodes, edges, deg, rec), nil
+	g := l.graph(p, nodes, edges, deg, rec)
+	g.ImageRoot = root
+	return g, nil
 }
 
 // readResult is what readPayload found.
@@ -133,10 +152,9 @@ type readResult struct {
 // arrive too, and sends the layout on found once every byte before them is
 // in p. It closes found when done; it writes p only past the bytes before
 // the embeddings once it has sent the layout.
-func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResult {
+func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint32) readResult {
 	defer close(found)
 	var (
-		crc     uint32
 		avail   int // bytes of p read
 		l       layout
 		known   bool // l is parsed

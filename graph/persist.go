@@ -25,6 +25,10 @@ const (
 	// the edges. Files without it (graphs made by New, and every file
 	// written before the record existed) read as before.
 	flagRecord = 1
+	// flagImageRoot marks a payload that starts with the graph's image
+	// root (a length-prefixed string padded to four bytes); files without
+	// an image root keep the flag clear, as every earlier file has it.
+	flagImageRoot = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -38,13 +42,27 @@ var littleEndian = func() bool {
 
 // Write writes g to w in the versioned binary format. The output depends
 // only on g: equal graphs give equal bytes.
-func Write(w io.Writer, g *Graph) error {
+func Write(w io.Writer, g *Graph) error { return write(w, g, g.ImageRoot) }
+
+func write(w io.Writer, g *Graph, root string) error {
 	p := encodePayload(g)
 	var h [headerSize]byte
 	copy(h[0:8], magic)
 	binary.LittleEndian.PutUint32(h[8:], formatVersion)
+	var flags uint32
 	if g.build != nil {
-		binary.LittleEndian.PutUint32(h[12:], flagRecord)
+		flags |= flagRecord
+	}
+	if root != "" {
+		pre := appendString(make([]byte, 0, len(root)+16+len(p)), root)
+		for len(pre)%4 != 0 { // keep the embeddings 4-byte aligned
+			pre = append(pre, 0)
+		}
+		p = append(pre, p...)
+		flags |= flagImageRoot
+	}
+	if flags != 0 {
+		binary.LittleEndian.PutUint32(h[12:], flags)
 	}
 	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
 	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(p, castagnoli))
@@ -59,10 +77,13 @@ func Write(w io.Writer, g *Graph) error {
 }
 
 // Save writes g to path atomically: to a temporary file in the same folder,
-// synced, then renamed over path. A failure leaves any old file intact.
+// synced, then renamed over path. A failure leaves any old file intact. The
+// file is created with mode 0666 less the umask, as other tools' files are.
+// g.ImageRoot is recorded relative to path's folder, so that a graph moved
+// together with its images still finds them ([Load] resolves it back).
 func Save(path string, g *Graph) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("graph: save: %w", err)
 	}
@@ -72,7 +93,7 @@ func Save(path string, g *Graph) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err = Write(f, g); err != nil {
+	if err = write(f, g, relativeRoot(dir, g.ImageRoot)); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {
@@ -155,7 +176,7 @@ func checkHeader(h []byte) (uint64, uint32, error) {
 		return 0, 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	flags := binary.LittleEndian.Uint32(h[12:])
-	if flags&^flagRecord != 0 {
+	if flags&^(flagRecord|flagImageRoot) != 0 {
 		return 0, 0, fmt.Errorf("%w: unknown flags", ErrFormat)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])
@@ -185,12 +206,17 @@ func decode(data []byte) (*Graph, error) {
 	// bytes, and its result is discarded unless the checksum matches.
 	sum := make(chan uint32, 1)
 	go func() { sum <- crc32.Checksum(p, castagnoli) }()
-	g, err := decodePayload(p, flags)
+	root, body, err := splitImageRoot(p, flags&flagImageRoot != 0)
+	var g *Graph
+	if err == nil {
+		g, err = decodePayload(body, flags)
+	}
 	if <-sum != binary.LittleEndian.Uint32(data[24:]) {
 		return nil, fmt.Errorf("%w: payload", errChecksum)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
+	g.ImageRoot = root
 	return g, nil
 }

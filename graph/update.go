@@ -174,7 +174,10 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		}
 	}
 
-	edges := b.contentEdges(out)
+	edges, err := b.contentEdges(ctx, out)
+	if err != nil {
+		return nil, diff, err
+	}
 	if k := b.knnK(n); k > 0 {
 		p := b.stage("knn", n)
 		nb, err := b.updateKNN(ctx, g, vecs, dim, from, k)

@@ -65,11 +65,7 @@ func (s dirStore) Get(key string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, false
-	}
-	return b, true
+	return readEntry(p)
 }
 
 func (s dirStore) Put(key string, value []byte) error {
@@ -80,7 +76,7 @@ func (s dirStore) Put(key string, value []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("llm: cache: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+key[:8]+"-*")
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+key[:min(8, len(key))]+"-*")
 	if err != nil {
 		return fmt.Errorf("llm: cache: %w", err)
 	}

@@ -36,7 +36,7 @@ type loaded struct {
 	err  error
 }
 
-func (v *VLM) newImageCache() *imageCache {
+func (v *VLM) newImageCache(g *graph.Graph) *imageCache {
 	limit := v.maxImageBytes
 	if limit <= 0 {
 		limit = maxImageBytes
@@ -45,8 +45,11 @@ func (v *VLM) newImageCache() *imageCache {
 	switch {
 	case v.Images != nil:
 		c.load = v.Images
-	case v.ImageRoot != "":
+	case v.ImageRoot != "" || g != nil && g.ImageRoot != "":
 		root := v.ImageRoot
+		if root == "" {
+			root = g.ImageRoot
+		}
 		c.load = func(ref graph.ImageRef) ([]byte, error) { return readRooted(root, ref.Path, limit) }
 	}
 	return c

@@ -37,8 +37,9 @@ type VLM struct {
 	// Concurrency caps the calls in flight in each parallel stage; 0 means
 	// all at once (the paper's single parallel round).
 	Concurrency int
-	// ImageRoot is the folder that nodes' image paths are relative to;
-	// Images, when set, loads images instead (for example from a store).
+	// ImageRoot is the folder that nodes' image paths are relative to; ""
+	// means the graph's own ImageRoot (recorded by graph.Save). Images,
+	// when set, loads images instead (for example from a store).
 	// Images go only to a Model that implements llm.ImageAccepter and
 	// accepts them; otherwise, or when an image cannot be loaded or exceeds
 	// 8 MiB, the node is read as text.
@@ -169,7 +170,7 @@ func (r *run) partial(drafts []Draft, start time.Time) *Answer {
 
 func (v *VLM) newRun(in *Input) *run {
 	r := &run{in: in, classic: v.Classic, meter: newMeter(v.Model), h: in.Relevance}
-	r.imgs = v.newImageCache()
+	r.imgs = v.newImageCache(in.Graph)
 	if ia, ok := v.Model.(llm.ImageAccepter); ok && ia.AcceptsImages() {
 		r.images = true
 	}

@@ -39,7 +39,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	dotFile := fs.String("dot", "", "write the routed flow over the graph as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
 	mermaidFile := fs.String("mermaid", "", "write the routed flow over the graph as a Mermaid flowchart")
 	asJSON := fs.Bool("json", false, "print one JSON object (schema_version, question, budget, chains with their nodes, routing, answer, citations, trace, notes; docs/server.md) instead of text")
-	images := fs.String("images", ".", "folder the graph's image paths are relative to (what build used as --root)")
+	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
 	var ep endpoints
@@ -85,6 +85,14 @@ flags:
 	if _, err := os.Stat(*graphFile); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("graph file %s does not exist (make one with: flowreader build -o %s PATH...)", *graphFile, *graphFile)
 	}
+	for flag, out := range map[string]string{"--dot": *dotFile, "--mermaid": *mermaidFile} {
+		if out == "" {
+			continue
+		}
+		if err := checkOutput(flag, out, []string{*graphFile}); err != nil {
+			return err
+		}
+	}
 	cfg, err := presetConfig(*preset)
 	if err != nil {
 		return err
@@ -126,8 +134,17 @@ flags:
 	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", *graphFile, g.Embedder, name, g.Dim)
 	}
+	// Images: --images, else the root build recorded in the graph file,
+	// else the current folder (graphs written before the root was
+	// recorded). The VLM reader falls back to the graph's root.
+	switch {
+	case *images != "":
+		g.ImageRoot = *images
+	case g.ImageRoot == "":
+		g.ImageRoot = "."
+	}
 	if ms.model != nil {
-		warnMissingImages(stderr, g, *images)
+		warnMissingImages(stderr, g, g.ImageRoot)
 	}
 	ix, err := p.Open(ctx, g)
 	if err != nil {
@@ -257,7 +274,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err := write(&buf); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTempFile(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return err
 	}

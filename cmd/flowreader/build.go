@@ -35,9 +35,10 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	out := fs.String("o", "", "graph file to write (required); written atomically")
 	cacheDir := fs.String("cache", "", "folder for a content-addressed cache of model answers and embeddings: a re-build of unchanged documents makes no model calls and an interrupted build resumes")
 	preset := fs.String("preset", "aspects", presetUsage)
-	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); give the same folder to ask --images")
+	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); recorded in the graph file, where ask finds it")
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (skipped files and warnings are still printed)")
+	strict := fs.Bool("strict", false, "fail when a document file is skipped or read with warnings (files of other types are only listed)")
 	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
 	var ep endpoints
 	ep.register(fs)
@@ -46,12 +47,21 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader build -o GRAPHFILE [flags] PATH...
 
-Ingests files and folders (MinerU output folders holding a content_list.json,
-Markdown, plain text, PDF text; folders are walked in lexical order), builds
-the content graph (node analysis, embeddings, reading-order and kNN edges,
-and with a model the LLM evolution rounds) and saves it to GRAPHFILE. The
-file records the embedder's name and dimension; ask refuses a graph whose
-dimension differs from its embedder's.
+Ingests files and folders (MinerU output folders holding a
+*content_list.json or *content_list_v2.json, Markdown .md and .mdx, plain
+text .txt, PDF text .pdf; folders are walked in lexical order), builds the
+content graph (node analysis, embeddings, reading-order and kNN edges, and
+with a model the LLM evolution rounds) and saves it to GRAPHFILE. The file
+records the embedder's name and dimension (ask refuses a graph whose
+dimension differs from its embedder's) and where the images are (ask finds
+them with no flag).
+
+Every file read is listed on stderr with its reader and item count, every
+file skipped with the reason (empty, binary, undecodable, malformed, a link
+out of the folder), and warnings for what was repaired or dropped inside a
+file (Latin-1 text decoded, invalid UTF-8 replaced, a missing image). A bad
+file is skipped; --strict makes it fatal. GRAPHFILE's folder is checked
+before any work; Ctrl-C stops the build and keeps the previous GRAPHFILE.
 
 Models: with no model flags or %s/%s/%s/%s
 set, the embedded defaults are used (offline GloVe embedder, deterministic
@@ -115,7 +125,10 @@ flags:
 	if err != nil {
 		return err
 	}
-	docs, err := ingestAll(paths, stderr, *quiet)
+	if err := checkOutput("-o", *out, paths); err != nil {
+		return err
+	}
+	docs, firstSkip, err := ingestAll(ctx, paths, stderr, *quiet, *strict)
 	if err != nil {
 		return err
 	}
@@ -124,6 +137,9 @@ flags:
 		items += len(d.Items)
 	}
 	if items == 0 {
+		if firstSkip != "" {
+			return fmt.Errorf("no content found in %s (%s)", strings.Join(pathArgs, ", "), firstSkip)
+		}
 		return fmt.Errorf("no content found in %s", strings.Join(pathArgs, ", "))
 	}
 
@@ -140,6 +156,9 @@ flags:
 	}
 	p, err := flowreader.New(cfg)
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	for _, d := range ms.describe {
@@ -175,6 +194,9 @@ flags:
 		}
 		return err
 	}
+	if err := ctx.Err(); err != nil { // interrupted: keep the previous output
+		return err
+	}
 	changes := ""
 	if old != nil {
 		changes = printDiff(stdout, diff, len(docs))
@@ -184,10 +206,8 @@ flags:
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents%s; embedder %s (dimension %d); %s\n",
 		*out, g.Len(), len(g.Edges), len(docs), changes, orUnknown(g.Embedder), g.Dim, time.Since(start).Round(time.Millisecond))
-	if hasImages(g) {
-		if wd, err := os.Getwd(); err != nil || filepath.Clean(wd) != base {
-			fmt.Fprintf(stderr, "build: image paths are relative to %s: pass --images %s to ask\n", base, base)
-		}
+	if hasImages(g) && !*quiet {
+		fmt.Fprintf(stderr, "build: image paths are relative to %s, recorded in %s (ask finds them there; --images overrides)\n", base, *out)
 	}
 	return nil
 }
@@ -252,25 +272,29 @@ func within(dir, p string) bool {
 	return err == nil && (r == "." || filepath.IsLocal(r))
 }
 
-// ingestAll ingests every path. With one path, document IDs are ingest's
-// (relative to the path); with several, they are prefixed with each path
-// relative to the paths' common folder, so that two folders holding a file
-// of the same name stay distinct.
-func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, error) {
-	var docs []graph.Document
+// ingestAll ingests every path and prints its report. With one path,
+// document IDs are ingest's (relative to the path); with several, they are
+// prefixed with each path relative to the paths' common folder, so that
+// two folders holding a file of the same name stay distinct. A file that
+// cannot be read is skipped with a warning; with strict, it fails the
+// build once every path has been reported.
+func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, strict bool) (docs []graph.Document, firstSkip string, err error) {
 	seen := map[string]string{}
 	base := commonDir(paths)
-	// Files the walk may not read (links leaving the PATH, dangling links,
-	// FIFOs and devices) are skipped; say so even with --quiet, since the
-	// graph then lacks them.
-	cfg := ingest.Config{Skipped: func(path string, reason error) {
-		fmt.Fprintf(stderr, "build: skipped %s: %v\n", path, reason)
-	}}
+	bad := 0
 	for _, p := range paths {
-		ds, err := cfg.Path(p)
+		ds, rep, err := ingest.Config{}.Read(ctx, p)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
+		for _, f := range rep.Files {
+			if f.Err != nil && firstSkip == "" {
+				firstSkip = filepath.Base(f.Path) + ": " + f.Err.Error()
+			}
+		}
+		// Skipped files and warnings are printed even with --quiet, since
+		// the graph then lacks something.
+		bad += printReport(stderr, rep, quiet)
 		rel, _ := filepath.Rel(base, p)
 		rel = filepath.ToSlash(rel)
 		st, _ := os.Stat(p)
@@ -285,7 +309,7 @@ func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, 
 				ds[i].ID = rel + "/" + ds[i].ID
 			}
 			if prev, ok := seen[ds[i].ID]; ok {
-				return nil, fmt.Errorf("document %q comes from both %s and %s (give each PATH once)", ds[i].ID, prev, p)
+				return nil, "", fmt.Errorf("document %q comes from both %s and %s (give each PATH once)", ds[i].ID, prev, p)
 			}
 			seen[ds[i].ID] = p
 			items += len(ds[i].Items)
@@ -295,14 +319,18 @@ func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, 
 		}
 		docs = append(docs, ds...)
 	}
-	return docs, nil
+	if strict && bad > 0 {
+		return nil, "", fmt.Errorf("--strict: %d document files skipped or read with warnings (listed above)", bad)
+	}
+	return docs, firstSkip, nil
 }
 
 // isMinerU reports whether dir is one MinerU output folder (ingest.Path
 // then returns it as a single document named after the folder).
 func isMinerU(dir string) bool {
 	m, _ := filepath.Glob(filepath.Join(dir, "*content_list.json"))
-	return len(m) > 0
+	m2, _ := filepath.Glob(filepath.Join(dir, "*content_list_v2.json"))
+	return len(m)+len(m2) > 0
 }
 
 func hasImages(g *graph.Graph) bool {

@@ -99,8 +99,13 @@ func TestBuildQuickstart(t *testing.T) {
 	if images == 0 {
 		t.Error("no node has an image")
 	}
-	if !strings.Contains(se, "--images "+root) {
-		t.Errorf("stderr does not tell which --images to pass:\n%s", se)
+	// The image root is recorded in the graph file (relative to it) and
+	// Load resolves it back: ask needs no --images.
+	if got, _ := filepath.Abs(g.ImageRoot); got != root {
+		t.Errorf("graph image root %q (%q), want %q", g.ImageRoot, got, root)
+	}
+	if !strings.Contains(se, "image paths are relative to "+root) {
+		t.Errorf("stderr does not say where the images are:\n%s", se)
 	}
 }
 
@@ -328,6 +333,11 @@ func TestRemoteModel(t *testing.T) {
 	_, se, code = cli(t, e, "ask", "-g", out, "--images", root, gustQuestion)
 	if code != 0 || strings.Contains(se, "warning") {
 		t.Errorf("exit %d, stderr %q", code, se)
+	}
+	// No --images at all: the graph file knows where its images are.
+	_, se, code = cli(t, e, "ask", "-g", out, gustQuestion)
+	if code != 0 || strings.Contains(se, "warning") {
+		t.Errorf("without --images: exit %d, stderr %q", code, se)
 	}
 }
 

@@ -35,6 +35,7 @@ func commands() []command {
 	return []command{
 		buildCommand(),
 		askCommand(),
+		inspectCommand(),
 		mcfCommand(),
 		evalCommand(),
 		serveCommand(),
@@ -44,14 +45,18 @@ func commands() []command {
 
 func main() {
 	// SIGTERM as well as SIGINT: serve shuts down gracefully on either.
+	// The first signal cancels ctx (a build stops within a second, its
+	// previous output intact); then the default handlers are back, so a
+	// second Ctrl-C kills the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
 	code := run(ctx, os.Args[1:], commands(), os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run dispatches args to a command and returns the process exit code:
-// 0 success, 1 failure, 2 usage error, 3 no answer (ask).
+// 0 success, 1 failure, 2 usage error, 3 no answer (ask), 130 interrupted.
 func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr, cmds)
@@ -79,6 +84,9 @@ func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.W
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "flowreader %s: interrupted\n", c.name)
+		return 130
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
 		return 2

@@ -11,7 +11,7 @@ import (
 // carries as context (G2-Reader).
 const defaultContextWords = 1000
 
-// Config configures [Config.Path]. The zero value is G2-Reader's setup.
+// Config configures [Config.Read], [Config.FS] and [Config.Path]. The zero value is G2-Reader's setup.
 type Config struct {
 	// ChunkSize is the largest text chunk in characters (runes); 0 means
 	// 3,000.
@@ -24,11 +24,17 @@ type Config struct {
 	ContextWords int
 	// PDFReader picks the PDF text reader.
 	PDFReader PDFReader
-	// Skipped, when set, is told of every file a folder walk does not read
-	// because its real path leaves the folder or it is not a regular file
-	// (see the package doc); reason wraps [ErrPathEscape], [ErrUnsupported]
-	// or fs.ErrNotExist (a dangling link).
-	Skipped func(path string, reason error)
+	// MaxFileSize is the largest file read, in bytes; 0 means 256 MiB.
+	// A larger file is skipped as ErrTooLarge (it would be held in memory
+	// whole).
+	MaxFileSize int64
+}
+
+func (c Config) maxFileSize() int64 {
+	if c.MaxFileSize <= 0 {
+		return defaultMaxFileSize
+	}
+	return c.MaxFileSize
 }
 
 func (c Config) chunking() chunking {

@@ -3,6 +3,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -54,22 +55,24 @@ func (f *confineFixture) link(t *testing.T, target, name string) {
 	}
 }
 
-// ingestRoot runs Path over the root with a Skipped callback and returns
-// the document IDs, the skipped paths (relative to the root) with their
-// reasons, and Path's error.
+// ingestRoot runs Read over the root and returns the document IDs, the
+// skipped paths (relative to the root) with their reasons from the
+// report, and Read's error.
 func (f *confineFixture) ingestRoot(t *testing.T) (ids []string, skipped map[string]error, err error) {
 	t.Helper()
 	skipped = map[string]error{}
-	c := Config{Skipped: func(p string, reason error) {
-		rel, _ := filepath.Rel(f.root, p)
-		skipped[filepath.ToSlash(rel)] = reason
-	}}
 	done := make(chan struct{})
 	var docsErr error
 	var texts []string
 	go func() {
 		defer close(done)
-		docs, err := c.Path(f.root)
+		docs, rep, err := Config{}.Read(context.Background(), f.root)
+		for _, fr := range rep.Files {
+			if fr.Err != nil {
+				rel, _ := filepath.Rel(f.root, fr.Path)
+				skipped[filepath.ToSlash(rel)] = fr.Err
+			}
+		}
 		docsErr = err
 		for _, d := range docs {
 			ids = append(ids, d.ID)
@@ -181,7 +184,12 @@ func TestPathReadsSymlinkInsideRoot(t *testing.T) {
 	if err := os.Symlink(f.root, alias); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := Config{Skipped: func(p string, reason error) { t.Errorf("skipped %s: %v", p, reason) }}.Path(alias)
+	docs, rep, err := Config{}.Read(context.Background(), alias)
+	for _, fr := range rep.Files {
+		if fr.Err != nil {
+			t.Errorf("skipped %s: %v", fr.Path, fr.Err)
+		}
+	}
 	if err != nil || len(docs) != 4 {
 		t.Fatalf("root through a symlink: %d documents, %v", len(docs), err)
 	}

@@ -1,9 +1,41 @@
 // Package ingest turns a collection of files into [graph.Document]s ready
-// for the graph Builder. [Path] is the one entry point: given a folder it
-// walks it in lexical path order; given a file or a MinerU folder it reads
-// that one document. It reads MinerU output folders (a *content_list.json
-// and the images it names), Markdown (.md, .markdown), plain text (.txt,
-// .text) and PDF text (.pdf).
+// for the graph Builder. [Config.Read] ingests an OS path and [Config.FS]
+// any fs.FS; both take a context (checked between files and inside long
+// loops) and return a [Report]; [Path] is Read without them. Given a folder
+// they walk it in lexical path order (hidden folders left out); given a
+// file or a MinerU folder they read that one document.
+//
+// # File types
+//
+//   - MinerU output folders: a folder holding a *content_list.json (MinerU
+//     1.x–2.x) or a *content_list_v2.json (MinerU ≥ 2.5: one list per page
+//     of blocks with a "content" object) is one document, with the images
+//     it names; the first list in name order is read, v1 before v2.
+//   - Markdown (.md, .markdown): CommonMark with GFM tables; ![alt](src)
+//     and <img src alt> images become figures.
+//   - MDX (.mdx): read as Markdown without its import and export lines;
+//     its JSX elements are read as HTML.
+//   - Plain text (.txt, .text): paragraphs at blank lines, "# " headings.
+//   - PDF (.pdf): its text (see PDF below).
+//
+// Text is decoded as UTF-8 (a byte order mark dropped), UTF-16 with a byte
+// order mark (or, without one, recognised by its zero bytes), or, when it
+// holds no valid multi-byte UTF-8 at all, Windows-1252 (the superset of
+// Latin-1); invalid UTF-8 elsewhere is replaced by U+FFFD. A guess or a
+// repair is a warning in the report. Binary content (zero bytes, control
+// bytes) is refused ([ErrUnsupported]).
+//
+// # Report
+//
+// One bad file never sinks the folder: a file that cannot be read (of
+// another type, empty, binary, larger than [Config.MaxFileSize],
+// malformed, or breaking the confinement rule) is skipped and recorded in
+// the [Report] with its reason, and so is a document with no items
+// ([ErrEmpty]: an empty file, a PDF without a text layer). Items dropped
+// or repaired inside a file (an image that is missing, leaves the
+// document's folder or is remote; text decoded from another encoding) are
+// its warnings. Files of other types that a document uses as images are
+// not listed.
 //
 // # Items
 //
@@ -18,21 +50,32 @@
 // " | ", spans repeated in every cell they cover) and figures become visual
 // items carrying their caption, footnote, image and up to 1,000 words of
 // surrounding text before and after them as context ([Config.ContextWords];
-// words are white-space separated, as in G2-Reader).
+// words are white-space separated, as in G2-Reader). Pages are 0-based
+// ([graph.Item] Page; -1 when unknown).
+//
+// # Limits
+//
+// Every reader of outside input is bounded: files are read up to
+// [Config.MaxFileSize] (256 MiB by default), a Markdown line may open at
+// most 64 nested lists or quotes (goldmark's work grows with the square of
+// the nesting; a deeper file is read as plain text, with a warning), a
+// rendered nested list is indented at most 16 levels, table spans are
+// clamped, and a file keeps at most 50 warnings.
 //
 // # Confinement
 //
 // Only regular files whose real path (symbolic links resolved) stays
-// inside the folder given to Path (a single file's own folder) are read: a
+// inside the folder given to Read (a single file's own folder) are read: a
 // collection copied from elsewhere may hold env.txt -> /proc/self/environ,
 // and reading it would put the environment, API keys included, into the
 // graph file and the answers. A link to a file inside the folder is read; a
 // link leaving it ([ErrPathEscape]), a dangling link (fs.ErrNotExist), a
-// FIFO, a device or a socket ([ErrUnsupported]) is skipped and reported to
-// [Config.Skipped], and the walk goes on; given directly, it is an error.
+// FIFO, a device or a socket ([ErrUnsupported]) is skipped and reported.
 // Symbolic links to folders are not followed. Image paths are resolved
-// inside the document's folder: a path that leaves it, lexically or
-// through a symbolic link, fails with ErrPathEscape.
+// inside the document's folder: an image that leaves it, lexically or
+// through a symbolic link, is not used and the report says so. In an fs.FS
+// links are followed only inside it, when it reports them (fs.ReadLinkFS,
+// as os.DirFS does: os.DirFS itself follows links anywhere).
 //
 // # PDF
 //
@@ -66,5 +109,5 @@
 // most 64 levels, /Parent chains checked) and checks each content
 // stream's decompressed size before interpreting it; every Poppler or
 // tesseract run is bounded in time and output and stopped by the context.
-// A PDF that no reader can read fails with [ErrFormat].
+// A PDF that no reader can read is skipped with [ErrFormat] (the report says so).
 package ingest

@@ -11,10 +11,16 @@ var (
 	// ErrFormat: the input is not valid for its format (malformed JSON,
 	// wrong structure, a PDF no reader could read).
 	ErrFormat = errors.New("ingest: malformed input")
-	// ErrUnsupported: Path was given a file of an unknown type, or a file
-	// that is not a regular file (a FIFO, a device, a socket), or a PDF
-	// with PDFReaderPoppler and no pdftotext on PATH.
+	// ErrUnsupported: a file of a type ingest does not read, a file that
+	// is not a regular file (a FIFO, a device, a socket), a text file
+	// holding binary content, or a PDF with PDFReaderPoppler and no
+	// pdftotext on PATH.
 	ErrUnsupported = errors.New("ingest: unsupported file type")
+	// ErrEmpty: a file with no content to ingest (empty, white space only,
+	// or a PDF with no text layer).
+	ErrEmpty = errors.New("ingest: no content")
+	// ErrTooLarge: a file larger than Config.MaxFileSize.
+	ErrTooLarge = errors.New("ingest: file too large")
 )
 
 // errNoContentList: a MinerU folder holds no *content_list.json.

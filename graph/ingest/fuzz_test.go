@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,10 +36,12 @@ func FuzzMinerU(f *testing.F) {
 	f.Add([]byte(`[{"type":"table","table_body":"<table><tr><td rowspan=\"3\" colspan=\"2\">x</td></tr><tr></tr></table>"}]`))
 	f.Add([]byte(`[[{"type":"text","text":["a","b"],"text_level":"1"}],[{"type":"image","img_path":"../x"}]]`))
 	f.Add([]byte(`[{"type":"list","list_items":[["nested"],1.5]},{"type":"code","code_body":null}]`))
-	root := filepath.Join(fixtures, "report")
+	f.Add([]byte(`[[{"type":"title","content":{"title_content":[{"type":"text","content":"T"}],"level":1}},{"type":"image","content":{"image_source":{"path":"images/flow_chart.png"},"image_caption":[{"type":"text","content":"Figure 1"}]}}],[{"type":"list","content":{"list_items":[{"item_content":[{"type":"equation_inline","content":"x"}]}]}}]]`))
+	r := testReading(f, filepath.Join(fixtures, "report"))
 	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := c.parseMinerU(data, root)
+		r.warnings, r.more = nil, 0
+		doc, err := c.parseMinerU(r, data)
 		if err != nil {
 			return
 		}
@@ -62,10 +65,12 @@ func FuzzMarkdown(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte("# H\n\n| a | b |\n|---|---|\n| 1 | ![i](ridge-map.png) |\n\nTable 1: cap\n"))
 	f.Add([]byte("> quote\n> - list\n>   1. nested\n\n```go\ncode\n```\n<div>html <b>x</b></div>\n[![alt](../up.png)](http://x)"))
-	root := filepath.Join(fixtures, "notes")
+	f.Add([]byte("<p><img src=\"ridge-map.png\" alt=\"Ridge\"></p>\n\ntext <img src='../x.png'> more\n\n" + strings.Repeat("- ", 70) + "x\n"))
+	r := testReading(f, filepath.Join(fixtures, "notes"))
 	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := c.parseMarkdown(data, root)
+		r.warnings, r.more = nil, 0
+		doc, err := c.parseMarkdown(r, data)
 		if err != nil {
 			return
 		}
@@ -126,4 +131,14 @@ func FuzzTableText(f *testing.F) {
 			t.Fatalf("%d bytes of output from %d bytes of HTML (limit %d)", len(out), len(body), limit)
 		}
 	})
+}
+
+// testReading is the reading state of a file in the OS folder root.
+func testReading(tb testing.TB, root string) *reading {
+	tb.Helper()
+	box, err := confineTo(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &reading{ctx: context.Background(), box: box, root: root}
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image/png"
@@ -135,18 +136,29 @@ func TestPathTraversalRejected(t *testing.T) {
 	for _, p := range []string{"../../etc/passwd", "/etc/passwd", `..\..\secret.png`, "images/../../out.png"} {
 		dir := t.TempDir()
 		writeMinerU(t, filepath.Join(dir, "doc"), `[{"type":"image","img_path":`+quote(p)+`,"image_caption":["Figure 1"]}]`)
-		_, err := readOne(Config{}, filepath.Join(dir, "doc"))
-		if !errors.Is(err, ErrPathEscape) {
-			t.Errorf("img_path %q: err = %v, want ErrPathEscape", p, err)
+		d, warn := readReported(t, Config{}, filepath.Join(dir, "doc"))
+		if len(d.Items) != 1 || d.Items[0].Image != nil || !strings.Contains(warn, "leaves the document's folder") {
+			t.Errorf("img_path %q: items %+v, warnings %q; want the figure without its image and a warning", p, d.Items, warn)
 		}
 	}
 	// Markdown too.
 	dir := t.TempDir()
 	md := filepath.Join(dir, "a.md")
 	os.WriteFile(md, []byte("![x](../../etc/passwd)\n"), 0o644)
-	if _, err := readOne(Config{}, md); !errors.Is(err, ErrPathEscape) {
-		t.Errorf("markdown: %v", err)
+	if d, warn := readReported(t, Config{}, md); len(d.Items) != 1 || d.Items[0].Image != nil || !strings.Contains(warn, "leaves") {
+		t.Errorf("markdown: items %+v, warnings %q", d.Items, warn)
 	}
+}
+
+// readReported ingests one file or MinerU folder with Read and returns its
+// document and its warnings joined.
+func readReported(t *testing.T, c Config, p string) (graph.Document, string) {
+	t.Helper()
+	docs, rep, err := c.Read(context.Background(), p)
+	if err != nil || len(docs) != 1 || len(rep.Files) != 1 {
+		t.Fatalf("%s: %d documents, report %+v, %v", p, len(docs), rep, err)
+	}
+	return docs[0], strings.Join(rep.Files[0].Warnings, "; ")
 }
 
 func TestSymlinkEscapeRejected(t *testing.T) {
@@ -159,8 +171,8 @@ func TestSymlinkEscapeRejected(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(doc, "images", "link.png")); err != nil {
 		t.Skip("symlinks unsupported:", err)
 	}
-	if _, err := readOne(Config{}, doc); !errors.Is(err, ErrPathEscape) {
-		t.Fatalf("symlink escape: %v", err)
+	if d, warn := readReported(t, Config{}, doc); d.Items[0].Image != nil || !strings.Contains(warn, "leaves") {
+		t.Fatalf("symlink escape: items %+v, warnings %q", d.Items, warn)
 	}
 	// A symlink that stays inside is fine.
 	os.WriteFile(filepath.Join(doc, "real.png"), []byte("\x89PNG"), 0o644)
@@ -187,7 +199,7 @@ func TestMinerUMissingImageAndErrors(t *testing.T) {
 	if _, err := readOne(Config{}, dir); !errors.Is(err, ErrFormat) {
 		t.Fatalf("object: %v", err)
 	}
-	if _, err := contentList(t.TempDir()); !errors.Is(err, errNoContentList) {
+	if _, err := (&walker{box: folder{}}).contentList(t.TempDir()); !errors.Is(err, errNoContentList) {
 		t.Fatalf("empty dir: %v", err)
 	}
 }

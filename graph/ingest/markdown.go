@@ -11,6 +11,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/flowreader/flowreader/graph"
 )
@@ -19,18 +21,46 @@ import (
 // "Table 2. ...") rather than prose that mentions a table.
 var tableCaption = regexp.MustCompile(`^(?i:table)\s+[A-Za-z]?[0-9][0-9.\-]*\s*[:.—–-]`)
 
-// markdown reads the Markdown file path of box (CommonMark with GFM
+// maxMarkdownNesting bounds the containers (list items, block quotes) one
+// line may open. goldmark's work grows with the square of the nesting, so
+// "- - - … x" of 40 KB would take seconds and gigabytes; a deeper file is
+// read as plain text instead, with a warning.
+const maxMarkdownNesting = 64
+
+// maxListIndent caps the indentation of a rendered nested list, so that the
+// rendering stays linear in the input.
+const maxListIndent = 16
+
+// markdown reads the Markdown (or MDX) file path (CommonMark with GFM
 // tables): headings set the section, paragraphs, lists, code and quotes are
 // text, tables become table items (a neighbouring "Table N:" paragraph is
-// their caption) and images become figure items whose caption is the alt
-// text. Image paths are relative to the file's folder. The document's ID is
-// the file's base name.
-func (c Config) markdown(box folder, path string) (graph.Document, error) {
-	src, err := box.read(path)
+// their caption) and images (![alt](src) and <img src alt>) become figure
+// items whose caption is the alt text. Image paths are relative to the
+// file's folder. The document's ID is the file's base name. MDX is read as
+// Markdown without its import and export lines; its JSX elements are read
+// as HTML.
+func (c Config) markdown(r *reading, path string, mdx bool) (graph.Document, error) {
+	data, err := r.box.read(path)
 	if err != nil {
 		return graph.Document{}, err
 	}
-	doc, err := c.parseMarkdown(src, filepath.Dir(path))
+	s, note, err := decodeText(data)
+	if err != nil {
+		return graph.Document{}, err
+	}
+	if note != "" {
+		r.warn("%s", note)
+	}
+	if mdx {
+		s = stripESM(s)
+	}
+	var doc graph.Document
+	if d := markdownNesting(s); d > maxMarkdownNesting {
+		r.warn("Markdown nesting of %d levels (more than %d): read as plain text", d, maxMarkdownNesting)
+		doc, err = c.parseText(r.ctx, s)
+	} else {
+		doc, err = c.parseMarkdown(r, []byte(s))
+	}
 	if err != nil {
 		return graph.Document{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -42,22 +72,98 @@ func (c Config) markdown(box folder, path string) (graph.Document, error) {
 }
 
 type mdParser struct {
+	r      *reading
 	src    []byte
-	root   string
 	blocks []block
 	title  string
+	n      int // blocks seen, for context checks
 	err    error
 }
 
-func (c Config) parseMarkdown(src []byte, root string) (graph.Document, error) {
+func (c Config) parseMarkdown(r *reading, src []byte) (graph.Document, error) {
 	md := goldmark.New(goldmark.WithExtensions(extension.Table))
 	tree := md.Parser().Parse(text.NewReader(src))
-	p := &mdParser{src: src, root: root}
+	if err := r.ctx.Err(); err != nil {
+		return graph.Document{}, err
+	}
+	p := &mdParser{r: r, src: src}
 	p.container(tree)
 	if p.err != nil {
 		return graph.Document{}, p.err
 	}
-	return graph.Document{Title: p.title, Root: root, Items: c.assemble(p.blocks)}, nil
+	return graph.Document{Title: p.title, Root: r.root, Items: c.assemble(p.blocks)}, nil
+}
+
+// markdownNesting returns the most containers (list markers, quote
+// markers) any line of s opens at its start.
+func markdownNesting(s string) int {
+	deepest := 0
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		deepest = max(deepest, lineNesting(line))
+	}
+	return deepest
+}
+
+func lineNesting(l string) int {
+	d, i := 0, 0
+	space := func(j int) bool { return j >= len(l) || l[j] == ' ' || l[j] == '\t' }
+	for {
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
+		if i >= len(l) {
+			return d
+		}
+		switch c := l[i]; {
+		case c == '>':
+			d, i = d+1, i+1
+			continue
+		case (c == '-' || c == '*' || c == '+') && space(i+1):
+			d, i = d+1, i+1
+			continue
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(l) && j-i < 9 && l[j] >= '0' && l[j] <= '9' {
+				j++
+			}
+			if j < len(l) && (l[j] == '.' || l[j] == ')') && space(j+1) {
+				d, i = d+1, j+1
+				continue
+			}
+		}
+		return d
+	}
+}
+
+// stripESM drops MDX's import and export statements (lines starting with
+// "import " or "export " outside fenced code): they are code, not prose.
+func stripESM(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	fence := ""
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```"):
+			fence = "```"
+		case strings.HasPrefix(t, "~~~"):
+			fence = "~~~"
+		case strings.HasPrefix(l, "import ") || strings.HasPrefix(l, "export "):
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 // container converts the block children of n.
@@ -88,6 +194,11 @@ func (p *mdParser) container(n ast.Node) {
 		if p.err != nil {
 			return
 		}
+		if p.n++; p.n%checkEvery == 0 {
+			if p.err = p.r.ctx.Err(); p.err != nil {
+				return
+			}
+		}
 		if used[k] {
 			continue
 		}
@@ -117,7 +228,9 @@ func (p *mdParser) block(n ast.Node, caption string) {
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		p.text(p.lines(n))
 	case *ast.HTMLBlock:
-		p.text(collapse(nodeText(mustParseHTML(p.lines(n)))))
+		h := mustParseHTML(p.lines(n))
+		p.text(collapse(nodeText(h)))
+		p.htmlImages(h)
 	case *ast.Blockquote:
 		p.container(n)
 	case *east.Table:
@@ -136,29 +249,78 @@ func (p *mdParser) text(s string) {
 	}
 }
 
-// images emits a figure for each image under n, in document order.
+// images emits a figure for each image under n, in document order:
+// Markdown images and <img> tags in inline HTML.
 func (p *mdParser) images(n ast.Node) {
 	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		img, ok := c.(*ast.Image)
-		if !ok || !entering || p.err != nil {
+		if !entering {
 			return ast.WalkContinue, nil
 		}
-		ref, err := resolveImage(p.root, string(img.Destination))
-		if err != nil {
-			p.err = err
-			return ast.WalkStop, nil
-		}
-		caption := collapse(p.inline(img))
-		if caption == "" {
-			caption = collapse(string(img.Title))
-		}
-		if caption == "" && ref == nil {
+		switch c := c.(type) {
+		case *ast.Image:
+			caption := collapse(p.inline(c))
+			if caption == "" {
+				caption = collapse(string(c.Title))
+			}
+			p.figure(string(c.Destination), caption)
 			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			var b strings.Builder
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.Write(seg.Value(p.src))
+			}
+			if s := b.String(); strings.Contains(strings.ToLower(s), "<img") {
+				p.htmlImages(mustParseHTML(s))
+			}
 		}
-		it := &graph.Item{Modality: graph.ModalityFigure, Caption: caption, Page: -1, Image: ref}
-		p.blocks = append(p.blocks, block{visual: it, page: -1})
-		return ast.WalkSkipChildren, nil
+		return ast.WalkContinue, nil
 	})
+}
+
+// htmlImages emits a figure for each <img> under h; alt (else title) is
+// the caption.
+func (p *mdParser) htmlImages(h *html.Node) {
+	var rec func(n *html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Img {
+			var src, alt, title string
+			for _, a := range n.Attr {
+				switch strings.ToLower(a.Key) {
+				case "src":
+					src = a.Val
+				case "alt":
+					alt = a.Val
+				case "title":
+					title = a.Val
+				}
+			}
+			caption := collapse(alt)
+			if caption == "" {
+				caption = collapse(title)
+			}
+			p.figure(src, caption)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(h)
+}
+
+// figure emits a figure item for the image src (relative to the file's
+// folder); one with neither a usable image nor a caption is dropped.
+func (p *mdParser) figure(src, caption string) {
+	what := "figure"
+	if caption != "" {
+		what = fmt.Sprintf("figure %q", shorten(caption, 60))
+	}
+	ref := p.r.image(src, what)
+	if caption == "" && ref == nil {
+		return
+	}
+	it := &graph.Item{Modality: graph.ModalityFigure, Caption: caption, Page: -1, Image: ref}
+	p.blocks = append(p.blocks, block{visual: it, page: -1})
 }
 
 func (p *mdParser) table(t *east.Table, caption string) {
@@ -181,11 +343,11 @@ func (p *mdParser) table(t *east.Table, caption string) {
 }
 
 // list renders a list as "- item" lines (or "1. item"), nested lists
-// indented by two spaces per level.
+// indented by two spaces per level (up to maxListIndent levels).
 func (p *mdParser) list(l *ast.List, depth int, b *strings.Builder) {
 	num := l.Start
 	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
-		b.WriteString(strings.Repeat("  ", depth))
+		b.WriteString(strings.Repeat("  ", min(depth, maxListIndent)))
 		if l.IsOrdered() {
 			fmt.Fprintf(b, "%d. ", num)
 			num++

@@ -3,10 +3,9 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -36,32 +35,30 @@ type mineruItem struct {
 	CodeFootnote  json.RawMessage `json:"code_footnote"`
 	CodeBody      json.RawMessage `json:"code_body"`
 	ListItems     json.RawMessage `json:"list_items"`
+	Content       json.RawMessage `json:"content"` // v2: the block's fields
 }
 
 // furniture are MinerU block types that are page decoration, not content.
 var furniture = map[string]bool{
 	"header": true, "footer": true, "page_number": true, "page_header": true,
-	"page_footer": true, "aside_text": true, "discarded": true,
+	"page_footer": true, "aside_text": true, "discarded": true, "page_aside_text": true,
 }
 
-// mineru reads the MinerU output folder dir of box: the *content_list.json
-// inside it (the plain one is preferred over a _v2 variant) and the images
-// it references. The document's ID is the folder's base name.
-func (c Config) mineru(box folder, dir string) (graph.Document, error) {
-	list, err := contentList(dir)
-	if err != nil {
-		return graph.Document{}, err
-	}
-	data, err := box.read(list)
+// mineru reads the MinerU output folder dir through its content list
+// (v1, or v2 when the name ends in content_list_v2.json) and the images it
+// references. The document's ID is the folder's base name.
+func (c Config) mineru(r *reading, dir, list string) (graph.Document, error) {
+	data, err := r.box.read(list)
 	if err != nil {
 		return graph.Document{}, err
 	}
 	name := strings.TrimSuffix(filepath.Base(list), ".json")
+	name = strings.TrimSuffix(name, "_v2")
 	name = strings.TrimSuffix(strings.TrimSuffix(name, "content_list"), "_")
 	if name == "" {
 		name = filepath.Base(filepath.Clean(dir))
 	}
-	doc, err := c.parseMinerU(data, dir)
+	doc, err := c.parseMinerU(r, data)
 	if err != nil {
 		return graph.Document{}, fmt.Errorf("%s: %w", list, err)
 	}
@@ -72,27 +69,14 @@ func (c Config) mineru(box folder, dir string) (graph.Document, error) {
 	return doc, nil
 }
 
-// contentList finds the content list of a MinerU folder.
-func contentList(dir string) (string, error) {
-	ents, err := os.ReadDir(dir)
+// parseMinerU parses a content list whose images live under r.root: v1
+// (a flat list of items with page_idx, or one list per page) or v2 (one
+// list per page of blocks {"type", "content": {...}}).
+func (c Config) parseMinerU(r *reading, data []byte) (graph.Document, error) {
+	data, err := jsonText(r, data)
 	if err != nil {
-		return "", fmt.Errorf("ingest: %w", err)
+		return graph.Document{}, err
 	}
-	var found []string
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), "content_list.json") {
-			found = append(found, e.Name())
-		}
-	}
-	if len(found) == 0 {
-		return "", fmt.Errorf("%w: %s", errNoContentList, dir)
-	}
-	sort.Strings(found)
-	return filepath.Join(dir, found[0]), nil
-}
-
-// parseMinerU parses a content list whose images live under root.
-func (c Config) parseMinerU(data []byte, root string) (graph.Document, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return graph.Document{}, fmt.Errorf("%w: content list: %v", ErrFormat, err)
@@ -100,8 +84,8 @@ func (c Config) parseMinerU(data []byte, root string) (graph.Document, error) {
 	// Some exports nest the list per page: [[...page 0...], [...page 1...]].
 	var flat []json.RawMessage
 	var pageOf []int
-	for i, r := range raw {
-		if t := bytes.TrimSpace(r); len(t) > 0 && t[0] == '[' {
+	for i, raw := range raw {
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 			var page []json.RawMessage
 			if err := json.Unmarshal(t, &page); err != nil {
 				return graph.Document{}, fmt.Errorf("%w: page %d: %v", ErrFormat, i, err)
@@ -112,20 +96,27 @@ func (c Config) parseMinerU(data []byte, root string) (graph.Document, error) {
 			}
 			continue
 		}
-		flat = append(flat, r)
+		flat = append(flat, raw)
 		pageOf = append(pageOf, -1)
 	}
 	var blocks []block
 	title := ""
-	for i, r := range flat {
+	for i, raw := range flat {
+		if i%checkEvery == 0 {
+			if err := r.ctx.Err(); err != nil {
+				return graph.Document{}, err
+			}
+		}
 		var it mineruItem
-		if err := json.Unmarshal(r, &it); err != nil {
+		if err := json.Unmarshal(raw, &it); err != nil {
 			return graph.Document{}, fmt.Errorf("%w: item %d: %v", ErrFormat, i, err)
 		}
 		page := intOf(it.PageIdx, pageOf[i])
-		b, err := c.mineruBlock(&it, page, root)
-		if err != nil {
-			return graph.Document{}, fmt.Errorf("item %d: %w", i, err)
+		var b *block
+		if t := bytes.TrimSpace(it.Content); len(t) > 0 && t[0] == '{' {
+			b = c.mineruV2Block(r, &it, page, i)
+		} else {
+			b = c.mineruBlock(r, &it, page, i)
 		}
 		if b == nil {
 			continue
@@ -135,26 +126,44 @@ func (c Config) parseMinerU(data []byte, root string) (graph.Document, error) {
 		}
 		blocks = append(blocks, *b)
 	}
-	return graph.Document{Title: title, Root: root, Items: c.assemble(blocks)}, nil
+	return graph.Document{Title: title, Root: r.root, Items: c.assemble(blocks)}, nil
+}
+
+// jsonText gives JSON bytes as UTF-8: a byte order mark dropped, UTF-16
+// decoded (and noted); encoding/json replaces invalid UTF-8 itself, which
+// is noted too.
+func jsonText(r *reading, data []byte) ([]byte, error) {
+	s, note, err := decodeText(data)
+	switch {
+	case errors.Is(err, ErrUnsupported):
+		return nil, fmt.Errorf("%w: content list: %v", ErrFormat, err)
+	case err != nil:
+		return nil, err
+	}
+	if note != "" {
+		r.warn("%s", note)
+	}
+	return []byte(s), nil
 }
 
 // mineruBlock converts one item; nil means "nothing to keep".
-func (c Config) mineruBlock(it *mineruItem, page int, root string) (*block, error) {
+func (c Config) mineruBlock(r *reading, it *mineruItem, page, i int) *block {
 	typ := strings.ToLower(strings.TrimSpace(it.Type))
 	if furniture[typ] {
-		return nil, nil
+		return nil
 	}
+	what := fmt.Sprintf("item %d (%s)", i, typ)
 	switch typ {
 	case "table":
-		return visualBlock(graph.ModalityTable, page, root, it.ImgPath,
+		return visualBlock(r, what, graph.ModalityTable, page, it.ImgPath,
 			tableText(joinStr(it.TableBody, "\n")),
 			strs(it.TableCaption), strs(it.TableFootnote))
 	case "image", "figure":
-		return visualBlock(graph.ModalityFigure, page, root, it.ImgPath, "",
+		return visualBlock(r, what, graph.ModalityFigure, page, it.ImgPath, "",
 			append(strs(it.ImageCaption), strs(it.ImgCaption)...),
 			append(strs(it.ImageFootnote), strs(it.ImgFootnote)...))
 	case "chart":
-		return visualBlock(graph.ModalityFigure, page, root, it.ImgPath, "",
+		return visualBlock(r, what, graph.ModalityFigure, page, it.ImgPath, "",
 			append(strs(it.ChartCaption), strs(it.ImageCaption)...),
 			append(strs(it.ChartFootnote), strs(it.ImageFootnote)...))
 	case "list":
@@ -162,21 +171,21 @@ func (c Config) mineruBlock(it *mineruItem, page int, root string) (*block, erro
 		if text == "" {
 			text = joinStr(it.Text, "\n")
 		}
-		return textBlock(text, page, false), nil
+		return textBlock(text, page, false)
 	case "code", "algorithm":
 		parts := append(strs(it.CodeCaption), joinStr(it.CodeBody, "\n"))
 		if joinStr(it.CodeBody, "") == "" {
 			parts = append(parts, joinStr(it.Text, "\n"))
 		}
 		parts = append(parts, strs(it.CodeFootnote)...)
-		return textBlock(joinNonEmpty(parts, "\n"), page, false), nil
+		return textBlock(joinNonEmpty(parts, "\n"), page, false)
 	case "title":
-		return textBlock(joinStr(it.Text, " "), page, true), nil
+		return textBlock(joinStr(it.Text, " "), page, true)
 	}
 	// text, equation, interline_equation, ref_text, page_footnote and
 	// unknown types with text.
 	heading := typ == "text" && intOf(it.TextLevel, 0) >= 1
-	return textBlock(joinStr(it.Text, "\n"), page, heading), nil
+	return textBlock(joinStr(it.Text, "\n"), page, heading)
 }
 
 func textBlock(text string, page int, heading bool) *block {
@@ -190,11 +199,8 @@ func textBlock(text string, page int, heading bool) *block {
 	return &block{text: text, page: page, heading: heading}
 }
 
-func visualBlock(m graph.Modality, page int, root string, img json.RawMessage, body string, caption, footnote []string) (*block, error) {
-	ref, err := resolveImage(root, joinStr(img, ""))
-	if err != nil {
-		return nil, err
-	}
+func visualBlock(r *reading, what string, m graph.Modality, page int, img json.RawMessage, body string, caption, footnote []string) *block {
+	ref := r.image(joinStr(img, ""), what)
 	it := &graph.Item{
 		Modality: m,
 		Text:     strings.TrimSpace(body),
@@ -204,9 +210,9 @@ func visualBlock(m graph.Modality, page int, root string, img json.RawMessage, b
 		Image:    ref,
 	}
 	if it.Text == "" && it.Caption == "" && it.Footnote == "" && it.Image == nil {
-		return nil, nil
+		return nil
 	}
-	return &block{visual: it, page: page}, nil
+	return &block{visual: it, page: page}
 }
 
 // strs reads a JSON string, list of strings (nested lists flattened) or

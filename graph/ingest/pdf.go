@@ -88,9 +88,16 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 	removeFurniture(pages)
 	id := filepath.Base(path)
 	dir := filepath.Dir(path)
-	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, root: dir, name: id, info: &info}
+	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, box: box, root: dir, name: id, info: &info}
 	var image func(pdfRegion) *graph.ImageRef
-	if info.Reader == "pdftotext" && pp.pdftoppm != "" {
+	switch {
+	case box.fsys != nil:
+		// Region images are written beside the PDF, which an fs.FS has no
+		// place for: the items keep their captions and text.
+		if info.Reader == "pdftotext" && pp.pdftoppm != "" {
+			info.warn("figure and table images not rendered: the collection is an fs.FS")
+		}
+	case info.Reader == "pdftotext" && pp.pdftoppm != "":
 		image = sink.add
 	}
 	blocks := pageBlocks(pages, image)
@@ -222,6 +229,7 @@ type figureSink struct {
 	ctx    context.Context
 	pp     poppler
 	pdf    string
+	box    folder
 	root   string // the document's Root: the PDF's folder
 	name   string // the PDF's file name
 	info   *pdfInfo
@@ -302,7 +310,7 @@ func (s *figureSink) commit() map[string]*graph.ImageRef {
 	os.RemoveAll(old)
 	for _, f := range s.files {
 		rel := sidecar + "/" + s.name + "/" + f
-		ref, err := resolveImage(s.root, rel)
+		ref, err := s.box.image(s.root, rel)
 		if err != nil || ref == nil {
 			continue
 		}

@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"image/png"
 	"os/exec"
@@ -110,7 +109,7 @@ func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfIn
 	return doc, info, dir
 }
 
-func docText(doc graph.Document) string {
+func pdfText(doc graph.Document) string {
 	var parts []string
 	for _, it := range doc.Items {
 		s := it.Text
@@ -124,8 +123,8 @@ func docText(doc graph.Document) string {
 
 var readers = map[string]PDFReader{"poppler": PDFReaderPoppler, "go": PDFReaderGo}
 
-// golden compares got with testdata/pdf/name; -update rewrites it.
-func golden(t *testing.T, name, got string) {
+// pdfGolden compares got with testdata/pdf/name; -update rewrites it.
+func pdfGolden(t *testing.T, name, got string) {
 	t.Helper()
 	p := filepath.Join("testdata", "pdf", name)
 	if *update {
@@ -140,15 +139,14 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestPDFReadingOrder(t *testing.T) {
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
 			doc, info, _ := readPDF(t, r, twoColumns().bytes())
-			golden(t, "twocolumns.txt", docText(doc))
+			pdfGolden(t, "twocolumns.txt", pdfText(doc))
 			doc, _, _ = readPDF(t, r, interleaved().bytes())
-			golden(t, "interleaved.txt", docText(doc))
+			pdfGolden(t, "interleaved.txt", pdfText(doc))
 			if info.Reader != map[string]string{"poppler": "pdftotext", "go": "go"}[name] || info.Pages != 2 {
 				t.Errorf("info %+v", info)
 			}
@@ -176,7 +174,7 @@ func TestPDFLocal(t *testing.T) {
 		if out := os.Getenv("FLOWREADER_PDF_OUT"); out != "" {
 			os.CopyFS(filepath.Join(out, name), os.DirFS(dir))
 		}
-		text := docText(doc)
+		text := pdfText(doc)
 		if os.Getenv("FLOWREADER_PDF_VISUAL") != "" {
 			text = ""
 			for _, it := range doc.Items {
@@ -219,7 +217,7 @@ func TestPDFFigures(t *testing.T) {
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
 			doc, info, dir := readPDF(t, r, figures().bytes())
-			golden(t, "figures.txt", docText(doc))
+			pdfGolden(t, "figures.txt", pdfText(doc))
 			if info.Figures != 1 || info.Tables != 1 {
 				t.Fatalf("info %+v", info)
 			}
@@ -311,7 +309,7 @@ func TestPDFScanned(t *testing.T) {
 			t.Skip("tesseract or Poppler not installed (apt-get install poppler-utils tesseract-ocr)")
 		}
 		doc, info, _ := readPDF(t, PDFReaderPoppler, scanned().bytes())
-		text := strings.ToLower(docText(doc))
+		text := strings.ToLower(pdfText(doc))
 		if !strings.Contains(text, "scanned pages are read by ocr") || !strings.Contains(text, "second line") {
 			t.Errorf("OCR text %q", text)
 		}
@@ -463,7 +461,7 @@ func TestPDFFigureFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, err := Config{}.Path(dir)
-	if err != nil || len(again) != 1 || docText(again[0]) != docText(docs[0]) {
+	if err != nil || len(again) != 1 || pdfText(again[0]) != pdfText(docs[0]) {
 		t.Fatalf("second walk: %v, %d docs", err, len(again))
 	}
 }

@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -14,28 +16,95 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// resolveImage checks that ref (a slash- or OS-separated path relative to
-// root) stays inside root, lexically and after following symbolic links. It
-// returns the cleaned slash path and its MIME type, or (nil, nil) when the
-// file does not exist: the item keeps its text but has no image.
-func resolveImage(root, ref string) (*graph.ImageRef, error) {
+// maxWarnings bounds the warnings kept for one file; the rest are counted.
+const maxWarnings = 50
+
+// errRemoteImage: an image given by URL or inline data, which ingestion
+// does not fetch.
+var errRemoteImage = errors.New("remote or inline image not fetched")
+
+// reading is the state of reading one file: the folder it is confined to,
+// the folder its images resolve in, and what was repaired or dropped.
+type reading struct {
+	ctx      context.Context
+	box      folder
+	root     string // the document's folder: image paths are relative to it
+	warnings []string
+	more     int // warnings beyond maxWarnings
+}
+
+func (r *reading) warn(format string, args ...any) {
+	if len(r.warnings) >= maxWarnings {
+		r.more++
+		return
+	}
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+}
+
+// notes returns the warnings, the overflow counted in a last one.
+func (r *reading) notes() []string {
+	if r.more > 0 {
+		return append(r.warnings, fmt.Sprintf("and %d more warnings", r.more))
+	}
+	return r.warnings
+}
+
+// image resolves ref for an item described by what ("figure 3"), warning
+// and returning nil when it cannot be used: the item then keeps its text.
+func (r *reading) image(ref, what string) *graph.ImageRef {
+	img, err := r.box.image(r.root, ref)
+	switch {
+	case err == nil:
+		return img
+	case errors.Is(err, fs.ErrNotExist):
+		r.warn("%s: image %q is missing: kept without it", what, ref)
+	case errors.Is(err, ErrPathEscape):
+		r.warn("%s: image %q leaves the document's folder: not read", what, ref)
+	case errors.Is(err, errRemoteImage):
+		r.warn("%s: image %q is remote or inline: not fetched", what, shorten(ref, 80))
+	default:
+		r.warn("%s: image %q not read: %v", what, ref, err)
+	}
+	return nil
+}
+
+// shorten cuts s to at most n bytes (on a rune boundary) with an ellipsis.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// image checks that ref (a slash- or OS-separated path relative to root)
+// stays inside root, lexically and after following symbolic links, and
+// names a regular file. It returns the cleaned slash path and its MIME
+// type; (nil, nil) for an empty ref; an error wrapping fs.ErrNotExist when
+// the file does not exist, ErrPathEscape when it leaves root,
+// errRemoteImage for a URL or inline data.
+func (f folder) image(root, ref string) (*graph.ImageRef, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return nil, nil
 	}
 	if strings.Contains(ref, "://") || strings.HasPrefix(ref, "data:") {
-		return nil, nil // remote or inline images are not part of the collection
+		return nil, errRemoteImage // not part of the collection
 	}
 	slash := path.Clean(strings.ReplaceAll(ref, `\`, "/"))
 	local := filepath.FromSlash(slash)
 	if !filepath.IsLocal(local) || path.IsAbs(slash) || slash == "." {
 		return nil, fmt.Errorf("%w: %q", ErrPathEscape, ref)
 	}
+	if f.fsys != nil {
+		return f.fsImage(root, slash)
+	}
 	full := filepath.Join(root, local)
 	real, err := filepath.EvalSymlinks(full)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
 	if err != nil {
 		return nil, fmt.Errorf("ingest: image %q: %w", ref, err)
 	}
@@ -52,28 +121,51 @@ func resolveImage(root, ref string) (*graph.ImageRef, error) {
 		return nil, fmt.Errorf("ingest: image %q: %w", ref, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil
+		return nil, fmt.Errorf("%w: image %q is not a regular file", ErrUnsupported, ref)
 	}
-	return &graph.ImageRef{Path: slash, MIME: imageMIME(real)}, nil
+	return &graph.ImageRef{Path: slash, MIME: imageMIME(real, func() (io.ReadCloser, error) { return os.Open(real) })}, nil
+}
+
+func (f folder) fsImage(root, slash string) (*graph.ImageRef, error) {
+	realRoot, err := fsResolve(f.fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: document folder %q: %w", root, err)
+	}
+	real, err := fsResolve(f.fsys, path.Join(root, slash))
+	if err != nil {
+		return nil, fmt.Errorf("ingest: image %q: %w", slash, err)
+	}
+	if !slashWithin(realRoot, real) {
+		return nil, fmt.Errorf("%w: %q resolves to %q", ErrPathEscape, slash, real)
+	}
+	st, err := fs.Stat(f.fsys, real)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: image %q: %w", slash, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: image %q is not a regular file", ErrUnsupported, slash)
+	}
+	open := func() (io.ReadCloser, error) { return f.fsys.Open(real) }
+	return &graph.ImageRef{Path: slash, MIME: imageMIME(real, open)}, nil
 }
 
 // imageMIME guesses a MIME type from the extension, then from the content.
-func imageMIME(p string) string {
-	switch strings.ToLower(filepath.Ext(p)) {
+func imageMIME(p string, open func() (io.ReadCloser, error)) string {
+	switch strings.ToLower(path.Ext(p)) {
 	case ".png":
 		return "image/png"
 	case ".jpg", ".jpeg":
 		return "image/jpeg"
 	}
-	if t := mime.TypeByExtension(filepath.Ext(p)); strings.HasPrefix(t, "image/") {
+	if t := mime.TypeByExtension(path.Ext(p)); strings.HasPrefix(t, "image/") {
 		return t
 	}
-	f, err := os.Open(p)
+	rc, err := open()
 	if err != nil {
 		return "application/octet-stream"
 	}
-	defer f.Close()
+	defer rc.Close()
 	var buf [512]byte
-	n, _ := f.Read(buf[:])
+	n, _ := io.ReadFull(rc, buf[:])
 	return http.DetectContentType(buf[:n])
 }

@@ -1,21 +1,33 @@
 package ingest
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 
 	"github.com/flowreader/flowreader/graph"
 )
 
-// text reads the plain-text file path of box. Paragraphs are separated by
-// blank lines; a line starting with one to six '#' and a space is a heading
-// (as in the PaperTab texts). Invalid UTF-8 is replaced by U+FFFD.
-func (c Config) text(box folder, path string) (graph.Document, error) {
-	data, err := box.read(path)
+// text reads the plain-text file path. Paragraphs are separated by blank
+// lines; a line starting with one to six '#' and a space is a heading (as
+// in the PaperTab texts). The bytes are decoded by decodeText (UTF-16,
+// Windows-1252, invalid UTF-8 replaced; binary content refused).
+func (c Config) text(r *reading, path string) (graph.Document, error) {
+	data, err := r.box.read(path)
 	if err != nil {
 		return graph.Document{}, err
 	}
-	doc := c.parseText(string(data))
+	s, note, err := decodeText(data)
+	if err != nil {
+		return graph.Document{}, err
+	}
+	if note != "" {
+		r.warn("%s", note)
+	}
+	doc, err := c.parseText(r.ctx, s)
+	if err != nil {
+		return graph.Document{}, err
+	}
 	doc.ID = filepath.Base(path)
 	if doc.Title == "" {
 		doc.Title = strings.TrimSuffix(doc.ID, filepath.Ext(doc.ID))
@@ -23,7 +35,7 @@ func (c Config) text(box folder, path string) (graph.Document, error) {
 	return doc, nil
 }
 
-func (c Config) parseText(s string) graph.Document {
+func (c Config) parseText(ctx context.Context, s string) (graph.Document, error) {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	var blocks []block
@@ -35,7 +47,12 @@ func (c Config) parseText(s string) graph.Document {
 		}
 		para = para[:0]
 	}
-	for _, line := range strings.Split(s, "\n") {
+	for i, line := range strings.Split(s, "\n") {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return graph.Document{}, err
+			}
+		}
 		t := strings.TrimSpace(line)
 		if h, ok := heading(t); ok {
 			flush()
@@ -52,8 +69,12 @@ func (c Config) parseText(s string) graph.Document {
 		para = append(para, line)
 	}
 	flush()
-	return graph.Document{Title: title, Items: c.assemble(blocks)}
+	return graph.Document{Title: title, Items: c.assemble(blocks)}, nil
 }
+
+// checkEvery is how many lines or items a long loop handles between two
+// looks at its context.
+const checkEvery = 1024
 
 // heading recognises "# Title" … "###### Title".
 func heading(line string) (string, bool) {

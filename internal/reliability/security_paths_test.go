@@ -134,8 +134,9 @@ func (f *escapeFixture) escapes() []string {
 }
 
 // MinerU img_path values and Markdown image links that leave the document
-// folder, lexically or through a symbolic link, are refused by ingest with
-// ErrPathEscape; a path inside the folder is accepted.
+// folder, lexically or through a symbolic link, are never followed: the
+// figure keeps its caption without the image and the report says why; a
+// path inside the folder is accepted.
 func TestSecurityIngestPathEscapes(t *testing.T) {
 	f := newEscapeFixture(t)
 	doc := filepath.Join(f.root, "doc")
@@ -144,9 +145,10 @@ func TestSecurityIngestPathEscapes(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(doc, "content_list.json"), []byte(list), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		docs, err := ingest.Path(doc)
-		if !errors.Is(err, ingest.ErrPathEscape) {
-			t.Errorf("MinerU img_path %q: error %v, documents %+v", esc, err, docs)
+		docs, rep, err := ingest.Config{}.Read(context.Background(), doc)
+		if err != nil || len(docs) != 1 || len(rep.Files) != 1 || len(docs[0].Items) != 2 || docs[0].Items[1].Image != nil ||
+			!strings.Contains(strings.Join(rep.Files[0].Warnings, " "), "leaves the document's folder") {
+			t.Errorf("MinerU img_path %q: error %v, documents %+v, report %+v; want the figure kept without its image and a warning", esc, err, docs, rep)
 		}
 		md := filepath.Join(doc, "notes.md")
 		if err := os.WriteFile(md, []byte("# Notes\n\nText.\n\n![Figure 1]("+esc+")\n"), 0o644); err != nil {

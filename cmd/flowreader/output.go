@@ -1,0 +1,129 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/flowreader/flowreader/graph/ingest"
+)
+
+// checkOutput checks, before any work starts, that out can be written: its
+// folder exists and is writable, out is not a folder, and it is none of
+// the inputs (a file given as PATH, or a document file inside a PATH
+// folder), which the build would overwrite.
+func checkOutput(flag, out string, inputs []string) error {
+	dir := filepath.Dir(out)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s %s: folder %s does not exist", flag, out, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, out, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: %s is not a folder", flag, out, dir)
+	}
+	if st, err := os.Stat(out); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s %s is a folder: give a file name", flag, out)
+		}
+		for _, in := range inputs {
+			ist, err := os.Stat(in)
+			if err != nil {
+				continue
+			}
+			if os.SameFile(st, ist) || ist.IsDir() && within(in, absOr(out)) && isDocument(out) {
+				return fmt.Errorf("%s %s is an input file: it would be overwritten", flag, out)
+			}
+		}
+	}
+	f, err := createTempFile(dir, "."+filepath.Base(out)+".check-")
+	if err != nil {
+		return fmt.Errorf("%s %s: cannot write in %s: %w", flag, out, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// isDocument reports whether ingest would read the file p (by its
+// extension, or as a MinerU content list).
+func isDocument(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".md", ".markdown", ".mdx", ".txt", ".text", ".pdf":
+		return true
+	}
+	return strings.HasSuffix(p, "content_list.json") || strings.HasSuffix(p, "content_list_v2.json")
+}
+
+// createTempFile creates a new file in dir whose name starts with prefix,
+// with mode 0666 less the umask (os.CreateTemp makes 0600 files whatever
+// the umask, unlike every other tool's output).
+func createTempFile(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		f, err := os.OpenFile(filepath.Join(dir, prefix+hex.EncodeToString(b[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("%w: no free temporary name in %s", os.ErrExist, dir)
+}
+
+// maxOtherTypes is how many files of types ingest does not read the build
+// names one by one.
+const maxOtherTypes = 10
+
+// printReport prints the build report of one PATH to w: every file read
+// with its reader and item count (unless quiet), its warnings, and every
+// file skipped with the reason. It returns how many files count against
+// --strict: skipped or warned about, files of other types aside.
+func printReport(w io.Writer, rep ingest.Report, quiet bool) (bad int) {
+	others, shown := 0, 0
+	for _, f := range rep.Files {
+		switch {
+		case f.Err != nil && f.Format == "" && errors.Is(f.Err, ingest.ErrUnsupported):
+			others++
+			if shown < maxOtherTypes {
+				shown++
+				fmt.Fprintf(w, "build: not read %s: %v\n", f.Path, f.Err)
+			}
+			continue
+		case f.Err != nil:
+			bad++
+			format := ""
+			if f.Format != "" {
+				format = " (" + f.Format + ")"
+			}
+			fmt.Fprintf(w, "build: skipped %s: %v%s\n", f.Path, f.Err, format)
+		default:
+			if len(f.Warnings) > 0 {
+				bad++
+			}
+			if !quiet || len(f.Warnings) > 0 {
+				fmt.Fprintf(w, "build: read %s as %s: %d items\n", f.Path, f.Format, f.Items)
+			}
+		}
+		for _, warn := range f.Warnings {
+			fmt.Fprintf(w, "build:   warning: %s: %s\n", f.Path, warn)
+		}
+	}
+	if others > shown {
+		fmt.Fprintf(w, "build: not read: %d more files of types flowreader does not read\n", others-shown)
+	}
+	return bad
+}
