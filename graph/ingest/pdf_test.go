@@ -139,7 +139,6 @@ func pdfGolden(t *testing.T, name, got string) {
 	}
 }
 
-
 func TestPDFReadingOrder(t *testing.T) {
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
