@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"unsafe"
@@ -107,6 +108,9 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
+		if err := validate(g); err != nil {
+			return nil, err
+		}
 		return g, nil
 	}
 	if derr != nil {
@@ -115,14 +119,23 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if res.nanAt >= 0 {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, l.nanError(res.nanAt))
 	}
-	return l.graph(p, nodes, edges, deg), nil
+	// The same checks as validate, its row half done while reading.
+	g := l.graph(p, nodes, edges, deg)
+	if err := validateShape(g); err != nil {
+		return nil, err
+	}
+	if res.badRow >= 0 {
+		return nil, rowError(res.badRow, g.Embedding(res.badRow))
+	}
+	return g, nil
 }
 
 // readResult is what readPayload found.
 type readResult struct {
-	crc   uint32 // CRC-32C of the payload
-	nanAt int    // index of the first NaN or Inf embedding value, or -1
-	err   error  // a read error, or the file shrank or grew
+	crc    uint32 // CRC-32C of the payload
+	nanAt  int    // index of the first NaN or Inf embedding value, or -1
+	badRow int    // the first embedding row failing unitRow, or -1
+	err    error  // a read error, or the file shrank or grew
 }
 
 // readPayload fills p from r, chunk bytes per read, and checksums each chunk
@@ -140,6 +153,8 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 		known   bool // l is parsed
 		nanNext int  // next embedding byte to check
 		nanAt   = -1
+		rowNext int // first byte of the next embedding row to check
+		badRow  = -1
 		sent    bool
 		idle    int
 	)
@@ -155,7 +170,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 			crc = crc32.Update(crc, castagnoli, p[avail:next])
 			if !known {
 				if pl, perr := parseLayout(p[:next], len(p)); perr == nil {
-					l, known, nanNext = pl, true, pl.emb
+					l, known, nanNext, rowNext = pl, true, pl.emb, pl.emb
 				}
 			}
 			if known && nanAt < 0 && next-nanNext >= 4 {
@@ -164,6 +179,13 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 					nanAt = (nanNext-l.emb)/4 + i
 				}
 				nanNext = end
+			}
+			// Check each embedding row for unit length as soon as all of
+			// it is in, while it is still in the cache.
+			for rw := 4 * l.dim; known && badRow < 0 && rw > 0 && rowNext+rw <= next; rowNext += rw {
+				if !unitRow(floats(p[rowNext : rowNext+rw])) {
+					badRow = (rowNext - l.emb) / rw
+				}
 			}
 			if known && !sent && next >= l.emb {
 				found <- l
@@ -190,7 +212,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout) readResu
 		case k > 0:
 			return readResult{err: fmt.Errorf("%w: bytes after the payload (the file grew while it was read)", ErrFormat)}
 		case err == io.EOF:
-			return readResult{crc: crc, nanAt: nanAt}
+			return readResult{crc: crc, nanAt: nanAt, badRow: badRow}
 		case err != nil:
 			return readResult{err: fmt.Errorf("graph: read: %w", err)}
 		}
@@ -212,4 +234,21 @@ func makeNoZero(n int) []byte {
 	sb.Grow(n)
 	sb.WriteByte(0)
 	return unsafe.Slice(unsafe.StringData(sb.String()), n)
+}
+
+// floats returns the little-endian float32s in b, aliasing b when the
+// machine's layout and b's alignment allow.
+func floats(b []byte) []float32 {
+	n := len(b) / 4
+	if n == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }

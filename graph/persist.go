@@ -33,8 +33,18 @@ var littleEndian = func() bool {
 }()
 
 // Write writes g to w in the versioned binary format. The output depends
-// only on g: equal graphs give equal bytes.
+// only on g: equal graphs give equal bytes. A graph that [Read] would refuse
+// (see the package doc's limits) fails with [ErrFormat] before anything is
+// written.
 func Write(w io.Writer, g *Graph) error {
+	if err := validate(g); err != nil {
+		return fmt.Errorf("graph: write: %w", err)
+	}
+	return write(w, g)
+}
+
+// write is Write without the checks.
+func write(w io.Writer, g *Graph) error {
 	p := encodePayload(g)
 	var h [headerSize]byte
 	copy(h[0:8], magic)
@@ -52,8 +62,12 @@ func Write(w io.Writer, g *Graph) error {
 }
 
 // Save writes g to path atomically: to a temporary file in the same folder,
-// synced, then renamed over path. A failure leaves any old file intact.
+// synced, then renamed over path. A failure leaves any old file intact; a
+// graph that [Write] refuses creates no file at all.
 func Save(path string, g *Graph) (err error) {
+	if err := validate(g); err != nil {
+		return fmt.Errorf("graph: save: %w", err)
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -65,7 +79,7 @@ func Save(path string, g *Graph) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err = Write(f, g); err != nil {
+	if err = write(f, g); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {
@@ -182,6 +196,9 @@ func decode(data []byte) (*Graph, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if err := validate(g); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
