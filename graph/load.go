@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -44,14 +45,30 @@ func loadFile(f *os.File) (*Graph, error) {
 		return nil, fmt.Errorf("graph: load: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		// No size to go by (a pipe, a device): read it all, then decode.
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return nil, fmt.Errorf("graph: read: %w", err)
-		}
-		return decode(data)
+		// No size to go by (a pipe, a device such as /dev/zero): check the
+		// header first, then grow the buffer as bytes arrive.
+		return readOne(f)
 	}
 	return loadFrom(f, st.Size(), loadChunk)
+}
+
+// loadEager is the largest payload Load allocates for up front, trusting
+// the file's size; a larger one (a forged header in a sparse file
+// announcing gigabytes) is read as [Read] does, its buffer growing only as
+// bytes arrive.
+const loadEager = 1 << 30
+
+// readOne is Read that also requires r to end after the graph.
+func readOne(r io.Reader) (*Graph, error) {
+	g, err := Read(r)
+	if err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if k, _ := io.ReadFull(r, one[:]); k > 0 {
+		return nil, fmt.Errorf("%w: bytes after the payload", ErrFormat)
+	}
+	return g, nil
 }
 
 // loadFrom loads the graph file that r reads, size bytes long by its
@@ -75,6 +92,9 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	}
 	if have > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, have-n)
+	}
+	if n > loadEager {
+		return readOne(io.MultiReader(bytes.NewReader(h[:]), r))
 	}
 	// The file is known to be this large, so the length can be trusted.
 	buf := makeNoZero(headerSize + int(n))
