@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/llm"
@@ -78,6 +79,9 @@ flags:
 	if *concurrency < 0 {
 		return fmt.Errorf("--concurrency %d is negative: %w", *concurrency, errUsage)
 	}
+	if err := refuseOverwrite("-o", *out, pathArgs...); err != nil {
+		return err
+	}
 	cfg, err := presetConfig(*preset)
 	if err != nil {
 		return err
@@ -139,10 +143,10 @@ flags:
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents; embedder %s (dimension %d); %s\n",
-		*out, g.Len(), len(g.Edges), len(docs), orUnknown(g.Embedder), g.Dim, time.Since(start).Round(time.Millisecond))
+		termsafe.Text(*out), g.Len(), len(g.Edges), len(docs), termsafe.Text(orUnknown(g.Embedder)), g.Dim, time.Since(start).Round(time.Millisecond))
 	if hasImages(g) {
 		if wd, err := os.Getwd(); err != nil || filepath.Clean(wd) != base {
-			fmt.Fprintf(stderr, "build: image paths are relative to %s: pass --images %s to ask\n", base, base)
+			fmt.Fprintf(stderr, "build: image paths are relative to %s: pass --images %s to ask\n", termsafe.Text(base), termsafe.Text(base))
 		}
 	}
 	return nil
@@ -220,7 +224,7 @@ func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, 
 	// FIFOs and devices) are skipped; say so even with --quiet, since the
 	// graph then lacks them.
 	cfg := ingest.Config{Skipped: func(path string, reason error) {
-		fmt.Fprintf(stderr, "build: skipped %s: %v\n", path, reason)
+		fmt.Fprintf(stderr, "build: skipped %s: %s\n", termsafe.Text(path), termsafe.Text(reason.Error()))
 	}}
 	for _, p := range paths {
 		ds, err := cfg.Path(p)
@@ -247,7 +251,7 @@ func ingestAll(paths []string, stderr io.Writer, quiet bool) ([]graph.Document, 
 			items += len(ds[i].Items)
 		}
 		if !quiet {
-			fmt.Fprintf(stderr, "build: ingested %s: %d documents, %d items\n", p, len(ds), items)
+			fmt.Fprintf(stderr, "build: ingested %s: %d documents, %d items\n", termsafe.Text(p), len(ds), items)
 		}
 		docs = append(docs, ds...)
 	}
