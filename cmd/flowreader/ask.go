@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/reader"
 )

@@ -14,9 +14,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
 )
 
