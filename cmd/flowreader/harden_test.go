@@ -1,13 +1,18 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowreader/flowreader/graph"
 )
 
 // controlFree reports the first control character (other than newline and
@@ -161,5 +166,39 @@ func TestCLIRequestTimeout(t *testing.T) {
 	}
 	if _, se, code := cli(t, env{envTimeout: "soon"}, "build", "-o", filepath.Join(t.TempDir(), "g.frg"), "--embed-url", srv.URL, "--embed-model", "e", quickstartDocs); code != 2 {
 		t.Errorf("bad $%s: exit %d: %s", envTimeout, code, se)
+	}
+}
+
+// A graph file crafted with valid checksums whose embeddings are scaled by
+// 1e37 (before: ask --preset classic panicked in MMR, the aspects presets
+// failed with "mcf: arc 30 cost NaN") is refused by every preset with a
+// one-line "invalid graph" error.
+func TestCLICraftedGraphIsRefused(t *testing.T) {
+	path := buildQuickstart(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := data[len(data)-4*len(g.Emb):]
+	for i := 0; i+4 <= len(emb); i += 4 {
+		x := math.Float32frombits(binary.LittleEndian.Uint32(emb[i:]))
+		binary.LittleEndian.PutUint32(emb[i:], math.Float32bits(x*1e37))
+	}
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	binary.LittleEndian.PutUint32(data[24:], crc32.Checksum(data[32:], tab))
+	binary.LittleEndian.PutUint32(data[28:], crc32.Checksum(data[:28], tab))
+	crafted := filepath.Join(t.TempDir(), "crafted.frg")
+	if err := os.WriteFile(crafted, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, preset := range []string{"classic", "aspects", "aspects-paper"} {
+		_, se, code := cli(t, nil, "ask", "-g", crafted, "--preset", preset, "What was the peak gust?")
+		if code != 1 || !strings.Contains(se, "invalid graph") || strings.Count(se, "\n") != 1 {
+			t.Errorf("%s: exit %d: %q", preset, code, se)
+		}
 	}
 }
