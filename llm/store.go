@@ -50,10 +50,10 @@ const maxEntryBytes = 256 << 20
 // goes to a temporary file in the same directory and is renamed into place,
 // so a crash never leaves a half-written entry under a valid name and
 // concurrent writers of one key are safe (the last rename wins; both wrote
-// the same value). Get reads only regular files of at most maxEntryBytes (256 MiB):
-// a symbolic link (DirStore never writes one), a FIFO, a device or a larger
+// the same value). Get reads only regular files of at most 256 MiB: a
+// symbolic link (DirStore never writes one), a FIFO, a device or a larger
 // file in the cache folder is a miss, never followed, waited on or read
-// whole.
+// whole; Put refuses a larger value.
 func DirStore(dir string) Store { return dirStore{dir: dir} }
 
 type dirStore struct{ dir string }
