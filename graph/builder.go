@@ -41,8 +41,10 @@ const (
 )
 
 // ErrDocument is returned by Build for documents it cannot build from: two
-// documents with one ID, or an item whose image path leaves its document's
-// Root (lexically or through a symbolic link).
+// documents with one ID, an item whose image path leaves its document's
+// Root (lexically or through a symbolic link), or a page number that the
+// file format cannot hold (outside 32 bits; refused before any model call
+// rather than by Save after them).
 var ErrDocument = errors.New("graph: invalid document")
 
 var (
@@ -322,6 +324,9 @@ func (b *Builder) nodes(docs []Document) ([]Node, error) {
 	nodes := make([]Node, 0, total)
 	for _, d := range docs {
 		for i, it := range d.Items {
+			if it.Page < minPage || it.Page > maxPage {
+				return nil, fmt.Errorf("%w: document %q item %d: page %d outside 32 bits", ErrDocument, d.ID, i, it.Page)
+			}
 			n := d.ItemNode(i)
 			n.Image = nil
 			if it.Image != nil {

@@ -95,6 +95,15 @@
 //	  zero padding to a multiple of 4 bytes from the payload start
 //	  embeddings: node count × dimension float32, row-major
 //
+// Limits: the dimension is at most 65,536; pages and orders fit in 32
+// bits; edge weights lie in [0, 1]; every embedding row is finite and of
+// unit L2 norm within 1e-3, or zero. [Write] and [Save] refuse a graph
+// outside them with [ErrFormat] before writing anything, and [Read] and
+// [Load] refuse such a file, so that a graph that was written always loads
+// again. Load allocates a payload of up to 1 GiB at once (the file's size
+// vouches for it); a larger one, and a pipe or device, grows its buffer as
+// the bytes arrive.
+//
 // The header checksum is verified before the payload length is trusted, so
 // a corrupted length cannot cause a large allocation, and a graph is
 // returned only when the payload checksum matches. A foreign, corrupted,

@@ -67,6 +67,9 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	if dim == 0 {
 		dim = len(rows[0])
 	}
+	if dim > maxDim { // Save would refuse the graph after the whole build
+		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
+	}
 	emb := make([]float32, n*dim)
 	for i, v := range rows {
 		if len(v) != dim { // batches disagree on an unknown dimension

@@ -65,7 +65,8 @@ var ErrDimension = errors.New("graph: embedding dimension mismatch")
 // not a graph file, has another format version, fails its checksum or is
 // truncated (Read, Load), and nodes, embeddings or edges that New cannot
 // make a graph of (a NaN or infinite embedding value, an edge naming a
-// missing node). The wrapped message says which.
+// missing node), and a graph that Write refuses because Read would (see the
+// package doc's limits). The wrapped message says which.
 var ErrFormat = errors.New("graph: invalid graph")
 
 var (

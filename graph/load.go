@@ -1,11 +1,13 @@
 package graph
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"unsafe"
@@ -44,14 +46,30 @@ func loadFile(f *os.File) (*Graph, error) {
 		return nil, fmt.Errorf("graph: load: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		// No size to go by (a pipe, a device): read it all, then decode.
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return nil, fmt.Errorf("graph: read: %w", err)
-		}
-		return decode(data)
+		// No size to go by (a pipe, a device such as /dev/zero): check the
+		// header first, then grow the buffer as bytes arrive.
+		return readOne(f)
 	}
 	return loadFrom(f, st.Size(), loadChunk)
+}
+
+// loadEager is the largest payload Load allocates for up front, trusting
+// the file's size; a larger one (a forged header in a sparse file
+// announcing gigabytes) is read as [Read] does, its buffer growing only as
+// bytes arrive.
+const loadEager = 1 << 30
+
+// readOne is Read that also requires r to end after the graph.
+func readOne(r io.Reader) (*Graph, error) {
+	g, err := Read(r)
+	if err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if k, _ := io.ReadFull(r, one[:]); k > 0 {
+		return nil, fmt.Errorf("%w: bytes after the payload", ErrFormat)
+	}
+	return g, nil
 }
 
 // loadFrom loads the graph file that r reads, size bytes long by its
@@ -75,6 +93,9 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	}
 	if have > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, have-n)
+	}
+	if n > loadEager {
+		return readOne(io.MultiReader(bytes.NewReader(h[:]), r))
 	}
 	// A payload that starts with the image root: read that first, so that
 	// the rest streams as any payload does.
@@ -125,6 +146,9 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
+		if err := validate(g); err != nil {
+			return nil, err
+		}
 		g.ImageRoot = root
 		return g, nil
 	}
@@ -134,16 +158,24 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if res.nanAt >= 0 {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, l.nanError(res.nanAt))
 	}
+	// The same checks as validate, its row half done while reading.
 	g := l.graph(p, nodes, edges, deg, rec)
+	if err := validateShape(g); err != nil {
+		return nil, err
+	}
+	if res.badRow >= 0 {
+		return nil, rowError(res.badRow, g.Embedding(res.badRow))
+	}
 	g.ImageRoot = root
 	return g, nil
 }
 
 // readResult is what readPayload found.
 type readResult struct {
-	crc   uint32 // CRC-32C of the payload
-	nanAt int    // index of the first NaN or Inf embedding value, or -1
-	err   error  // a read error, or the file shrank or grew
+	crc    uint32 // CRC-32C of the payload
+	nanAt  int    // index of the first NaN or Inf embedding value, or -1
+	badRow int    // the first embedding row failing unitRow, or -1
+	err    error  // a read error, or the file shrank or grew
 }
 
 // readPayload fills p from r, chunk bytes per read, and checksums each chunk
@@ -160,6 +192,8 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 		known   bool // l is parsed
 		nanNext int  // next embedding byte to check
 		nanAt   = -1
+		rowNext int // first byte of the next embedding row to check
+		badRow  = -1
 		sent    bool
 		idle    int
 	)
@@ -175,7 +209,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 			crc = crc32.Update(crc, castagnoli, p[avail:next])
 			if !known {
 				if pl, perr := parseLayout(p[:next], len(p)); perr == nil {
-					l, known, nanNext = pl, true, pl.emb
+					l, known, nanNext, rowNext = pl, true, pl.emb, pl.emb
 				}
 			}
 			if known && nanAt < 0 && next-nanNext >= 4 {
@@ -184,6 +218,13 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 					nanAt = (nanNext-l.emb)/4 + i
 				}
 				nanNext = end
+			}
+			// Check each embedding row for unit length as soon as all of
+			// it is in, while it is still in the cache.
+			for rw := 4 * l.dim; known && badRow < 0 && rw > 0 && rowNext+rw <= next; rowNext += rw {
+				if !unitRow(floats(p[rowNext : rowNext+rw])) {
+					badRow = (rowNext - l.emb) / rw
+				}
 			}
 			if known && !sent && next >= l.emb {
 				found <- l
@@ -210,7 +251,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 		case k > 0:
 			return readResult{err: fmt.Errorf("%w: bytes after the payload (the file grew while it was read)", ErrFormat)}
 		case err == io.EOF:
-			return readResult{crc: crc, nanAt: nanAt}
+			return readResult{crc: crc, nanAt: nanAt, badRow: badRow}
 		case err != nil:
 			return readResult{err: fmt.Errorf("graph: read: %w", err)}
 		}
@@ -232,4 +273,21 @@ func makeNoZero(n int) []byte {
 	sb.Grow(n)
 	sb.WriteByte(0)
 	return unsafe.Slice(unsafe.StringData(sb.String()), n)
+}
+
+// floats returns the little-endian float32s in b, aliasing b when the
+// machine's layout and b's alignment allow.
+func floats(b []byte) []float32 {
+	n := len(b) / 4
+	if n == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }

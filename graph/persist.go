@@ -41,9 +41,17 @@ var littleEndian = func() bool {
 }()
 
 // Write writes g to w in the versioned binary format. The output depends
-// only on g: equal graphs give equal bytes.
-func Write(w io.Writer, g *Graph) error { return write(w, g, g.ImageRoot) }
+// only on g: equal graphs give equal bytes. A graph that [Read] would refuse
+// (see the package doc's limits) fails with [ErrFormat] before anything is
+// written.
+func Write(w io.Writer, g *Graph) error {
+	if err := validate(g); err != nil {
+		return fmt.Errorf("graph: write: %w", err)
+	}
+	return write(w, g, g.ImageRoot)
+}
 
+// write is Write without the checks, with the image root to record.
 func write(w io.Writer, g *Graph, root string) error {
 	p := encodePayload(g)
 	var h [headerSize]byte
@@ -77,11 +85,15 @@ func write(w io.Writer, g *Graph, root string) error {
 }
 
 // Save writes g to path atomically: to a temporary file in the same folder,
-// synced, then renamed over path. A failure leaves any old file intact. The
-// file is created with mode 0666 less the umask, as other tools' files are.
-// g.ImageRoot is recorded relative to path's folder, so that a graph moved
-// together with its images still finds them ([Load] resolves it back).
+// synced, then renamed over path. A failure leaves any old file intact; a
+// graph that [Write] refuses creates no file at all. The file is created
+// with mode 0666 less the umask, as other tools' files are. g.ImageRoot is
+// recorded relative to path's folder, so that a graph moved together with
+// its images still finds them ([Load] resolves it back).
 func Save(path string, g *Graph) (err error) {
+	if err := validate(g); err != nil {
+		return fmt.Errorf("graph: save: %w", err)
+	}
 	dir := filepath.Dir(path)
 	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
@@ -216,6 +228,9 @@ func decode(data []byte) (*Graph, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if err := validate(g); err != nil {
+		return nil, err
 	}
 	g.ImageRoot = root
 	return g, nil

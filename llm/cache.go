@@ -57,7 +57,7 @@ func cachedModel(f call[*Request, *Response], name string, s Store) call[*Reques
 		}
 		if b, ok := s.Get(key); ok {
 			var e cacheEntry
-			if json.Unmarshal(b, &e) == nil && e.Key == key && e.Response != nil {
+			if json.Unmarshal(b, &e) == nil && e.Key == key && e.Response != nil && incomplete(req, e.Response) == "" {
 				return e.Response, nil
 			}
 		}
@@ -87,14 +87,15 @@ func cachedEmbedder(f call[batch, [][]float32], e Embedder, s Store) call[batch,
 		for i, t := range texts {
 			keys[i] = embedKey(name, keyDim, kind, t)
 			if b, ok := s.Get(keys[i]); ok {
-				if v, ok := decodeVector(b, dim); ok {
+				if v, ok := decodeVector(b, dim, keys[i]); ok {
 					out[i] = v
 					continue
 				}
 			}
 			if keyDim != 0 {
-				if b, ok := s.Get(embedKey(name, 0, kind, t)); ok {
-					if v, ok := decodeVector(b, dim); ok {
+				k0 := embedKey(name, 0, kind, t)
+				if b, ok := s.Get(k0); ok {
+					if v, ok := decodeVector(b, dim, k0); ok {
 						out[i] = v
 						continue
 					}
@@ -115,34 +116,42 @@ func cachedEmbedder(f call[batch, [][]float32], e Embedder, s Store) call[batch,
 		}
 		for j, i := range missIdx {
 			out[i] = vecs[j]
-			_ = s.Put(keys[i], encodeVector(vecs[j]))
+			_ = s.Put(keys[i], encodeVector(keys[i], vecs[j]))
 		}
 		return out, nil
 	}
 }
 
-// A cached vector is its float32 components little-endian followed by the
-// CRC-32 (IEEE) of those bytes.
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v)+4)
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+// A cached vector is the entry's key (64 hex digits), its float32
+// components little-endian, then the CRC-32 (IEEE) of all of those bytes:
+// an entry copied to another key's file is refused, not answered for the
+// wrong text.
+func encodeVector(key string, v []float32) []byte {
+	b := make([]byte, len(key)+4*len(v)+4)
+	copy(b, key)
+	x := b[len(key):]
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(x[4*i:], math.Float32bits(f))
 	}
-	binary.LittleEndian.PutUint32(b[4*len(v):], crc32.ChecksumIEEE(b[:4*len(v)]))
+	n := len(b) - 4
+	binary.LittleEndian.PutUint32(b[n:], crc32.ChecksumIEEE(b[:n]))
 	return b
 }
 
-func decodeVector(b []byte, dim int) ([]float32, bool) {
-	if len(b) < 8 || len(b)%4 != 0 || dim > 0 && len(b) != 4*dim+4 {
+func decodeVector(b []byte, dim int, key string) ([]float32, bool) {
+	if len(b) < len(key)+8 || string(b[:len(key)]) != key {
 		return nil, false
 	}
-	n := len(b)/4 - 1
-	if !bytes.Equal(b[4*n:], binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(b[:4*n]))) {
+	sum, x := b[len(b)-4:], b[len(key):len(b)-4]
+	if len(x)%4 != 0 || dim > 0 && len(x) != 4*dim {
 		return nil, false
 	}
-	v := make([]float32, n)
+	if !bytes.Equal(sum, binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(b[:len(b)-4]))) {
+		return nil, false
+	}
+	v := make([]float32, len(x)/4)
 	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(x[4*i:]))
 		if math.IsNaN(float64(v[i])) || math.IsInf(float64(v[i]), 0) {
 			return nil, false
 		}

@@ -23,8 +23,8 @@ type Middleware struct {
 	// Attempts bounds the calls made for one request, the first included;
 	// 0 or 1 means no retries. Only temporary failures are retried:
 	// [ErrRateLimited], [ErrUnavailable], an *[APIError] with status 408, 429 or
-	// 5xx, or an error whose Temporary method reports true; never a
-	// cancelled or expired context.
+	// 5xx, an empty or truncated model answer (see [Wrap]), or an error whose
+	// Temporary method reports true; never a cancelled or expired context.
 	Attempts int
 	// BaseDelay is the wait before the second attempt; 0 means 500 ms.
 	// Attempt k ≥ 2 waits min(MaxDelay, BaseDelay·2^(k-2))·(1 + u/4), u
@@ -114,14 +114,22 @@ func layers[A, R any](f call[A, R], mw Middleware) (call[A, R], bool) {
 // Name and the canonical JSON encoding of the whole request (messages with
 // image bytes, sampling parameters, schema, seed). Only successful responses
 // are stored; an entry that does not decode, or that was stored under another
-// key, is a miss and is overwritten; a failed write costs a repeated call
+// key, is a miss and is overwritten. An answer that is empty (blank text) or
+// cut off at the server's token limit (FinishReason "length" for a request
+// without MaxTokens) is no success: with a cache or retries it fails with
+// [ErrInvalidOutput], is retried as a temporary failure, and is never
+// stored; a failed write costs a repeated call
 // later, not this one. Caching is exact: a request with temperature > 0 is
 // answered with the first sample ever drawn, which is what a resumable graph
 // build wants. Settings held by the adapter rather than the request (for
 // example openai.Config's Extra body fields) are not part of the key: use
 // another store when changing them. Concurrent identical misses each call m.
 func Wrap(m Model, mw Middleware) Model {
-	f, wrapped := layers(call[*Request, *Response](m.Generate), mw)
+	f := call[*Request, *Response](m.Generate)
+	if mw.Cache != nil || mw.Attempts > 1 {
+		f = complete(f)
+	}
+	f, wrapped := layers(f, mw)
 	if mw.Cache != nil {
 		f, wrapped = cachedModel(f, nameOf(m), mw.Cache), true
 	}
@@ -144,8 +152,8 @@ type batch struct {
 // embedder (its Name and Dimension are part of the key) is answered from the
 // store; only the misses of a batch are sent on, in one call and in order,
 // and their vectors are checked (count, length, finite) before they are
-// stored. Entries carry a checksum; a corrupted or wrong-sized entry is a
-// miss. The dimension in the key is the one e reports when WrapEmbedder is
+// stored. Entries carry their key and a checksum; a corrupted, wrong-sized
+// or copied entry (one stored under another key) is a miss. The dimension in the key is the one e reports when WrapEmbedder is
 // called, not at each call: an embedder that learns its dimension from its
 // first answer (Dimension 0 until then) would otherwise key its first batch
 // differently from the rest, and a resumed build, whose fresh embedder

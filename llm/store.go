@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,12 +39,21 @@ func (s *memStore) Put(key string, value []byte) error {
 	return nil
 }
 
+// maxEntryBytes bounds the size of one cache entry: DirStore refuses to
+// write a larger value and reads a larger file as a miss. It exceeds the
+// largest answer an adapter accepts (llm/openai's 64 MiB by default) with
+// room for the entry's JSON escaping.
+const maxEntryBytes = 256 << 20
+
 // DirStore returns a Store keeping one file per entry under dir (created on
 // the first Put), fanned out by the key's first two characters. Each write
 // goes to a temporary file in the same directory and is renamed into place,
 // so a crash never leaves a half-written entry under a valid name and
 // concurrent writers of one key are safe (the last rename wins; both wrote
-// the same value).
+// the same value). Get reads only regular files of at most 256 MiB: a
+// symbolic link (DirStore never writes one), a FIFO, a device or a larger
+// file in the cache folder is a miss, never followed, waited on or read
+// whole; Put refuses a larger value.
 func DirStore(dir string) Store { return dirStore{dir: dir} }
 
 type dirStore struct{ dir string }
@@ -65,13 +75,30 @@ func (s dirStore) Get(key string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return readEntry(p)
+	f, err := openEntry(p)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxEntryBytes {
+		return nil, false
+	}
+	// The size may change under us: read at most one byte past the limit.
+	b, err := io.ReadAll(io.LimitReader(f, maxEntryBytes+1))
+	if err != nil || int64(len(b)) > maxEntryBytes {
+		return nil, false
+	}
+	return b, true
 }
 
 func (s dirStore) Put(key string, value []byte) error {
 	p, err := s.path(key)
 	if err != nil {
 		return err
+	}
+	if int64(len(value)) > maxEntryBytes {
+		return fmt.Errorf("llm: cache: entry of %d bytes exceeds maxEntryBytes", len(value))
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("llm: cache: %w", err)

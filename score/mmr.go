@@ -47,6 +47,7 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 	if k <= 0 {
 		return nil, 0
 	}
+	h = finiteScores(h)
 	m := len(h)
 	P := len(pivots)
 	// Node j's cosine and sine with pivot p at cs[j*2P+2p] and cs[j*2P+2p+1]:
@@ -77,7 +78,10 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 		for ; int(cnt[j]) < len(out); cnt[j]++ {
 			exact[j] = math.Max(exact[j], vec.Dot(ev, g.Embedding(out[cnt[j]])))
 		}
-		return lambda*h[j] - (1-lambda)*exact[j]
+		if sc := lambda*h[j] - (1-lambda)*exact[j]; sc == sc {
+			return sc
+		}
+		return math.Inf(-1) // NaN cosines (embeddings far from unit length) rank last
 	}
 	// Round one (mmrInit) folds the first pick into every node's bound;
 	// from then on the nodes wait in a max-heap keyed by their bound, which
@@ -103,7 +107,7 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 			}
 		}
 		lb[j] = l
-		ub[j] = lh[j] - mu*l
+		ub[j] = upper(lh[j] - mu*l)
 	}
 	// Only the nodes bounding highest go into the heap; the others wait in
 	// a cold list, whose largest (stale) bound is coldMax, and move to the
@@ -161,7 +165,7 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 				continue
 			}
 			done = append(done, int32(j))
-			if sc := score(j); sc > best || (sc == best && j < bestJ) {
+			if sc := score(j); sc > best || (sc == best && (bestJ < 0 || j < bestJ)) {
 				best, bestJ = sc, j
 			}
 		}
@@ -171,10 +175,13 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 				if picked[j] {
 					continue
 				}
-				if sc := score(j); sc > best || (sc == best && j < bestJ) {
+				if sc := score(j); sc > best || (sc == best && (bestJ < 0 || j < bestJ)) {
 					best, bestJ = sc, j
 				}
 			}
+		}
+		if bestJ < 0 {
+			break // no node left to evaluate; cannot happen with k ≤ m
 		}
 		picked[bestJ] = true
 		out = append(out, bestJ)
@@ -299,11 +306,39 @@ func mmrInit(cs, lb, lh, exact, ub []float64, lcnt []int32, ubs []float64, h []f
 			lb[j], lcnt[j] = -1, 0
 			continue
 		}
-		u := lhj - mu*l
+		u := upper(lhj - mu*l)
 		lb[j], ub[j], lcnt[j] = l, u, 1
 		ubs[n] = u
 		n++
 	}
+}
+
+// finiteScores returns h with NaN scores replaced by −Inf (a copy, made
+// only when there is one): a NaN compares false with everything, which
+// would stall MMR's heap and leave it no pick.
+func finiteScores(h []float64) []float64 {
+	for i, x := range h {
+		if x != x {
+			c := slices.Clone(h)
+			for j := i; j < len(c); j++ {
+				if c[j] != c[j] {
+					c[j] = math.Inf(-1)
+				}
+			}
+			return c
+		}
+	}
+	return h
+}
+
+// upper returns the bound u, or +Inf when it is NaN (from the cosines of
+// embeddings far from unit length): +Inf is always a valid upper bound, and
+// the node is then evaluated exactly.
+func upper(u float64) float64 {
+	if u != u {
+		return math.Inf(1)
+	}
+	return u
 }
 
 // mmrSplit appends the unpicked nodes whose bound reaches threshold to hot,

@@ -16,6 +16,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/reader"
 )
@@ -132,7 +133,7 @@ flags:
 		return err
 	}
 	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
-		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", *graphFile, g.Embedder, name, g.Dim)
+		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", termsafe.Text(*graphFile), g.Embedder, name, g.Dim)
 	}
 	// Images: --images, else the root build recorded in the graph file,
 	// else the current folder (graphs written before the root was
@@ -145,6 +146,14 @@ flags:
 	}
 	if ms.model != nil {
 		warnMissingImages(stderr, g, g.ImageRoot)
+	}
+	if *budget > g.Len() && g.Len() > 0 {
+		// More chains than nodes can add nothing but work and memory.
+		fmt.Fprintf(stderr, "ask: --budget %d clamped to the graph's %d nodes\n", *budget, g.Len())
+		cfg.Budget = g.Len()
+		if p, err = flowreader.New(cfg); err != nil {
+			return err
+		}
 	}
 	ix, err := p.Open(ctx, g)
 	if err != nil {
@@ -226,7 +235,7 @@ func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
 		}
 	}
 	if missing > 0 {
-		fmt.Fprintf(w, "ask: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", missing, total, root, first)
+		fmt.Fprintf(w, "ask: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", missing, total, termsafe.Text(root), termsafe.Text(first))
 	}
 }
 
@@ -300,18 +309,22 @@ func citationPlace(c reader.Citation) string {
 	return c.Doc
 }
 
+// printAnswer prints the answer as text. Everything that comes from the
+// documents, the model or file names (the answer, quotes, document and node
+// IDs, notes) goes through termsafe.Text, so that no escape sequence or
+// line break in them reaches the terminal; --json prints them exactly.
 func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.Result) {
-	fmt.Fprintf(w, "Q: %s\nA: %s\n", question, res.Text)
+	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
 	if len(res.Citations) == 0 {
 		fmt.Fprintln(w, "citations: none")
 	} else {
 		fmt.Fprintln(w, "citations:")
 	}
 	for i, c := range res.Citations {
-		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, citationPlace(c), c.NodeID, shorten(c.Quote, 160))
+		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(w, "note:", n)
+		fmt.Fprintln(w, "note:", termsafe.Text(n))
 	}
 }
 
@@ -371,7 +384,7 @@ func printChain(w io.Writer, g *graph.Graph, tag string, c flow.Chain) {
 		}
 		parts[i] = fmt.Sprintf("[%s] %s", head, shorten(text, 40))
 	}
-	fmt.Fprintf(w, "  %s  flow %.3f  cost %.4f%s: %s\n", tag, c.Flow, c.Cost, asp, strings.Join(parts, " → "))
+	fmt.Fprintf(w, "  %s  flow %.3f  cost %.4f%s: %s\n", tag, c.Flow, c.Cost, asp, termsafe.Text(strings.Join(parts, " → ")))
 }
 
 // indexOfChain finds c among chains (same nodes), skipping ones already

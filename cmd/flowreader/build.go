@@ -16,6 +16,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -205,9 +206,9 @@ flags:
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents%s; embedder %s (dimension %d); %s\n",
-		*out, g.Len(), len(g.Edges), len(docs), changes, orUnknown(g.Embedder), g.Dim, time.Since(start).Round(time.Millisecond))
+		termsafe.Text(*out), g.Len(), len(g.Edges), len(docs), changes, termsafe.Text(orUnknown(g.Embedder)), g.Dim, time.Since(start).Round(time.Millisecond))
 	if hasImages(g) && !*quiet {
-		fmt.Fprintf(stderr, "build: image paths are relative to %s, recorded in %s (ask finds them there; --images overrides)\n", base, *out)
+		fmt.Fprintf(stderr, "build: image paths are relative to %s, recorded in %s (ask finds them there; --images overrides)\n", termsafe.Text(base), termsafe.Text(*out))
 	}
 	return nil
 }
@@ -315,7 +316,7 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 			items += len(ds[i].Items)
 		}
 		if !quiet {
-			fmt.Fprintf(stderr, "build: ingested %s: %d documents, %d items\n", p, len(ds), items)
+			fmt.Fprintf(stderr, "build: ingested %s: %d documents, %d items\n", termsafe.Text(p), len(ds), items)
 		}
 		docs = append(docs, ds...)
 	}

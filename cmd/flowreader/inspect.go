@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/termsafe"
 )
 
 func inspectCommand() command {
@@ -165,8 +166,8 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 	for _, e := range g.Edges {
 		kinds[e.Kind.String()]++
 	}
-	fmt.Fprintf(w, "graph %s\n", file)
-	fmt.Fprintf(w, "  embedder   %s (dimension %d)\n", orUnknown(g.Embedder), g.Dim)
+	fmt.Fprintf(w, "graph %s\n", termsafe.Text(file))
+	fmt.Fprintf(w, "  embedder   %s (dimension %d)\n", termsafe.Text(orUnknown(g.Embedder)), g.Dim)
 	fmt.Fprintf(w, "  nodes      %d: %d text, %d tables, %d figures\n", g.Len(), byModality[graph.ModalityText], byModality[graph.ModalityTable], byModality[graph.ModalityFigure])
 	var ks []string
 	for _, k := range []graph.EdgeKind{graph.EdgeOrder, graph.EdgeKNN, graph.EdgeLink, graph.EdgeOrder | graph.EdgeKNN, graph.EdgeOrder | graph.EdgeLink, graph.EdgeKNN | graph.EdgeLink, graph.EdgeOrder | graph.EdgeKNN | graph.EdgeLink} {
@@ -185,7 +186,7 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 	case g.ImageRoot == "":
 		fmt.Fprintf(w, "  images     %d, root not recorded (give ask --images)\n", images)
 	default:
-		fmt.Fprintf(w, "  images     %d under %s (%d found)\n", images, g.ImageRoot, found)
+		fmt.Fprintf(w, "  images     %d under %s (%d found)\n", images, termsafe.Text(g.ImageRoot), found)
 	}
 	fmt.Fprintf(w, "  documents  %d\n", len(order))
 	for _, id := range order {
@@ -198,6 +199,6 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 		default:
 			pages = fmt.Sprintf(", pages %d-%d", d.lo+1, d.hi+1)
 		}
-		fmt.Fprintf(w, "    %s: %d nodes%s, %q\n", id, d.nodes, pages, titles[id])
+		fmt.Fprintf(w, "    %s: %d nodes%s, %q\n", termsafe.Text(id), d.nodes, pages, titles[id])
 	}
 }

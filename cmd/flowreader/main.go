@@ -19,6 +19,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/flowreader/flowreader/internal/termsafe"
 )
 
 // command is one subcommand. run receives the arguments after the command
@@ -120,5 +122,7 @@ func usage(w io.Writer, cmds []command) {
 	fmt.Fprintln(w, "\nRun \"flowreader <command> --help\" for a command's flags.")
 }
 
-// oneLine keeps error messages on one line, as scripts expect.
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+// oneLine keeps error messages on one line, as scripts expect, and escapes
+// what else a terminal would act on (an error may quote a file name or a
+// server's message).
+func oneLine(s string) string { return termsafe.Text(strings.ReplaceAll(s, "\n", " ")) }

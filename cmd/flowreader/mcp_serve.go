@@ -27,7 +27,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.SetOutput(stderr)
 	var f indexFlags
 	f.register(fs)
-	timeout := fs.Duration("timeout", 0, "longest retrieve or ask; past it the call fails (0 = 2m)")
+	timeout := fs.Duration("call-timeout", 0, "longest retrieve or ask; past it the call fails (0 = 2m)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader mcp -g GRAPHFILE [flags]
 

@@ -4,9 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
 )
@@ -31,6 +34,9 @@ type endpoints struct {
 	textOnly             bool
 	// log, when set, is told of retries (warn level).
 	log *slog.Logger
+	// timeout bounds each HTTP request; unset means $FLOWREADER_TIMEOUT,
+	// else defaultTimeout; 0 means none.
+	timeout optDuration
 }
 
 func (e *endpoints) register(fs *flag.FlagSet) {
@@ -40,6 +46,7 @@ func (e *endpoints) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.embedModel, "embed-model", "", "served embedding model name, e.g. nomic-ai/nomic-embed-text-v1.5 (default $"+envEmbedModel+")")
 	fs.IntVar(&e.embedDim, "embed-dim", 0, "Matryoshka-truncate remote embeddings to this dimension (0 = the model's full dimension)")
 	fs.BoolVar(&e.textOnly, "text-only", false, "the chat model has no vision: send text renderings of tables and figures instead of images")
+	fs.Var(&e.timeout, "timeout", "per-request `duration` for the model and embedding servers (each retry gets its own), e.g. 90s or 10m; 0 = none (default $"+envTimeout+", else "+defaultTimeout.String()+")")
 }
 
 // models are the resolved model parts: nil fields mean the facade's
@@ -73,6 +80,21 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		TextOnly:   e.textOnly,
 	}
 	var m models
+	timeout := e.timeout.d
+	if !e.timeout.set {
+		timeout = defaultTimeout
+		if v := strings.TrimSpace(getenv(envTimeout)); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return m, fmt.Errorf("$%s=%q is not a duration such as 90s or 10m: %w", envTimeout, termsafe.Text(v), errUsage)
+			}
+			timeout = d
+		}
+	}
+	// One client per run, never http.DefaultClient: its Timeout bounds
+	// each attempt (a retried call gets a fresh one), so a server that
+	// accepts and never answers stalls nothing for good.
+	cfg.HTTPClient = &http.Client{Timeout: timeout}
 	if e.embedDim < 0 {
 		return m, fmt.Errorf("--embed-dim %d is negative: %w", e.embedDim, errUsage)
 	}
@@ -80,9 +102,9 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 	case cfg.Model != "" && cfg.BaseURL == "":
 		return m, fmt.Errorf("a chat model (%q) is set but no chat server: give --llm-url or $%s: %w", cfg.Model, envLLMURL, errUsage)
 	case cfg.BaseURL != "" && cfg.Model == "" && cfg.EmbedModel == "":
-		return m, fmt.Errorf("a chat server (%s) is set but no model: give --llm-model or $%s: %w", cfg.BaseURL, envLLMModel, errUsage)
+		return m, fmt.Errorf("a chat server (%s) is set but no model: give --llm-model or $%s: %w", termsafe.URL(cfg.BaseURL), envLLMModel, errUsage)
 	case cfg.EmbedURL != "" && cfg.EmbedModel == "":
-		return m, fmt.Errorf("an embeddings server (%s) is set but no model: give --embed-model or $%s: %w", cfg.EmbedURL, envEmbedModel, errUsage)
+		return m, fmt.Errorf("an embeddings server (%s) is set but no model: give --embed-model or $%s: %w", termsafe.URL(cfg.EmbedURL), envEmbedModel, errUsage)
 	case cfg.EmbedModel != "" && cfg.EmbedURL == "" && cfg.BaseURL == "":
 		return m, fmt.Errorf("an embedding model (%q) is set but no server: give --embed-url or $%s: %w", cfg.EmbedModel, envEmbedURL, errUsage)
 	case e.embedDim > 0 && cfg.EmbedModel == "":
@@ -94,7 +116,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 			return m, fmt.Errorf("chat model: %w", err)
 		}
 		m.model = llm.Wrap(chat, llm.Middleware{Attempts: 4, OnRetry: retryWarner(e.log, "model")})
-		m.describe = append(m.describe, fmt.Sprintf("model %s at %s", cfg.Model, cfg.BaseURL))
+		m.describe = append(m.describe, fmt.Sprintf("model %s at %s", cfg.Model, termsafe.URL(cfg.BaseURL)))
 	}
 	if cfg.EmbedModel != "" {
 		emb, err := openai.NewEmbedder(cfg)
@@ -106,7 +128,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if url == "" {
 			url = cfg.BaseURL
 		}
-		m.describe = append(m.describe, fmt.Sprintf("embedder %s at %s", emb.Name(), url))
+		m.describe = append(m.describe, fmt.Sprintf("embedder %s at %s", emb.Name(), termsafe.URL(url)))
 	}
 	return m, nil
 }

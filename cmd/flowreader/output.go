@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/flowreader/flowreader/internal/termsafe"
+
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -22,15 +24,15 @@ func checkOutput(flag, out string, inputs []string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s %s: folder %s does not exist", flag, out, dir)
+		return fmt.Errorf("%s %s: folder %s does not exist", flag, termsafe.Text(out), termsafe.Text(dir))
 	case err != nil:
-		return fmt.Errorf("%s %s: %w", flag, out, err)
+		return fmt.Errorf("%s %s: %w", flag, termsafe.Text(out), err)
 	case !st.IsDir():
-		return fmt.Errorf("%s %s: %s is not a folder", flag, out, dir)
+		return fmt.Errorf("%s %s: %s is not a folder", flag, termsafe.Text(out), termsafe.Text(dir))
 	}
 	if st, err := os.Stat(out); err == nil {
 		if st.IsDir() {
-			return fmt.Errorf("%s %s is a folder: give a file name", flag, out)
+			return fmt.Errorf("%s %s is a folder: give a file name", flag, termsafe.Text(out))
 		}
 		for _, in := range inputs {
 			ist, err := os.Stat(in)
@@ -38,13 +40,13 @@ func checkOutput(flag, out string, inputs []string) error {
 				continue
 			}
 			if os.SameFile(st, ist) || ist.IsDir() && within(in, absOr(out)) && isDocument(out) {
-				return fmt.Errorf("%s %s is an input file: it would be overwritten", flag, out)
+				return fmt.Errorf("%s %s is an input file: it would overwrite it; give another output file: %w", flag, termsafe.Text(out), errUsage)
 			}
 		}
 	}
 	f, err := createTempFile(dir, "."+filepath.Base(out)+".check-")
 	if err != nil {
-		return fmt.Errorf("%s %s: cannot write in %s: %w", flag, out, dir, err)
+		return fmt.Errorf("%s %s: cannot write in %s: %w", flag, termsafe.Text(out), termsafe.Text(dir), err)
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -100,7 +102,7 @@ func printReport(w io.Writer, rep ingest.Report, quiet bool) (bad int) {
 			others++
 			if shown < maxOtherTypes {
 				shown++
-				fmt.Fprintf(w, "build: not read %s: %v\n", f.Path, f.Err)
+				fmt.Fprintf(w, "build: not read %s: %s\n", termsafe.Text(f.Path), termsafe.Text(f.Err.Error()))
 			}
 			continue
 		case f.Err != nil:
@@ -109,17 +111,17 @@ func printReport(w io.Writer, rep ingest.Report, quiet bool) (bad int) {
 			if f.Format != "" {
 				format = " (" + f.Format + ")"
 			}
-			fmt.Fprintf(w, "build: skipped %s: %v%s\n", f.Path, f.Err, format)
+			fmt.Fprintf(w, "build: skipped %s: %s%s\n", termsafe.Text(f.Path), termsafe.Text(f.Err.Error()), format)
 		default:
 			if len(f.Warnings) > 0 {
 				bad++
 			}
 			if !quiet || len(f.Warnings) > 0 {
-				fmt.Fprintf(w, "build: read %s as %s: %d items\n", f.Path, f.Format, f.Items)
+				fmt.Fprintf(w, "build: read %s as %s: %d items\n", termsafe.Text(f.Path), f.Format, f.Items)
 			}
 		}
 		for _, warn := range f.Warnings {
-			fmt.Fprintf(w, "build:   warning: %s: %s\n", f.Path, warn)
+			fmt.Fprintf(w, "build:   warning: %s: %s\n", termsafe.Text(f.Path), termsafe.Text(warn))
 		}
 	}
 	if others > shown {

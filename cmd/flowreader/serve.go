@@ -98,7 +98,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on (port 0 picks a free port; the address is printed)")
 	inFlight := fs.Int("max-inflight", 0, "retrieve and ask calls running at once; more are refused with 503 busy (0 = the number of CPUs)")
 	maxBody := fs.Int64("max-body", 0, "largest request body in bytes (0 = 64 KiB)")
-	timeout := fs.Duration("timeout", 0, "longest retrieve or ask; past it the call is cancelled with 504 (0 = 2m)")
+	timeout := fs.Duration("call-timeout", 0, "longest retrieve or ask; past it the call is cancelled with 504 (0 = 2m)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader serve -g GRAPHFILE [--addr HOST:PORT] [flags]
 
@@ -141,7 +141,7 @@ flags:
 		return err
 	}
 	// No WriteTimeout: an ask with a remote model may take minutes, and the
-	// handler bounds each call itself (--timeout).
+	// handler bounds each call itself (--call-timeout).
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stderr, "serve: listening on http://%s (%s: %d nodes)\n", ln.Addr(), f.graphFile, ix.Graph().Len())
 	errc := make(chan error, 1)

@@ -30,9 +30,9 @@ var (
 	binDir  string
 )
 
-// binary builds the flowreader command once per test run: the serve and
+// builtBinary builds the flowreader command once per test run: the serve and
 // mcp tests run the real process, signals and stdio included.
-func binary(t *testing.T) string {
+func builtBinary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "flowreader-bin-")
@@ -72,7 +72,7 @@ func (p *serveProcess) log() string {
 // address it prints.
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(builtBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = childEnv()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -272,7 +272,7 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession) {
 // The real binary over stdio, with the SDK's CommandTransport.
 func TestMCPStdio(t *testing.T) {
 	g := buildQuickstart(t)
-	cmd := exec.Command(binary(t), "mcp", "-g", g)
+	cmd := exec.Command(builtBinary(t), "mcp", "-g", g)
 	cmd.Env = childEnv()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -303,7 +303,7 @@ func TestServeErrors(t *testing.T) {
 		{[]string{"serve", "-g", "x", "extra"}, "unexpected argument"},
 		{[]string{"mcp"}, "-g GRAPHFILE is required"},
 	} {
-		out, err := exec.Command(binary(t), c.args...).CombinedOutput()
+		out, err := exec.Command(builtBinary(t), c.args...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%v: %v %s", c.args, err, out)
 		}

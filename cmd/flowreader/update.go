@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"io"
 	"io/fs"
 
@@ -31,7 +32,7 @@ func printDiff(w io.Writer, d graph.Diff, docs int) string {
 		ids  []string
 	}{{"added", d.Added}, {"replaced", d.Replaced}, {"removed", d.Removed}} {
 		for _, id := range c.ids {
-			fmt.Fprintf(w, "%s %s\n", c.what, id)
+			fmt.Fprintf(w, "%s %s\n", c.what, termsafe.Text(id))
 		}
 	}
 	if len(d.Added)+len(d.Replaced)+len(d.Removed) == 0 {

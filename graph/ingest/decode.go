@@ -162,7 +162,8 @@ func utf16Guess(data []byte) (le, ok bool) {
 
 // isBinary reports whether the leading bytes hold a zero byte, or control
 // bytes other than white space, form feeds and escapes in more than one
-// byte in a hundred.
+// byte in a hundred and at least eight of them (a text that rings a bell or
+// two is still text: its control characters are escaped when printed).
 func isBinary(data []byte) bool {
 	head := data[:min(len(data), binarySniff)]
 	ctl := 0
@@ -174,5 +175,5 @@ func isBinary(data []byte) bool {
 			ctl++
 		}
 	}
-	return ctl*100 > len(head)
+	return ctl >= 8 && ctl*100 > len(head)
 }

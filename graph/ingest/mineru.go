@@ -260,16 +260,23 @@ func joinNonEmpty(parts []string, sep string) string {
 	return strings.Join(out, sep)
 }
 
-// intOf reads a JSON number or numeric string; def when absent or invalid.
+// maxIndex bounds the integers read from a content_list.json (page_idx,
+// text_level): a value beyond it is treated as absent, so that a page index
+// such as 3000000000 falls back to the page of its list instead of making a
+// graph that the file format (32-bit pages) cannot hold.
+const maxIndex = 1 << 30
+
+// intOf reads a JSON number or numeric string; def when absent, invalid or
+// beyond ±maxIndex.
 func intOf(r json.RawMessage, def int) int {
 	s := strings.Trim(string(bytes.TrimSpace(r)), `"`)
 	if s == "" {
 		return def
 	}
-	if n, err := strconv.Atoi(s); err == nil {
+	if n, err := strconv.Atoi(s); err == nil && n >= -maxIndex && n <= maxIndex {
 		return n
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= -1<<30 && f <= 1<<30 {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= -maxIndex && f <= maxIndex {
 		return int(f)
 	}
 	return def

@@ -22,7 +22,12 @@ type recorder struct {
 	s    *Server
 }
 
+// sentHeader carries the event number at which the client sent a request.
+const sentHeader = "X-Faultserver-Sent"
+
 func (t *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context()) // a RoundTripper must not change the caller's request
+	r.Header.Set(sentHeader, strconv.Itoa(t.s.tick()))
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
 		return nil, err

@@ -136,6 +136,12 @@ type Entry struct {
 	// Seq is the request's arrival order, from 0; Arrived its event number
 	// (arrivals and consumptions share one clock).
 	Seq, Arrived int
+	// Sent is the event number at which a client made by Client sent the
+	// request (Arrived for other clients). A request can arrive after a
+	// later one was answered: a cancelled client's request written to a
+	// connection before the cancel is still read and handled, late when
+	// the machine is busy. Repeats goes by Sent.
+	Sent int
 	// Path is the request path.
 	Path string
 	// Key is the hex SHA-256 of the body; Items are the keys of what it
@@ -241,8 +247,8 @@ type Repeat struct {
 	First, Again int
 }
 
-// Repeats lists the requests for an item that arrived after a consumed
-// successful answer for the same item, in arrival order.
+// Repeats lists the requests for an item that were sent after a consumed
+// successful answer for the same item (by Entry.Sent), in arrival order.
 func (s *Server) Repeats() []Repeat {
 	log := s.Log()
 	type got struct{ at, seq int }
@@ -260,7 +266,7 @@ func (s *Server) Repeats() []Repeat {
 	var out []Repeat
 	for _, e := range log {
 		for _, it := range e.Items {
-			if g, ok := consumed[it]; ok && e.Arrived > g.at {
+			if g, ok := consumed[it]; ok && e.Sent > g.at {
 				out = append(out, Repeat{Item: it, First: g.seq, Again: e.Seq})
 			}
 		}
@@ -312,11 +318,14 @@ func Draw(seed uint64, rates Rates, key string, a int) Fault {
 	return OK
 }
 
-func (s *Server) begin(path, key string, items []string, label string) (int, Fault) {
+func (s *Server) begin(r *http.Request, path, key string, items []string, label string) (int, Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seq := len(s.log)
-	e := Entry{Seq: seq, Arrived: s.clock, Path: path, Key: key, Items: items, Label: label}
+	e := Entry{Seq: seq, Arrived: s.clock, Sent: s.clock, Path: path, Key: key, Items: items, Label: label}
+	if v, err := strconv.Atoi(r.Header.Get(sentHeader)); err == nil && v >= 0 && v <= s.clock {
+		e.Sent = v
+	}
 	s.clock++
 	if key != "" {
 		s.attempts[key]++
@@ -342,6 +351,14 @@ func (s *Server) finish(seq, status int, served bool, errText string) {
 	}
 }
 
+// tick returns the clock's next event number, for a request being sent.
+func (s *Server) tick() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock++
+	return s.clock - 1
+}
+
 // consume marks entry seq as read to its end by a client.
 func (s *Server) consume(seq int) {
 	s.mu.Lock()
@@ -361,13 +378,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), authKey{}, r.Header.Get("Authorization")))
 	}
 	if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
-		seq, _ := s.begin(r.URL.Path, "", nil, "")
+		seq, _ := s.begin(r, r.URL.Path, "", nil, "")
 		s.writeError(w, r, seq, http.StatusUnauthorized, "invalid API key")
 		return
 	}
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
-		seq, _ := s.begin(r.URL.Path, "", nil, "")
+		seq, _ := s.begin(r, r.URL.Path, "", nil, "")
 		var data []map[string]string
 		for _, m := range s.cfg.Models {
 			data = append(data, map[string]string{"id": m, "object": "model"})
@@ -378,7 +395,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings"):
 		s.embeddings(w, r)
 	default:
-		seq, _ := s.begin(r.URL.Path, "", nil, "")
+		seq, _ := s.begin(r, r.URL.Path, "", nil, "")
 		s.writeError(w, r, seq, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	}
 }
@@ -404,14 +421,14 @@ type wireChat struct {
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
 	if err != nil {
-		seq, _ := s.begin(r.URL.Path, "", nil, "")
+		seq, _ := s.begin(r, r.URL.Path, "", nil, "")
 		s.finish(seq, 0, false, err.Error())
 		return
 	}
 	key := bodyKey(body)
 	var wc wireChat
 	if err := json.Unmarshal(body, &wc); err != nil {
-		seq, _ := s.begin(r.URL.Path, key, nil, "")
+		seq, _ := s.begin(r, r.URL.Path, key, nil, "")
 		s.writeError(w, r, seq, http.StatusBadRequest, "invalid JSON: "+err.Error())
 		return
 	}
@@ -446,7 +463,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Label != nil {
 		label = s.cfg.Label(req)
 	}
-	seq, fault := s.begin(r.URL.Path, key, []string{key}, label)
+	seq, fault := s.begin(r, r.URL.Path, key, []string{key}, label)
 	if s.inject(w, r, seq, fault) {
 		return
 	}
@@ -467,7 +484,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest))
 	if err != nil {
-		seq, _ := s.begin(r.URL.Path, "", nil, "")
+		seq, _ := s.begin(r, r.URL.Path, "", nil, "")
 		s.finish(seq, 0, false, err.Error())
 		return
 	}
@@ -486,7 +503,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil || inputs == nil {
-		seq, _ := s.begin(r.URL.Path, key, nil, "")
+		seq, _ := s.begin(r, r.URL.Path, key, nil, "")
 		s.writeError(w, r, seq, http.StatusBadRequest, "invalid embeddings request")
 		return
 	}
@@ -494,7 +511,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	for i, t := range inputs {
 		items[i] = ItemKey(we.Model, t)
 	}
-	seq, fault := s.begin(r.URL.Path, key, items, "")
+	seq, fault := s.begin(r, r.URL.Path, key, items, "")
 	if s.inject(w, r, seq, fault) {
 		return
 	}

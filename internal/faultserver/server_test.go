@@ -115,7 +115,7 @@ func TestDrawIsDeterministicAndFollowsRates(t *testing.T) {
 // always gets through.
 func TestMaxFaultsPerKey(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	s := New(Config{Rates: Rates{Internal: 1}, MaxFaultsPerKey: 2})
+	s := New(Config{Rates: Rates{Internal: 1}, MaxFaultsPerKey: 2, Chat: func(*ChatRequest) string { return "hi" }})
 	defer s.Close()
 	c, hc := chatFor(t, s, 0)
 	defer hc.CloseIdleConnections()

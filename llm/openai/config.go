@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/flowreader/flowreader/internal/termsafe"
 )
 
 // ErrConfig: the configuration cannot work (missing or malformed URL,
@@ -95,11 +97,15 @@ func (c Config) Format(f fmt.State, verb rune) {
 		c.BaseURL, c.Model, red(c.APIKey), c.EmbedURL, c.EmbedModel, red(c.EmbedKey))
 }
 
+// client returns a copy of HTTPClient (or a zero client) whose redirects
+// never carry the key to another origin (see sameOriginRedirects).
 func (c Config) client() *http.Client {
+	hc := &http.Client{}
 	if c.HTTPClient != nil {
-		return c.HTTPClient
+		*hc = *c.HTTPClient
 	}
-	return http.DefaultClient
+	hc.CheckRedirect = sameOriginRedirects(hc.CheckRedirect)
+	return hc
 }
 
 func (c Config) maxBody() int64 {
@@ -130,7 +136,7 @@ func apiBase(u string) (string, error) {
 		return "", fmt.Errorf("%w: empty base URL", ErrConfig)
 	}
 	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return "", fmt.Errorf("%w: base URL %q is not http(s)", ErrConfig, u)
+		return "", fmt.Errorf("%w: base URL %q is not http(s)", ErrConfig, termsafe.URL(u))
 	}
 	if !strings.HasSuffix(u, "/v1") {
 		u += "/v1"

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -56,9 +57,9 @@ func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]b
 	resp, err := t.client.Do(req)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("openai: %s %s: %w", method, url, cerr)
+			return nil, fmt.Errorf("openai: %s %s: %w", method, termsafe.URL(url), cerr)
 		}
-		return nil, fmt.Errorf("%w: %s %s: %v", llm.ErrUnavailable, method, url, err)
+		return nil, fmt.Errorf("%w: %s %s: %v", llm.ErrUnavailable, method, termsafe.URL(url), err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
