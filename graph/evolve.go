@@ -57,7 +57,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 	k := min(evolveNeighbours, max(n-1, 0))
 	for r := 1; r <= rounds; r++ {
 		stage := fmt.Sprintf("evolve %d/%d", r, rounds)
-		nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
+		nb, err := b.neighbours(ctx, vecs, n, dim, k, nil)
 		if err != nil {
 			return nil, nil, err
 		}
