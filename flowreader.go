@@ -77,6 +77,14 @@ type Config struct {
 	Cache llm.Store
 	// Progress, when set, receives build progress.
 	Progress func(done, total int, stage string)
+	// Candidates makes each question score, route and select over a
+	// candidate subgraph (score.Index.ScoreCandidates) of m dense and m
+	// BM25 candidates and their neighbours, at most 8·m nodes: 0 means
+	// m = 256 on graphs of 50,000 nodes or more and every node below;
+	// positive forces candidates with m = Candidates; negative scores every
+	// node. Scores.Candidates then lists the candidates, and node indexes in
+	// the Scores, Routing and Chains are of Scores.Graph.
+	Candidates int
 }
 
 // Aspects is the default preset, equal to the zero Config: the v3 aspect
@@ -276,8 +284,9 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 // Graph returns the graph the index was opened on.
 func (ix *Index) Graph() *graph.Graph { return ix.g }
 
-// Score embeds the question (as an llm.KindQuery) and scores every node:
-// relevance, and the configured scoring's further signals.
+// Score embeds the question (as an llm.KindQuery) and scores every node
+// (or the candidates, see Config.Candidates): relevance, and the configured
+// scoring's further signals.
 func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
@@ -289,7 +298,13 @@ func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, err
 	if len(vs) != 1 {
 		return nil, fmt.Errorf("flowreader: score: %w: %d vectors for 1 question", llm.ErrInvalidOutput, len(vs))
 	}
-	s, err := ix.scores.Score(ix.p.scoring, score.Query{Text: question, Embedding: vs[0]})
+	q := score.Query{Text: question, Embedding: vs[0]}
+	var s *score.Scores
+	if m := ix.p.candidates(ix.g); m > 0 {
+		s, err = ix.scores.ScoreCandidates(ix.p.scoring, q, m)
+	} else {
+		s, err = ix.scores.Score(ix.p.scoring, q)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
@@ -299,7 +314,11 @@ func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, err
 // Route routes the evidence flow for the scores of one question and
 // decomposes it into chains.
 func (ix *Index) Route(ctx context.Context, s *score.Scores) (*flow.Routing, error) {
-	r, err := ix.router.Route(ctx, s, ix.p.budget)
+	gr, err := ix.routerOf(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: route: %w", err)
+	}
+	r, err := gr.Route(ctx, s, ix.p.budget)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: route: %w", err)
 	}
@@ -344,7 +363,7 @@ func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r
 		return nil, err
 	}
 	res := &Result{Scores: s, Routing: r, Chains: chains, Notes: ix.p.Notes()}
-	in := &reader.Input{Question: question, Graph: ix.g, Chains: chains}
+	in := &reader.Input{Question: question, Graph: ix.graphOf(s), Chains: chains}
 	if s != nil {
 		in.Relevance = s.H
 	}

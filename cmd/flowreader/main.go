@@ -36,6 +36,7 @@ func commands() []command {
 		askCommand(),
 		mcfCommand(),
 		evalCommand(),
+		benchCommand(),
 	}
 }
 
