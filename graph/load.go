@@ -94,6 +94,12 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	l, ok := <-found
 	if ok {
 		nodes, edges, deg, derr = decodeBody(p, l)
+		if derr == nil {
+			// The edge records are decoded into edges and never read
+			// again; their pages need not stay resident while the
+			// embeddings are still arriving.
+			release(p[l.emb-edgeBytes(l) : l.emb])
+		}
 	}
 	res := <-done
 	if res.err != nil {
@@ -117,6 +123,11 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	}
 	return l.graph(p, nodes, edges, deg), nil
 }
+
+// edgeBytes is the length of the edge records. They end at most 3 bytes of
+// padding before the embeddings, so p[l.emb-edgeBytes(l):l.emb] lies
+// inside them and the padding: it never holds a node's bytes.
+func edgeBytes(l layout) int { return l.ne * edgeSize }
 
 // readResult is what readPayload found.
 type readResult struct {
