@@ -77,7 +77,7 @@ type Builder struct {
 	// is at most N-1.
 	KNN int
 	// ApproxKNN chooses how the kNN edges (and the evolution rounds'
-	// neighbours) are found: 0 means exactly (brute force) up to 20,000
+	// neighbours) are found: 0 means exactly (brute force) up to 10,000
 	// nodes and approximately above, with a deterministic HNSW index
 	// (Malkov & Yashunin 2020) whose kNN-edge recall the package doc
 	// states; positive means always approximately, negative always exactly.

@@ -46,7 +46,7 @@ const (
 // exactly by default; above it the Builder uses the HNSW path. It is where
 // the HNSW path overtakes brute force at kNN-edge recall ≥ 0.95
 // (docs/scale.md).
-const exactKNNMax = 20000
+const exactKNNMax = 10000
 
 // hnswGraph is the layered graph under construction.
 type hnswGraph struct {
