@@ -79,8 +79,8 @@ type Builder struct {
 	// ApproxKNN chooses how the kNN edges (and the evolution rounds'
 	// neighbours) are found: 0 means exactly (brute force) up to 10,000
 	// nodes and approximately above, with a deterministic HNSW index
-	// (Malkov & Yashunin 2020) whose kNN-edge recall the package doc
-	// states; positive means always approximately, negative always exactly.
+	// (Malkov & Yashunin 2020; see the package doc); positive means always
+	// approximately, negative always exactly.
 	ApproxKNN int
 	// Root, when set, makes stored image paths relative to it (the
 	// collection root); otherwise they are the document's Root joined with
