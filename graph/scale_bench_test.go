@@ -3,12 +3,12 @@ package graph
 import (
 	"context"
 	"math"
-	"os"
-	"strconv"
-	"time"
 	"math/rand"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/coder/hnsw"
 )

@@ -125,4 +125,3 @@ func meanOf(x []float64) float64 {
 	}
 	return s / float64(max(len(x), 1))
 }
-
