@@ -29,6 +29,30 @@ func BenchmarkClassicGrowth(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, n := range sizes {
+		b.Run(fmt.Sprintf("candidates/n=%d", n), func(b *testing.B) {
+			// Bounded by candidates: scored, opened and routed on the
+			// subgraph of m = 256 candidates (at most 2,048 nodes).
+			g := benchGraph(b, n, 100)
+			ix := score.NewIndex(g)
+			q := append([]float32(nil), g.Embedding(1)...)
+			question := g.Nodes[1].Summary[:40]
+			b.ResetTimer()
+			c0 := cputime.Now()
+			for range b.N {
+				s, err := ix.ScoreCandidates(score.ClassicConfig(), score.Query{Text: question, Embedding: q}, 256)
+				if err != nil {
+					b.Fatal(err)
+				}
+				gr, err := flow.DefaultClassic().Open(ctx, s.Graph)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := gr.Route(ctx, s, 11); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cputime.Now()-c0)/float64(b.N)/1e6, "cpu-ms")
+		})
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			g := benchGraph(b, n, 100)
 			ix := score.NewIndex(g)

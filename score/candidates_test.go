@@ -2,6 +2,7 @@ package score
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/flowreader/flowreader/internal/synth"
@@ -56,5 +57,44 @@ func TestScoreCandidatesMatchesScore(t *testing.T) {
 	}
 	if _, err := ix.ScoreCandidates(AspectsConfig(), Query{Embedding: g.Embedding(0)}, 0); !errors.Is(err, ErrConfig) {
 		t.Fatalf("m = 0: %v", err)
+	}
+}
+
+// TestScoreCandidatesConcurrent asks the same questions from several
+// goroutines: the pooled working space must not leak between them.
+func TestScoreCandidatesConcurrent(t *testing.T) {
+	g := synth.Topics(t, 2000, 16)
+	ix := NewIndex(g)
+	want := make([][]int, 8)
+	for k := range want {
+		s, err := ix.ScoreCandidates(AspectsConfig(), Query{Text: g.Nodes[k*97].Summary, Embedding: g.Embedding(k * 97)}, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[k] = s.Candidates
+	}
+	done := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func() {
+			for r := 0; r < 5; r++ {
+				for k := range want {
+					s, err := ix.ScoreCandidates(AspectsConfig(), Query{Text: g.Nodes[k*97].Summary, Embedding: g.Embedding(k * 97)}, 32)
+					if err != nil {
+						done <- err
+						return
+					}
+					if !slices.Equal(s.Candidates, want[k]) {
+						done <- errors.New("candidates differ between concurrent questions")
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
