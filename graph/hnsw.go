@@ -184,33 +184,19 @@ func (s *searcher) searchLayer(h *hnswGraph, q []float32, l, ef int, limit int32
 	}
 }
 
-// search finds the ef nearest nodes below limit to q, returned best first,
-// with the per-layer entry lists (best first) in perLayer when not nil.
-func (s *searcher) search(h *hnswGraph, q []float32, ef int, limit int32, entry int32, top int, perLayer func(l int, found []cand)) []cand {
+// search finds the ef nearest nodes below limit to q, best first: a
+// greedy descent from entry on layers top..1, then a beam of width ef on
+// layer 0.
+func (s *searcher) search(h *hnswGraph, q []float32, ef int, limit int32, entry int32, top int) []cand {
 	s.reset()
 	s.seen[entry] = s.stamp
 	s.results = append(s.results, cand{entry, s.dot(h, q, entry)})
 	for l := top; l >= 0; l-- {
 		w := 1
-		if l == 0 || perLayer != nil {
+		if l == 0 {
 			w = ef
 		}
 		s.searchLayer(h, q, l, w, limit)
-		if perLayer != nil {
-			found := slices.Clone(s.results)
-			slices.SortFunc(found, cmpCand)
-			perLayer(l, found)
-		}
-		if l > 0 && perLayer == nil {
-			// Keep only the best as the entry of the layer below.
-			best := s.results[0]
-			for _, c := range s.results {
-				if better(c, best) {
-					best = c
-				}
-			}
-			s.results = append(s.results[:0], best)
-		}
 	}
 	out := slices.Clone(s.results)
 	slices.SortFunc(out, cmpCand)
@@ -505,7 +491,7 @@ func (h *hnswGraph) knn(ctx context.Context, k, workers int) ([]int32, error) {
 					q := h.emb[i*h.dim : (i+1)*h.dim]
 					// Node i is in the graph: its own neighbourhood is the
 					// best entry, and no descent is needed.
-					res := s.search(h, q, ef+1, int32(n), int32(i), 0, nil)
+					res := s.search(h, q, ef+1, int32(n), int32(i), 0)
 					t := 0
 					for _, c := range res {
 						if c.id == int32(i) {
