@@ -3,6 +3,7 @@ module github.com/flowreader/flowreader
 go 1.26.0
 
 require (
+	github.com/coder/hnsw v0.6.1
 	github.com/kljensen/snowball v0.10.0
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/yourbasic/graph v0.0.0-20210606180040-8ecfec1c2869
@@ -24,7 +25,6 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/chewxy/math32 v1.10.1 // indirect
-	github.com/coder/hnsw v0.6.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/renameio v1.0.1 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
