@@ -193,13 +193,26 @@ func (ix *Index) evidence(question string, s *score.Scores, r *flow.Routing, cha
 
 // fill sets the exported fields of ev from its steps' values.
 func (ix *Index) fill(ev *Evidence, withScores bool) {
-	g := ix.g
+	// With candidates (Config.Candidates) the steps ran on a subgraph; the
+	// evidence names nodes of the index's graph.
+	g := ix.graphOf(ev.scores)
+	var cand []int
+	if ev.scores != nil {
+		cand = ev.scores.Candidates
+	}
 	var h []float64
 	if ev.scores != nil && len(ev.scores.H) == g.Len() {
 		h = ev.scores.H
 	}
 	if withScores && h != nil {
-		ev.Scores = append([]float64{}, h...)
+		if cand == nil {
+			ev.Scores = append([]float64{}, h...)
+		} else { // nodes outside the candidates were not scored: 0
+			ev.Scores = make([]float64, ix.g.Len())
+			for i, v := range cand {
+				ev.Scores[v] = h[i]
+			}
+		}
 	}
 	through := map[int]float64{}
 	if r := ev.routing; r != nil {
@@ -224,7 +237,11 @@ func (ix *Index) fill(ev *Evidence, withScores bool) {
 			if v < 0 || v >= g.Len() {
 				continue
 			}
-			ec.Nodes = append(ec.Nodes, evidenceNode(g, v, h, through[v]))
+			n := evidenceNode(g, v, h, through[v])
+			if cand != nil && v < len(cand) {
+				n.Node = cand[v]
+			}
+			ec.Nodes = append(ec.Nodes, n)
 		}
 		ev.Chains = append(ev.Chains, ec)
 	}

@@ -104,6 +104,14 @@ type Config struct {
 	// the calls to Model and Embedder. Nil means none; the global provider
 	// is never used unless passed here.
 	MeterProvider metric.MeterProvider
+	// Candidates makes each question score, route and select over a
+	// candidate subgraph (score.Index.ScoreCandidates) of m dense and m
+	// BM25 candidates and their neighbours, at most 8·m nodes: 0 means
+	// m = 256 on graphs of 50,000 nodes or more and every node below;
+	// positive forces candidates with m = Candidates; negative scores every
+	// node. Scores.Candidates then lists the candidates, and node indexes in
+	// the Scores, Routing and Chains are of Scores.Graph.
+	Candidates int
 }
 
 // Aspects is the default preset, equal to the zero Config: the v3 aspect
@@ -304,8 +312,9 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 // Graph returns the graph the index was opened on.
 func (ix *Index) Graph() *graph.Graph { return ix.g }
 
-// Score embeds the question (as an llm.KindQuery) and scores every node:
-// relevance, and the configured scoring's further signals.
+// Score embeds the question (as an llm.KindQuery) and scores every node
+// (or the candidates, see Config.Candidates): relevance, and the configured
+// scoring's further signals.
 func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, err error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
@@ -319,7 +328,13 @@ func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, e
 	if len(vs) != 1 {
 		return nil, fmt.Errorf("flowreader: score: %w: %d vectors for 1 question", llm.ErrInvalidOutput, len(vs))
 	}
-	s, err := ix.scores.Score(ix.p.scoring, score.Query{Text: question, Embedding: vs[0]})
+	q := score.Query{Text: question, Embedding: vs[0]}
+	var s *score.Scores
+	if m := ix.p.candidates(ix.g); m > 0 {
+		s, err = ix.scores.ScoreCandidates(ix.p.scoring, q, m)
+	} else {
+		s, err = ix.scores.Score(ix.p.scoring, q)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
@@ -335,7 +350,11 @@ func (ix *Index) Route(ctx context.Context, s *score.Scores) (*flow.Routing, err
 func (ix *Index) route(ctx context.Context, s *score.Scores, budget int) (_ *flow.Routing, err error) {
 	ctx, done := ix.observeRoute(ctx, budget)
 	defer func() { done(err) }()
-	r, err := ix.router.Route(ctx, s, budget)
+	gr, err := ix.routerOf(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: route: %w", err)
+	}
+	r, err := gr.Route(ctx, s, budget)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: route: %w", err)
 	}
@@ -409,7 +428,7 @@ func (ix *Index) answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	ctx, done := ix.observeAnswer(ctx, len(ev.chains))
 	defer func() { done(res, err) }()
-	in := &reader.Input{Question: ev.Question, Graph: ix.g, Chains: ev.chains}
+	in := &reader.Input{Question: ev.Question, Graph: ix.graphOf(ev.scores), Chains: ev.chains}
 	if ev.scores != nil {
 		in.Relevance = ev.scores.H
 	}

@@ -113,11 +113,25 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	out := resultJSON{Evidence: ev, StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
 		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
+	var cand []int // with candidates, nodes are named in the index's graph
+	if r.Scores != nil {
+		cand = r.Scores.Candidates
+	}
 	for _, c := range a.Citations {
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
+		node := c.Node
+		if cand != nil && node >= 0 && node < len(cand) {
+			node = cand[node]
+		}
+		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
 	}
 	for _, d := range a.Drafts {
-		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: append([]int{}, d.Nodes...), Flow: d.Flow,
+		nodes := append([]int{}, d.Nodes...)
+		for i, v := range nodes {
+			if cand != nil && v >= 0 && v < len(cand) {
+				nodes[i] = cand[v]
+			}
+		}
+		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: nodes, Flow: d.Flow,
 			Status: string(d.Status), Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images})
 	}
 	if s := r.System2; s != nil {

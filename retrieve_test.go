@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flowreadertest"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
@@ -400,4 +401,57 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// With candidates forced on, the steps run on a subgraph, and the evidence
+// and the JSON contract still name nodes of the index's graph.
+func TestRetrieveCandidatesNameGraphNodes(t *testing.T) {
+	cfg := flowreader.Aspects()
+	cfg.Candidates = 1
+	var pairs []string
+	words := []string{"harbour", "storm", "tern", "nests", "gust", "mole", "ridge", "kestrel", "flood", "survey"}
+	for i := range 120 {
+		pairs = append(pairs, fmt.Sprintf("doc%03d", i),
+			fmt.Sprintf("Report %d on the %s and the %s: %d %s counted.", i, words[i%10], words[(i/10)%10], i*7, words[(i+3)%10]))
+	}
+	ix := flowreadertest.Open(t, cfg, flowreadertest.Passages(pairs...))
+	g := ix.Graph()
+	ctx := context.Background()
+	res, err := ix.Ask(ctx, "How many kestrel nests were counted in the storm report?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scores.Graph == nil || res.Scores.Graph.Len() >= g.Len() {
+		t.Fatalf("candidates not used: %v of %d nodes", res.Scores.Candidates, g.Len())
+	}
+	moved := false
+	for _, c := range res.Evidence.Chains {
+		for _, n := range c.Nodes {
+			if n.Node < 0 || n.Node >= g.Len() || g.Nodes[n.Node].ID != n.ID {
+				t.Errorf("evidence node %d (%s) is not graph node %d", n.Node, n.ID, n.Node)
+			}
+			if n.Node >= res.Scores.Graph.Len() || res.Scores.Graph.Nodes[n.Node].ID != n.ID {
+				moved = true
+			}
+		}
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Citations []struct {
+			Node   int    `json:"node"`
+			NodeID string `json:"node_id"`
+		} `json:"citations"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range out.Citations {
+		if c.Node < 0 || c.Node >= g.Len() || g.Nodes[c.Node].ID != c.NodeID {
+			t.Errorf("citation node %d is not %s", c.Node, c.NodeID)
+		}
+	}
+	t.Logf("%d candidates of %d nodes; an index differs between subgraph and graph: %v", len(res.Scores.Candidates), g.Len(), moved)
 }

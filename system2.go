@@ -120,7 +120,11 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 		return nil
 	}
 
-	rr, ok := ix.router.(flow.Rerouter)
+	gr, err := ix.routerOf(ctx, res.Scores)
+	if err != nil {
+		return err
+	}
+	rr, ok := gr.(flow.Rerouter)
 	switch {
 	case !ok:
 		tr.Skipped = "the router cannot re-route (no flow.Rerouter)"
@@ -149,7 +153,7 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 		return nil
 	}
 	tr.Ran = true
-	s2, err := ix.read(ctx, &reader.Input{Question: question, Graph: ix.g, Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
+	s2, err := ix.read(ctx, &reader.Input{Question: question, Graph: ix.graphOf(res.Scores), Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
 	if err != nil {
 		if ctx.Err() != nil {
 			// The partial re-read (its calls and tokens) stays on the account.
@@ -197,7 +201,7 @@ func gate(c, sigma float64, supported int) (triggers []string, reason string) {
 // B.6; T2 the top-decile-flow edges re-scored by B.6; T3 new seeds by BFS
 // and their edges re-scored by B.6; each score applied by the damped update.
 func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr *System2, budget int) (flow.Edits, error) {
-	g, s, prev := ix.g, res.Scores, res.Routing
+	g, s, prev := ix.graphOf(res.Scores), res.Scores, res.Routing
 	// Scorer calls get what is left after the re-read and the synthesis.
 	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - budget - 1
 	take := func(ps [][2]int) [][2]int {

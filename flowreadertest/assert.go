@@ -24,23 +24,18 @@ func Evidence(t TB, ix *flowreader.Index, question string) []graph.Node {
 }
 
 func evidence(t TB, ix *flowreader.Index, question string) ([]graph.Node, error) {
-	ctx := testContext(t)
-	s, err := ix.Score(ctx, question)
-	if err != nil {
-		return nil, err
-	}
-	r, err := ix.Route(ctx, s)
+	ev, err := ix.Retrieve(testContext(t), question)
 	if err != nil {
 		return nil, err
 	}
 	g := ix.Graph()
 	var out []graph.Node
 	seen := map[int]bool{}
-	for _, c := range ix.Select(r) {
-		for _, v := range c.Nodes {
-			if !seen[v] {
-				seen[v] = true
-				out = append(out, g.Nodes[v])
+	for _, c := range ev.Chains {
+		for _, n := range c.Nodes {
+			if !seen[n.Node] {
+				seen[n.Node] = true
+				out = append(out, g.Nodes[n.Node])
 			}
 		}
 	}

@@ -82,6 +82,12 @@ type Builder struct {
 	// clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), negative no kNN edges. It
 	// is at most N-1.
 	KNN int
+	// ApproxKNN chooses how the kNN edges (and the evolution rounds'
+	// neighbours) are found: 0 means exactly (brute force) up to 10,000
+	// nodes and approximately above, with a deterministic HNSW index
+	// (Malkov & Yashunin 2020; see the package doc); positive means always
+	// approximately, negative always exactly.
+	ApproxKNN int
 	// Root, when set, makes stored image paths relative to it (the
 	// collection root) and becomes the graph's ImageRoot; otherwise they
 	// are the document's Root joined with the item's path.
@@ -184,12 +190,11 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if k := b.knnK(len(nodes)); k > 0 {
 		p := b.stage("knn", len(nodes))
 		_, span := telemetry.Stage(ctx, "flowreader.build.knn", attribute.Int("flowreader.nodes", len(nodes)), attribute.Int("flowreader.k", k))
-		nb, err := topK(ctx, vecs, len(nodes), dim, k, b.concurrency())
+		nb, err := b.neighbours(ctx, vecs, len(nodes), dim, k, p)
 		telemetry.End(span, err)
 		if err != nil {
 			return nil, err
 		}
-		p.add(len(nodes))
 		edges = append(edges, knnEdges(nb, len(nodes), k)...)
 	}
 	if err := ctx.Err(); err != nil {
@@ -308,6 +313,24 @@ func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, re
 	}
 	g.ImageRoot = b.Root
 	return g, nil
+}
+
+// neighbours returns each node's k nearest other nodes (topK's layout),
+// exactly or approximately as ApproxKNN and the node count say, and reports
+// the nodes done to p (nil for none).
+func (b *Builder) neighbours(ctx context.Context, vecs []float32, n, dim, k int, p *progress) ([]int32, error) {
+	if b.ApproxKNN > 0 || b.ApproxKNN == 0 && n > exactKNNMax {
+		var done func(int)
+		if p != nil {
+			done = func(d int) { p.add(d) } // insertion; the searches report nothing
+		}
+		return approxTopK(ctx, vecs, n, dim, k, b.concurrency(), done)
+	}
+	nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
+	if err == nil && p != nil {
+		p.add(n)
+	}
+	return nb, err
 }
 
 // nodes turns documents into unanalysed nodes.

@@ -423,3 +423,43 @@ func hashVector(text string, dim int) []float32 {
 type named struct{ *fake.Embedder }
 
 func (named) Name() string { return "hash-32" }
+
+// TestBuildApproxDeterministic forces the HNSW path: builds with one and
+// with three workers give the same bytes, the model's evolution rounds
+// included, and the kNN edges match the exact path's almost everywhere.
+func TestBuildApproxDeterministic(t *testing.T) {
+	var docs []graph.Document
+	for d := 0; d < 12; d++ {
+		doc := graph.Document{ID: fmt.Sprintf("d%d", d)}
+		for i := 0; i < 50; i++ {
+			doc.Items = append(doc.Items, graph.Item{Modality: graph.ModalityText, Text: fmt.Sprintf("topic %d passage %d about item %d", d%4, i, (i*7+d)%13)})
+		}
+		docs = append(docs, doc)
+	}
+	a := encoded(t, build(t, &graph.Builder{Embedder: &fake.Embedder{Dim: 16}, ApproxKNN: 1, Concurrency: 1}, docs))
+	b := encoded(t, build(t, &graph.Builder{Embedder: &fake.Embedder{Dim: 16}, ApproxKNN: 1, Concurrency: 3}, docs))
+	if !bytes.Equal(a, b) {
+		t.Fatal("approximate builds with 1 and 3 workers differ")
+	}
+	ex := build(t, &graph.Builder{Embedder: &fake.Embedder{Dim: 16}, ApproxKNN: -1}, docs)
+	ap := build(t, &graph.Builder{Embedder: &fake.Embedder{Dim: 16}, ApproxKNN: 1}, docs)
+	knn := func(g *graph.Graph) map[[2]int32]bool {
+		m := map[[2]int32]bool{}
+		for _, e := range g.Edges {
+			if e.Kind&graph.EdgeKNN != 0 {
+				m[[2]int32{e.U, e.V}] = true
+			}
+		}
+		return m
+	}
+	me, ma := knn(ex), knn(ap)
+	hit := 0
+	for e := range me {
+		if ma[e] {
+			hit++
+		}
+	}
+	if r := float64(hit) / float64(len(me)); r < 0.95 {
+		t.Fatalf("approximate kNN edges cover %.3f of the exact ones", r)
+	}
+}

@@ -313,6 +313,13 @@ func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32, rec *bu
 // i in deg[i+1]. It reads only p[:l.emb], so p may be a prefix holding that
 // much.
 func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, rec *buildRecord, err error) {
+	nodes, edges, deg, rec, _, err = decodeRecords(p, l)
+	return
+}
+
+// decodeRecords is decodeBody that also returns the edge records' bytes
+// within p (nothing aliases them once decoded).
+func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, rec *buildRecord, edgeRecs []byte, err error) {
 	p = p[:l.emb]
 	d := &decoder{b: p, off: l.body}
 	nodes = make([]Node, l.nn)
@@ -324,7 +331,7 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, re
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
 		if d.err == nil && n.Modality > ModalityFigure {
-			return nil, nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
+			return nil, nil, nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
 		}
 		n.Section = d.str()
 		n.Content = d.str()
@@ -343,12 +350,12 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, re
 		}
 		n.Context = d.str()
 		if d.err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("node %d: %w", i, d.err)
+			return nil, nil, nil, nil, nil, fmt.Errorf("node %d: %w", i, d.err)
 		}
 	}
 	ne := l.ne
 	if len(p)-d.off < ne*edgeSize {
-		return nil, nil, nil, nil, errShort
+		return nil, nil, nil, nil, nil, errShort
 	}
 	// Edges are checked and counted per node (for the CSR) in one pass.
 	edges = make([]Edge, ne)
@@ -364,18 +371,18 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, re
 			Weight: math.Float32frombits(binary.LittleEndian.Uint32(b[9:])),
 		}
 		if e.U < 0 || e.U >= e.V || int(e.V) >= l.nn {
-			return nil, nil, nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
+			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
 		}
 		if key := int64(e.U)<<32 | int64(e.V); key > prev {
 			prev = key
 		} else {
-			return nil, nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
+			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
 		}
 		if e.Kind == 0 || e.Kind > EdgeOrder|EdgeKNN|EdgeLink {
-			return nil, nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
+			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
 		}
 		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {
-			return nil, nil, nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
+			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
 		}
 		edges[i] = e
 		deg[e.U+1]++
@@ -384,18 +391,18 @@ func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, re
 	d.off += ne * edgeSize
 	if l.flags&flagRecord != 0 {
 		if rec, err = decodeRecord(d, nodes); err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 	}
 	for ; d.off%4 != 0; d.off++ {
 		if d.off >= len(p) || p[d.off] != 0 {
-			return nil, nil, nil, nil, fmt.Errorf("bad padding at %d", d.off)
+			return nil, nil, nil, nil, nil, fmt.Errorf("bad padding at %d", d.off)
 		}
 	}
 	if d.off != l.emb {
-		return nil, nil, nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
+		return nil, nil, nil, nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
 	}
-	return nodes, edges, deg, rec, nil
+	return nodes, edges, deg, rec, eb, nil
 }
 
 // nonFinite returns the index of the first NaN or ±Inf among the

@@ -17,7 +17,13 @@
 //     (w = [Builder.Window], 3 by default; visual nodes start unlinked);
 //   - [EdgeKNN]: symmetric cosine kNN, {u,v} when v ∈ kNN_k(u) or u ∈ kNN_k(v),
 //     with k = clip(⌈log2 N⌉, 3, 32) (paper v3 App. A.1), exact brute force
-//     with ties broken by lower index;
+//     with ties broken by lower index up to 10,000 nodes, and above that
+//     approximate: each node's k nearest found in a hierarchical navigable
+//     small world graph (HNSW, Malkov & Yashunin 2020: M = 16 links, 32 on
+//     layer 0, insertion beam 96, search beam max(48, 2k)), built
+//     deterministically (seeded levels, batched inserts linked in node
+//     order), so that the edges do not depend on the number of workers
+//     ([Builder.ApproxKNN] forces either path);
 //   - [EdgeLink]: a passage that names another's title, two passages that
 //     name one entity ([MentionLinks], unless [Builder.NoMentionLinks]),
 //     and the links left by T = 3 evolution rounds ([Builder.Rounds]; prompt P3; paper v1

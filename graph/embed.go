@@ -34,7 +34,17 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 		dim = b.Embedder.Dimension()
 	}
 	p := b.stage(stage, n)
-	rows := make([][]float32, n)
+	// With the dimension known, each batch goes straight into its rows of
+	// the result, so that a large collection's vectors are not held twice
+	// (once per batch, once contiguous).
+	var emb []float32
+	if dim > 0 {
+		emb = make([]float32, n*dim)
+	}
+	var rows [][]float32
+	if emb == nil {
+		rows = make([][]float32, n)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(b.concurrency())
 	for a := 0; a < n; a += batch {
@@ -50,7 +60,15 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 			if err := llmutil.CheckVectors(vecs, z-a, dim); err != nil {
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}
-			copy(rows[a:z], vecs)
+			if emb != nil {
+				for i, v := range vecs {
+					row := emb[(a+i)*dim : (a+i+1)*dim]
+					copy(row, v)
+					normalize(row)
+				}
+			} else {
+				copy(rows[a:z], vecs)
+			}
 			p.add(z - a)
 			return nil
 		})
@@ -64,13 +82,16 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	if n == 0 {
 		return nil, dim, nil
 	}
+	if emb != nil {
+		return emb, dim, nil
+	}
 	if dim == 0 {
 		dim = len(rows[0])
 	}
 	if dim > maxDim { // Save would refuse the graph after the whole build
 		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
 	}
-	emb := make([]float32, n*dim)
+	emb = make([]float32, n*dim)
 	for i, v := range rows {
 		if len(v) != dim { // batches disagree on an unknown dimension
 			return nil, 0, fmt.Errorf("graph: node %d: %w: %d components, want %d", i, ErrDimension, len(v), dim)

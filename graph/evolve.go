@@ -60,7 +60,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 	for r := 1; r <= rounds; r++ {
 		stage := fmt.Sprintf("evolve %d/%d", r, rounds)
 		ctx, span := telemetry.Stage(ctx, "flowreader.build.evolve", attribute.Int("flowreader.round", r))
-		nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
+		nb, err := b.neighbours(ctx, vecs, n, dim, k, nil)
 		if err != nil {
 			telemetry.End(span, err)
 			return nil, nil, err

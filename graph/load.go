@@ -132,7 +132,15 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	l, ok := <-found
 	if ok {
 		l.flags = flags
-		nodes, edges, deg, rec, derr = decodeBody(p, l)
+		var edgeRecs []byte
+		nodes, edges, deg, rec, edgeRecs, derr = decodeRecords(p, l)
+		if derr == nil {
+			// The edge records are decoded into edges and never read
+			// again (node strings and the build record alias other parts
+			// of p); their pages need not stay resident while the
+			// embeddings are still arriving.
+			release(edgeRecs)
+		}
 	}
 	res := <-done
 	if res.err != nil {

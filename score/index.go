@@ -54,6 +54,12 @@ type Index struct {
 	pruned *adjacency // for the last r_min asked
 
 	scratch sync.Pool // *scratch, per-query working arrays
+	cands   sync.Pool // *candState, ScoreCandidates' working space
+
+	// bmFixed, for a candidate subgraph's index, normalises BM25 by the
+	// whole graph's range [bmLo, bmHi] instead of the subgraph's.
+	bmFixed    bool
+	bmLo, bmHi float64
 }
 
 // NewIndex builds the index of g. The graph must not change while the

@@ -98,6 +98,9 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 		if ix.bm25(sc.BM25, sc.Keywords) {
 			var hi float64
 			lo, hi = bounds(sc.BM25)
+			if ix.bmFixed {
+				lo, hi = ix.bmLo, ix.bmHi
+			}
 			if hi > lo {
 				scale, span = true, hi-lo
 			} else {

@@ -1,5 +1,7 @@
 package score
 
+import "github.com/flowreader/flowreader/graph"
+
 // Ref is a reference a question or a node makes, such as ("figure", "3") for
 // "Fig. 3" or ("table", "ii") for "Table II".
 type Ref struct {
@@ -13,7 +15,10 @@ type Ref struct {
 // Scores holds every node signal for one query over one graph, as
 // [Index.Score] computed them. Slices are
 // indexed by node and have length g.Len(); a signal that is switched off is
-// nil (except H and R, which are always set).
+// nil (except H and R, which are always set). Scores from
+// [Index.ScoreCandidates] are over a candidate subgraph: g is then Graph,
+// and every node index here (and in a routing of these Scores) is a node of
+// Graph.
 type Scores struct {
 	// Question is the question's text (Query.Text), for routers that read
 	// it (flow.Hop matches the titles it names).
@@ -48,4 +53,10 @@ type Scores struct {
 	// PhiSweeps and PsiSweeps are the iterations φ and PageRank took (0 when
 	// not computed), for checking convergence.
 	PhiSweeps, PsiSweeps int
+	// Graph is the candidate subgraph the slices index ([graph.Graph.Subgraph]
+	// of the index's graph), nil when every node was scored.
+	Graph *graph.Graph
+	// Candidates maps Graph's nodes to the index's graph: node i of Graph
+	// is node Candidates[i] (ascending); nil when every node was scored.
+	Candidates []int
 }

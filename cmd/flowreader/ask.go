@@ -163,6 +163,11 @@ flags:
 	if err != nil {
 		return err
 	}
+	if res.Scores != nil && res.Scores.Graph != nil {
+		// Candidates (large graphs): the routing and chains index the
+		// candidate subgraph.
+		g = res.Scores.Graph
+	}
 	title := "Q: " + question
 	if *dotFile != "" {
 		pic := newPicture(g, res.Routing, res.Chains, maxPictureNodes, title)

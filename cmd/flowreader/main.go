@@ -42,6 +42,7 @@ func commands() []command {
 		evalCommand(),
 		serveCommand(),
 		mcpServeCommand(),
+		benchCommand(),
 	}
 }
 

@@ -1,0 +1,52 @@
+package flowreader
+
+import (
+	"context"
+
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// Candidate scoring (score.Index.ScoreCandidates) bounds a question's cost
+// on a large graph by the candidates' size instead of the graph's.
+const (
+	// candidateMinNodes is the graph size from which questions are scored
+	// on candidates by default: below it, scoring every node costs a few
+	// milliseconds and candidates would only risk evidence (docs/scale.md).
+	candidateMinNodes = 50000
+	// defaultCandidates is m, the dense and the BM25 candidates per
+	// question; the subgraph holds at most 8·m nodes.
+	defaultCandidates = 256
+)
+
+// candidates returns m for g under Config.Candidates, 0 for every node.
+func (p *Pipeline) candidates(g *graph.Graph) int {
+	switch c := p.cfg.Candidates; {
+	case c < 0:
+		return 0
+	case c > 0:
+		return c
+	case g.Len() >= candidateMinNodes:
+		return defaultCandidates
+	}
+	return 0
+}
+
+// graphOf is the graph the node indexes of s refer to: its candidate
+// subgraph, or the index's graph.
+func (ix *Index) graphOf(s *score.Scores) *graph.Graph {
+	if s != nil && s.Graph != nil {
+		return s.Graph
+	}
+	return ix.g
+}
+
+// routerOf is the per-graph router for s: the index's, or one opened on the
+// candidate subgraph (its cost is in the subgraph's size).
+func (ix *Index) routerOf(ctx context.Context, s *score.Scores) (flow.GraphRouter, error) {
+	if s == nil || s.Graph == nil {
+		return ix.router, nil
+	}
+	return ix.p.router.Open(ctx, s.Graph)
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/flow"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/vec"
+	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/score"
+)
+
+func benchCommand() command {
+	return command{
+		name:    "bench",
+		summary: "measure build and question cost on a synthetic collection (bench scale)",
+		run:     runBench,
+	}
+}
+
+// benchQuestions is the fixed number of questions bench scale asks;
+// benchRecallSample the nodes whose kNN edges it checks against exact.
+const (
+	benchQuestions    = 32
+	benchRecallSample = 200
+)
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "scale" {
+		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S]")
+		return fmt.Errorf("want the benchmark name scale: %w", errUsage)
+	}
+	fs := flag.NewFlagSet("bench scale", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	nodes := fs.Int("nodes", 10000, "number of nodes")
+	dim := fs.Int("dim", 768, "embedding dimension")
+	seed := fs.Uint64("seed", 1, "seed of the synthetic collection")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: flowreader bench scale --nodes N --dim D [--seed S]
+
+Generates a topic-clustered synthetic collection (short texts from a
+vocabulary, embeddings around topic centres), builds its graph without a
+model (offline analysis, the embeddings given directly), asks a fixed set
+of questions and prints one figure a line:
+  build-seconds X               wall time of the build
+  peak-rss-bytes X              the process's peak resident memory up to the
+                                end of the build (under a soft memory limit of
+                                1.25 × (embedding bytes + text) unless
+                                GOMEMLIMIT is set)
+  knn-recall X                  share of a sample of nodes' exact k nearest
+                                neighbours that are kNN edges of them
+  query-ms-median X             warm Score + Route + Select, the default
+  bruteforce-query-ms-median X  the same, scoring every node
+  evidence-overlap X            share of the nodes the default reads that
+                                scoring every node also reads
+
+flags:`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	if fs.NArg() != 0 || *nodes < 2 || *dim < 1 {
+		fs.Usage()
+		return fmt.Errorf("want --nodes ≥ 2 and --dim ≥ 1 and no arguments: %w", errUsage)
+	}
+	return benchScale(ctx, *nodes, *dim, *seed, stdout)
+}
+
+// rowEmbedder embeds a collection's texts by the row they name, and its
+// questions by their position.
+type rowEmbedder struct {
+	c         *synth.Collection
+	n         int
+	questions map[string]int
+}
+
+func (e rowEmbedder) Dimension() int { return e.c.Dim }
+
+func (e rowEmbedder) Embed(_ context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, e.c.Dim)
+		if kind == llm.KindQuery {
+			q, ok := e.questions[t]
+			if !ok {
+				return nil, fmt.Errorf("bench: unknown question %q", t)
+			}
+			copy(v, e.c.QueryEmb[q*e.c.Dim:])
+		} else {
+			r := synth.RowOf(t)
+			if r < 0 || r >= e.n {
+				return nil, fmt.Errorf("bench: text names no row: %q", t)
+			}
+			e.c.Embedding(r, v)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func benchScale(ctx context.Context, n, dim int, seed uint64, stdout io.Writer) error {
+	c := synth.NewCollection(n, dim, benchQuestions, seed)
+	emb := rowEmbedder{c: c, n: n, questions: map[string]int{}}
+	for i, q := range c.Questions {
+		emb.questions[q] = i
+	}
+	docs := make([]graph.Document, 0, n/200+1)
+	for i := 0; i < n; {
+		d := c.Nodes[i].Doc
+		doc := graph.Document{ID: d}
+		for ; i < n && c.Nodes[i].Doc == d; i++ {
+			doc.Items = append(doc.Items, graph.Item{Modality: graph.ModalityText, Text: c.Nodes[i].Content})
+		}
+		docs = append(docs, doc)
+	}
+	c.Nodes = nil // the builder makes its own; keep one copy of the texts
+	// The goal is a peak of 1.25 × (embedding bytes + text). Go's collector
+	// lets the heap grow to twice the live heap by default (GOGC = 100),
+	// whatever the program holds; a soft memory limit at the goal makes it
+	// collect sooner instead. GOMEMLIMIT, when set, is left as it is.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(1.25 * float64(4*n*dim+c.TextBytes)))
+	}
+	runtime.GC()
+
+	t0 := time.Now()
+	b := &graph.Builder{Embedder: emb, Concurrency: runtime.GOMAXPROCS(0), NoMentionLinks: true}
+	g, err := b.Build(ctx, docs)
+	if err != nil {
+		return err
+	}
+	build := time.Since(t0)
+	peak := peakRSS() // the build's peak: the questions' indexes come after
+	docs = nil
+	fmt.Fprintf(stdout, "build-seconds %.3f\n", build.Seconds())
+	fmt.Fprintf(stdout, "peak-rss-bytes %d\n", peak)
+
+	recall := knnEdgeRecall(g, benchRecallSample, seed)
+
+	def, err := flowreader.New(flowreader.Config{Embedder: emb})
+	if err != nil {
+		return err
+	}
+	full, err := flowreader.New(flowreader.Config{Embedder: emb, Candidates: -1})
+	if err != nil {
+		return err
+	}
+	di, err := def.Open(ctx, g)
+	if err != nil {
+		return err
+	}
+	fi, err := full.Open(ctx, g)
+	if err != nil {
+		return err
+	}
+	dt, dread, err := askAll(ctx, di, c.Questions)
+	if err != nil {
+		return err
+	}
+	ft, fread, err := askAll(ctx, fi, c.Questions)
+	if err != nil {
+		return err
+	}
+	same, all := 0, 0
+	for q := range dread {
+		all += len(dread[q])
+		for _, v := range dread[q] {
+			if slices.Contains(fread[q], v) {
+				same++
+			}
+		}
+	}
+	overlap := 1.0
+	if all > 0 {
+		overlap = float64(same) / float64(all)
+	}
+	fmt.Fprintf(stdout, "knn-recall %.4f\n", recall)
+	fmt.Fprintf(stdout, "query-ms-median %.3f\n", dt)
+	fmt.Fprintf(stdout, "bruteforce-query-ms-median %.3f\n", ft)
+	fmt.Fprintf(stdout, "evidence-overlap %.4f\n", overlap)
+	return nil
+}
+
+// askAll runs Score + Route + Select for every question (the first twice,
+// to warm up) and returns the median time in ms and, per question, the
+// distinct nodes read (indexes of the index's graph).
+func askAll(ctx context.Context, ix *flowreader.Index, qs []string) (float64, [][]int, error) {
+	var times []float64
+	read := make([][]int, len(qs))
+	for k := -1; k < len(qs); k++ {
+		q := qs[max(k, 0)]
+		t := time.Now()
+		s, err := ix.Score(ctx, q)
+		if err != nil {
+			return 0, nil, err
+		}
+		r, err := ix.Route(ctx, s)
+		if err != nil {
+			return 0, nil, err
+		}
+		chains := ix.Select(r)
+		el := time.Since(t)
+		if k < 0 {
+			continue
+		}
+		times = append(times, float64(el.Microseconds())/1000)
+		read[k] = readNodes(s, chains)
+	}
+	slices.Sort(times)
+	return times[len(times)/2], read, nil
+}
+
+func readNodes(s *score.Scores, chains []flow.Chain) []int {
+	var out []int
+	for _, ch := range chains {
+		for _, v := range ch.Nodes {
+			if s.Candidates != nil {
+				v = s.Candidates[v]
+			}
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// knnEdgeRecall is the share of the exact k nearest neighbours of sample
+// nodes (evenly spaced, offset by seed) that are kNN edges of them.
+func knnEdgeRecall(g *graph.Graph, sample int, seed uint64) float64 {
+	n := g.Len()
+	k := min(max(bitsLen(n), 3), 32, n-1)
+	hit, all := 0, 0
+	step := max(1, n/sample)
+	sims := make([]float64, n)
+	idx := make([]int, n)
+	for i := int(seed % uint64(step)); i < n; i += step {
+		for j := range sims {
+			sims[j] = vec.Dot(g.Embedding(i), g.Embedding(j))
+			idx[j] = j
+		}
+		sims[i] = -2
+		slices.SortFunc(idx, func(a, b int) int {
+			if sims[a] != sims[b] {
+				if sims[a] > sims[b] {
+					return -1
+				}
+				return 1
+			}
+			return a - b
+		})
+		nb, eid := g.Neighbors(i)
+		for _, j := range idx[:k] {
+			all++
+			if t, ok := slices.BinarySearch(nb, int32(j)); ok && g.Edges[eid[t]].Kind&graph.EdgeKNN != 0 {
+				hit++
+			}
+		}
+	}
+	return float64(hit) / float64(max(all, 1))
+}
+
+// bitsLen is ⌈log2 n⌉, the Builder's default k before clipping.
+func bitsLen(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+// peakRSS is the process's peak resident set in bytes: VmHWM from
+// /proc/self/status, else getrusage's maximum (kilobytes on Linux).
+func peakRSS() int64 {
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		return ru.Maxrss << 10
+	}
+	return 0
+}

@@ -1,0 +1,28 @@
+//go:build linux
+
+package graph
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// release gives the whole pages inside b back to the operating system: Load
+// calls it on the edge records of its file buffer once they are decoded,
+// since they are never read again but share one allocation with the node
+// strings and the embeddings, which stay. The pages read back as zeros if
+// touched; nothing touches them. It is best effort: an error leaves them
+// resident.
+func release(b []byte) {
+	ps := os.Getpagesize()
+	if len(b) < 2*ps {
+		return
+	}
+	start := uintptr(unsafe.Pointer(&b[0]))
+	lo := (int(-start) & (ps - 1)) // bytes to the first page boundary
+	hi := lo + (len(b)-lo)&^(ps-1)
+	if hi > lo {
+		syscall.Madvise(b[lo:hi], syscall.MADV_DONTNEED)
+	}
+}

@@ -1,0 +1,50 @@
+package graph
+
+import "slices"
+
+// Subgraph returns the graph induced by nodes (indexes of g, strictly
+// ascending): node i of the result is g's node nodes[i] (the Node value is
+// shared, its ID unchanged), its embedding a copy of that node's row, and
+// its edges the edges of g between two of the nodes, with their kinds and
+// weights. It costs time in the size of the nodes and their adjacency, not
+// in g's size, and panics when nodes is not strictly ascending or names a
+// node g does not have (a programming error, as for a slice index).
+func (g *Graph) Subgraph(nodes []int32) *Graph {
+	if !slices.IsSorted(nodes) {
+		panic("graph: Subgraph: nodes not ascending")
+	}
+	n := len(nodes)
+	s := &Graph{Nodes: make([]Node, n), Dim: g.Dim, Emb: make([]float32, n*g.Dim), Embedder: g.Embedder}
+	local := make(map[int32]int32, n)
+	for i, v := range nodes {
+		if i > 0 && nodes[i-1] == v {
+			panic("graph: Subgraph: repeated node")
+		}
+		local[v] = int32(i)
+		s.Nodes[i] = g.Nodes[v]
+		copy(s.Emb[i*g.Dim:(i+1)*g.Dim], g.Embedding(int(v)))
+	}
+	// Walking the nodes in ascending order and each one's higher neighbours
+	// in ascending order gives the edges sorted by (U, V), as New leaves
+	// them.
+	deg := make([]int32, n+1)
+	for i, v := range nodes {
+		nb, eid := g.Neighbors(int(v))
+		for t, u := range nb {
+			if u <= v {
+				continue
+			}
+			j, ok := local[u]
+			if !ok {
+				continue
+			}
+			e := g.Edges[eid[t]]
+			e.U, e.V = int32(i), j
+			s.Edges = append(s.Edges, e)
+			deg[i+1]++
+			deg[j+1]++
+		}
+	}
+	s.fillCSR(deg)
+	return s
+}
