@@ -20,7 +20,7 @@ import (
 // among the candidates). They are computed once, on the first subgraph.
 type wholeGraph struct {
 	once   sync.Once
-	df     map[string]int32 // normalised keyword → nodes having it
+	df     map[string]int32 // normalised keyword → nodes having it, for the keywords that bridge
 	cutoff int
 	pos    []int32 // node → position in reading order
 }
@@ -28,17 +28,27 @@ type wholeGraph struct {
 func (w *wholeGraph) init(g *graph.Graph) {
 	w.once.Do(func() {
 		w.cutoff = int(math.Ceil(math.Sqrt(float64(g.Len()))))
-		w.df = map[string]int32{}
+		df := map[string]int32{}
 		var seen []string
 		for v := range g.Nodes {
 			seen = seen[:0]
 			for _, k := range g.Nodes[v].Keywords {
 				if k = normKeyword(k); k != "" && !slices.Contains(seen, k) {
 					seen = append(seen, k)
-					w.df[k]++
+					df[k]++
 				}
 			}
 		}
+		// Only the keywords that bridge matter (df in [2, cutoff]); the
+		// others, most of a large collection's, would only hold memory (a
+		// new map: deleting does not shrink one).
+		keep := map[string]int32{}
+		for k, d := range df {
+			if d >= 2 && int(d) <= w.cutoff {
+				keep[k] = d
+			}
+		}
+		w.df = keep
 		w.pos = make([]int32, g.Len())
 		for i, v := range readingOrder(g) {
 			w.pos[v] = int32(i)
