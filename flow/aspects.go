@@ -255,6 +255,10 @@ type aspectsGraph struct {
 	cfg   Aspects
 	g     *graph.Graph
 	pairs *pairSet // without edits; shared and read-only
+	// whole is what routers on candidate subgraphs of g take from it
+	// (OpenSubgraph); sub is set when g is such a subgraph.
+	whole wholeGraph
+	sub   *subStats
 }
 
 // Route builds G+ for the question and solves it; budget is F_max.
@@ -279,6 +283,10 @@ func (ag *aspectsGraph) Reroute(ctx context.Context, s *score.Scores, budget int
 func (ag *aspectsGraph) pairSet(edits Edits) *pairSet {
 	if ag.pairs != nil && len(edits.Edges) == 0 {
 		return ag.pairs
+	}
+	if ag.sub != nil {
+		pairs := contentPairsOrder(ag.g, contentKinds, ag.sub.order, nil, newEditTable(edits.Edges))
+		return newPairSet(ag.g.Len(), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff))
 	}
 	pairs := contentPairs(ag.g, contentKinds, ag.cfg.orderWindow(), nil, newEditTable(edits.Edges))
 	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs))

@@ -71,12 +71,20 @@ func asciiPunct(b byte) bool {
 // (paper v3 App. A.2, Table 4): a keyword in one node links nothing, and one
 // in most nodes says nothing about the pair.
 func bridgeScores(g *graph.Graph, pairs []pair) []float64 {
+	return bridgeScoresDF(g, pairs, nil, int(math.Ceil(math.Sqrt(float64(g.Len())))))
+}
+
+// bridgeScoresDF is bridgeScores with the document frequencies and the
+// cutoff of another graph: global (normalised keyword → df) and cutoff are
+// a whole graph's when g is a candidate subgraph of it, so that a pair's
+// bridge term is the one it has in the whole graph; nil global counts df
+// over g.
+func bridgeScoresDF(g *graph.Graph, pairs []pair, global map[string]int32, cutoff int) []float64 {
 	out := make([]float64, len(pairs))
 	if len(pairs) == 0 {
 		return out
 	}
 	n := g.Len()
-	cutoff := int(math.Ceil(math.Sqrt(float64(n))))
 	// Keyword ids are given in first-seen node order, so they (and every
 	// result) are deterministic; the map is only looked up.
 	ids := map[string]int{}
@@ -94,13 +102,18 @@ func bridgeScores(g *graph.Graph, pairs []pair) []float64 {
 				id = len(df)
 				ids[k] = id
 				df = append(df, 0)
+				if global != nil {
+					df[id] = int(global[k])
+				}
 			}
 			s = append(s, id)
 		}
 		sort.Ints(s)
 		s = dedupInts(s)
-		for _, id := range s {
-			df[id]++
+		if global == nil {
+			for _, id := range s {
+				df[id]++
+			}
 		}
 		sets[v] = s
 	}

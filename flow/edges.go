@@ -68,6 +68,16 @@ func canon(u, v int) [2]int {
 // (u, v), without duplicates. Edited pairs carry the edited affinity and are
 // kept whatever keep says (a scorer judged them).
 func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w float32) bool, edits editTable) []pair {
+	var order [][2]int
+	if window > 0 {
+		order = orderPairs(g, window)
+	}
+	return contentPairsOrder(g, kinds, order, keep, edits)
+}
+
+// contentPairsOrder is contentPairs with the reading-order pairs given
+// (canonical, as orderPairs returns them).
+func contentPairsOrder(g *graph.Graph, kinds graph.EdgeKind, order [][2]int, keep func(w float32) bool, edits editTable) []pair {
 	// use reports whether graph edge e is a content pair.
 	use := func(e *graph.Edge) bool {
 		if e.Kind&kinds == 0 {
@@ -81,10 +91,8 @@ func contentPairs(g *graph.Graph, kinds graph.EdgeKind, window int, keep func(w 
 		return true
 	}
 	var extra []pair
-	if window > 0 {
-		for _, k := range orderPairs(g, window) {
-			extra = append(extra, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
-		}
+	for _, k := range order {
+		extra = append(extra, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})
 	}
 	for _, k := range edits.adds {
 		extra = append(extra, pair{u: k[0], v: k[1], cos: cosWeight(g, k[0], k[1])})

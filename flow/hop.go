@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/mention"
@@ -87,7 +88,7 @@ func (h *Hop) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error) {
 	for i := range g.Nodes {
 		texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
 	}
-	hg := &hopGraph{g: g, inner: inner, seeds: seeds, alpha: alpha, entity: entity,
+	hg := &hopGraph{g: g, router: h.Router, inner: inner, seeds: seeds, alpha: alpha, entity: entity,
 		names:  mention.TitleMentions(texts, titles, mention.Options{}),
 		titles: mention.NewTitleIndex(titles, mention.Options{}),
 		named:  map[mention.Pair]bool{},
@@ -106,12 +107,63 @@ func (h *Hop) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error) {
 // hopGraph is a Hop opened on one graph; its index is read-only.
 type hopGraph struct {
 	g             *graph.Graph
+	router        Router // the inner router, for subgraphs
 	inner         GraphRouter
 	seeds         int
 	alpha, entity float64
 	names         [][]int32             // names[u]: the nodes u names by title
 	named         map[mention.Pair]bool // the title-mention pairs
 	titles        *mention.TitleIndex
+	// nodes is set on a router opened on a candidate subgraph of the
+	// opened graph (OpenSubgraph): node i of g is nodes[i] of the graph
+	// that names, named and titles index.
+	nodes []int
+}
+
+// local is the node of g that node v of the indexed graph is, if any.
+func (hg *hopGraph) local(v int) (int, bool) {
+	if hg.nodes == nil {
+		return v, true
+	}
+	return slices.BinarySearch(hg.nodes, v)
+}
+
+// global is node v of g in the indexed graph.
+func (hg *hopGraph) global(v int) int {
+	if hg.nodes == nil {
+		return v
+	}
+	return hg.nodes[v]
+}
+
+// OpenSubgraph opens the router on sub, the subgraph induced by nodes
+// (ascending nodes of the opened graph), with the opened graph's title
+// index: a node is raised in sub as it would be in the whole graph (a
+// title's matches and what a node names do not depend on which other
+// nodes are candidates). The inner router is opened on sub with the whole
+// graph's statistics when it can be.
+func (hg *hopGraph) OpenSubgraph(ctx context.Context, sub *graph.Graph, nodes []int) (GraphRouter, error) {
+	if hg.nodes != nil {
+		return nil, fmt.Errorf("%w: a subgraph of a subgraph", ErrScores)
+	}
+	var inner GraphRouter
+	var err error
+	if so, ok := hg.inner.(interface {
+		OpenSubgraph(context.Context, *graph.Graph, []int) (GraphRouter, error)
+	}); ok {
+		inner, err = so.OpenSubgraph(ctx, sub, nodes)
+	} else {
+		inner, err = hg.router.Open(ctx, sub)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sg := *hg
+	sg.g, sg.inner, sg.nodes = sub, inner, nodes
+	if rr, ok := inner.(Rerouter); ok {
+		return &hopRerouter{hopGraph: &sg, inner: rr}, nil
+	}
+	return &sg, nil
 }
 
 // Route raises the scores and routes them with the inner router.
@@ -148,6 +200,10 @@ func (hg *hopGraph) raise(s *score.Scores) (*score.Scores, error) {
 	if s.Question != "" {
 		rmax, hmax := maxOf(r), maxOf(h)
 		for _, v := range hg.titles.Named(s.Question) {
+			v, ok := hg.local(int(v))
+			if !ok {
+				continue
+			}
 			r[v] = max(r[v], 0.99*rmax+0.01*r[v])
 			h[v] = max(h[v], 0.99*hmax+0.01*h[v])
 		}
@@ -159,8 +215,10 @@ func (hg *hopGraph) raise(s *score.Scores) (*score.Scores, error) {
 	}
 	top := byScore(r0)
 	for _, u := range top[:min(hg.seeds, len(top))] {
-		for _, v := range hg.names[u] {
-			lift(u, int(v), hg.alpha)
+		for _, v := range hg.names[hg.global(u)] {
+			if v, ok := hg.local(int(v)); ok {
+				lift(u, v, hg.alpha)
+			}
 		}
 		if hg.entity <= 0 {
 			continue
@@ -168,7 +226,7 @@ func (hg *hopGraph) raise(s *score.Scores) (*score.Scores, error) {
 		nb, es := hg.g.Neighbors(u)
 		for k, v := range nb {
 			e := hg.g.Edges[es[k]]
-			if e.Kind&graph.EdgeLink == 0 || hg.named[mention.Pair{U: e.U, V: e.V}] {
+			if e.Kind&graph.EdgeLink == 0 || hg.named[mention.Pair{U: int32(hg.global(int(e.U))), V: int32(hg.global(int(e.V)))}] {
 				continue
 			}
 			lift(u, int(v), hg.entity)

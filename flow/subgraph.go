@@ -1,0 +1,118 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// wholeGraph holds the statistics of an opened graph that a router on one
+// of its candidate subgraphs needs to price arcs as the whole graph's
+// router would: the keywords' document frequencies and the bridge cutoff
+// ⌈√N⌉ of paper v3 App. A.2 (over a subgraph both are smaller, and pairs
+// that bridge in the whole graph would not, or the reverse), and each
+// node's reading-order position (§3.1: reading-order arcs join nodes at
+// most the window apart in the whole document, not in what is left of it
+// among the candidates). They are computed once, on the first subgraph.
+type wholeGraph struct {
+	once   sync.Once
+	df     map[string]int32 // normalised keyword → nodes having it, for the keywords that bridge
+	cutoff int
+	pos    []int32 // node → position in reading order
+}
+
+func (w *wholeGraph) init(g *graph.Graph) {
+	w.once.Do(func() {
+		w.cutoff = int(math.Ceil(math.Sqrt(float64(g.Len()))))
+		df := map[string]int32{}
+		var seen []string
+		for v := range g.Nodes {
+			seen = seen[:0]
+			for _, k := range g.Nodes[v].Keywords {
+				if k = normKeyword(k); k != "" && !slices.Contains(seen, k) {
+					seen = append(seen, k)
+					df[k]++
+				}
+			}
+		}
+		// Only the keywords that bridge matter (df in [2, cutoff]); the
+		// others, most of a large collection's, would only hold memory (a
+		// new map: deleting does not shrink one).
+		keep := map[string]int32{}
+		for k, d := range df {
+			if d >= 2 && int(d) <= w.cutoff {
+				keep[k] = d
+			}
+		}
+		w.df = keep
+		w.pos = make([]int32, g.Len())
+		for i, v := range readingOrder(g) {
+			w.pos[v] = int32(i)
+		}
+	})
+}
+
+// OpenSubgraph opens a router on sub, the subgraph of the opened graph
+// induced by nodes (ascending indexes of it: node i of sub is nodes[i], as
+// graph.Graph.Subgraph makes it), that prices every content pair as the
+// whole graph's router does: bridge terms from the whole graph's keyword
+// frequencies and cutoff, reading-order pairs from the whole graph's
+// reading order. Its cost is in sub's size (the whole-graph statistics are
+// computed once, on the first call).
+func (ag *aspectsGraph) OpenSubgraph(ctx context.Context, sub *graph.Graph, nodes []int) (GraphRouter, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if sub == nil || sub.Len() != len(nodes) {
+		return nil, fmt.Errorf("%w: subgraph does not match its %d nodes", ErrScores, len(nodes))
+	}
+	for i, v := range nodes {
+		if v < 0 || v >= ag.g.Len() || (i > 0 && nodes[i-1] >= v) {
+			return nil, fmt.Errorf("%w: subgraph node %d: %d not an ascending node of the graph", ErrScores, i, v)
+		}
+	}
+	ag.whole.init(ag.g)
+	w := &ag.whole
+	order := subOrderPairs(sub, nodes, w.pos, ag.cfg.orderWindow())
+	sg := &aspectsGraph{cfg: ag.cfg, g: sub, sub: &subStats{df: w.df, cutoff: w.cutoff, order: order}}
+	sg.pairs = sg.pairSet(Edits{})
+	return sg, nil
+}
+
+// subStats is what a subgraph's router takes from the whole graph.
+type subStats struct {
+	df     map[string]int32
+	cutoff int
+	order  [][2]int // reading-order pairs, canonical, in sub's indexes
+}
+
+// subOrderPairs is the reading-order pairs of the whole graph (positions
+// pos, window) between two nodes of sub, in sub's indexes.
+func subOrderPairs(sub *graph.Graph, nodes []int, pos []int32, window int) [][2]int {
+	if window <= 0 {
+		return nil
+	}
+	idx := make([]int, len(nodes))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return int(pos[nodes[a]]) - int(pos[nodes[b]]) })
+	var out [][2]int
+	for i := range idx {
+		for j := i + 1; j < len(idx); j++ {
+			a, b := idx[i], idx[j]
+			if int(pos[nodes[b]]-pos[nodes[a]]) > window {
+				break
+			}
+			if sub.Nodes[a].Doc != sub.Nodes[b].Doc {
+				continue
+			}
+			out = append(out, canon(a, b))
+		}
+	}
+	return out
+}
