@@ -205,7 +205,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 			return nil, diff, err
 		}
 		p.add(n)
-		edges = append(edges, knnEdges(nb, n, k)...)
+		edges = appendKNNEdges(edges, nb, n, k)
 	}
 	ng, err := b.finish(out, dim, vecs, edges, rec)
 	if err != nil {
