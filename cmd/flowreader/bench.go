@@ -126,7 +126,11 @@ func benchScale(ctx context.Context, n, dim int, seed uint64, out string, stdout
 	docs := make([]graph.Document, 0, n/200+1)
 	for i := 0; i < n; {
 		d := c.Nodes[i].Doc
-		doc := graph.Document{ID: d}
+		m := 0
+		for i+m < n && c.Nodes[i+m].Doc == d {
+			m++
+		}
+		doc := graph.Document{ID: d, Items: make([]graph.Item, 0, m)} // exact size: no append slack
 		for ; i < n && c.Nodes[i].Doc == d; i++ {
 			doc.Items = append(doc.Items, graph.Item{Modality: graph.ModalityText, Text: c.Nodes[i].Content})
 		}
