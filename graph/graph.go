@@ -138,20 +138,16 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 // from, which Builder.Update relies on to recompute lists exactly. It
 // copies edges (the caller keeps them); assembleOwned does not.
 func assemble(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
-	g, err := assembleOwned(nodes, dim, emb, append(make([]Edge, 0, len(edges)), edges...))
-	if err != nil {
-		return nil, err
-	}
-	if out := g.Edges; cap(out)-len(out) > len(out)/8 { // duplicates merged: do not keep the slack
-		g.Edges = append([]Edge(nil), out...)
-	}
-	return g, nil
+	return assembleOwned(nodes, dim, emb, append(make([]Edge, 0, len(edges)), edges...))
 }
 
 // assembleOwned is assemble on edges it may reorder and keep: the edges
 // are canonicalised, sorted and merged in place, and the result's Edges is
 // a prefix of them. A large build then holds one edge list, not three (the
 // input, a sorted copy and a copy without the merged duplicates' slack).
+// When the merge leaves slack, the copy without it is made before the CSR,
+// whose two arrays take 16 B per edge as the copy does: it does not raise
+// the peak, and the result holds no slack.
 // The order of equal (U, V) pairs does not matter (their kinds are OR-ed),
 // so an unstable sort gives the same result.
 func assembleOwned(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
@@ -186,6 +182,9 @@ func assembleOwned(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, 
 	}
 	for i := range out {
 		out[i].Weight = float32(math.Max(g.Cos(int(out[i].U), int(out[i].V)), 0))
+	}
+	if cap(out)-len(out) > len(out)/8 { // duplicates merged: do not keep the slack
+		out = append([]Edge(nil), out...)
 	}
 	g.Edges = out
 	g.buildCSR()
