@@ -29,6 +29,9 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	if dim == 0 {
 		dim = b.Embedder.Dimension()
 	}
+	if dim > maxDim { // Save would refuse the graph after the whole build
+		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
+	}
 	p := b.stage(stage, n)
 	// With the dimension known, each batch goes straight into its rows of
 	// the result, so that a large collection's vectors are not held twice
