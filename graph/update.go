@@ -30,7 +30,8 @@ type Diff struct {
 
 // Update returns the graph Build(ctx, docs) would return, given g, a graph
 // that b (or a Builder with equal settings) built from another collection:
-// the nodes and edges are equal, and Write gives equal bytes. Only the
+// the nodes and edges are equal, and Write gives equal bytes (on the HNSW
+// kNN path, within the tolerance stated below). Only the
 // documents that are new or whose content changed (by a hash of what Build
 // reads of them) are analysed and embedded; the nodes of the others, with
 // their analysis and embeddings, are taken from g, so they cost no model or
