@@ -195,7 +195,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		edges = append(edges, knnEdges(nb, len(nodes), k)...)
+		edges = appendKNNEdges(edges, nb, len(nodes), k)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -303,7 +303,7 @@ func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, re
 			at++
 		}
 	}
-	g, err := assemble(nodes, dim, vecs, edges)
+	g, err := assembleOwned(nodes, dim, vecs, edges)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,6 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	ctx, span := telemetry.Stage(ctx, "flowreader.build.embed", attribute.String("flowreader.stage", stage), attribute.Int("flowreader.nodes", len(nodes)))
 	defer func() { telemetry.End(span, err) }()
 	n := len(nodes)
-	texts := make([]string, n)
-	for i := range nodes {
-		texts[i] = embeddingText(&nodes[i])
-	}
 	batch := defaultBatch
 	if bs, ok := b.Embedder.(llm.BatchSizer); ok && bs.MaxBatch() > 0 {
 		batch = bs.MaxBatch()
@@ -32,6 +28,9 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	dim := want
 	if dim == 0 {
 		dim = b.Embedder.Dimension()
+	}
+	if dim > maxDim { // Save would refuse the graph after the whole build
+		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
 	}
 	p := b.stage(stage, n)
 	// With the dimension known, each batch goes straight into its rows of
@@ -56,7 +55,13 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 		}
 		z := min(a+batch, n)
 		g.Go(func() error {
-			vecs, err := e.Embed(gctx, texts[a:z], llm.KindDocument)
+			// Each batch makes its own texts, so that a large collection's
+			// are not all held at once beside the embeddings.
+			texts := make([]string, z-a)
+			for i := range texts {
+				texts[i] = embeddingText(&nodes[a+i])
+			}
+			vecs, err := e.Embed(gctx, texts, llm.KindDocument)
 			if err != nil {
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}

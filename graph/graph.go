@@ -1,10 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/llm"
@@ -134,11 +135,25 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 // assemble is New without the checks and normalisation of the embeddings,
 // for the Builder, whose embeddings are unit (or zero) rows already: the
 // stored rows are then bit for bit the ones the kNN lists were computed
-// from, which Builder.Update relies on to recompute lists exactly.
+// from, which Builder.Update relies on to recompute lists exactly. It
+// copies edges (the caller keeps them); assembleOwned does not.
 func assemble(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
+	return assembleOwned(nodes, dim, emb, append(make([]Edge, 0, len(edges)), edges...))
+}
+
+// assembleOwned is assemble on edges it may reorder and keep: the edges
+// are canonicalised, sorted and merged in place, and the result's Edges is
+// a prefix of them. A large build then holds one edge list, not three (the
+// input, a sorted copy and a copy without the merged duplicates' slack).
+// When the merge leaves slack, the copy without it is made before the CSR,
+// whose two arrays take 16 B per edge as the copy does: it does not raise
+// the peak, and the result holds no slack.
+// The order of equal (U, V) pairs does not matter (their kinds are OR-ed),
+// so an unstable sort gives the same result.
+func assembleOwned(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 	n := len(nodes)
 	g := &Graph{Nodes: nodes, Dim: dim, Emb: emb}
-	es := make([]Edge, 0, len(edges))
+	es := edges[:0]
 	for _, e := range edges {
 		if e.U < 0 || e.V < 0 || int(e.U) >= n || int(e.V) >= n {
 			return nil, fmt.Errorf("%w: (%d,%d) with %d nodes", errEdge, e.U, e.V, n)
@@ -151,11 +166,11 @@ func assemble(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error
 		}
 		es = append(es, e)
 	}
-	sort.Slice(es, func(i, j int) bool {
-		if es[i].U != es[j].U {
-			return es[i].U < es[j].U
+	slices.SortFunc(es, func(a, b Edge) int {
+		if a.U != b.U {
+			return cmp.Compare(a.U, b.U)
 		}
-		return es[i].V < es[j].V
+		return cmp.Compare(a.V, b.V)
 	})
 	out := es[:0]
 	for _, e := range es {

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -118,10 +119,12 @@ func (l *topList) offer(i int, j int32, s float32) {
 	ids[p], ss[p] = j, s
 }
 
-// knnEdges returns the symmetric kNN edge set: {u,v} whenever v is among
-// u's k nearest or u among v's.
-func knnEdges(nbrs []int32, n, k int) []Edge {
-	edges := make([]Edge, 0, n*k)
+// appendKNNEdges appends the symmetric kNN edge set to edges: {u,v}
+// whenever v is among u's k nearest or u among v's (assemble merges the
+// pairs listed both ways). It grows edges once, so that a large build does
+// not hold the kNN edges twice (a list of its own, then its copy).
+func appendKNNEdges(edges []Edge, nbrs []int32, n, k int) []Edge {
+	edges = slices.Grow(edges, n*k)
 	for i := 0; i < n; i++ {
 		for _, j := range nbrs[i*k : (i+1)*k] {
 			if j >= 0 {

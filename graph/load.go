@@ -50,7 +50,15 @@ func loadFile(f *os.File) (*Graph, error) {
 		// header first, then grow the buffer as bytes arrive.
 		return readOne(f)
 	}
-	return loadFrom(f, st.Size(), loadChunk)
+	// A file whose bytes are all on disk (not a sparse file announcing
+	// gigabytes it does not hold) is as large as it says: allocate for it up
+	// front whatever its size, since growing the buffer as bytes arrive
+	// holds up to twice the payload (a 1M × 768 graph is 3.7 GB).
+	eager := int64(loadEager)
+	if onDisk(st) >= st.Size() {
+		eager = max(eager, st.Size())
+	}
+	return loadFromEager(f, st.Size(), loadChunk, eager)
 }
 
 // loadEager is the largest payload Load allocates for up front, trusting
@@ -76,6 +84,12 @@ func readOne(r io.Reader) (*Graph, error) {
 // metadata, reading chunk bytes at a time. It checks what decode checks, in
 // the same order, and that r holds exactly size bytes.
 func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
+	return loadFromEager(r, size, chunk, loadEager)
+}
+
+// loadFromEager is loadFrom allocating up front for a payload of at most
+// eager bytes.
+func loadFromEager(r io.Reader, size int64, chunk int, eager int64) (*Graph, error) {
 	var h [headerSize]byte
 	if k, err := io.ReadFull(r, h[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -94,7 +108,7 @@ func loadFrom(r io.Reader, size int64, chunk int) (*Graph, error) {
 	if have > n {
 		return nil, fmt.Errorf("%w: %d bytes after the payload", ErrFormat, have-n)
 	}
-	if n > loadEager {
+	if n > uint64(eager) {
 		return readOne(io.MultiReader(bytes.NewReader(h[:]), r))
 	}
 	// A payload that starts with the image root: read that first, so that

@@ -63,7 +63,11 @@ func loadChild(t *testing.T, path string) {
 	}
 	peak := hwm()
 	os.Stdout.WriteString("\nrss " + strconv.FormatInt(base, 10) + " " + strconv.FormatInt(peak, 10) + "\n")
-	_ = g.Len()
+	// The denominator, for a file given directly (FLOWREADER_LOAD_FILE
+	// without FLOWREADER_LOAD_RSS, e.g. one saved by bench scale --out).
+	den := 4*len(g.Emb) + textBytes(g)
+	os.Stdout.WriteString("load " + strconv.Itoa(g.Len()) + " nodes " + strconv.Itoa(len(g.Edges)) + " edges: embeddings + text " + strconv.Itoa(den) +
+		" B, peak " + strconv.FormatInt(peak, 10) + " B = " + strconv.FormatFloat(float64(peak)/float64(den), 'f', 3, 64) + " ×\n")
 }
 
 func textBytes(g *graph.Graph) int {

@@ -160,10 +160,13 @@ func salientTerms(limit int, texts ...string) []string {
 		add(n)
 	}
 	// Exact size, and copies: a keyword sliced out of a temporary string
-	// would keep that whole string alive for the node's lifetime.
+	// would keep that whole string alive for the node's lifetime. The
+	// copies share one allocation (one per keyword costs a size class's
+	// rounding each, which adds up over a large collection).
 	kept := make([]string, len(out))
+	buf := strings.Join(out, "") // a new string of exactly these bytes
 	for i, k := range out {
-		kept[i] = strings.Clone(k)
+		kept[i], buf = buf[:len(k)], buf[len(k):]
 	}
 	return kept
 }
@@ -185,6 +188,16 @@ func acronym(w string) bool {
 	return n >= 2
 }
 
+// within returns s as a slice of src when src starts with it (a lead
+// summary of clean text usually is its first sentences), so that the node
+// keeps one copy of those bytes, not two; otherwise s.
+func within(src, s string) string {
+	if strings.HasPrefix(src, s) {
+		return src[:len(s)]
+	}
+	return s
+}
+
 // analyseOffline fills the node's summary, keywords and tags.
 func analyseOffline(n *Node) {
 	if n.Modality.Visual() {
@@ -200,7 +213,7 @@ func analyseOffline(n *Node) {
 		}
 		n.Keywords = salientTerms(offlineKeywords, n.Caption, n.Content, n.Footnote)
 	} else {
-		n.Summary = leadSummary(n.Content)
+		n.Summary = within(n.Content, leadSummary(n.Content))
 		n.Keywords = salientTerms(offlineKeywords, n.Content)
 	}
 	n.Tags = []string{n.Modality.String()}

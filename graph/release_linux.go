@@ -26,3 +26,12 @@ func release(b []byte) {
 		syscall.Madvise(b[lo:hi], syscall.MADV_DONTNEED)
 	}
 }
+
+// onDisk is the bytes of st's file that the file system holds (allocated
+// blocks), or 0 when unknown.
+func onDisk(st os.FileInfo) int64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Blocks * 512
+	}
+	return 0
+}

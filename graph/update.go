@@ -30,7 +30,8 @@ type Diff struct {
 
 // Update returns the graph Build(ctx, docs) would return, given g, a graph
 // that b (or a Builder with equal settings) built from another collection:
-// the nodes and edges are equal, and Write gives equal bytes. Only the
+// the nodes and edges are equal, and Write gives equal bytes (on the HNSW
+// kNN path, within the tolerance stated below). Only the
 // documents that are new or whose content changed (by a hash of what Build
 // reads of them) are analysed and embedded; the nodes of the others, with
 // their analysis and embeddings, are taken from g, so they cost no model or
@@ -53,6 +54,18 @@ type Diff struct {
 //     over all passages (a title named by more than max(8, 1%) of them
 //     links nothing), so a new document can remove links between old ones;
 //   - every edge weight, from the embeddings.
+//
+// On the exact kNN path (see [Builder.ApproxKNN]) the result equals a fresh
+// build. On the HNSW path the recomputed lists are exact and the kept ones
+// are the old approximate lists (read back from g's kNN edges, offered the
+// new nodes), so the kNN edges may differ from a fresh build's, which are
+// all approximate; the rule is then: the nodes, embeddings and all other
+// edges are equal, at least 95 % of the fresh build's kNN edges are the
+// result's, and the result's kNN-edge recall against exact kNN is at least
+// the fresh build's less 0.01. When k changes or kept documents change
+// their relative order, every list is found again as Build finds it (by
+// HNSW on that path), and the result equals a fresh build on both paths; so
+// does an update that changes nothing (g's kNN edges are kept).
 //
 // Scoring keeps no collection statistics in the graph (BM25's IDF is
 // computed when an index is opened), so there is nothing else to refresh.
@@ -178,14 +191,22 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 	if err != nil {
 		return nil, diff, err
 	}
-	if k := b.knnK(n); k > 0 {
+	if k := b.knnK(n); k > 0 && unchanged(from, g.Len()) {
+		// Nothing changed: g's kNN edges are the result's, on either path
+		// (an HNSW list read back from the edges could be a better one).
+		for _, e := range g.Edges {
+			if e.Kind&EdgeKNN != 0 {
+				edges = append(edges, Edge{U: e.U, V: e.V, Kind: EdgeKNN})
+			}
+		}
+	} else if k > 0 {
 		p := b.stage("knn", n)
 		nb, err := b.updateKNN(ctx, g, vecs, dim, from, k)
 		if err != nil {
 			return nil, diff, err
 		}
 		p.add(n)
-		edges = append(edges, knnEdges(nb, n, k)...)
+		edges = appendKNNEdges(edges, nb, n, k)
 	}
 	ng, err := b.finish(out, dim, vecs, edges, rec)
 	if err != nil {
@@ -193,6 +214,20 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 	}
 	ng.Usage = spent.Totals()
 	return ng, diff, nil
+}
+
+// unchanged reports whether from maps the result's nodes to all n of g's,
+// in g's order.
+func unchanged(from []int32, n int) bool {
+	if len(from) != n {
+		return false
+	}
+	for i, o := range from {
+		if int(o) != i {
+			return false
+		}
+	}
+	return true
 }
 
 // updatable checks that g was built with b's settings and embedder.
@@ -246,7 +281,9 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 		}
 	}
 	if k != kOld || !monotone || dim%4 != 0 || len(vecs) > 0 && uintptr(unsafe.Pointer(&vecs[0]))%16 != 0 {
-		return topK(ctx, vecs, n, dim, k, b.concurrency())
+		// Every list again, as Build finds them (exact or HNSW): the
+		// result is then Build's, bit for bit, on either path.
+		return b.neighbours(ctx, vecs, n, dim, k, nil)
 	}
 	to := make([]int32, g.Len()) // g's node index to the new one, or -1
 	for i := range to {
@@ -272,7 +309,7 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 		}
 	}
 	if len(goneRows) > 0 && uintptr(unsafe.Pointer(&goneRows[0]))%16 != 0 {
-		return topK(ctx, vecs, n, dim, k, b.concurrency())
+		return b.neighbours(ctx, vecs, n, dim, k, nil)
 	}
 	l := &topList{}
 	l.init(n, k)

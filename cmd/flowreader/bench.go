@@ -49,6 +49,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	nodes := fs.Int("nodes", 10000, "number of nodes")
 	dim := fs.Int("dim", 768, "embedding dimension")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic collection")
+	out := fs.String("out", "", "also save the built graph to this `file` (after the build's figures are taken)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: flowreader bench scale --nodes N --dim D [--seed S]
 
@@ -81,7 +82,7 @@ flags:`)
 		fs.Usage()
 		return fmt.Errorf("want --nodes ≥ 2 and --dim ≥ 1 and no arguments: %w", errUsage)
 	}
-	return benchScale(ctx, *nodes, *dim, *seed, stdout)
+	return benchScale(ctx, *nodes, *dim, *seed, *out, stdout)
 }
 
 // rowEmbedder embeds a collection's texts by the row they name, and its
@@ -116,7 +117,7 @@ func (e rowEmbedder) Embed(_ context.Context, texts []string, kind llm.Kind) ([]
 	return out, nil
 }
 
-func benchScale(ctx context.Context, n, dim int, seed uint64, stdout io.Writer) error {
+func benchScale(ctx context.Context, n, dim int, seed uint64, out string, stdout io.Writer) error {
 	c := synth.NewCollection(n, dim, benchQuestions, seed)
 	emb := rowEmbedder{c: c, n: n, questions: map[string]int{}}
 	for i, q := range c.Questions {
@@ -125,7 +126,11 @@ func benchScale(ctx context.Context, n, dim int, seed uint64, stdout io.Writer) 
 	docs := make([]graph.Document, 0, n/200+1)
 	for i := 0; i < n; {
 		d := c.Nodes[i].Doc
-		doc := graph.Document{ID: d}
+		m := 0
+		for i+m < n && c.Nodes[i+m].Doc == d {
+			m++
+		}
+		doc := graph.Document{ID: d, Items: make([]graph.Item, 0, m)} // exact size: no append slack
 		for ; i < n && c.Nodes[i].Doc == d; i++ {
 			doc.Items = append(doc.Items, graph.Item{Modality: graph.ModalityText, Text: c.Nodes[i].Content})
 		}
@@ -152,6 +157,11 @@ func benchScale(ctx context.Context, n, dim int, seed uint64, stdout io.Writer) 
 	docs = nil
 	fmt.Fprintf(stdout, "build-seconds %.3f\n", build.Seconds())
 	fmt.Fprintf(stdout, "peak-rss-bytes %d\n", peak)
+	if out != "" {
+		if err := graph.Save(out, g); err != nil {
+			return err
+		}
+	}
 
 	recall := knnEdgeRecall(g, benchRecallSample, seed)
 
