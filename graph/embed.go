@@ -36,9 +36,6 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 	// With the dimension known, each batch goes straight into its rows of
 	// the result, so that a large collection's vectors are not held twice
 	// (once per batch, once contiguous).
-	if dim > maxDim { // Save would refuse the graph after the whole build
-		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
-	}
 	var emb []float32
 	if dim > 0 {
 		emb = make([]float32, n*dim)
