@@ -120,9 +120,6 @@ flags:
 	if *budget < 0 {
 		return fmt.Errorf("--budget %d is negative: %w", *budget, errUsage)
 	}
-	if *budget > 0 {
-		cfg.Budget = *budget
-	}
 	cfg.ImageRoot = *images
 	p, err := flowreader.New(cfg)
 	if err != nil {
@@ -147,19 +144,17 @@ flags:
 	if ms.model != nil {
 		warnMissingImages(stderr, g, g.ImageRoot)
 	}
+	opt := flowreader.Options{Budget: *budget} // 0: the preset's
 	if *budget > g.Len() && g.Len() > 0 {
 		// More chains than nodes can add nothing but work and memory.
 		fmt.Fprintf(stderr, "ask: --budget %d clamped to the graph's %d nodes\n", *budget, g.Len())
-		cfg.Budget = g.Len()
-		if p, err = flowreader.New(cfg); err != nil {
-			return err
-		}
+		opt.Budget = g.Len()
 	}
 	ix, err := p.Open(ctx, g)
 	if err != nil {
 		return err
 	}
-	res, err := ix.Ask(ctx, question)
+	res, err := ix.Ask(ctx, question, opt)
 	if err != nil {
 		return err
 	}
