@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cloudwego/eino/components/embedding"
+	"github.com/flowreader/flowreader/internal/adapt"
 	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
@@ -60,14 +61,7 @@ func (e *Embedder) MaxBatch() int { return e.opt.MaxBatch }
 // converts the vectors to float32. Every vector must have the declared
 // dimension and be finite.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-	prefix := e.opt.DocumentPrefix
-	if kind == llm.KindQuery {
-		prefix = e.opt.QueryPrefix
-	}
-	in := make([]string, len(texts))
-	for i, t := range texts {
-		in[i] = prefix + t
-	}
+	in := adapt.Prefixed(texts, kind, e.opt.DocumentPrefix, e.opt.QueryPrefix)
 	vs, err := e.e.EmbedStrings(ctx, in, e.opt.Options...)
 	if err != nil {
 		return nil, mapError(ctx, "eino: embed", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/flowreader/flowreader/internal/adapt"
 	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/tmc/langchaingo/embeddings"
@@ -59,14 +60,7 @@ func (e *Embedder) MaxBatch() int { return e.opt.MaxBatch }
 // embed each as its task wants), after the kind's prefix. Every vector must
 // have the declared dimension and be finite.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-	prefix := e.opt.DocumentPrefix
-	if kind == llm.KindQuery {
-		prefix = e.opt.QueryPrefix
-	}
-	in := make([]string, len(texts))
-	for i, t := range texts {
-		in[i] = prefix + t
-	}
+	in := adapt.Prefixed(texts, kind, e.opt.DocumentPrefix, e.opt.QueryPrefix)
 	var out [][]float32
 	if kind == llm.KindQuery {
 		out = make([][]float32, 0, len(in))

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/llm"
 )
 
 // Evidence is one node read for a question.
@@ -55,4 +56,19 @@ func Retrieve(ctx context.Context, ix *flowreader.Index, query string, budget in
 		}
 	}
 	return out, nil
+}
+
+// Prefixed returns texts with the task prefix of kind (document or query):
+// nomic-style embedders want "search_document: " / "search_query: ", which
+// the frameworks leave to the caller.
+func Prefixed(texts []string, kind llm.Kind, documentPrefix, queryPrefix string) []string {
+	prefix := documentPrefix
+	if kind == llm.KindQuery {
+		prefix = queryPrefix
+	}
+	in := make([]string, len(texts))
+	for i, t := range texts {
+		in[i] = prefix + t
+	}
+	return in
 }
