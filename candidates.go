@@ -42,6 +42,16 @@ func (ix *Index) graphOf(s *score.Scores) *graph.Graph {
 	return ix.g
 }
 
+// graphNode is node v of the graph s was scored on (the candidate subgraph
+// when there is one) as a node of the index's graph: the evidence and the
+// JSON contract name nodes of the graph the user holds.
+func graphNode(s *score.Scores, v int) int {
+	if s != nil && s.Candidates != nil && v >= 0 && v < len(s.Candidates) {
+		return s.Candidates[v]
+	}
+	return v
+}
+
 // routerOf is the per-graph router for s: the index's, or one opened on the
 // candidate subgraph (its cost is in the subgraph's size).
 func (ix *Index) routerOf(ctx context.Context, s *score.Scores) (flow.GraphRouter, error) {

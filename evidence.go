@@ -238,9 +238,7 @@ func (ix *Index) fill(ev *Evidence, withScores bool) {
 				continue
 			}
 			n := evidenceNode(g, v, h, through[v])
-			if cand != nil && v < len(cand) {
-				n.Node = cand[v]
-			}
+			n.Node = graphNode(ev.scores, v)
 			ec.Nodes = append(ec.Nodes, n)
 		}
 		ev.Chains = append(ev.Chains, ec)

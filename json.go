@@ -113,23 +113,13 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	out := resultJSON{Evidence: ev, StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
 		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
-	var cand []int // with candidates, nodes are named in the index's graph
-	if r.Scores != nil {
-		cand = r.Scores.Candidates
-	}
 	for _, c := range a.Citations {
-		node := c.Node
-		if cand != nil && node >= 0 && node < len(cand) {
-			node = cand[node]
-		}
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
+		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: graphNode(r.Scores, c.Node), NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
 	}
 	for _, d := range a.Drafts {
-		nodes := append([]int{}, d.Nodes...)
-		for i, v := range nodes {
-			if cand != nil && v >= 0 && v < len(cand) {
-				nodes[i] = cand[v]
-			}
+		nodes := make([]int, len(d.Nodes))
+		for i, v := range d.Nodes {
+			nodes[i] = graphNode(r.Scores, v)
 		}
 		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: nodes, Flow: d.Flow,
 			Status: string(d.Status), Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images})

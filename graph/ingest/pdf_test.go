@@ -123,29 +123,13 @@ func pdfText(doc graph.Document) string {
 
 var readers = map[string]PDFReader{"poppler": PDFReaderPoppler, "go": PDFReaderGo}
 
-// pdfGolden compares got with testdata/pdf/name; -update rewrites it.
-func pdfGolden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", "pdf", name)
-	if *update {
-		os.WriteFile(p, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
-	}
-}
-
 func TestPDFReadingOrder(t *testing.T) {
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
 			doc, info, _ := readPDF(t, r, twoColumns().bytes())
-			pdfGolden(t, "twocolumns.txt", pdfText(doc))
+			golden(t, "pdf/twocolumns.txt", pdfText(doc))
 			doc, _, _ = readPDF(t, r, interleaved().bytes())
-			pdfGolden(t, "interleaved.txt", pdfText(doc))
+			golden(t, "pdf/interleaved.txt", pdfText(doc))
 			if info.Reader != map[string]string{"poppler": "pdftotext", "go": "go"}[name] || info.Pages != 2 {
 				t.Errorf("info %+v", info)
 			}
@@ -216,7 +200,7 @@ func TestPDFFigures(t *testing.T) {
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
 			doc, info, dir := readPDF(t, r, figures().bytes())
-			pdfGolden(t, "figures.txt", pdfText(doc))
+			golden(t, "pdf/figures.txt", pdfText(doc))
 			if info.Figures != 1 || info.Tables != 1 {
 				t.Fatalf("info %+v", info)
 			}
