@@ -112,6 +112,12 @@ type Config struct {
 	// node. Scores.Candidates then lists the candidates, and node indexes in
 	// the Scores, Routing and Chains are of Scores.Graph.
 	Candidates int
+	// Int8Embeddings makes Build store embeddings as int8 with a scale per
+	// row (graph.Builder.Int8Embeddings): a quarter of the memory and file
+	// size of float32, for a small change in cosines (docs/scale.md has the
+	// measured effect on retrieval). Questions are embedded in float32
+	// either way.
+	Int8Embeddings bool
 }
 
 // Aspects is the default preset, equal to the zero Config: the v3 aspect

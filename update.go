@@ -16,6 +16,8 @@ func (p *Pipeline) builder(ctx context.Context) *graph.Builder {
 		Concurrency: p.cfg.Concurrency,
 		Progress:    p.progress(ctx),
 		Root:        p.cfg.ImageRoot,
+
+		Int8Embeddings: p.cfg.Int8Embeddings,
 	}
 }
 

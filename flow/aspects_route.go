@@ -9,7 +9,6 @@ import (
 
 	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -510,10 +509,9 @@ func alignment(g *graph.Graph, vs []int, dirs [][]float64) []float64 {
 	}
 	out := make([]float64, len(vs)*na)
 	for p, v := range vs {
-		e := g.Embedding(v)
 		for j := range d32 {
-			if len(d32[j]) == len(e) {
-				out[p*na+j] = math.Max(0, vec.Dot(e, d32[j]))
+			if len(d32[j]) == g.Dim {
+				out[p*na+j] = math.Max(0, g.Dot(v, d32[j]))
 			}
 		}
 	}

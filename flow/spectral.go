@@ -42,9 +42,11 @@ func spectral(g *graph.Graph, h []float64, c []int, q []float64, k int, eta floa
 		return fallback(), nil
 	}
 	m := mat.NewDense(len(c), d, nil)
+	e := make([]float32, 0, d)
 	for i, v := range c {
 		row := m.RawRowView(i)
-		for j, x := range g.Embedding(v) {
+		e = g.AppendEmbedding(e[:0], v)
+		for j, x := range e {
 			row[j] = h[v] * float64(x)
 		}
 	}

@@ -98,6 +98,13 @@ type Builder struct {
 	// cannot be updated (see Update); with none, the model's analysis alone
 	// makes the nodes and Update applies.
 	Rounds int
+	// Int8Embeddings stores the embeddings as int8 with one float32 scale
+	// per row (a quarter of float32's memory, in the graph and its file)
+	// instead of float32. Each unit row v becomes q = round(127·v/max|v|)
+	// scaled back to unit length; kNN edges, edge weights and query scores
+	// are computed from these rows, so the build never holds the float32
+	// vectors beyond one batch. Update keeps a graph's own format.
+	Int8Embeddings bool
 	// NoMentionLinks leaves out the Link edges of MentionLinks (a passage
 	// that names another's title, two passages that name one entity),
 	// which Build adds by default: they are the paths multi-hop questions
@@ -167,13 +174,13 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	vecs, dim, err := b.embed(ctx, emb, nodes, "embed", 0)
+	vecs, err := b.embed(ctx, emb, nodes, "embed", 0, b.Int8Embeddings)
 	if err != nil {
 		return nil, err
 	}
 	var links [][]int32
 	if model != nil && rec.rounds > 0 {
-		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, dim, rec.rounds)
+		links, vecs, err = b.evolve(ctx, model, emb, nodes, vecs, rec.rounds)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +197,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if k := b.knnK(len(nodes)); k > 0 {
 		p := b.stage("knn", len(nodes))
 		_, span := telemetry.Stage(ctx, "flowreader.build.knn", attribute.Int("flowreader.nodes", len(nodes)), attribute.Int("flowreader.k", k))
-		nb, err := b.neighbours(ctx, vecs, len(nodes), dim, k, p)
+		nb, err := b.neighbours(ctx, vecs, len(nodes), k, p)
 		telemetry.End(span, err)
 		if err != nil {
 			return nil, err
@@ -200,7 +207,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	g, err := b.finish(nodes, dim, vecs, edges, rec)
+	g, err := b.finish(nodes, vecs, edges, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +300,7 @@ func (b *Builder) knnK(n int) int {
 
 // finish makes the graph and records its documents' node counts in rec.
 // The embeddings are unit rows from embed, stored as they are.
-func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, rec *buildRecord) (*Graph, error) {
+func (b *Builder) finish(nodes []Node, vecs rows, edges []Edge, rec *buildRecord) (*Graph, error) {
 	at := 0
 	for i := range rec.docs {
 		d := &rec.docs[i]
@@ -303,7 +310,7 @@ func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, re
 			at++
 		}
 	}
-	g, err := assembleOwned(nodes, dim, vecs, edges)
+	g, err := assembleOwned(nodes, vecs, edges)
 	if err != nil {
 		return nil, err
 	}
@@ -318,15 +325,15 @@ func (b *Builder) finish(nodes []Node, dim int, vecs []float32, edges []Edge, re
 // neighbours returns each node's k nearest other nodes (topK's layout),
 // exactly or approximately as ApproxKNN and the node count say, and reports
 // the nodes done to p (nil for none).
-func (b *Builder) neighbours(ctx context.Context, vecs []float32, n, dim, k int, p *progress) ([]int32, error) {
+func (b *Builder) neighbours(ctx context.Context, vecs rows, n, k int, p *progress) ([]int32, error) {
 	if b.ApproxKNN > 0 || b.ApproxKNN == 0 && n > exactKNNMax {
 		var done func(int)
 		if p != nil {
 			done = func(d int) { p.add(d) } // insertion; the searches report nothing
 		}
-		return approxTopK(ctx, vecs, n, dim, k, b.concurrency(), done)
+		return approxTopK(ctx, vecs, n, k, b.concurrency(), done)
 	}
-	nb, err := topK(ctx, vecs, n, dim, k, b.concurrency())
+	nb, err := topK(ctx, vecs, n, k, b.concurrency())
 	if err == nil && p != nil {
 		p.add(n)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func encodePayload(g *Graph) []byte {
-	size := 64 + len(g.Embedder) + len(g.Edges)*edgeSize + 4*len(g.Emb) + 4
+	size := 64 + len(g.Embedder) + len(g.Edges)*edgeSize + 4*len(g.Emb) + 4*len(g.qscale) + len(g.q8) + 4
 	for i := range g.Nodes {
 		size += nodeSize(&g.Nodes[i])
 	}
@@ -33,12 +33,22 @@ func encodePayload(g *Graph) []byte {
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}
-	if littleEndian && len(g.Emb) > 0 {
-		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(&g.Emb[0])), 4*len(g.Emb))...)
-	} else {
-		for _, x := range g.Emb {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	if g.int8 { // the scales, then the rows (flagInt8)
+		b = appendFloats(b, g.qscale)
+		if len(g.q8) > 0 {
+			b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(&g.q8[0])), len(g.q8))...)
 		}
+		return b
+	}
+	return appendFloats(b, g.Emb)
+}
+
+func appendFloats(b []byte, v []float32) []byte {
+	if littleEndian && len(v) > 0 {
+		return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))...)
+	}
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
 	return b
 }
@@ -230,9 +240,64 @@ type layout struct {
 	name        string
 	dim, nn, ne int
 	body        int    // offset of the first node record
-	emb         int    // offset of the embeddings, the payload's last 4*nn*dim bytes
+	emb         int    // offset of the embeddings, the payload's last embBytes bytes
 	size        int    // payload length
-	flags       uint32 // the header's flags (flagRecord: a build record follows the edges)
+	flags       uint32 // the header's flags (flagRecord: a build record follows the edges; flagInt8)
+}
+
+// int8 reports whether the embeddings are int8 rows: nn float32 scales,
+// then nn*dim int8s.
+func (l layout) int8() bool { return l.flags&flagInt8 != 0 }
+
+// embBytes is the size of the embeddings of nn rows of dimension dim.
+func embBytes(nn, dim uint64, flags uint32) uint64 {
+	if flags&flagInt8 != 0 {
+		return nn * (4 + dim)
+	}
+	return 4 * nn * dim
+}
+
+// floatEnd is the end of the embeddings' float32 values (all of them, or
+// the scales of int8 rows), which must be finite.
+func (l layout) floatEnd() int {
+	if l.int8() {
+		return l.emb + 4*l.nn
+	}
+	return l.size
+}
+
+// rowsAt and rowBytes place the embedding rows: row i at
+// rowsAt + i*rowBytes.
+func (l layout) rowsAt() int {
+	if l.int8() {
+		return l.floatEnd()
+	}
+	return l.emb
+}
+
+func (l layout) rowBytes() int {
+	if l.int8() {
+		return l.dim
+	}
+	return 4 * l.dim
+}
+
+// unitRowAt applies unitRow (or unitInt8) to row i of payload p.
+func (l layout) unitRowAt(p []byte, i int) bool {
+	a := l.rowsAt() + i*l.rowBytes()
+	row := p[a : a+l.rowBytes()]
+	if l.int8() {
+		s := math.Float32frombits(binary.LittleEndian.Uint32(p[l.emb+4*i:]))
+		return unitInt8(s, int8s(row))
+	}
+	return unitRow(floats(row))
+}
+
+func int8s(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
 }
 
 // parseLayout reads the leading fields (embedder name, dimension, node and
@@ -240,7 +305,7 @@ type layout struct {
 // len(p) bytes. Counts are bounded by the bytes in p, so a prefix passes
 // only if the whole payload would, with the same layout; when a prefix
 // fails, more bytes may still make it pass.
-func parseLayout(p []byte, size int) (layout, error) {
+func parseLayout(p []byte, size int, flags uint32) (layout, error) {
 	d := &decoder{b: p}
 	name := d.str()
 	dim := d.uvarint()
@@ -252,23 +317,23 @@ func parseLayout(p []byte, size int) (layout, error) {
 	if d.err != nil {
 		return layout{}, d.err
 	}
-	if uint64(nn)*dim*4 > uint64(size-d.off) {
+	eb := embBytes(uint64(nn), dim, flags)
+	if eb > uint64(size-d.off) {
 		return layout{}, fmt.Errorf("%d nodes of dimension %d exceed the payload", nn, dim)
 	}
-	return layout{name: name, dim: int(dim), nn: nn, ne: ne, body: d.off, emb: size - 4*nn*int(dim), size: size}, nil
+	return layout{name: name, dim: int(dim), nn: nn, ne: ne, body: d.off, emb: size - int(eb), size: size, flags: flags}, nil
 }
 
 func decodePayload(p []byte, flags uint32) (*Graph, error) {
-	l, err := parseLayout(p, len(p))
+	l, err := parseLayout(p, len(p), flags)
 	if err != nil {
 		return nil, err
 	}
-	l.flags = flags
 	// Check the embeddings for NaN and Inf while the nodes and edges are
 	// decoded; nanAt is buffered, so returning early leaks no goroutine.
 	nanAt := make(chan int, 1)
-	if l.emb < len(p) {
-		go func() { nanAt <- nonFinite(p[l.emb:]) }()
+	if l.emb < l.floatEnd() {
+		go func() { nanAt <- nonFinite(p[l.emb:l.floatEnd()]) }()
 	} else {
 		nanAt <- -1
 	}
@@ -282,28 +347,26 @@ func decodePayload(p []byte, flags uint32) (*Graph, error) {
 	return l.graph(p, nodes, edges, deg, rec), nil
 }
 
-// nanError reports the node holding the i-th embedding value.
+// nanError reports the node holding the i-th embedding float32 value.
 func (l layout) nanError(i int) error {
+	if l.int8() {
+		return fmt.Errorf("node %d: %w (scale)", i, errNaN)
+	}
 	return fmt.Errorf("node %d: %w", i/l.dim, errNaN)
 }
 
 // graph makes the graph of a checked payload p, its embeddings aliasing p,
 // from what decodeBody returned.
 func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32, rec *buildRecord) *Graph {
-	m := l.nn * l.dim
-	var emb []float32
-	if m > 0 {
-		raw := p[l.emb:l.size]
-		if littleEndian && uintptr(unsafe.Pointer(&raw[0]))%4 == 0 {
-			emb = unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), m)
-		} else {
-			emb = make([]float32, m)
-			for i := range emb {
-				emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-			}
-		}
+	g := &Graph{Nodes: nodes, Edges: edges, Embedder: l.name, build: rec}
+	r := rows{dim: l.dim, i8: l.int8()}
+	if l.int8() {
+		r.s = floats(p[l.emb:l.floatEnd()])
+		r.q = int8s(p[l.floatEnd():l.size])
+	} else if l.nn*l.dim > 0 {
+		r.f = floats(p[l.emb:l.size])
 	}
-	g := &Graph{Nodes: nodes, Dim: l.dim, Emb: emb, Edges: edges, Embedder: l.name, build: rec}
+	g.setRows(r)
 	g.fillCSR(deg)
 	return g
 }

@@ -14,10 +14,11 @@ import (
 )
 
 // embed embeds every node's embeddingText (as llm.KindDocument) in batches,
-// concurrently, into one contiguous row-major slice. The dimension is the
-// embedder's, or taken from the vectors when it reports 0 (want > 0 fixes
-// it, as in later rounds). Vectors are validated: count, length, finite.
-func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage string, want int) (_ []float32, _ int, err error) {
+// concurrently, into rows (int8 when i8 is set), each normalised to unit
+// length first. The dimension is the embedder's, or taken from the vectors
+// when it reports 0 (want > 0 fixes it, as in later rounds). Vectors are
+// validated: count, length, finite.
+func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage string, want int, i8 bool) (_ rows, err error) {
 	ctx, span := telemetry.Stage(ctx, "flowreader.build.embed", attribute.String("flowreader.stage", stage), attribute.Int("flowreader.nodes", len(nodes)))
 	defer func() { telemetry.End(span, err) }()
 	n := len(nodes)
@@ -30,19 +31,20 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 		dim = b.Embedder.Dimension()
 	}
 	if dim > maxDim { // Save would refuse the graph after the whole build
-		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
+		return rows{}, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
 	}
 	p := b.stage(stage, n)
 	// With the dimension known, each batch goes straight into its rows of
 	// the result, so that a large collection's vectors are not held twice
 	// (once per batch, once contiguous).
-	var emb []float32
-	if dim > 0 {
-		emb = make([]float32, n*dim)
+	var out rows
+	known := dim > 0
+	if known {
+		out = newRows(n, dim, i8)
 	}
-	var rows [][]float32
-	if emb == nil {
-		rows = make([][]float32, n)
+	var raw [][]float32
+	if !known {
+		raw = make([][]float32, n)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(b.concurrency())
@@ -65,46 +67,47 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 			if err := llmutil.CheckVectors(vecs, z-a, dim); err != nil {
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}
-			if emb != nil {
+			if known {
+				row := make([]float32, dim)
 				for i, v := range vecs {
-					row := emb[(a+i)*dim : (a+i+1)*dim]
 					copy(row, v)
 					normalize(row)
+					out.set(a+i, row)
 				}
 			} else {
-				copy(rows[a:z], vecs)
+				copy(raw[a:z], vecs)
 			}
 			p.add(z - a)
 			return nil
 		})
 	}
 	if err = g.Wait(); err != nil {
-		return nil, 0, err
+		return rows{}, err
 	}
 	if err = ctx.Err(); err != nil {
-		return nil, 0, err
+		return rows{}, err
 	}
 	if n == 0 {
-		return nil, dim, nil
+		return newRows(0, dim, i8), nil
 	}
-	if emb != nil {
-		return emb, dim, nil
+	if known {
+		return out, nil
 	}
-	if dim == 0 {
-		dim = len(rows[0])
-	}
+	dim = len(raw[0])
 	if dim > maxDim { // Save would refuse the graph after the whole build
-		return nil, 0, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
+		return rows{}, fmt.Errorf("graph: %w: the embedder's dimension %d exceeds the file format's %d", ErrDimension, dim, maxDim)
 	}
-	emb = make([]float32, n*dim)
-	for i, v := range rows {
+	out = newRows(n, dim, i8)
+	row := make([]float32, dim)
+	for i, v := range raw {
 		if len(v) != dim { // batches disagree on an unknown dimension
-			return nil, 0, fmt.Errorf("graph: node %d: %w: %d components, want %d", i, ErrDimension, len(v), dim)
+			return rows{}, fmt.Errorf("graph: node %d: %w: %d components, want %d", i, ErrDimension, len(v), dim)
 		}
-		copy(emb[i*dim:], v)
-		normalize(emb[i*dim : (i+1)*dim])
+		copy(row, v) // the embedder's vector is not ours to change
+		normalize(row)
+		out.set(i, row)
 	}
-	return emb, dim, nil
+	return out, nil
 }
 
 // embeddingText is the text a node is embedded from,

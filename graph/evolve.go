@@ -46,7 +46,7 @@ type linkResult struct {
 // keywords are replaced. After each round every node is re-embedded (only
 // changed texts cost calls when a cache is set). A node whose answer does
 // not parse keeps its links and summary.
-func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes []Node, vecs []float32, dim, rounds int) ([][]int32, []float32, error) {
+func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes []Node, vecs rows, rounds int) ([][]int32, rows, error) {
 	n := len(nodes)
 	links := make([][]int32, n)
 	for _, ed := range b.orderEdges(nodes) {
@@ -60,10 +60,10 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 	for r := 1; r <= rounds; r++ {
 		stage := fmt.Sprintf("evolve %d/%d", r, rounds)
 		ctx, span := telemetry.Stage(ctx, "flowreader.build.evolve", attribute.Int("flowreader.round", r))
-		nb, err := b.neighbours(ctx, vecs, n, dim, k, nil)
+		nb, err := b.neighbours(ctx, vecs, n, k, nil)
 		if err != nil {
 			telemetry.End(span, err)
-			return nil, nil, err
+			return nil, rows{}, err
 		}
 		p := b.stage(stage, n)
 		res := make([]linkResult, n)
@@ -88,11 +88,11 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 		}
 		if err := g.Wait(); err != nil {
 			telemetry.End(span, err)
-			return nil, nil, err
+			return nil, rows{}, err
 		}
 		if err := ctx.Err(); err != nil {
 			telemetry.End(span, err)
-			return nil, nil, err
+			return nil, rows{}, err
 		}
 		unparsed := 0
 		for i := range res {
@@ -110,10 +110,10 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 				}
 			}
 		}
-		vecs, _, err = b.embed(ctx, e, nodes, fmt.Sprintf("embed %d/%d", r, rounds), dim)
+		vecs, err = b.embed(ctx, e, nodes, fmt.Sprintf("embed %d/%d", r, rounds), vecs.dim, vecs.i8)
 		if err != nil {
 			telemetry.End(span, err)
-			return nil, nil, err
+			return nil, rows{}, err
 		}
 		if unparsed > 0 {
 			telemetry.Warn(ctx, "evolution answers did not parse: those nodes keep their links and summary", "round", r, "nodes", unparsed, "total", n)

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -86,7 +85,9 @@ type Graph struct {
 	// Dim is the embedding dimension.
 	Dim int
 	// Emb holds len(Nodes)*Dim float32s; row i is node i's embedding,
-	// L2-normalised (or all zero).
+	// L2-normalised (or all zero). It is nil in a graph that stores its
+	// embeddings as int8 (Int8Embeddings): use Embedding, AppendEmbedding,
+	// Dot and Cos, which serve both.
 	Emb []float32
 	// Edges are the undirected edges, sorted by (U, V), U < V.
 	Edges []Edge
@@ -101,6 +102,12 @@ type Graph struct {
 	// and embedding calls, with their tokens; calls answered from the cache
 	// are not counted. It is not saved: zero for a graph read from a file.
 	Usage llm.Totals
+
+	// int8 marks a graph whose embeddings are q8 (len(Nodes)*Dim int8s)
+	// with one scale per row in qscale (Builder.Int8Embeddings), Emb nil.
+	int8   bool
+	q8     []int8
+	qscale []float32
 
 	// build records how a Builder made the graph (settings and documents),
 	// nil for graphs made by New; Builder.Update needs it.
@@ -129,7 +136,7 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 	for i := 0; i < n; i++ {
 		normalize(emb[i*dim : (i+1)*dim])
 	}
-	return assemble(nodes, dim, emb, edges)
+	return assemble(nodes, rows{dim: dim, f: emb}, edges)
 }
 
 // assemble is New without the checks and normalisation of the embeddings,
@@ -137,8 +144,8 @@ func New(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
 // stored rows are then bit for bit the ones the kNN lists were computed
 // from, which Builder.Update relies on to recompute lists exactly. It
 // copies edges (the caller keeps them); assembleOwned does not.
-func assemble(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
-	return assembleOwned(nodes, dim, emb, append(make([]Edge, 0, len(edges)), edges...))
+func assemble(nodes []Node, r rows, edges []Edge) (*Graph, error) {
+	return assembleOwned(nodes, r, append(make([]Edge, 0, len(edges)), edges...))
 }
 
 // assembleOwned is assemble on edges it may reorder and keep: the edges
@@ -150,9 +157,10 @@ func assemble(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error
 // the peak, and the result holds no slack.
 // The order of equal (U, V) pairs does not matter (their kinds are OR-ed),
 // so an unstable sort gives the same result.
-func assembleOwned(nodes []Node, dim int, emb []float32, edges []Edge) (*Graph, error) {
+func assembleOwned(nodes []Node, r rows, edges []Edge) (*Graph, error) {
 	n := len(nodes)
-	g := &Graph{Nodes: nodes, Dim: dim, Emb: emb}
+	g := &Graph{Nodes: nodes}
+	g.setRows(r)
 	es := edges[:0]
 	for _, e := range edges {
 		if e.U < 0 || e.V < 0 || int(e.U) >= n || int(e.V) >= n {
@@ -231,8 +239,34 @@ func (g *Graph) fillCSR(deg []int32) {
 // Len returns the number of nodes.
 func (g *Graph) Len() int { return len(g.Nodes) }
 
-// Embedding returns node i's (unit or zero) embedding; do not modify it.
-func (g *Graph) Embedding(i int) []float32 { return g.Emb[i*g.Dim : (i+1)*g.Dim] }
+// Embedding returns node i's (unit or zero) embedding; do not modify it. It
+// aliases the graph's storage, except in a graph of int8 embeddings, where it
+// is a decoded copy (AppendEmbedding reuses a buffer instead).
+func (g *Graph) Embedding(i int) []float32 {
+	if g.int8 {
+		return g.AppendEmbedding(make([]float32, 0, g.Dim), i)
+	}
+	return g.Emb[i*g.Dim : (i+1)*g.Dim]
+}
+
+// AppendEmbedding appends node i's embedding to dst and returns the
+// extended slice; for int8 embeddings the row decoded, scale times values.
+func (g *Graph) AppendEmbedding(dst []float32, i int) []float32 {
+	r := graphRows(g)
+	return r.appendRow(dst, i)
+}
+
+// Dot returns q · node i's embedding (len(q) = Dim), reading int8 rows
+// without decoding them. Scoring ranks every node by it.
+func (g *Graph) Dot(i int, q []float32) float64 {
+	r := graphRows(g)
+	return r.dotVec(q, i)
+}
+
+// Int8Embeddings reports whether the graph stores its embeddings as int8
+// with a scale per row (Builder.Int8Embeddings), a quarter of float32's
+// memory; Emb is then nil.
+func (g *Graph) Int8Embeddings() bool { return g.int8 }
 
 // Neighbors returns node i's neighbours (sorted ascending) and, aligned with
 // them, the indexes of the connecting edges in g.Edges. The slices alias the
@@ -244,7 +278,8 @@ func (g *Graph) Neighbors(i int) (nbrs, edges []int32) {
 
 // Cos returns the cosine of nodes i and j (embeddings are unit or zero).
 func (g *Graph) Cos(i, j int) float64 {
-	return vec.Dot(g.Embedding(i), g.Embedding(j))
+	r := graphRows(g)
+	return r.cos(i, j)
 }
 
 func normalize(v []float32) {

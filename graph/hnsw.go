@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
-	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // Approximate kNN for large collections: a hierarchical navigable small
@@ -50,8 +49,7 @@ const exactKNNMax = 10000
 
 // hnswGraph is the layered graph under construction.
 type hnswGraph struct {
-	emb   []float32
-	dim   int
+	v     rows
 	n     int
 	level []uint8
 	// Layer 0: node i's links are nb0[i*m0 : i*m0+cnt0[i]], sorted by
@@ -78,7 +76,6 @@ func better(a, b cand) bool { return a.sim > b.sim || a.sim == b.sim && a.id < b
 
 // searcher holds one worker's scratch space.
 type searcher struct {
-	impl    gonum.Implementation
 	seen    []uint32
 	stamp   uint32
 	beam    []cand // max-heap by better (best on top): to expand
@@ -96,8 +93,9 @@ func (s *searcher) reset() {
 	s.beam, s.results = s.beam[:0], s.results[:0]
 }
 
-func (s *searcher) dot(h *hnswGraph, q []float32, j int32) float32 {
-	return s.impl.Sdot(h.dim, q, 1, h.emb[int(j)*h.dim:int(j+1)*h.dim], 1)
+// dot is the similarity of nodes q and j (every query is a node's row).
+func (s *searcher) dot(h *hnswGraph, q, j int32) float32 {
+	return h.v.dot(int(q), int(j))
 }
 
 // Heap helpers over []cand with an ordering function.
@@ -156,7 +154,7 @@ func (h *hnswGraph) links(i int32, l int) []int32 {
 // searchLayer runs the HNSW beam search of width ef on layer l from the
 // entry points in s.results (already scored), over nodes below limit, and
 // leaves the ef best in s.results.
-func (s *searcher) searchLayer(h *hnswGraph, q []float32, l, ef int, limit int32) {
+func (s *searcher) searchLayer(h *hnswGraph, q int32, l, ef int, limit int32) {
 	s.beam = s.beam[:0]
 	for _, c := range s.results {
 		s.beam = heapPush(s.beam, c, better)
@@ -187,7 +185,7 @@ func (s *searcher) searchLayer(h *hnswGraph, q []float32, l, ef int, limit int32
 // search finds the ef nearest nodes below limit to q, best first: a
 // greedy descent from entry on layers top..1, then a beam of width ef on
 // layer 0.
-func (s *searcher) search(h *hnswGraph, q []float32, ef int, limit int32, entry int32, top int) []cand {
+func (s *searcher) search(h *hnswGraph, q int32, ef int, limit int32, entry int32, top int) []cand {
 	s.reset()
 	s.seen[entry] = s.stamp
 	s.results = append(s.results, cand{entry, s.dot(h, q, entry)})
@@ -225,9 +223,8 @@ func (s *searcher) selectNeighbours(h *hnswGraph, cands []cand, m int) []cand {
 			break
 		}
 		ok := true
-		ec := h.emb[int(c.id)*h.dim : int(c.id+1)*h.dim]
 		for _, k := range kept {
-			if s.dot(h, ec, k.id) > c.sim {
+			if s.dot(h, c.id, k.id) > c.sim {
 				ok = false
 				break
 			}
@@ -252,9 +249,9 @@ func (s *searcher) selectNeighbours(h *hnswGraph, cands []cand, m int) []cand {
 // (layer 0 first).
 type plan [][]cand
 
-// buildHNSW builds the layered graph of the n rows of emb.
-func buildHNSW(ctx context.Context, emb []float32, n, dim, workers int, progress func(int)) (*hnswGraph, error) {
-	h := &hnswGraph{emb: emb, dim: dim, n: n, m0: 2 * hnswM, level: make([]uint8, n), up: make([][]int32, n)}
+// buildHNSW builds the layered graph of the n rows of v.
+func buildHNSW(ctx context.Context, v rows, n, workers int, progress func(int)) (*hnswGraph, error) {
+	h := &hnswGraph{v: v, n: n, m0: 2 * hnswM, level: make([]uint8, n), up: make([][]int32, n)}
 	h.nb0 = make([]int32, n*h.m0)
 	h.sim0 = make([]float32, n*h.m0)
 	h.cnt0 = make([]uint8, n)
@@ -319,7 +316,7 @@ func buildHNSW(ctx context.Context, emb []float32, n, dim, workers int, progress
 // plan finds node i's links: a search of the frozen graph (nodes below
 // limit) plus the batch's earlier nodes limit..i-1, compared exactly.
 func (h *hnswGraph) plan(s *searcher, i, limit int32) plan {
-	q := h.emb[int(i)*h.dim : int(i+1)*h.dim]
+	q := i
 	li := int(h.level[i])
 	p := make(plan, li+1)
 	var batch []cand
@@ -410,7 +407,7 @@ func (h *hnswGraph) addReverse(s *searcher, j int32, l int, c cand) {
 				return
 			}
 		}
-		q := h.emb[int(j)*h.dim : int(j+1)*h.dim]
+		q := j
 		all := make([]cand, 0, hnswM+1)
 		for _, x := range row {
 			all = append(all, cand{x, s.dot(h, q, x)})
@@ -453,8 +450,8 @@ func (h *hnswGraph) addReverse(s *searcher, j int32, l int, c cand) {
 // output layout (row i's k neighbours at out[i*k:(i+1)*k], most similar
 // first, ties by lower index, padded with -1), found by one HNSW search
 // per node. The result does not depend on workers.
-func approxTopK(ctx context.Context, emb []float32, n, dim, k, workers int, progress func(int)) ([]int32, error) {
-	h, err := buildHNSW(ctx, emb, n, dim, workers, progress)
+func approxTopK(ctx context.Context, v rows, n, k, workers int, progress func(int)) ([]int32, error) {
+	h, err := buildHNSW(ctx, v, n, workers, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -488,7 +485,7 @@ func (h *hnswGraph) knn(ctx context.Context, k, workers int) ([]int32, error) {
 					return nil
 				}
 				for i := a; i < min(a+chunk, n); i++ {
-					q := h.emb[i*h.dim : (i+1)*h.dim]
+					q := int32(i)
 					// Node i is in the graph: its own neighbourhood is the
 					// best entry, and no descent is needed.
 					res := s.search(h, q, ef+1, int32(n), int32(i), 0)

@@ -35,15 +35,15 @@ func TestApproxTopKRecallAndDeterminism(t *testing.T) {
 	v := probeVecs(n, dim, 3)
 	k := knnSize(n)
 	ctx := context.Background()
-	exact, err := topK(ctx, v, n, dim, k, 2)
+	exact, err := topK(ctx, rows{dim: dim, f: v}, n, k, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a1, err := approxTopK(ctx, v, n, dim, k, 1, nil)
+	a1, err := approxTopK(ctx, rows{dim: dim, f: v}, n, k, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a3, err := approxTopK(ctx, v, n, dim, k, 3, nil)
+	a3, err := approxTopK(ctx, rows{dim: dim, f: v}, n, k, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
-	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // knnSize is the neighbourhood size k = clip(⌈log2 N⌉, 3, 32) (paper v3
@@ -26,18 +25,18 @@ func knnSize(n int) int {
 // cache instead of streaming all rows once per row.
 const knnBlock = 32
 
-// topK returns, for each of the n rows of emb (unit or zero vectors of
-// length dim), its k most similar other rows by dot product, most similar
+// topK returns, for each of the n rows of r (unit or zero vectors), its k
+// most similar other rows by rows.dot, most similar
 // first, ties broken by lower index; row i's list is out[i*k:(i+1)*k],
 // padded with -1 when n-1 < k.
 //
 // It is exact brute force: each pair's dot product is computed once
-// (gonum's assembly Sdot) and offered to both rows. Workers keep private
+// (rows.dot) and offered to both rows. Workers keep private
 // top-k lists for all rows (O(workers·N·k) memory, never O(N²)) that are
 // merged at the end. The top k under the strict order (similarity desc,
 // index asc) is unique, so the result does not depend on how the pairs were
 // shared among workers.
-func topK(ctx context.Context, emb []float32, n, dim, k, workers int) ([]int32, error) {
+func topK(ctx context.Context, r rows, n, k, workers int) ([]int32, error) {
 	out := make([]int32, n*k)
 	if k == 0 || n == 0 {
 		return out, nil
@@ -50,7 +49,6 @@ func topK(ctx context.Context, emb []float32, n, dim, k, workers int) ([]int32, 
 		l := &lists[w]
 		l.init(n, k)
 		g.Go(func() error {
-			var impl gonum.Implementation
 			for {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -61,9 +59,8 @@ func topK(ctx context.Context, emb []float32, n, dim, k, workers int) ([]int32, 
 				}
 				b := min(a+knnBlock, n)
 				for j := a + 1; j < n; j++ {
-					ej := emb[j*dim : (j+1)*dim]
 					for i := a; i < min(b, j); i++ {
-						s := impl.Sdot(dim, emb[i*dim:(i+1)*dim], 1, ej, 1)
+						s := r.dot(i, j)
 						l.offer(i, int32(j), s)
 						l.offer(j, int32(i), s)
 					}
@@ -135,11 +132,11 @@ func appendKNNEdges(edges []Edge, nbrs []int32, n, k int) []Edge {
 	return edges
 }
 
-// knnRecompute brings the top-k lists in l (n rows of emb) up to date
+// knnRecompute brings the top-k lists in l (n rows of r) up to date
 // after an update: rows with full[i] set are recomputed from scratch
 // against every other row (l's list of such a row must be empty); every
 // other row keeps its list and is offered the rows in extra (which its list
-// must not hold). Pairs are scored as topK scores them (gonum's Sdot), and
+// must not hold). Pairs are scored as topK scores them (rows.dot), and
 // the top k under (similarity desc, index asc) is unique, so the lists are
 // those topK gives whenever the kept lists are the top k among the rows not
 // in extra and a pair's similarity does not depend on the order of its
@@ -149,7 +146,7 @@ func appendKNNEdges(edges []Edge, nbrs []int32, n, k int) []Edge {
 // block, as in topK; a full row costs n dot products, a kept one
 // len(extra). Each row's list is touched by one worker only. The full rows
 // are where an approximate index would answer instead.
-func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, full []bool, extra []int32, workers int) error {
+func knnRecompute(ctx context.Context, r rows, n int, l *topList, full []bool, extra []int32, workers int) error {
 	var rows []int // the full rows
 	for i, f := range full {
 		if f {
@@ -164,7 +161,6 @@ func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, fu
 	var g errgroup.Group
 	for range workers {
 		g.Go(func() error {
-			var impl gonum.Implementation
 			for {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -176,10 +172,9 @@ func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, fu
 				case t < blocks:
 					block := rows[t*knnBlock : min((t+1)*knnBlock, len(rows))]
 					for j := 0; j < n; j++ {
-						ej := emb[j*dim : (j+1)*dim]
 						for _, i := range block {
 							if i != j {
-								l.offer(i, int32(j), impl.Sdot(dim, emb[i*dim:(i+1)*dim], 1, ej, 1))
+								l.offer(i, int32(j), r.dot(i, j))
 							}
 						}
 					}
@@ -189,9 +184,8 @@ func knnRecompute(ctx context.Context, emb []float32, n, dim int, l *topList, fu
 						if full[i] {
 							continue
 						}
-						ei := emb[i*dim : (i+1)*dim]
 						for _, j := range extra {
-							l.offer(i, j, impl.Sdot(dim, ei, 1, emb[int(j)*dim:(int(j)+1)*dim], 1))
+							l.offer(i, j, r.dot(i, int(j)))
 						}
 					}
 				}

@@ -36,11 +36,11 @@ func TestTopKOracle(t *testing.T) {
 		if k <= 0 {
 			continue
 		}
-		got, err := topK(context.Background(), emb, n, dim, k, 3)
+		got, err := topK(context.Background(), rows{dim: dim, f: emb}, n, k, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		one, _ := topK(context.Background(), emb, n, dim, k, 1)
+		one, _ := topK(context.Background(), rows{dim: dim, f: emb}, n, k, 1)
 		if !reflect.DeepEqual(got, one) {
 			t.Fatalf("n=%d: result depends on the number of workers", n)
 		}
@@ -70,7 +70,7 @@ func TestTopKOracle(t *testing.T) {
 func TestTopKCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := topK(ctx, make([]float32, 100*4), 100, 4, 3, 2); err == nil {
+	if _, err := topK(ctx, rows{dim: 4, f: make([]float32, 100*4)}, 100, 3, 2); err == nil {
 		t.Fatal("cancelled search succeeded")
 	}
 }

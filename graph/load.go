@@ -133,7 +133,7 @@ func loadFromEager(r io.Reader, size int64, chunk int, eager int64) (*Graph, err
 
 	found := make(chan layout, 1)
 	done := make(chan readResult, 1)
-	go func() { done <- readPayload(r, p, chunk, found, crc0) }()
+	go func() { done <- readPayload(r, p, chunk, found, crc0, flags) }()
 	// Decode the nodes and edges as soon as they are in; the reader goes on
 	// with the embeddings, which the decoder does not touch.
 	var (
@@ -206,7 +206,7 @@ type readResult struct {
 // arrive too, and sends the layout on found once every byte before them is
 // in p. It closes found when done; it writes p only past the bytes before
 // the embeddings once it has sent the layout.
-func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint32) readResult {
+func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint32, flags uint32) readResult {
 	defer close(found)
 	var (
 		avail   int // bytes of p read
@@ -214,7 +214,7 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 		known   bool // l is parsed
 		nanNext int  // next embedding byte to check
 		nanAt   = -1
-		rowNext int // first byte of the next embedding row to check
+		rowNext int // the next embedding row to check
 		badRow  = -1
 		sent    bool
 		idle    int
@@ -230,12 +230,12 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 			next := avail + k
 			crc = crc32.Update(crc, castagnoli, p[avail:next])
 			if !known {
-				if pl, perr := parseLayout(p[:next], len(p)); perr == nil {
-					l, known, nanNext, rowNext = pl, true, pl.emb, pl.emb
+				if pl, perr := parseLayout(p[:next], len(p), flags); perr == nil {
+					l, known, nanNext, rowNext = pl, true, pl.emb, 0
 				}
 			}
-			if known && nanAt < 0 && next-nanNext >= 4 {
-				end := nanNext + (next-nanNext)&^3
+			if known && nanAt < 0 && min(next, l.floatEnd())-nanNext >= 4 {
+				end := nanNext + (min(next, l.floatEnd())-nanNext)&^3
 				if i := nonFinite(p[nanNext:end]); i >= 0 {
 					nanAt = (nanNext-l.emb)/4 + i
 				}
@@ -243,9 +243,9 @@ func readPayload(r io.Reader, p []byte, chunk int, found chan<- layout, crc uint
 			}
 			// Check each embedding row for unit length as soon as all of
 			// it is in, while it is still in the cache.
-			for rw := 4 * l.dim; known && badRow < 0 && rw > 0 && rowNext+rw <= next; rowNext += rw {
-				if !unitRow(floats(p[rowNext : rowNext+rw])) {
-					badRow = (rowNext - l.emb) / rw
+			for rw := l.rowBytes(); known && badRow < 0 && rw > 0 && rowNext < l.nn && l.rowsAt()+(rowNext+1)*rw <= next; rowNext++ {
+				if !l.unitRowAt(p, rowNext) {
+					badRow = rowNext
 				}
 			}
 			if known && !sent && next >= l.emb {

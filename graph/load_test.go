@@ -38,6 +38,14 @@ func sameGraph(t testing.TB, g, h *Graph) {
 			t.Fatalf("embedding value %d differs", i)
 		}
 	}
+	if g.int8 != h.int8 || !slices.Equal(g.q8, h.q8) || len(g.qscale) != len(h.qscale) {
+		t.Fatalf("int8 embeddings differ: %v/%v, %d/%d values", g.int8, h.int8, len(g.q8), len(h.q8))
+	}
+	for i := range g.qscale {
+		if math.Float32bits(g.qscale[i]) != math.Float32bits(h.qscale[i]) {
+			t.Fatalf("scale %d differs", i)
+		}
+	}
 	if !reflect.DeepEqual(g.off, h.off) || !reflect.DeepEqual(g.adj, h.adj) || !reflect.DeepEqual(g.eid, h.eid) {
 		t.Fatal("CSR differs")
 	}
@@ -339,7 +347,7 @@ func BenchmarkDecodeBody(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := buf.Bytes()[headerSize:]
-	l, err := parseLayout(p, len(p))
+	l, err := parseLayout(p, len(p), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,6 +29,10 @@ const (
 	// root (a length-prefixed string padded to four bytes); files without
 	// an image root keep the flag clear, as every earlier file has it.
 	flagImageRoot = 2
+	// flagInt8 marks a graph of int8 embeddings (Builder.Int8Embeddings):
+	// the payload ends with one float32 scale per node, then the nodes'
+	// int8 rows, instead of float32 rows.
+	flagInt8 = 4
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -60,6 +64,9 @@ func write(w io.Writer, g *Graph, root string) error {
 	var flags uint32
 	if g.build != nil {
 		flags |= flagRecord
+	}
+	if g.int8 {
+		flags |= flagInt8
 	}
 	if root != "" {
 		pre := appendString(make([]byte, 0, len(root)+16+len(p)), root)
@@ -188,7 +195,7 @@ func checkHeader(h []byte) (uint64, uint32, error) {
 		return 0, 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	flags := binary.LittleEndian.Uint32(h[12:])
-	if flags&^(flagRecord|flagImageRoot) != 0 {
+	if flags&^(flagRecord|flagImageRoot|flagInt8) != 0 {
 		return 0, 0, fmt.Errorf("%w: unknown flags", ErrFormat)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])

@@ -180,6 +180,8 @@ func FuzzRead(f *testing.F) {
 	f.Add(encode(f, randomGraph(f, 3, 4, 1)))
 	f.Add(encode(f, randomGraph(f, 0, 0, 1)))
 	f.Add(encode(f, recordGraph(f, 5, 4)))
+	f.Add(encode(f, int8Graph(randomGraph(f, 6, 5, 2))))
+	f.Add(encode(f, int8Graph(randomGraph(f, 0, 3, 2))))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Most mutations die at the checksum; also try with it fixed up so the
@@ -191,7 +193,7 @@ func FuzzRead(f *testing.F) {
 			b := append([]byte(nil), data...)
 			copy(b, magic)
 			binary.LittleEndian.PutUint32(b[8:], formatVersion)
-			binary.LittleEndian.PutUint32(b[12:], binary.LittleEndian.Uint32(data[12:])&flagRecord)
+			binary.LittleEndian.PutUint32(b[12:], binary.LittleEndian.Uint32(data[12:])&(flagRecord|flagInt8))
 			binary.LittleEndian.PutUint64(b[16:], uint64(len(b)-headerSize))
 			rechecksum(b)
 			loadMatchesDecode(t, b)

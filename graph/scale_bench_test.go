@@ -79,7 +79,7 @@ func BenchmarkScaleExactKNN(b *testing.B) {
 	v, n, dim := scaleVecs(b)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := topK(context.Background(), v, n, dim, knnSize(n), 2); err != nil {
+		if _, err := topK(context.Background(), rows{dim: dim, f: v}, n, knnSize(n), 2); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -90,7 +90,7 @@ func BenchmarkScaleHNSWKNN(b *testing.B) {
 	v, n, dim := scaleVecs(b)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := approxTopK(context.Background(), v, n, dim, knnSize(n), 2, nil); err != nil {
+		if _, err := approxTopK(context.Background(), rows{dim: dim, f: v}, n, knnSize(n), 2, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -125,7 +125,7 @@ func BenchmarkScaleCoderHNSWSearch(b *testing.B) {
 	v, n, dim := scaleVecs(b)
 	g := coderGraph(v, n, dim)
 	k := knnSize(n)
-	ex, _ := topK(context.Background(), v, n, dim, k, 2)
+	ex, _ := topK(context.Background(), rows{dim: dim, f: v}, n, k, 2)
 	b.ResetTimer()
 	hit, searches := 0, 0
 	for range b.N {
@@ -177,7 +177,7 @@ func TestHNSWRecallLarge(t *testing.T) {
 	v := probeVecs(n, dim, 11)
 	k := knnSize(n)
 	t0 := time.Now()
-	ap, err := approxTopK(context.Background(), v, n, dim, k, 2, nil)
+	ap, err := approxTopK(context.Background(), rows{dim: dim, f: v}, n, k, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,8 @@ import "slices"
 
 // Subgraph returns the graph induced by nodes (indexes of g, strictly
 // ascending): node i of the result is g's node nodes[i] (the Node value is
-// shared, its ID unchanged), its embedding a copy of that node's row, and
+// shared, its ID unchanged), its embedding a copy of that node's row (in
+// g's format, float32 or int8), and
 // its edges the edges of g between two of the nodes, with their kinds and
 // weights. It costs time in the size of the nodes and their adjacency, not
 // in g's size, and panics when nodes is not strictly ascending or names a
@@ -14,7 +15,9 @@ func (g *Graph) Subgraph(nodes []int32) *Graph {
 		panic("graph: Subgraph: nodes not ascending")
 	}
 	n := len(nodes)
-	s := &Graph{Nodes: make([]Node, n), Dim: g.Dim, Emb: make([]float32, n*g.Dim), Embedder: g.Embedder}
+	s := &Graph{Nodes: make([]Node, n), Embedder: g.Embedder}
+	src := graphRows(g)
+	dst := src.withCap(n)
 	local := make(map[int32]int32, n)
 	for i, v := range nodes {
 		if i > 0 && nodes[i-1] == v {
@@ -22,8 +25,9 @@ func (g *Graph) Subgraph(nodes []int32) *Graph {
 		}
 		local[v] = int32(i)
 		s.Nodes[i] = g.Nodes[v]
-		copy(s.Emb[i*g.Dim:(i+1)*g.Dim], g.Embedding(int(v)))
+		dst.appendRows(&src, int(v), int(v)+1)
 	}
+	s.setRows(dst)
 	// Walking the nodes in ascending order and each one's higher neighbours
 	// in ascending order gives the edges sorted by (U, V), as New leaves
 	// them.

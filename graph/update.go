@@ -8,8 +8,6 @@ import (
 	"slices"
 	"unsafe"
 
-	"gonum.org/v1/gonum/blas/gonum"
-
 	"github.com/flowreader/flowreader/internal/tally"
 	"github.com/flowreader/flowreader/llm"
 )
@@ -142,10 +140,12 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 	if g.Len() > 0 {
 		want = g.Dim
 	}
-	fvecs, dim, err := b.embed(ctx, emb, fresh, "embed", want)
+	// Update keeps the graph's embedding format, whatever the Builder's.
+	fvecs, err := b.embed(ctx, emb, fresh, "embed", want, g.int8)
 	if err != nil {
 		return nil, diff, err
 	}
+	dim := fvecs.dim
 	if want > 0 {
 		dim = want
 	}
@@ -163,7 +163,9 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		dim = b.Embedder.Dimension() // no nodes: Build's dimension
 	}
 	out := make([]Node, 0, n)
-	vecs := make([]float32, 0, n*dim)
+	fvecs.dim = dim
+	vecs := fvecs.withCap(n)
+	oldRows := graphRows(g)
 	own := newArena(g, rec.docs, keep, oldAt)
 	from := make([]int32, 0, n)
 	f := 0
@@ -173,7 +175,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 			for j := s.start; j < s.start+s.n; j++ {
 				out = append(out, own.node(&g.Nodes[j]))
 			}
-			vecs = append(vecs, g.Emb[s.start*dim:(s.start+s.n)*dim]...)
+			vecs.appendRows(&oldRows, s.start, s.start+s.n)
 			for j := s.start; j < s.start+s.n; j++ {
 				from = append(from, int32(j))
 			}
@@ -181,7 +183,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		}
 		for f < len(fresh) && fresh[f].Doc == d.id {
 			out = append(out, fresh[f])
-			vecs = append(vecs, fvecs[f*dim:(f+1)*dim]...)
+			vecs.appendRows(&fvecs, f, f+1)
 			from = append(from, -1)
 			f++
 		}
@@ -201,14 +203,14 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		}
 	} else if k > 0 {
 		p := b.stage("knn", n)
-		nb, err := b.updateKNN(ctx, g, vecs, dim, from, k)
+		nb, err := b.updateKNN(ctx, g, vecs, from, k)
 		if err != nil {
 			return nil, diff, err
 		}
 		p.add(n)
 		edges = appendKNNEdges(edges, nb, n, k)
 	}
-	ng, err := b.finish(out, dim, vecs, edges, rec)
+	ng, err := b.finish(out, vecs, edges, rec)
 	if err != nil {
 		return nil, diff, err
 	}
@@ -268,8 +270,10 @@ func analysisName(model bool) string {
 // any multiple of 4 bytes. With the dimension a multiple of 4, every row of
 // vecs is 16-byte aligned, so a pair's similarity is the same bits whatever
 // the rows' indexes and argument order, in Build and here; otherwise every
-// list is recomputed by topK, on the same layout as Build's.
-func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim int, from []int32, k int) ([]int32, error) {
+// list is recomputed by topK, on the same layout as Build's. Int8 rows have
+// no such concern: their dot products are exact integers times the scales.
+func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int32, k int) ([]int32, error) {
+	dim := vecs.dim
 	n := len(from)
 	kOld := b.knnK(g.Len())
 	monotone := true
@@ -280,10 +284,10 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 			last = o
 		}
 	}
-	if k != kOld || !monotone || dim%4 != 0 || len(vecs) > 0 && uintptr(unsafe.Pointer(&vecs[0]))%16 != 0 {
+	if k != kOld || !monotone || !vecs.i8 && (dim%4 != 0 || len(vecs.f) > 0 && uintptr(unsafe.Pointer(&vecs.f[0]))%16 != 0) {
 		// Every list again, as Build finds them (exact or HNSW): the
 		// result is then Build's, bit for bit, on either path.
-		return b.neighbours(ctx, vecs, n, dim, k, nil)
+		return b.neighbours(ctx, vecs, n, k, nil)
 	}
 	to := make([]int32, g.Len()) // g's node index to the new one, or -1
 	for i := range to {
@@ -300,22 +304,24 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 	// The rows of g's nodes that are gone, copied to 16-byte aligned
 	// storage, so that their similarities are the bits Build computed.
 	gone := make([]int32, g.Len()) // g's node index to its row in goneRows, or -1
-	var goneRows []float32
+	goneRows := vecs.withCap(0)
+	old := graphRows(g)
+	ng := 0
 	for o, i := range to {
 		gone[o] = -1
 		if i < 0 {
-			gone[o] = int32(len(goneRows) / dim)
-			goneRows = append(goneRows, g.Embedding(o)...)
+			gone[o] = int32(ng)
+			goneRows.appendRows(&old, o, o+1)
+			ng++
 		}
 	}
-	if len(goneRows) > 0 && uintptr(unsafe.Pointer(&goneRows[0]))%16 != 0 {
-		return b.neighbours(ctx, vecs, n, dim, k, nil)
+	if len(goneRows.f) > 0 && uintptr(unsafe.Pointer(&goneRows.f[0]))%16 != 0 {
+		return b.neighbours(ctx, vecs, n, k, nil)
 	}
 	l := &topList{}
 	l.init(n, k)
 	full := make([]bool, n)
 	var cand []scored
-	var impl gonum.Implementation
 	for i, o := range from {
 		if o < 0 {
 			full[i] = true
@@ -327,19 +333,17 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 		// the list is recomputed; otherwise it is kept.
 		cand = cand[:0]
 		nbrs, eids := g.Neighbors(int(o))
-		ei := vecs[i*dim : (i+1)*dim]
 		for t, j := range nbrs {
 			if g.Edges[eids[t]].Kind&EdgeKNN == 0 {
 				continue
 			}
-			var ej []float32
+			var s float32
 			if c := to[j]; c >= 0 {
-				ej = vecs[int(c)*dim : (int(c)+1)*dim]
+				s = vecs.dot(i, int(c))
 			} else {
-				r := int(gone[j])
-				ej = goneRows[r*dim : (r+1)*dim]
+				s = dotRows(&vecs, i, &goneRows, int(gone[j]))
 			}
-			cand = append(cand, scored{j, impl.Sdot(dim, ei, 1, ej, 1)})
+			cand = append(cand, scored{j, s})
 		}
 		if len(cand) < k {
 			full[i] = true
@@ -364,7 +368,7 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs []float32, dim i
 			l.offer(i, to[c.j], c.s)
 		}
 	}
-	if err := knnRecompute(ctx, vecs, n, dim, l, full, extra, b.concurrency()); err != nil {
+	if err := knnRecompute(ctx, vecs, n, l, full, extra, b.concurrency()); err != nil {
 		return nil, err
 	}
 	return l.ids, nil

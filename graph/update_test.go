@@ -127,6 +127,8 @@ func TestUpdateMatchesBuild(t *testing.T) {
 		{"offline-hash", func(e llm.Embedder) *graph.Builder { return &graph.Builder{Embedder: e, Concurrency: 3} }, false},
 		{"offline-k4-window1", func(e llm.Embedder) *graph.Builder { return &graph.Builder{Embedder: e, KNN: 4, Window: 1} }, false},
 		{"offline-nomentions", func(e llm.Embedder) *graph.Builder { return &graph.Builder{Embedder: e, NoMentionLinks: true} }, false},
+		{"offline-int8-glove", func(e llm.Embedder) *graph.Builder { return &graph.Builder{Embedder: e, Int8Embeddings: true} }, true},
+		{"offline-int8-hash", func(e llm.Embedder) *graph.Builder { return &graph.Builder{Embedder: e, Int8Embeddings: true, KNN: 4} }, false},
 		{"model", func(e llm.Embedder) *graph.Builder {
 			return &graph.Builder{Embedder: e, Model: newFakeModel(), Rounds: -1}
 		}, false},

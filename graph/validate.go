@@ -39,6 +39,9 @@ func validate(g *Graph) error {
 	if err := validateShape(g); err != nil {
 		return err
 	}
+	if g.int8 {
+		return checkUnitInt8(g)
+	}
 	return checkUnit(g.Emb, g.Dim)
 }
 
@@ -51,7 +54,11 @@ func validateShape(g *Graph) error {
 	if g.Dim < 0 || g.Dim > maxDim {
 		return fmt.Errorf("%w: embedding dimension %d (the file format holds at most %d)", ErrFormat, g.Dim, maxDim)
 	}
-	if uint64(len(g.Emb)) != uint64(n)*uint64(g.Dim) {
+	if g.int8 {
+		if g.Emb != nil || uint64(len(g.q8)) != uint64(n)*uint64(g.Dim) || len(g.qscale) != n {
+			return fmt.Errorf("%w: %d int8 embedding values and %d scales for %d nodes of dimension %d", ErrFormat, len(g.q8), len(g.qscale), n, g.Dim)
+		}
+	} else if uint64(len(g.Emb)) != uint64(n)*uint64(g.Dim) {
 		return fmt.Errorf("%w: %d embedding values for %d nodes of dimension %d", ErrFormat, len(g.Emb), n, g.Dim)
 	}
 	for i := range g.Nodes {
@@ -134,6 +141,32 @@ func unitRow(row []float32) bool {
 		}
 	}
 	return true
+}
+
+// checkUnitInt8 is checkUnit for a graph of int8 embeddings.
+func checkUnitInt8(g *Graph) error {
+	d := g.Dim
+	for i, s := range g.qscale {
+		if !unitInt8(s, g.q8[i*d:(i+1)*d]) {
+			return rowError(i, g.Embedding(i))
+		}
+	}
+	return nil
+}
+
+// unitInt8 is unitRow for the int8 row q with scale s (vec.Quantize): the
+// decoded row s·q is of unit length within unitTolerance, or zero.
+func unitInt8(s float32, q []int8) bool {
+	const lo, hi = (1 - unitTolerance) * (1 - unitTolerance), (1 + unitTolerance) * (1 + unitTolerance)
+	var ss int64
+	for _, x := range q {
+		ss += int64(x) * int64(x)
+	}
+	if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
+		return false
+	}
+	t := float64(s) * float64(s) * float64(ss)
+	return t == 0 || t >= lo && t <= hi
 }
 
 // rowError says why row, node i's embedding, failed unitRow.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // Candidate scoring for large graphs: instead of scoring every node, a
@@ -185,7 +183,7 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 	sum, cnt := 0.0, 0
 	var entries []cand
 	for v := 0; v < n; v += step {
-		s := vec.Dot(qu, g.Embedding(v))
+		s := g.Dot(v, qu)
 		st.seen[v] = seen
 		sum += max(s, 0)
 		cnt++
@@ -207,7 +205,7 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 				continue
 			}
 			st.seen[u] = seen
-			d := cand{u, vec.Dot(qu, g.Embedding(int(u)))}
+			d := cand{u, g.Dot(int(u), qu)}
 			if len(res) < ef || better(d, res[0]) {
 				heap.Push(beam, d)
 				res.push(d, ef)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/synth"
 )
 
@@ -12,7 +13,12 @@ import (
 // does when every node is scored, and that the candidates hold the best
 // nodes by relevance.
 func TestScoreCandidatesMatchesScore(t *testing.T) {
-	g := synth.Topics(t, 3000, 32)
+	f := synth.Topics(t, 3000, 32)
+	t.Run("float32", func(t *testing.T) { scoreCandidatesMatchesScore(t, f) })
+	t.Run("int8", func(t *testing.T) { scoreCandidatesMatchesScore(t, f.WithInt8Embeddings()) })
+}
+
+func scoreCandidatesMatchesScore(t *testing.T, g *graph.Graph) {
 	ix := NewIndex(g)
 	for qi, src := range []int{5, 700, 2999} {
 		q := Query{Text: g.Nodes[src].Summary, Embedding: g.Embedding(src)}

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // bm25Epsilon is rank_bm25's BM25Okapi floor: a term in more than half the
@@ -226,8 +225,10 @@ func meanCosines(g *graph.Graph) []float64 {
 	n, d := g.Len(), g.Dim
 	out := make([]float64, n)
 	acc := make([]float64, d)
+	row := make([]float32, 0, d)
 	for i := 0; i < n; i++ {
-		for k, x := range g.Emb[i*d : (i+1)*d] {
+		row = g.AppendEmbedding(row[:0], i)
+		for k, x := range row {
 			acc[k] += float64(x)
 		}
 	}
@@ -243,7 +244,7 @@ func meanCosines(g *graph.Graph) []float64 {
 		mu[k] = float32(x / math.Sqrt(norm))
 	}
 	for i := range out {
-		out[i] = vec.Dot(mu, g.Embedding(i))
+		out[i] = g.Dot(i, mu)
 	}
 	return out
 }

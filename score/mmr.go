@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // mmrSlack absorbs float32 rounding in the cosines behind the MMR bound.
@@ -74,9 +73,8 @@ func mmr(g *graph.Graph, h []float64, pivots [][]float64, k int, lambda float64,
 	evals := 0
 	score := func(j int) float64 {
 		evals++
-		ev := g.Embedding(j)
 		for ; int(cnt[j]) < len(out); cnt[j]++ {
-			exact[j] = math.Max(exact[j], vec.Dot(ev, g.Embedding(out[cnt[j]])))
+			exact[j] = math.Max(exact[j], g.Cos(j, out[cnt[j]]))
 		}
 		if sc := lambda*h[j] - (1-lambda)*exact[j]; sc == sc {
 			return sc

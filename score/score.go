@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/flowreader/flowreader/internal/vec"
+	"github.com/flowreader/flowreader/graph"
 )
 
 // Query is one question to score: its text (for BM25 and the reference
@@ -79,7 +79,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	// with every node and needs no pass. graph.New and graph.Read reject
 	// NaN, but a Graph is a plain struct: checking n cosines is cheaper
 	// than checking n·d values.
-	if !isZero(sc.Query) && cosines(sc.Cos, sc.Query, g.Emb, g.Dim) {
+	if !isZero(sc.Query) && cosines(sc.Cos, sc.Query, g) {
 		for i, x := range sc.Cos {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return nil, fmt.Errorf("%w: embedding of node %d", ErrEmbedding, i)
@@ -190,11 +190,12 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	return sc, nil
 }
 
-// cosines sets dst[i] to the dot product of q with the i-th embedding of
-// emb (dimension d) and reports whether any is NaN or infinite.
-func cosines(dst []float64, q, emb []float32, d int) (bad bool) {
+// cosines sets dst[i] to the dot product of q with node i's embedding
+// (graph.Graph.Dot, float32 or int8 rows) and reports whether any is NaN or
+// infinite.
+func cosines(dst []float64, q []float32, g *graph.Graph) (bad bool) {
 	for i := range dst {
-		x := vec.Dot(q, emb[i*d:(i+1)*d])
+		x := g.Dot(i, q)
 		dst[i] = x
 		bad = bad || x-x != 0 // NaN or ±Inf
 	}

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,7 +43,7 @@ const (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "scale" {
-		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S]")
+		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]")
 		return fmt.Errorf("want the benchmark name scale: %w", errUsage)
 	}
 	fs := flag.NewFlagSet("bench scale", flag.ContinueOnError)
@@ -49,9 +51,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	nodes := fs.Int("nodes", 10000, "number of nodes")
 	dim := fs.Int("dim", 768, "embedding dimension")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic collection")
+	useInt8 := fs.Bool("int8", false, "store the embeddings as int8 with a scale per row (graph.Builder.Int8Embeddings); knn-recall stays against the float32 rows")
 	out := fs.String("out", "", "also save the built graph to this `file` (after the build's figures are taken)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: flowreader bench scale --nodes N --dim D [--seed S]
+		fmt.Fprintln(fs.Output(), `usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8] [--out FILE]
 
 Generates a topic-clustered synthetic collection (short texts from a
 vocabulary, embeddings around topic centres), builds its graph without a
@@ -60,7 +63,7 @@ of questions and prints one figure a line:
   build-seconds X               wall time of the build
   peak-rss-bytes X              the process's peak resident memory up to the
                                 end of the build (under a soft memory limit of
-                                1.25 × (embedding bytes + text) unless
+                                1.2 × (float32 embedding bytes + text) unless
                                 GOMEMLIMIT is set)
   knn-recall X                  share of a sample of nodes' exact k nearest
                                 neighbours that are kNN edges of them
@@ -82,7 +85,7 @@ flags:`)
 		fs.Usage()
 		return fmt.Errorf("want --nodes ≥ 2 and --dim ≥ 1 and no arguments: %w", errUsage)
 	}
-	return benchScale(ctx, *nodes, *dim, *seed, *out, stdout)
+	return benchScale(ctx, *nodes, *dim, *seed, *useInt8, *out, stdout)
 }
 
 // rowEmbedder embeds a collection's texts by the row they name, and its
@@ -117,7 +120,7 @@ func (e rowEmbedder) Embed(_ context.Context, texts []string, kind llm.Kind) ([]
 	return out, nil
 }
 
-func benchScale(ctx context.Context, n, dim int, seed uint64, out string, stdout io.Writer) error {
+func benchScale(ctx context.Context, n, dim int, seed uint64, useInt8 bool, out string, stdout io.Writer) error {
 	c := synth.NewCollection(n, dim, benchQuestions, seed)
 	emb := rowEmbedder{c: c, n: n, questions: map[string]int{}}
 	for i, q := range c.Questions {
@@ -137,17 +140,21 @@ func benchScale(ctx context.Context, n, dim int, seed uint64, out string, stdout
 		docs = append(docs, doc)
 	}
 	c.Nodes = nil // the builder makes its own; keep one copy of the texts
-	// The goal is a peak of 1.25 × (embedding bytes + text). Go's collector
+	// The goal is a peak of 1.25 × (embedding bytes + text), the embedding
+	// bytes counted as float32 with --int8 too. Go's collector
 	// lets the heap grow to twice the live heap by default (GOGC = 100),
-	// whatever the program holds; a soft memory limit at the goal makes it
-	// collect sooner instead. GOMEMLIMIT, when set, is left as it is.
+	// whatever the program holds; a soft memory limit below the goal makes
+	// it collect sooner instead. The limit covers the runtime's memory, not
+	// the binary's pages or freed pages not yet returned, which the peak RSS
+	// also counts: at the goal itself, a live heap far below it (--int8)
+	// still ends a few percent above. GOMEMLIMIT, when set, is left as it is.
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(int64(1.25 * float64(4*n*dim+c.TextBytes)))
+		debug.SetMemoryLimit(int64(1.2 * float64(4*n*dim+c.TextBytes)))
 	}
 	runtime.GC()
 
 	t0 := time.Now()
-	b := &graph.Builder{Embedder: emb, Concurrency: runtime.GOMAXPROCS(0), NoMentionLinks: true}
+	b := &graph.Builder{Embedder: emb, Concurrency: runtime.GOMAXPROCS(0), NoMentionLinks: true, Int8Embeddings: useInt8}
 	g, err := b.Build(ctx, docs)
 	if err != nil {
 		return err
@@ -163,7 +170,7 @@ func benchScale(ctx context.Context, n, dim int, seed uint64, out string, stdout
 		}
 	}
 
-	recall := knnEdgeRecall(g, benchRecallSample, seed)
+	recall := knnEdgeRecall(g, c, benchRecallSample, seed)
 
 	def, err := flowreader.New(flowreader.Config{Embedder: emb})
 	if err != nil {
@@ -254,38 +261,92 @@ func readNodes(s *score.Scores, chains []flow.Chain) []int {
 }
 
 // knnEdgeRecall is the share of the exact k nearest neighbours of sample
-// nodes (evenly spaced, offset by seed) that are kNN edges of them.
-func knnEdgeRecall(g *graph.Graph, sample int, seed uint64) float64 {
+// nodes (evenly spaced, offset by seed) that are kNN edges of them. Exact
+// means on the collection's float32 embeddings (normalised), whatever the
+// graph stores: with --int8 the figure includes the quantisation's effect.
+func knnEdgeRecall(g *graph.Graph, c *synth.Collection, sample int, seed uint64) float64 {
 	n := g.Len()
 	k := min(max(bitsLen(n), 3), 32, n-1)
-	hit, all := 0, 0
 	step := max(1, n/sample)
-	sims := make([]float64, n)
-	idx := make([]int, n)
+	var at []int
+	var sv [][]float32
 	for i := int(seed % uint64(step)); i < n; i += step {
-		for j := range sims {
-			sims[j] = vec.Dot(g.Embedding(i), g.Embedding(j))
-			idx[j] = j
+		v := make([]float32, c.Dim)
+		c.Embedding(i, v)
+		unitInPlace(v)
+		at, sv = append(at, i), append(sv, v)
+	}
+	// Each worker keeps its own top-k per sample over a share of the rows;
+	// the lists merge under the same order (similarity desc, index asc).
+	type top struct {
+		ids  []int
+		sims []float64
+	}
+	offer := func(t *top, j int, s float64) {
+		p := len(t.ids)
+		if p == k && !(s > t.sims[k-1] || s == t.sims[k-1] && j < t.ids[k-1]) {
+			return
 		}
-		sims[i] = -2
-		slices.SortFunc(idx, func(a, b int) int {
-			if sims[a] != sims[b] {
-				if sims[a] > sims[b] {
-					return -1
+		if p < k {
+			t.ids, t.sims = append(t.ids, 0), append(t.sims, 0)
+		} else {
+			p = k - 1
+		}
+		for p > 0 && (s > t.sims[p-1] || s == t.sims[p-1] && j < t.ids[p-1]) {
+			t.ids[p], t.sims[p] = t.ids[p-1], t.sims[p-1]
+			p--
+		}
+		t.ids[p], t.sims[p] = j, s
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	lists := make([][]top, workers)
+	var wg sync.WaitGroup
+	for w := range lists {
+		lists[w] = make([]top, len(at))
+		wg.Go(func() {
+			row := make([]float32, c.Dim)
+			for j := w; j < n; j += workers {
+				c.Embedding(j, row)
+				unitInPlace(row)
+				for s, i := range at {
+					if j != i {
+						offer(&lists[w][s], j, vec.Dot(sv[s], row))
+					}
 				}
-				return 1
 			}
-			return a - b
 		})
+	}
+	wg.Wait()
+	hit, all := 0, 0
+	for s, i := range at {
+		t := &lists[0][s]
+		for w := 1; w < workers; w++ {
+			for x, j := range lists[w][s].ids {
+				offer(t, j, lists[w][s].sims[x])
+			}
+		}
 		nb, eid := g.Neighbors(i)
-		for _, j := range idx[:k] {
+		for _, j := range t.ids {
 			all++
-			if t, ok := slices.BinarySearch(nb, int32(j)); ok && g.Edges[eid[t]].Kind&graph.EdgeKNN != 0 {
+			if p, ok := slices.BinarySearch(nb, int32(j)); ok && g.Edges[eid[p]].Kind&graph.EdgeKNN != 0 {
 				hit++
 			}
 		}
 	}
 	return float64(hit) / float64(max(all, 1))
+}
+
+func unitInPlace(v []float32) {
+	s := 0.0
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s > 0 {
+		inv := 1 / math.Sqrt(s)
+		for i := range v {
+			v[i] = float32(float64(v[i]) * inv)
+		}
+	}
 }
 
 // bitsLen is ⌈log2 n⌉, the Builder's default k before clipping.

@@ -167,7 +167,11 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 		kinds[e.Kind.String()]++
 	}
 	fmt.Fprintf(w, "graph %s\n", termsafe.Text(file))
-	fmt.Fprintf(w, "  embedder   %s (dimension %d)\n", termsafe.Text(orUnknown(g.Embedder)), g.Dim)
+	format := "float32"
+	if g.Int8Embeddings() {
+		format = "int8"
+	}
+	fmt.Fprintf(w, "  embedder   %s (dimension %d, %s)\n", termsafe.Text(orUnknown(g.Embedder)), g.Dim, format)
 	fmt.Fprintf(w, "  nodes      %d: %d text, %d tables, %d figures\n", g.Len(), byModality[graph.ModalityText], byModality[graph.ModalityTable], byModality[graph.ModalityFigure])
 	var ks []string
 	for _, k := range []graph.EdgeKind{graph.EdgeOrder, graph.EdgeKNN, graph.EdgeLink, graph.EdgeOrder | graph.EdgeKNN, graph.EdgeOrder | graph.EdgeLink, graph.EdgeKNN | graph.EdgeLink, graph.EdgeOrder | graph.EdgeKNN | graph.EdgeLink} {
