@@ -76,6 +76,20 @@
 // built with evolution rounds cannot be updated: a round rewrites every
 // node's links and summary from its neighbours'.
 //
+// # Int8 embeddings
+//
+// With [Builder.Int8Embeddings] (or [Graph.WithInt8Embeddings]) a graph
+// stores each unit row v as int8 values q = round(127·v/‖v‖∞) and one
+// float32 scale s = 1/‖q‖₂, so that s·q is again of unit length: d + 4
+// bytes per row instead of 4d. Each component of q is off by at most ½,
+// so s·q lies within the angle asin(√d·‖v‖∞/254) of v (for a random unit
+// row at d = 768, ‖v‖∞ ≈ 0.13: about 0.014 rad), and a cosine between two
+// rows moves by at most the sum of their angles. Row-to-row similarities
+// (kNN edges, edge weights, MMR) are the exact integer dot product times
+// both scales; query scores are the float32 query against the int8 row,
+// times its scale ([Graph.Dot]): no row is decoded in either. Questions
+// are embedded in float32 as before.
+//
 // # File format
 //
 // [Save] and [Load] ([Write] and [Read] on streams) use one versioned
@@ -85,7 +99,8 @@
 //	  [0:8]   magic "FLWGRAPH"
 //	  [8:12]  format version (uint32)
 //	  [12:16] flags (uint32): bit 0 set when a build record follows the
-//	          edges; other bits zero
+//	          edges; bit 1 when the payload starts with the image root;
+//	          bit 2 when the embeddings are int8; other bits zero
 //	  [16:24] payload length in bytes (uint64)
 //	  [24:28] CRC-32C of the payload
 //	  [28:32] CRC-32C of header bytes [0:28]
@@ -99,7 +114,9 @@
 //	    its ID, a 16-byte content hash and its node count (the documents'
 //	    nodes are consecutive, in document order)
 //	  zero padding to a multiple of 4 bytes from the payload start
-//	  embeddings: node count × dimension float32, row-major
+//	  embeddings: node count × dimension float32, row-major; or (bit 2)
+//	    node count float32 scales, then node count × dimension int8s
+//	    (row i decodes to scale_i · q_i)
 //
 // Limits: the dimension is at most 65,536; pages and orders fit in 32
 // bits; edge weights lie in [0, 1]; every embedding row is finite and of

@@ -119,3 +119,19 @@ func ExampleBuilder_Update() {
 	// added [log.md] replaced [notes/field-notes.md] removed [report]
 	// 3 nodes; same as a fresh build: true
 }
+
+// Int8 embeddings take d + 4 bytes per node instead of 4d; scores and
+// similarities read them directly.
+func ExampleGraph_WithInt8Embeddings() {
+	docs, _ := ingest.Path("ingest/testdata/collection")
+	f, _ := (&graph.Builder{Embedder: &fake.Embedder{Dim: 256}}).Build(context.Background(), docs)
+	q := f.WithInt8Embeddings() // or build with graph.Builder{Int8Embeddings: true}
+	var fb, qb bytes.Buffer
+	_ = graph.Write(&fb, f)
+	_ = graph.Write(&qb, q)
+	fmt.Println(q.Int8Embeddings(), q.Emb == nil, fb.Len()-qb.Len() == f.Len()*(3*256-4))
+	fmt.Printf("cos %.2f vs %.2f\n", q.Cos(7, 8), f.Cos(7, 8))
+	// Output:
+	// true true true
+	// cos 0.53 vs 0.53
+}

@@ -17,8 +17,10 @@ import (
 // TestLoadPeakRSS writes a synthetic graph of FLOWREADER_LOAD_RSS nodes ×
 // 768 (synth.Topics: the degree structure of a built graph) and loads it in
 // a fresh process, which reports its peak resident memory against the
-// embedding and text bytes. It runs only when FLOWREADER_LOAD_RSS is set;
-// docs/scale.md has the figures.
+// embedding and text bytes (embeddings counted as float32, 4·N·d, whatever
+// the file stores). FLOWREADER_LOAD_INT8=1 saves the graph with int8
+// embeddings (Graph.WithInt8Embeddings). It runs only when
+// FLOWREADER_LOAD_RSS is set; docs/scale.md has the figures.
 func TestLoadPeakRSS(t *testing.T) {
 	if p := os.Getenv("FLOWREADER_LOAD_FILE"); p != "" {
 		loadChild(t, p)
@@ -29,12 +31,15 @@ func TestLoadPeakRSS(t *testing.T) {
 		t.Skip("set FLOWREADER_LOAD_RSS to a node count")
 	}
 	g := synth.Topics(t, n, 768)
+	if os.Getenv("FLOWREADER_LOAD_INT8") != "" {
+		g = g.WithInt8Embeddings()
+	}
 	path := filepath.Join(t.TempDir(), "g.flwg")
 	if err := graph.Save(path, g); err != nil {
 		t.Fatal(err)
 	}
 	text := textBytes(g)
-	embBytes := 4 * len(g.Emb)
+	embBytes := 4 * g.Len() * g.Dim
 	edges := len(g.Edges)
 	g = nil
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadPeakRSS$", "-test.v")
@@ -65,8 +70,12 @@ func loadChild(t *testing.T, path string) {
 	os.Stdout.WriteString("\nrss " + strconv.FormatInt(base, 10) + " " + strconv.FormatInt(peak, 10) + "\n")
 	// The denominator, for a file given directly (FLOWREADER_LOAD_FILE
 	// without FLOWREADER_LOAD_RSS, e.g. one saved by bench scale --out).
-	den := 4*len(g.Emb) + textBytes(g)
-	os.Stdout.WriteString("load " + strconv.Itoa(g.Len()) + " nodes " + strconv.Itoa(len(g.Edges)) + " edges: embeddings + text " + strconv.Itoa(den) +
+	den := 4*g.Len()*g.Dim + textBytes(g)
+	format := "float32"
+	if g.Int8Embeddings() {
+		format = "int8"
+	}
+	os.Stdout.WriteString("load " + strconv.Itoa(g.Len()) + " nodes (" + format + ") " + strconv.Itoa(len(g.Edges)) + " edges: float32 embeddings + text " + strconv.Itoa(den) +
 		" B, peak " + strconv.FormatInt(peak, 10) + " B = " + strconv.FormatFloat(float64(peak)/float64(den), 'f', 3, 64) + " ×\n")
 }
 

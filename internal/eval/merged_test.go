@@ -10,6 +10,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/local"
 	"github.com/flowreader/flowreader/selector"
 )
@@ -59,12 +60,23 @@ func TestMergedCollection(t *testing.T) {
 		all = append(all, docs[id])
 	}
 	emb := local.Embedder()
+	var every [2]float64 // every-node evidence recall, float32 and int8
+	for fi, i8 := range []bool{false, true} {
+		format := map[bool]string{false: "float32", true: "int8"}[i8]
+		every[fi] = mergedRun(t, ctx, emb, all, qs, i8, format)
+	}
+	t.Logf("int8 − float32 embeddings, every node: %+.2f points", 100*(every[1]-every[0]))
+}
+
+// mergedRun builds the merged graph with float32 or int8 embeddings, asks
+// every question in each mode, and returns the every-node evidence recall.
+func mergedRun(t *testing.T, ctx context.Context, emb llm.Embedder, all []graph.Document, qs []*Question, i8 bool, format string) float64 {
 	t0 := time.Now()
-	g, err := (&graph.Builder{Embedder: emb}).Build(ctx, all)
+	g, err := (&graph.Builder{Embedder: emb, Int8Embeddings: i8}).Build(ctx, all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("merged graph: %d documents, %d nodes, %d edges, %d questions, built in %v", len(all), g.Len(), len(g.Edges), len(qs), time.Since(t0))
+	t.Logf("%s: merged graph: %d documents, %d nodes, %d edges, %d questions, built in %v", format, len(all), g.Len(), len(g.Edges), len(qs), time.Since(t0))
 
 	// The default scores every node below its size threshold: it is then
 	// the every-node run, and is not run twice.
@@ -81,7 +93,7 @@ func TestMergedCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defaultAll := s0.Candidates == nil
-	t.Logf("default scores every node at %d nodes: %v", g.Len(), defaultAll)
+	t.Logf("%s: default scores every node at %d nodes: %v", format, g.Len(), defaultAll)
 
 	modes := []struct {
 		name string
@@ -130,18 +142,19 @@ func TestMergedCollection(t *testing.T) {
 			recall[mi] = append(recall[mi], Measure(q, g, chains).EvidenceRecall)
 		}
 		slices.Sort(times)
-		t.Logf("%-15s evidence recall@16 %.4f  median Score+Route+Select %v", m.name, meanOf(recall[mi]), times[len(times)/2])
+		t.Logf("%s: %-15s evidence recall@16 %.4f  median Score+Route+Select %v", format, m.name, meanOf(recall[mi]), times[len(times)/2])
 	}
 	for mi, m := range modes {
 		if m.cand < 0 {
 			continue
 		}
 		d := 100 * (meanOf(recall[mi]) - meanOf(recall[1]))
-		t.Logf("%s − every node: %+.2f points", m.name, d)
+		t.Logf("%s: %s − every node: %+.2f points", format, m.name, d)
 		if d < -0.5 && m.cand == 0 {
-			t.Errorf("default: evidence recall %.2f points below scoring every node", -d)
+			t.Errorf("%s: default: evidence recall %.2f points below scoring every node", format, -d)
 		}
 	}
+	return meanOf(recall[1])
 }
 
 func meanOf(x []float64) float64 {
