@@ -180,6 +180,10 @@ flags:
 		if old, err = loadForUpdate(*out, stderr); err != nil {
 			return err
 		}
+		if old != nil && old.Int8Embeddings() != *useInt8 {
+			fmt.Fprintf(stderr, "build: note: %s keeps its %s embeddings (an update keeps the graph's format; build without --update to change it)\n",
+				termsafe.Text(*out), map[bool]string{false: "float32", true: "int8"}[old.Int8Embeddings()])
+		}
 	}
 	var g *graph.Graph
 	var diff graph.Diff
