@@ -34,17 +34,6 @@ func newRows(n, dim int, i8 bool) rows {
 	return r
 }
 
-// len returns the number of rows.
-func (r *rows) len() int {
-	if r.i8 {
-		return len(r.s)
-	}
-	if r.dim == 0 {
-		return 0
-	}
-	return len(r.f) / r.dim
-}
-
 // set stores the unit (or zero) vector v as row i.
 func (r *rows) set(i int, v []float32) {
 	if r.i8 {
