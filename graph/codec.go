@@ -8,8 +8,20 @@ import (
 	"unsafe"
 )
 
+// encodePayload returns g's payload (without an image root) in one slice.
 func encodePayload(g *Graph) []byte {
-	size := 64 + len(g.Embedder) + len(g.Edges)*edgeSize + 4*len(g.Emb) + 4*len(g.qscale) + len(g.q8) + 4
+	b := encodeBody(g)
+	for _, p := range embeddingBytes(g) {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// encodeBody encodes the payload up to its embeddings, padding included.
+// Write sends the embeddings from the graph's own storage instead
+// (embeddingBytes), so that saving a large graph does not copy them.
+func encodeBody(g *Graph) []byte {
+	size := 64 + len(g.Embedder) + len(g.Edges)*edgeSize + 4
 	for i := range g.Nodes {
 		size += nodeSize(&g.Nodes[i])
 	}
@@ -33,14 +45,32 @@ func encodePayload(g *Graph) []byte {
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}
-	if g.int8 { // the scales, then the rows (flagInt8)
-		b = appendFloats(b, g.qscale)
+	return b
+}
+
+// embeddingBytes returns the payload's embedding section, in order: the
+// float32 rows, or (flagInt8) the scales then the int8 rows. The slices
+// alias g's storage on a little-endian machine.
+func embeddingBytes(g *Graph) [][]byte {
+	if g.int8 {
+		var q []byte
 		if len(g.q8) > 0 {
-			b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(&g.q8[0])), len(g.q8))...)
+			q = unsafe.Slice((*byte)(unsafe.Pointer(&g.q8[0])), len(g.q8))
 		}
-		return b
+		return [][]byte{floatBytes(g.qscale), q}
 	}
-	return appendFloats(b, g.Emb)
+	return [][]byte{floatBytes(g.Emb)}
+}
+
+// floatBytes is v as little-endian bytes.
+func floatBytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+	}
+	return appendFloats(make([]byte, 0, 4*len(v)), v)
 }
 
 func appendFloats(b []byte, v []float32) []byte {

@@ -77,6 +77,16 @@ func loadChild(t *testing.T, path string) {
 	}
 	os.Stdout.WriteString("load " + strconv.Itoa(g.Len()) + " nodes (" + format + ") " + strconv.Itoa(len(g.Edges)) + " edges: float32 embeddings + text " + strconv.Itoa(den) +
 		" B, peak " + strconv.FormatInt(peak, 10) + " B = " + strconv.FormatFloat(float64(peak)/float64(den), 'f', 3, 64) + " ×\n")
+	// FLOWREADER_SAVE_TO saves the loaded graph there and reports the peak
+	// again: what Save adds on top of the graph.
+	if out := os.Getenv("FLOWREADER_SAVE_TO"); out != "" {
+		if err := graph.Save(out, g); err != nil {
+			t.Fatal(err)
+		}
+		after := hwm()
+		os.Stdout.WriteString("save: peak " + strconv.FormatInt(after, 10) + " B, " + strconv.FormatInt(after-peak, 10) + " B above Load's\n")
+		runtime.KeepAlive(g)
+	}
 }
 
 func textBytes(g *graph.Graph) int {

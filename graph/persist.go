@@ -57,7 +57,22 @@ func Write(w io.Writer, g *Graph) error {
 
 // write is Write without the checks, with the image root to record.
 func write(w io.Writer, g *Graph, root string) error {
-	p := encodePayload(g)
+	// The payload is the image root (when set), the body, and the
+	// embeddings sent from the graph's storage: only the body is encoded
+	// into a buffer.
+	var pre []byte
+	if root != "" {
+		pre = appendString(make([]byte, 0, len(root)+16), root)
+		for len(pre)%4 != 0 { // keep the embeddings 4-byte aligned
+			pre = append(pre, 0)
+		}
+	}
+	parts := append([][]byte{pre, encodeBody(g)}, embeddingBytes(g)...)
+	size, crc := 0, uint32(0)
+	for _, p := range parts {
+		size += len(p)
+		crc = crc32.Update(crc, castagnoli, p)
+	}
 	var h [headerSize]byte
 	copy(h[0:8], magic)
 	binary.LittleEndian.PutUint32(h[8:], formatVersion)
@@ -69,24 +84,21 @@ func write(w io.Writer, g *Graph, root string) error {
 		flags |= flagInt8
 	}
 	if root != "" {
-		pre := appendString(make([]byte, 0, len(root)+16+len(p)), root)
-		for len(pre)%4 != 0 { // keep the embeddings 4-byte aligned
-			pre = append(pre, 0)
-		}
-		p = append(pre, p...)
 		flags |= flagImageRoot
 	}
 	if flags != 0 {
 		binary.LittleEndian.PutUint32(h[12:], flags)
 	}
-	binary.LittleEndian.PutUint64(h[16:], uint64(len(p)))
-	binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(p, castagnoli))
+	binary.LittleEndian.PutUint64(h[16:], uint64(size))
+	binary.LittleEndian.PutUint32(h[24:], crc)
 	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
 	if _, err := w.Write(h[:]); err != nil {
 		return fmt.Errorf("graph: write: %w", err)
 	}
-	if _, err := w.Write(p); err != nil {
-		return fmt.Errorf("graph: write: %w", err)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return fmt.Errorf("graph: write: %w", err)
+		}
 	}
 	return nil
 }

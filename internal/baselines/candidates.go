@@ -130,7 +130,7 @@ func induced(g *graph.Graph, keep []bool) (*graph.Graph, []int, error) {
 	emb := make([]float32, 0, len(local)*g.Dim)
 	for i, v := range local {
 		nodes[i] = g.Nodes[v]
-		emb = append(emb, g.Embedding(v)...)
+		emb = g.AppendEmbedding(emb, v)
 	}
 	var edges []graph.Edge
 	for _, e := range g.Edges {
