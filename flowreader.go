@@ -288,6 +288,12 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err erro
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: open: %w", err)
 	}
+	// Questions on this graph are routed on candidate subgraphs: the
+	// whole-graph statistics those routers take (flow's OpenSubgraph) are
+	// computed here, not by the first question.
+	if sp, ok := gr.(interface{ PrepareSubgraphs() }); ok && p.candidates(g) > 0 {
+		sp.PrepareSubgraphs()
+	}
 	return &Index{p: p, g: g, scores: score.NewIndex(g), router: gr}, nil
 }
 

@@ -136,6 +136,14 @@ func (hg *hopGraph) global(v int) int {
 	return hg.nodes[v]
 }
 
+// PrepareSubgraphs prepares the inner router's OpenSubgraph, when it has
+// one (Hop's own title index is made by Open).
+func (hg *hopGraph) PrepareSubgraphs() {
+	if p, ok := hg.inner.(interface{ PrepareSubgraphs() }); ok {
+		p.PrepareSubgraphs()
+	}
+}
+
 // OpenSubgraph opens the router on sub, the subgraph induced by nodes
 // (ascending nodes of the opened graph), with the opened graph's title
 // index: a node is raised in sub as it would be in the whole graph (a

@@ -56,6 +56,11 @@ func (w *wholeGraph) init(g *graph.Graph) {
 	})
 }
 
+// PrepareSubgraphs computes the whole-graph statistics OpenSubgraph needs
+// now (O(N), once) instead of on its first call, so that a large graph's
+// first candidate question does not pay for them.
+func (ag *aspectsGraph) PrepareSubgraphs() { ag.whole.init(ag.g) }
+
 // OpenSubgraph opens a router on sub, the subgraph of the opened graph
 // induced by nodes (ascending indexes of it: node i of sub is nodes[i], as
 // graph.Graph.Subgraph makes it), that prices every content pair as the

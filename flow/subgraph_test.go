@@ -164,3 +164,32 @@ func int32s(x []int) []int32 {
 	}
 	return out
 }
+
+// TestPrepareSubgraphs: Hop over aspects prepares its inner router's
+// whole-graph statistics on request, as OpenSubgraph would on first use.
+func TestPrepareSubgraphs(t *testing.T) {
+	g := synth.Topics(t, 600, 16)
+	gr, err := (&Hop{Router: DefaultAspects()}).Open(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := gr.(interface{ PrepareSubgraphs() })
+	if !ok {
+		t.Fatal("Hop over aspects has no PrepareSubgraphs")
+	}
+	var inner GraphRouter
+	switch h := gr.(type) {
+	case *hopRerouter:
+		inner = h.hopGraph.inner
+	case *hopGraph:
+		inner = h.inner
+	}
+	ag, _ := inner.(*aspectsGraph)
+	if ag == nil || ag.whole.pos != nil {
+		t.Fatal("whole-graph statistics computed before they were asked for")
+	}
+	p.PrepareSubgraphs()
+	if len(ag.whole.pos) != g.Len() || ag.whole.cutoff != 25 {
+		t.Fatalf("after PrepareSubgraphs: %d positions, cutoff %d", len(ag.whole.pos), ag.whole.cutoff)
+	}
+}
