@@ -284,7 +284,12 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err erro
 	}
 	ctx, done := p.observeOpen(ctx, g)
 	defer func() { done(err) }()
+	// The scoring index and the router's per-graph state are independent:
+	// on a large graph each takes seconds, so they are made side by side.
+	idx := make(chan *score.Index, 1)
+	go func() { idx <- score.NewIndex(g) }()
 	gr, err := p.router.Open(ctx, g)
+	scores := <-idx
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: open: %w", err)
 	}
@@ -294,7 +299,7 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err erro
 	if sp, ok := gr.(interface{ PrepareSubgraphs() }); ok && p.candidates(g) > 0 {
 		sp.PrepareSubgraphs()
 	}
-	return &Index{p: p, g: g, scores: score.NewIndex(g), router: gr}, nil
+	return &Index{p: p, g: g, scores: scores, router: gr}, nil
 }
 
 // Load reads a graph file saved with graph.Save, checks that its embeddings

@@ -113,6 +113,9 @@ const (
 // refsFrom calls emit for the references in text that mode selects; emit
 // returns false to stop.
 func refsFrom(text string, mode refMode, emit func(Ref) bool) {
+	if !mayRef(text) { // most texts: no regexp run at all
+		return
+	}
 	prefixOnly := mode == prefixList
 	pos := 0
 	for pos < len(text) {
@@ -179,6 +182,58 @@ func refsFrom(text string, mode refMode, emit func(Ref) bool) {
 		}
 		pos = end
 	}
+}
+
+// mayRef reports whether refHead can match in text: every match starts
+// with "§" or a word of refHeadExpr, all of which begin with one of fig,
+// tab, sec, slide, eq, app, alg. The test is ASCII case-insensitive, so a
+// text with any non-ASCII byte is always searched ((?i) folds some
+// non-ASCII letters to ASCII ones, "ſ" to "s" and the Kelvin sign to "k",
+// and "§" is two bytes).
+func mayRef(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 0x80 {
+			return true
+		}
+		switch s := text[i:]; c | 0x20 {
+		case 'f':
+			if foldPrefix(s, "fig") {
+				return true
+			}
+		case 't':
+			if foldPrefix(s, "tab") {
+				return true
+			}
+		case 's':
+			if foldPrefix(s, "sec") || foldPrefix(s, "slide") {
+				return true
+			}
+		case 'e':
+			if foldPrefix(s, "eq") {
+				return true
+			}
+		case 'a':
+			if foldPrefix(s, "app") || foldPrefix(s, "alg") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldPrefix reports whether s starts with the lower-case ASCII word w,
+// ignoring ASCII case (only 'X' and 'x' give 'x' under |0x20).
+func foldPrefix(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		if s[j]|0x20 != w[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

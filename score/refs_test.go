@@ -98,10 +98,14 @@ var refTypes = map[string]bool{refFigure: true, refTable: true, refSection: true
 
 func FuzzRefs(f *testing.F) {
 	for _, s := range []string{"Figure 3", "Figs. 2-4 and Fig. 2b", "Tables II, III and IV", "§3.2", "Eq. (5)",
-		"Appendix A.1", "Sections 3 to 5", "table 1-1000000000000000000000", "Fig.\u00a02", "tabl\xffe 3"} {
+		"Appendix A.1", "Sections 3 to 5", "table 1-1000000000000000000000", "Fig.\u00a02", "tabl\xffe 3",
+		"ſection 2", "TAB 4", "ALGS. 3", "eqns 7", "SLIDES 2", "no reference here", "f1g 2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if !mayRef(s) && (refHead.MatchString(s) || refPrefix.MatchString(s)) {
+			t.Fatalf("mayRef(%q) = false, but a reference head matches", s)
+		}
 		refs := extractRefs(s)
 		seen := map[Ref]bool{}
 		for _, r := range refs {
@@ -162,5 +166,18 @@ func TestRefsExamples(t *testing.T) {
 	ix := NewIndex(mustGraph(t, []graph.Node{{}, {}, {Modality: graph.ModalityTable, Caption: "Table 1: training cost"}}, 0, nil, nil))
 	if got := fmt.Sprint(ix.nodeRefs[2]); got != "[{table 1}]" {
 		t.Errorf("index node refs = %s", got)
+	}
+}
+
+func TestMayRef(t *testing.T) {
+	for _, s := range []string{"", "row12 w3 w55 the results improve", "a fine tabular layout"[:6], "equal"[:1]} {
+		if mayRef(s) {
+			t.Errorf("mayRef(%q) = true", s)
+		}
+	}
+	for _, s := range []string{"see fig", "TABLE", "Sec.", "slides", "eq", "Appendix", "algorithm", "§", "naïve"} {
+		if !mayRef(s) {
+			t.Errorf("mayRef(%q) = false", s)
+		}
 	}
 }
