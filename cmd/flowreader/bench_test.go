@@ -50,6 +50,27 @@ func TestBenchScale(t *testing.T) {
 		}
 	}
 
+	// With int8 embeddings: the same lines; kNN recall is against the
+	// float32 rows, so it may fall below 1 (d = 16 quantises coarsely).
+	out, err = exec.Command(bin, "bench", "scale", "--nodes", "600", "--dim", "16", "--seed", "3", "--int8").Output()
+	if err != nil {
+		t.Fatalf("bench scale --int8: %v", err)
+	}
+	lines = strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(names) {
+		t.Fatalf("--int8: %d lines, want %d:\n%s", len(lines), len(names), out)
+	}
+	for i, l := range lines {
+		m := re.FindStringSubmatch(l)
+		if m == nil || m[1] != names[i] {
+			t.Fatalf("--int8: line %d %q, want %q X", i, l, names[i])
+		}
+		x, _ := strconv.ParseFloat(m[2], 64)
+		if m[1] == "knn-recall" && (x < 0.8 || x > 1) || m[1] == "evidence-overlap" && x != 1 {
+			t.Errorf("--int8: %s = %v", m[1], x)
+		}
+	}
+
 	// Bad use is a usage error (exit 2) with a message.
 	for _, args := range [][]string{{"bench"}, {"bench", "scale", "--nodes", "1"}, {"bench", "other"}} {
 		cmd := exec.Command(bin, args...)
