@@ -78,7 +78,8 @@ var (
 )
 
 // Graph is a content graph: nodes, their embeddings in one contiguous slice
-// (row i is node i), and an undirected adjacency in CSR form. A Graph is
+// (row i is node i; float32, or int8 with a scale per row, see
+// Int8Embeddings), and an undirected adjacency in CSR form. A Graph is
 // immutable once made and safe for concurrent readers.
 type Graph struct {
 	Nodes []Node
