@@ -69,10 +69,7 @@ flags:
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%v: %w", err, errUsage)
+		return err
 	}
 	question := strings.TrimSpace(strings.Join(pos, " "))
 	switch {
@@ -241,8 +238,17 @@ func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
 
 // parseInterspersed parses flags before and after positional arguments,
 // so that `ask -g f "Q" --json` works as well as `ask -g f --json "Q"`.
-// Arguments after "--" are positional.
+// Arguments after "--" are positional. A bad flag is a usage error
+// (errUsage); -h gives flag.ErrHelp as it is.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseFlagsAndArgs(fs, args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, fmt.Errorf("%v: %w", err, errUsage)
+	}
+	return pos, err
+}
+
+func parseFlagsAndArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		// Split at an explicit "--" ourselves: flag.Parse would swallow it

@@ -88,10 +88,7 @@ flags:
 	}
 	pathArgs, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%v: %w", err, errUsage)
+		return err
 	}
 	if *out == "" {
 		return fmt.Errorf("-o GRAPHFILE is required: %w", errUsage)

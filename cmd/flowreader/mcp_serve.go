@@ -43,10 +43,7 @@ flags:
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%v: %w", err, errUsage)
+		return err
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("unexpected argument %q: %w", pos[0], errUsage)
