@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/flowreader/flowreader/internal/heapx"
 )
 
 // Approximate kNN for large collections: a hierarchical navigable small
@@ -98,44 +100,6 @@ func (s *searcher) dot(h *hnswGraph, q, j int32) float32 {
 	return h.v.dot(int(q), int(j))
 }
 
-// Heap helpers over []cand with an ordering function.
-func heapPush(h []cand, c cand, less func(a, b cand) bool) []cand {
-	h = append(h, c)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !less(h[i], h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	return h
-}
-
-func heapPop(h []cand, less func(a, b cand) bool) ([]cand, cand) {
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && less(h[l], h[m]) {
-			m = l
-		}
-		if r < len(h) && less(h[r], h[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	return h, top
-}
-
 func worse(a, b cand) bool { return better(b, a) }
 
 // links returns node i's links on layer l (nil when i is not on it),
@@ -157,11 +121,11 @@ func (h *hnswGraph) links(i int32, l int) []int32 {
 func (s *searcher) searchLayer(h *hnswGraph, q int32, l, ef int, limit int32) {
 	s.beam = s.beam[:0]
 	for _, c := range s.results {
-		s.beam = heapPush(s.beam, c, better)
+		s.beam = heapx.Push(s.beam, c, better)
 	}
 	for len(s.beam) > 0 {
 		var c cand
-		s.beam, c = heapPop(s.beam, better)
+		s.beam, c = heapx.Pop(s.beam, better)
 		if len(s.results) >= ef && better(s.results[0], c) {
 			break
 		}
@@ -172,10 +136,10 @@ func (s *searcher) searchLayer(h *hnswGraph, q int32, l, ef int, limit int32) {
 			s.seen[j] = s.stamp
 			d := cand{j, s.dot(h, q, j)}
 			if len(s.results) < ef || better(d, s.results[0]) {
-				s.beam = heapPush(s.beam, d, better)
-				s.results = heapPush(s.results, d, worse)
+				s.beam = heapx.Push(s.beam, d, better)
+				s.results = heapx.Push(s.results, d, worse)
 				if len(s.results) > ef {
-					s.results, _ = heapPop(s.results, worse)
+					s.results, _ = heapx.Pop(s.results, worse)
 				}
 			}
 		}

@@ -1,10 +1,11 @@
 package score
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/flowreader/flowreader/internal/heapx"
 )
 
 // Candidate scoring for large graphs: instead of scoring every node, a
@@ -178,7 +179,7 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 	seen := st.next()
 	step := max(1, n/candidateEntries)
 	var res candHeap // worst on top, at most ef
-	beam := &bestHeap{}
+	var beam []cand  // best on top
 	ef := max(m, 32)
 	sum, cnt := 0.0, 0
 	var entries []cand
@@ -191,11 +192,12 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 	}
 	slices.SortFunc(entries, func(a, b cand) int { return cmpBetter(a, b) })
 	for _, e := range entries[:min(len(entries), 32)] {
-		heap.Push(beam, e)
+		beam = heapx.Push(beam, e, better)
 		res.push(e, ef)
 	}
-	for beam.Len() > 0 {
-		c := heap.Pop(beam).(cand)
+	for len(beam) > 0 {
+		var c cand
+		beam, c = heapx.Pop(beam, better)
 		if len(res) >= ef && better(res[0], c) {
 			break
 		}
@@ -207,7 +209,7 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 			st.seen[u] = seen
 			d := cand{u, g.Dot(int(u), qu)}
 			if len(res) < ef || better(d, res[0]) {
-				heap.Push(beam, d)
+				beam = heapx.Push(beam, d, better)
 				res.push(d, ef)
 			}
 		}
@@ -348,48 +350,10 @@ func (h *candHeap) push(c cand, k int) {
 			return
 		}
 		(*h)[0] = c
-		h.down(0)
+		heapx.Down(*h, 0, worse)
 		return
 	}
-	*h = append(*h, c)
-	i := len(*h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !better((*h)[p], (*h)[i]) {
-			break
-		}
-		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
-		i = p
-	}
+	*h = heapx.Push(*h, c, worse)
 }
 
-func (h candHeap) down(i int) {
-	for {
-		l, r, w := 2*i+1, 2*i+2, i
-		if l < len(h) && better(h[w], h[l]) {
-			w = l
-		}
-		if r < len(h) && better(h[w], h[r]) {
-			w = r
-		}
-		if w == i {
-			return
-		}
-		h[i], h[w] = h[w], h[i]
-		i = w
-	}
-}
-
-// bestHeap is a container/heap of candidates with the best on top.
-type bestHeap []cand
-
-func (h bestHeap) Len() int           { return len(h) }
-func (h bestHeap) Less(i, j int) bool { return better(h[i], h[j]) }
-func (h bestHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *bestHeap) Push(x any)        { *h = append(*h, x.(cand)) }
-func (h *bestHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
-}
+func worse(a, b cand) bool { return better(b, a) }
