@@ -125,15 +125,19 @@ func appendNode(b []byte, n *Node) []byte {
 	b = appendStrings(b, n.Keywords)
 	b = appendStrings(b, n.Tags)
 	b = appendString(b, n.ImageText)
-	if n.Image == nil {
-		b = append(b, 0)
-	} else {
-		b = append(b, 1)
-		b = appendString(b, n.Image.Path)
-		b = appendString(b, n.Image.MIME)
-	}
+	b = appendImage(b, n.Image)
 	b = appendString(b, n.Context)
 	return b
+}
+
+// appendImage appends a flag byte and, when img is set, its path and type.
+func appendImage(b []byte, img *ImageRef) []byte {
+	if img == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = appendString(b, img.Path)
+	return appendString(b, img.MIME)
 }
 
 // decoder reads a payload; the first error sticks and later reads return

@@ -84,13 +84,7 @@ func hashDocument(id string, nodes []Node, buf *[]byte) docHash {
 		b = appendString(b, n.Content)
 		b = appendString(b, n.Caption)
 		b = appendString(b, n.Footnote)
-		if n.Image == nil {
-			b = append(b, 0)
-		} else {
-			b = append(b, 1)
-			b = appendString(b, n.Image.Path)
-			b = appendString(b, n.Image.MIME)
-		}
+		b = appendImage(b, n.Image)
 		b = appendString(b, n.Context)
 		if len(b) > 1<<16 {
 			h.Write(b)

@@ -78,13 +78,22 @@ func (f folder) check(p string) (string, os.FileInfo, error) {
 	if err != nil {
 		return "", nil, &refused{p, err}
 	}
-	if !st.Mode().IsRegular() {
-		return "", nil, &refused{p, fmt.Errorf("%w: not a regular file (%v)", ErrUnsupported, st.Mode().Type())}
-	}
-	if f.limit > 0 && st.Size() > f.limit {
-		return "", nil, &refused{p, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, st.Size(), f.limit)}
+	if err := f.admit(st); err != nil {
+		return "", nil, &refused{p, err}
 	}
 	return real, st, nil
+}
+
+// admit is the rule both kinds of folder apply to what a path resolves
+// to: a regular file of at most the size limit.
+func (f folder) admit(st fs.FileInfo) error {
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file (%v)", ErrUnsupported, st.Mode().Type())
+	}
+	if f.limit > 0 && st.Size() > f.limit {
+		return fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, st.Size(), f.limit)
+	}
+	return nil
 }
 
 // read reads p after check. The file is opened without blocking and must

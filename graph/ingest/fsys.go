@@ -89,11 +89,8 @@ func (f folder) fsStat(p string) (string, fs.FileInfo, error) {
 	if err != nil {
 		return "", nil, &refused{p, err}
 	}
-	if !st.Mode().IsRegular() {
-		return "", nil, &refused{p, fmt.Errorf("%w: not a regular file (%v)", ErrUnsupported, st.Mode().Type())}
-	}
-	if f.limit > 0 && st.Size() > f.limit {
-		return "", nil, &refused{p, fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, st.Size(), f.limit)}
+	if err := f.admit(st); err != nil {
+		return "", nil, &refused{p, err}
 	}
 	return real, st, nil
 }
