@@ -71,13 +71,8 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 		return ix.Score(c, q)
 	}
 	g := ix.g
-	if len(q.Embedding) != g.Dim {
-		return nil, fmt.Errorf("%w: query has %d values, graph dimension %d", ErrEmbedding, len(q.Embedding), g.Dim)
-	}
-	for i, x := range q.Embedding {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("%w: query value %d is %v", ErrEmbedding, i, x)
-		}
+	if err := checkQuery(g, q); err != nil {
+		return nil, err
 	}
 	qu := unit(q.Embedding)
 	kw := keywords(q)

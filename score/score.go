@@ -36,16 +36,23 @@ func (ix *Index) Score(c Config, q Query) (*Scores, error) {
 	if ix == nil || ix.g == nil {
 		return &Scores{Keywords: keywords(q), Refs: extractRefs(q.Text)}, nil
 	}
-	g := ix.g
+	if err := checkQuery(ix.g, q); err != nil {
+		return nil, err
+	}
+	return ix.compute(c, q)
+}
+
+// checkQuery checks that q's embedding has g's dimension and finite values.
+func checkQuery(g *graph.Graph, q Query) error {
 	if len(q.Embedding) != g.Dim {
-		return nil, fmt.Errorf("%w: query has %d values, graph dimension %d", ErrEmbedding, len(q.Embedding), g.Dim)
+		return fmt.Errorf("%w: query has %d values, graph dimension %d", ErrEmbedding, len(q.Embedding), g.Dim)
 	}
 	for i, x := range q.Embedding {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("%w: query value %d is %v", ErrEmbedding, i, x)
+			return fmt.Errorf("%w: query value %d is %v", ErrEmbedding, i, x)
 		}
 	}
-	return ix.compute(c, q)
+	return nil
 }
 
 // keywords returns the BM25 query terms of q.
