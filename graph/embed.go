@@ -68,11 +68,17 @@ func (b *Builder) embed(ctx context.Context, e llm.Embedder, nodes []Node, stage
 				return fmt.Errorf("graph: embedding nodes %d-%d: %w", a, z-1, err)
 			}
 			if known {
-				row := make([]float32, dim)
+				var unit []float32 // an int8 row's unit vector before quantisation
 				for i, v := range vecs {
-					copy(row, v)
-					normalize(row)
-					out.set(a+i, row)
+					if !out.i8 { // normalised in its own row
+						row := out.f[(a+i)*dim : (a+i+1)*dim]
+						copy(row, v)
+						normalize(row)
+						continue
+					}
+					unit = append(unit[:0], v...)
+					normalize(unit)
+					out.set(a+i, unit)
 				}
 			} else {
 				copy(raw[a:z], vecs)
