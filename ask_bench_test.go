@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )

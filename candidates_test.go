@@ -7,7 +7,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/llm"
 )
 

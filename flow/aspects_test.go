@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/internal/lab/mcftest"
 	"github.com/flowreader/flowreader/score"
 )
 

@@ -3,15 +3,15 @@ package flow_test
 import (
 	"context"
 	"fmt"
-	"github.com/flowreader/flowreader/internal/cputime"
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/baselines"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/baselines"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"

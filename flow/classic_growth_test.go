@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/flow"
-	"github.com/flowreader/flowreader/internal/cputime"
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 	"github.com/flowreader/flowreader/score"
 )
 

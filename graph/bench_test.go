@@ -3,7 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
-	"github.com/flowreader/flowreader/internal/cputime"
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 	"math/rand/v2"
 	"os"
 	"path/filepath"

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 )
 
 // TestLoadPeakRSS writes a synthetic graph of FLOWREADER_LOAD_RSS nodes ×

@@ -15,7 +15,7 @@ import (
 
 // probeVecs makes n unit rows around n/500 topic centres (at least 8),
 // each row its centre plus a point of the topic's rank-12 subspace plus
-// noise: the model of internal/synth.NewCollection.
+// noise: the model of internal/lab/synth.NewCollection.
 func probeVecs(n, dim int, seed int64) []float32 {
 	rng := rand.New(rand.NewSource(seed))
 	topics := max(8, n/500)

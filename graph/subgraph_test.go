@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 )
 
 // TestSubgraph compares Subgraph with graph.New over the same nodes and

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/cputime"
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 

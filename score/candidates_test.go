@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 )
 
 // TestScoreCandidatesMatchesScore checks that every candidate scores as it

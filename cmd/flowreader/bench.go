@@ -20,7 +20,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/score"

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/eval"
+	"github.com/flowreader/flowreader/internal/lab/eval"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/local"

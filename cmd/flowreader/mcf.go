@@ -14,7 +14,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/flow/mcf/dimacs"
-	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/internal/lab/mcftest"
 )
 
 func mcfCommand() command {

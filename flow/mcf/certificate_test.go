@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/internal/lab/mcftest"
 )
 
 // TestCertificateLarger checks feasibility and the optimality certificate on

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/internal/lab/mcftest"
 )
 
 // TestInvalidInput checks that both solvers refuse each kind of bad

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/internal/lab/mcftest"
 )
 
 func BenchmarkRead(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/internal/mcftest"
+	"github.com/flowreader/flowreader/internal/lab/mcftest"
 )
 
 const smallDIMACS = `c a small problem with a lower bound

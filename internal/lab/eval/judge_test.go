@@ -18,7 +18,7 @@ import (
 // TestJudgeTemplateMatchesPaper checks P7 byte for byte against the paper's
 // text, where the paper is available.
 func TestJudgeTemplateMatchesPaper(t *testing.T) {
-	paper := filepath.Join("..", "..", "..", "shared", "paper", "flowreader-v3.md")
+	paper := filepath.Join("..", "..", "..", "..", "shared", "paper", "flowreader-v3.md")
 	b, err := os.ReadFile(paper)
 	if err != nil {
 		t.Skipf("paper not available: %v", err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/flowreader/flowreader/flow"
-	"github.com/flowreader/flowreader/internal/eval"
+	"github.com/flowreader/flowreader/internal/lab/eval"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 

@@ -105,7 +105,7 @@ func TestMultihopRun(t *testing.T) {
 // TestLoadMultihopShared loads the real dev halves when ../shared/data is
 // present, by folder as the CLI's --data does.
 func TestLoadMultihopShared(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data")
+	dir := filepath.Join("..", "..", "..", "..", "shared", "data")
 	if _, err := os.Stat(filepath.Join(dir, "multihop")); err != nil {
 		t.Skip("no ../shared/data/multihop")
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowreader/flowreader/internal/cputime"
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 )
 
 // TestNowAdvances checks that busy work moves the clock forward where the

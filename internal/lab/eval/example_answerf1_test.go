@@ -3,7 +3,7 @@ package eval_test
 import (
 	"fmt"
 
-	"github.com/flowreader/flowreader/internal/eval"
+	"github.com/flowreader/flowreader/internal/lab/eval"
 )
 
 // QASPER's answer F1: normalise, then token F1, best over annotators.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/synth"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/baselines"
+	"github.com/flowreader/flowreader/internal/lab/baselines"
 	"github.com/flowreader/flowreader/score"
 	"github.com/flowreader/flowreader/selector"
 )

@@ -10,10 +10,10 @@ import (
 )
 
 // sharedData is ../shared/data relative to the module root (this package
-// is one level below it).
+// is three levels below it).
 func sharedData(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "..", "shared", "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
