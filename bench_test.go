@@ -41,7 +41,9 @@ func BenchmarkTwoGraphs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ix.Select(r)
+		if _, err := ix.Select(ctx, r); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.Run("one", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {

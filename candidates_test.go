@@ -52,7 +52,9 @@ func BenchmarkCandidates(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ix.Select(r)
+				if _, err := ix.Select(ctx, r); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

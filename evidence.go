@@ -175,7 +175,9 @@ func (ix *Index) Retrieve(ctx context.Context, question string, opts ...Options)
 		return ev, err
 	}
 	lap("route")
-	ev.chains = ix.observeSelect(ctx, ev.routing, budget)
+	if ev.chains, err = ix.observeSelect(ctx, ev.routing, budget); err != nil {
+		return ev, err
+	}
 	lap("select")
 	ix.fill(ev, o.Scores)
 	return ev, nil

@@ -131,7 +131,10 @@ func ExampleIndex_Select() {
 	ix := open(flowreader.Classic())
 	s, _ := ix.Score(ctx, "Why did the East Arm lose nests?")
 	r, _ := ix.Route(ctx, s)
-	chains := ix.Select(r)
+	chains, err := ix.Select(ctx, r)
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println("at most 11 paths read:", len(chains) <= 11 && len(chains) > 0)
 	// Output:
 	// at most 11 paths read: true
@@ -143,7 +146,8 @@ func ExampleIndex_Answer() {
 	q := "What was the surge of Storm Elda?"
 	s, _ := ix.Score(ctx, q)
 	r, _ := ix.Route(ctx, s)
-	res, err := ix.Answer(ctx, q, s, r, ix.Select(r))
+	chains, _ := ix.Select(ctx, r)
+	res, err := ix.Answer(ctx, q, s, r, chains)
 	if err != nil {
 		log.Fatal(err)
 	}

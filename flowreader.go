@@ -379,15 +379,20 @@ func (ix *Index) route(ctx context.Context, s *score.Scores, budget int) (_ *flo
 }
 
 // Select picks the chains to read from a routing (at most Config.Budget).
-func (ix *Index) Select(r *flow.Routing) []flow.Chain {
-	return ix.sel(r, ix.p.budget)
+// It stops with ctx.Err() when ctx is done first.
+func (ix *Index) Select(ctx context.Context, r *flow.Routing) ([]flow.Chain, error) {
+	return ix.observeSelect(ctx, r, ix.p.budget)
 }
 
-func (ix *Index) sel(r *flow.Routing, budget int) []flow.Chain {
+func (ix *Index) sel(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
 	if r == nil {
-		return nil
+		return nil, nil
 	}
-	return ix.p.selector.Select(r, budget)
+	chains, err := ix.p.selector.Select(ctx, r, budget)
+	if err != nil {
+		return nil, fmt.Errorf("flowreader: select: %w", err)
+	}
+	return chains, nil
 }
 
 // Result is everything Ask produced: the answer and the values that

@@ -190,15 +190,15 @@ func (ix *Index) observeRoute(ctx context.Context, budget int) (context.Context,
 	return ctx, func(err error) { telemetry.End(span, err) }
 }
 
-// observeSelect is Select in a span (Select takes no context).
-func (ix *Index) observeSelect(ctx context.Context, r *flow.Routing, budget int) []flow.Chain {
-	_, span := ix.p.obs.Start(ctx, "flowreader.select")
-	chains := ix.sel(r, budget)
+// observeSelect is Select in a span.
+func (ix *Index) observeSelect(ctx context.Context, r *flow.Routing, budget int) (_ []flow.Chain, err error) {
+	ctx, span := ix.p.obs.Start(ctx, "flowreader.select")
+	defer func() { telemetry.End(span, err) }()
+	chains, err := ix.sel(ctx, r, budget)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.Int(attrChains, len(chains)))
 	}
-	span.End()
-	return chains
+	return chains, err
 }
 
 // observeAnswer opens the span and the tally of Answer.

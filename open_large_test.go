@@ -74,7 +74,9 @@ func TestOpenLargeGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix.Select(r)
+		if _, err := ix.Select(ctx, r); err != nil {
+			t.Fatal(err)
+		}
 		ts = append(ts, time.Since(t1))
 	}
 	first := ts[0]

@@ -72,7 +72,11 @@ func readmeAPI(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err = ix.Answer(ctx, q, s, r, ix.Select(r))
+	chains, err := ix.Select(ctx, r)
+	if err != nil {
+		return err
+	}
+	res, err = ix.Answer(ctx, q, s, r, chains)
 	if err != nil {
 		return err
 	}

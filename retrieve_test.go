@@ -52,7 +52,10 @@ func TestRetrieve(t *testing.T) {
 	// The evidence is the steps' output, node for node.
 	s, _ := ix.Score(ctx, nestsQ)
 	r, _ := ix.Route(ctx, s)
-	chains := ix.Select(r)
+	chains, err := ix.Select(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(chains) != len(ev.Chains) {
 		t.Fatalf("%d chains, Select gives %d", len(ev.Chains), len(chains))
 	}

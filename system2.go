@@ -147,7 +147,13 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 		return nil
 	}
 	tr.Routing = next
-	tr.Chains = ix.p.selector.Select(next, budget)
+	if tr.Chains, err = ix.p.selector.Select(ctx, next, budget); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		tr.Skipped = "re-selection failed: " + err.Error()
+		return nil
+	}
 	if len(tr.Chains) == 0 {
 		tr.Skipped = "the new routing has no chains"
 		return nil

@@ -43,11 +43,11 @@ func (o routeOnly) Route(context.Context, *score.Scores, int) (*flow.Routing, er
 // firstChains selects a routing's chains in decomposition order.
 type firstChains struct{}
 
-func (firstChains) Select(r *flow.Routing, budget int) []flow.Chain {
+func (firstChains) Select(_ context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
 	if len(r.Chains) > budget {
-		return r.Chains[:budget]
+		return r.Chains[:budget], nil
 	}
-	return r.Chains
+	return r.Chains, nil
 }
 
 // fakeFinder pins the candidates System 2 scores.

@@ -144,7 +144,9 @@ func BenchmarkPipeline(b *testing.B) {
 						b.Fatal(err)
 					}
 					t1 := time.Now()
-					f.sel.Select(r, 16)
+					if _, err := f.sel.Select(ctx, r, 16); err != nil {
+						b.Fatal(err)
+					}
 					selT += time.Since(t1)
 					st.Network += r.Timings.Network
 					st.SVD += r.Timings.SVD

@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"context"
 	"math"
 
 	"github.com/flowreader/flowreader/flow"
@@ -24,24 +25,30 @@ const (
 )
 
 // Select implements Selector.
-func (an Annealed) Select(r *flow.Routing, budget int) []flow.Chain {
+func (an Annealed) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if r == nil || len(r.Chains) == 0 {
-		return nil
+		return nil, nil
 	}
 	if budget <= 0 {
 		budget = 16
 	}
-	x, q := an.weights(r)
-	return pick(r.Chains, order(x, r.Chains, q), budget)
+	x, q, err := an.weights(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return pick(r.Chains, order(x, r.Chains, q), budget), nil
 }
 
 // Weights returns the final population x over the routing's chains.
 func (an Annealed) Weights(r *flow.Routing) []float64 {
-	x, _ := an.weights(r)
+	x, _, _ := an.weights(context.Background(), r)
 	return x
 }
 
-func (an Annealed) weights(r *flow.Routing) (x, q []float64) {
+func (an Annealed) weights(ctx context.Context, r *flow.Routing) (x, q []float64, err error) {
 	h := hOf(r)
 	q = make([]float64, len(r.Chains))
 	for k := range r.Chains {
@@ -51,6 +58,9 @@ func (an Annealed) weights(r *flow.Routing) (x, q []float64) {
 	x = initial(q)
 	next, ax := make([]float64, len(x)), make([]float64, len(x))
 	for t := 0; t < annMaxIter; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		eps := annEpsilon0 * math.Max(0, 1-float64(t)/float64(annSteps))
 		stepInto(next, ax, a, x, eps)
 		done := t >= annSteps && dist(next, x) < annTol
@@ -59,5 +69,5 @@ func (an Annealed) weights(r *flow.Routing) (x, q []float64) {
 			break
 		}
 	}
-	return x, q
+	return x, q, nil
 }

@@ -1,6 +1,7 @@
 package selector_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/flowreader/flowreader/flow"
@@ -21,7 +22,8 @@ func routing() *flow.Routing {
 }
 
 func ExampleGreedy() {
-	for _, c := range (selector.Greedy{}).Select(routing(), 2) {
+	chains, _ := (selector.Greedy{}).Select(context.Background(), routing(), 2)
+	for _, c := range chains {
 		fmt.Println(c.Nodes, c.Flow)
 	}
 	// Output:
@@ -30,7 +32,8 @@ func ExampleGreedy() {
 }
 
 func ExampleAnnealed() {
-	for _, c := range (selector.Annealed{}).Select(routing(), 3) {
+	chains, _ := (selector.Annealed{}).Select(context.Background(), routing(), 3)
+	for _, c := range chains {
 		fmt.Println(c.Nodes)
 	}
 	// Output:
@@ -40,7 +43,8 @@ func ExampleAnnealed() {
 }
 
 func ExampleReplicator() {
-	fmt.Println(len((selector.Replicator{}).Select(routing(), 0)))
+	chains, _ := (selector.Replicator{}).Select(context.Background(), routing(), 0)
+	fmt.Println(len(chains))
 	// Output: 4
 }
 

@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"context"
 	"math"
 	"sort"
 
@@ -30,11 +31,17 @@ const (
 // Select implements Selector. The result holds at most 11 chains, and at
 // most budget when 0 < budget < 11, ordered by x (ties by flow,
 // then index).
-func (rp Replicator) Select(r *flow.Routing, budget int) []flow.Chain {
-	if r == nil || len(r.Chains) == 0 {
-		return nil
+func (rp Replicator) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	x := rp.Weights(r)
+	if r == nil || len(r.Chains) == 0 {
+		return nil, nil
+	}
+	x, err := rp.weights(ctx, r)
+	if err != nil {
+		return nil, err
+	}
 	limit := repMaxPaths
 	if budget > 0 && budget < limit {
 		limit = budget
@@ -46,17 +53,25 @@ func (rp Replicator) Select(r *flow.Routing, budget int) []flow.Chain {
 			keep = append(keep, k)
 		}
 	}
-	return pick(r.Chains, keep, limit)
+	return pick(r.Chains, keep, limit), nil
 }
 
 // Weights returns the final population x over the routing's chains (on the
 // simplex).
 func (rp Replicator) Weights(r *flow.Routing) []float64 {
+	x, _ := rp.weights(context.Background(), r)
+	return x
+}
+
+func (rp Replicator) weights(ctx context.Context, r *flow.Routing) ([]float64, error) {
 	q := v1Quality(r, repExpFlow, repExpMax, repExpMean)
 	a := payoff(r.Chains, q)
 	x := initial(q)
 	next, ax := make([]float64, len(x)), make([]float64, len(x))
 	for t := 0; t < repMaxIter; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		stepInto(next, ax, a, x, repEpsilon)
 		done := dist(next, x) < repTol
 		x, next = next, x
@@ -64,7 +79,7 @@ func (rp Replicator) Weights(r *flow.Routing) []float64 {
 			break
 		}
 	}
-	return x
+	return x, nil
 }
 
 // v1Quality is q_k = b̃_k^a (max h)^b (mean h)^c with b̃ = b / max b.

@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"context"
 	"sort"
 
 	"github.com/flowreader/flowreader/flow"
@@ -8,7 +9,10 @@ import (
 
 // Selector picks the chains a reader will read from a routing.
 type Selector interface {
-	Select(r *flow.Routing, budget int) []flow.Chain
+	// Select returns the chosen chains in reading order. It returns
+	// ctx.Err() (and no chains) when ctx is done before it finishes: a
+	// selector whose work grows with the routing checks ctx as it goes.
+	Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error)
 }
 
 var (
@@ -23,9 +27,12 @@ var (
 type Greedy struct{}
 
 // Select implements Selector.
-func (Greedy) Select(r *flow.Routing, budget int) []flow.Chain {
+func (Greedy) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if r == nil || len(r.Chains) == 0 {
-		return nil
+		return nil, nil
 	}
 	h := hOf(r)
 	idx := make([]int, len(r.Chains))
@@ -39,7 +46,7 @@ func (Greedy) Select(r *flow.Routing, budget int) []flow.Chain {
 		}
 		return maxH(x, h) > maxH(y, h)
 	})
-	return pick(r.Chains, idx, budget)
+	return pick(r.Chains, idx, budget), nil
 }
 
 func pick(chains []flow.Chain, idx []int, budget int) []flow.Chain {

@@ -1,6 +1,8 @@
 package selector
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -81,7 +83,7 @@ func TestPureReplicatorMonotone(t *testing.T) {
 func TestSelectorsDeterministicAndBudgeted(t *testing.T) {
 	r := randomRouting(7, 40, 30)
 	for _, s := range []Selector{Greedy{}, Replicator{}, Annealed{}} {
-		a, b := s.Select(r, 16), s.Select(r, 16)
+		a, b := mustSelect(t, s, r, 16), mustSelect(t, s, r, 16)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("%T not deterministic", s)
 		}
@@ -94,10 +96,10 @@ func TestSelectorsDeterministicAndBudgeted(t *testing.T) {
 		}
 	}
 	small := randomRouting(8, 10, 5)
-	if got := (Annealed{}).Select(small, 16); len(got) != 5 {
+	if got := mustSelect(t, (Annealed{}), small, 16); len(got) != 5 {
 		t.Fatalf("annealed with 5 candidates read %d", len(got))
 	}
-	if got := (Replicator{}).Select(r, 4); len(got) != 4 {
+	if got := mustSelect(t, (Replicator{}), r, 4); len(got) != 4 {
 		t.Fatalf("replicator with budget 4 read %d", len(got))
 	}
 }
@@ -111,7 +113,7 @@ func TestGreedyOrder(t *testing.T) {
 		{Nodes: []int{3}, Flow: 1},
 		{Nodes: []int{0, 1}, Flow: 1},
 	}}
-	got := Greedy{}.Select(r, 4)
+	got := mustSelect(t, Greedy{}, r, 4)
 	var first []int
 	for _, c := range got {
 		first = append(first, c.Nodes[len(c.Nodes)-1])
@@ -132,7 +134,7 @@ func TestAnnealedPrefersDisjoint(t *testing.T) {
 		{Nodes: []int{0, 1}, Flow: 1},
 		{Nodes: []int{2}, Flow: 1},
 	}}
-	got := Annealed{}.Select(r, 2)
+	got := mustSelect(t, Annealed{}, r, 2)
 	if len(got) != 2 || !(reflect.DeepEqual(got[1].Nodes, []int{2}) || reflect.DeepEqual(got[0].Nodes, []int{2})) {
 		t.Fatalf("annealed picked %v", got)
 	}
@@ -160,5 +162,29 @@ func TestCapDistinct(t *testing.T) {
 	}
 	if chains[2].Nodes[0] != 3 {
 		t.Fatal("CapDistinct modified its input")
+	}
+}
+
+// mustSelect runs s without a deadline, failing the test on an error.
+func mustSelect(t *testing.T, s Selector, r *flow.Routing, budget int) []flow.Chain {
+	t.Helper()
+	chains, err := s.Select(context.Background(), r, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chains
+}
+
+// TestSelectCancelled: every selector returns the context's error, and no
+// chains, when its context is already done.
+func TestSelectCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := randomRouting(7, 40, 30)
+	for _, s := range []Selector{Greedy{}, Replicator{}, Annealed{}} {
+		chains, err := s.Select(ctx, r, 16)
+		if !errors.Is(err, context.Canceled) || chains != nil {
+			t.Fatalf("%T: %d chains, error %v; want none and context.Canceled", s, len(chains), err)
+		}
 	}
 }

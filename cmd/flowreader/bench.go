@@ -233,7 +233,10 @@ func askAll(ctx context.Context, ix *flowreader.Index, qs []string) (float64, []
 		if err != nil {
 			return 0, nil, err
 		}
-		chains := ix.Select(r)
+		chains, err := ix.Select(ctx, r)
+		if err != nil {
+			return 0, nil, err
+		}
 		el := time.Since(t)
 		if k < 0 {
 			continue

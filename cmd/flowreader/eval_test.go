@@ -11,7 +11,7 @@ import (
 
 func TestEvalCommand(t *testing.T) {
 	out := t.TempDir()
-	data := filepath.Join("..", "..", "internal", "eval", "testdata")
+	data := filepath.Join("..", "..", "internal", "lab", "eval", "testdata")
 	var so, se bytes.Buffer
 	code := run(context.Background(), []string{"eval", "--dataset", "fetaqa,qasper,papertab", "--data", data,
 		"--budget", "2,4", "--routers", "aspects,topk,topk-dense", "--selector", "greedy,annealed",
@@ -46,7 +46,7 @@ func TestEvalCommand(t *testing.T) {
 // its header.
 func TestEvalAnswerF1(t *testing.T) {
 	out := t.TempDir()
-	data := filepath.Join("..", "..", "internal", "eval", "testdata")
+	data := filepath.Join("..", "..", "internal", "lab", "eval", "testdata")
 	var so, se bytes.Buffer
 	code := run(context.Background(), []string{"eval", "--dataset", "qasper,papertab", "--data", data,
 		"--budget", "4", "--routers", "aspects,topk", "--answer-f1",

@@ -126,7 +126,11 @@ func mergedRun(t *testing.T, ctx context.Context, emb llm.Embedder, all []graph.
 			if err != nil {
 				t.Fatal(err)
 			}
-			chains := selector.CapDistinct(ix.Select(r), 16)
+			sel, err := ix.Select(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chains := selector.CapDistinct(sel, 16)
 			times = append(times, time.Since(t1))
 			if s.Candidates != nil {
 				mapped := make([]flow.Chain, len(chains))

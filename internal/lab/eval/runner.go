@@ -45,7 +45,7 @@ type RouterSpec struct {
 	BudgetAware bool
 	// Select picks chains for a budget; nil keeps the routing's chains in
 	// order. The runner then caps them at the budget in distinct nodes.
-	Select func(r *flow.Routing, budget int) []flow.Chain
+	Select func(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error)
 }
 
 // Runner evaluates routers on datasets: for each question it builds (or
@@ -269,7 +269,9 @@ func (r *Runner) question(ctx context.Context, res *Results, scorings map[string
 			}
 			chains := routing.Chains
 			if spec.Select != nil {
-				chains = spec.Select(routing, budget)
+				if chains, err = spec.Select(ctx, routing, budget); err != nil {
+					return fmt.Errorf("router %s: %w", spec.Name, err)
+				}
 			}
 			chains = selector.CapDistinct(chains, budget)
 			m := Measure(q, g, chains)
