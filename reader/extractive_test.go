@@ -25,11 +25,11 @@ func allChains(g *graph.Graph) []flow.Chain {
 func TestExtractiveTableAndParagraph(t *testing.T) {
 	g := fixtureGraph(t)
 	cases := []struct{ q, want, node string }{
-		{"How many nests did the North Mole hold in 2025?", "North Mole — Nests 2025: 248", "survey#1"},
-		{"How many nests were on the East Arm in 2024?", "East Arm — Nests 2024: 97", "survey#1"},
-		{"What is the main species on Lighthouse Spit?", "Lighthouse Spit — Main species: herring gull", "survey#1"},
-		{"Who was the survey leader in 2025?", "The survey leader in 2025 was Dr Ilse Marrow, who replaced Tomas Reyes after he moved to the Northfield station.", "survey#4"},
-		{"How high did the storm of 14 May 2025 reach?", "The storm of 14 May 2025 reached a height of 2.1 metres above the normal high tide.", "survey#3"},
+		{"How many nests did the North Mole hold in 2025?", "248", "survey#1"},
+		{"How many nests were on the East Arm in 2024?", "97", "survey#1"},
+		{"What is the main species on Lighthouse Spit?", "herring gull", "survey#1"},
+		{"Who was the survey leader in 2025?", "Dr Ilse Marrow", "survey#4"},
+		{"How high did the storm of 14 May 2025 reach?", "2.1 metres", "survey#3"},
 	}
 	for _, c := range cases {
 		e := &Extractive{}
@@ -37,8 +37,13 @@ func TestExtractiveTableAndParagraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ans.Text != c.want {
-			t.Errorf("%q:\n got %q\nwant %q", c.q, ans.Text, c.want)
+		// A confident answer is the span; a low-confidence one is its
+		// passage, with the span marked.
+		if ans.Text != c.want && !(ans.LowConfidence() && strings.Contains(ans.Text, c.want)) {
+			t.Errorf("%q:\n got %q (confidence %.2f)\nwant %q", c.q, ans.Text, ans.Confidence, c.want)
+		}
+		if cit := ans.Citations; len(cit) > 0 && cit[0].Span[1] > 0 && !strings.Contains(cit[0].Quote[cit[0].Span[0]:cit[0].Span[1]], c.want) {
+			t.Errorf("%q: span %v of %q does not mark %q", c.q, cit[0].Span, cit[0].Quote, c.want)
 		}
 		if len(ans.Citations) == 0 || ans.Citations[0].NodeID != c.node || ans.Citations[0].Quote == "" {
 			t.Errorf("%q: citations %+v", c.q, ans.Citations)
@@ -121,7 +126,7 @@ func TestExtractiveQuickstart(t *testing.T) {
 		{"What does Figure 2 show?", "Monthly rainfall"},
 		{"How many storms passed the station in 2025?", "Three storms"},
 		{"What is the annual rainfall total?", "903 mm"},
-		{"Which breakwater is the lowest?", "The East Arm is the lowest"},
+		{"Which breakwater is the lowest?", "East Arm"},
 		{"Why did the East Arm lose its terns?", "after a storm in May flooded"},
 		{"What was the peak gust of Storm Elda?", "131"},
 		{"Which month had the highest rainfall at Northfield?", "November"},
