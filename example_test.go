@@ -211,5 +211,5 @@ func ExampleIndex_Retrieve() {
 	// Output:
 	// budget: 2 router: aspects
 	// survey#1 table p.1 score 1.00: Breakwater | Nests 2024 | Nests 2025
-	// survey#2 text p.1 score 0.71: The East Arm lost its tern colony after the May storm flooded its lower sections.
+	// survey#2 text p.1 score 0.89: The East Arm lost its tern colony after the May storm flooded its lower sections.
 }

@@ -46,12 +46,14 @@ type Config struct {
 	// analysis at build time and the extractive reader; Notes says so.
 	Model llm.Model
 
-	// Scoring configures query scoring. The zero value means
-	// score.AspectsConfig(): hybrid dense + BM25 relevance.
+	// Scoring configures query scoring; its zero value is score's
+	// default: hybrid dense + BM25 relevance and the hop step (passages the
+	// question or its most relevant passages name by title inherit
+	// relevance; collections without such titles are left as they were).
 	Scoring score.Config
 	// Router routes the evidence flow. Nil means the Aspects preset's,
-	// flow.DefaultAspects() behind flow.Hop. To use another min-cost flow
-	// solver, set the Solver of the router given here.
+	// flow.DefaultAspects(). To use another min-cost flow solver, set the
+	// Solver of the router given here.
 	Router flow.Router
 	// Selector picks the chains to read. Nil means selector.Annealed{}.
 	Selector selector.Selector
@@ -121,15 +123,13 @@ type Config struct {
 }
 
 // Aspects is the default preset, equal to the zero Config: the v3 aspect
-// formulation (paper v3 §3) with hybrid dense + BM25 relevance, routing by
-// flow.DefaultAspects behind flow.Hop (hop-aware relevance: passages the
-// question or its most relevant passages name by title inherit relevance;
-// it leaves collections without such titles as they were), annealed
-// replicator selection of 16 chains, no System 2.
+// formulation (paper v3 §3) with hybrid dense + BM25 relevance and the hop
+// step (score.Config), routing by flow.DefaultAspects, annealed replicator
+// selection of 16 chains, no System 2.
 func Aspects() Config {
 	return Config{
-		Scoring:  score.AspectsConfig(),
-		Router:   &flow.Hop{Router: flow.DefaultAspects()},
+		Scoring:  score.Config{},
+		Router:   flow.DefaultAspects(),
 		Selector: selector.Annealed{},
 		Budget:   16,
 	}
@@ -139,7 +139,7 @@ func Aspects() Config {
 // reference boost, and flow.PaperAspects routing.
 func AspectsPaper() Config {
 	c := Aspects()
-	c.Scoring = score.AspectsPaperConfig()
+	c.Scoring = score.PaperAspects()
 	c.Router = flow.PaperAspects()
 	return c
 }
@@ -150,7 +150,7 @@ func AspectsPaper() Config {
 // System-2 pass.
 func Classic() Config {
 	return Config{
-		Scoring:        score.ClassicConfig(),
+		Scoring:        score.Classic(),
 		Router:         flow.DefaultClassic(),
 		Selector:       selector.Replicator{},
 		Budget:         11,
@@ -189,18 +189,13 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: Concurrency %d is negative", ErrConfig, cfg.Concurrency)
 	}
 	if p.scoring == (score.Config{}) {
-		p.scoring = score.AspectsConfig()
+		p.scoring = score.Config{}
 	}
 	if err := p.scoring.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
 	}
 	if p.router == nil {
 		p.router = Aspects().Router
-	}
-	if v, ok := p.router.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: Router: %w", ErrConfig, err)
-		}
 	}
 	if p.selector == nil {
 		p.selector = selector.Annealed{}
@@ -287,17 +282,21 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err erro
 	// The scoring index and the router's per-graph state are independent:
 	// on a large graph each takes seconds, so they are made side by side.
 	idx := make(chan *score.Index, 1)
-	go func() { idx <- score.NewIndex(g) }()
+	go func() {
+		ix := score.NewIndex(g)
+		ix.Prepare(p.scoring)
+		idx <- ix
+	}()
 	gr, err := p.router.Open(ctx, g)
 	scores := <-idx
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: open: %w", err)
 	}
 	// Questions on this graph are routed on candidate subgraphs: the
-	// whole-graph statistics those routers take (flow's OpenSubgraph) are
-	// computed here, not by the first question.
-	if sp, ok := gr.(interface{ PrepareSubgraphs() }); ok && p.candidates(g) > 0 {
-		sp.PrepareSubgraphs()
+	// whole-graph statistics those routers take are computed here, not by
+	// the first question.
+	if so, ok := gr.(flow.SubgraphOpener); ok && p.candidates(g) > 0 {
+		so.PrepareSubgraphs()
 	}
 	return &Index{p: p, g: g, scores: scores, router: gr}, nil
 }

@@ -159,7 +159,7 @@ func PaperAspects() *Aspects {
 }
 
 // DefaultAspects returns the default preset, meant for the hybrid dense +
-// BM25 relevance of score.AspectsConfig: PaperAspects with these changes.
+// BM25 relevance of score.Config{}: PaperAspects with these changes.
 //
 //   - DemandBudget with DemandFloor 0.25: under hybrid relevance a few
 //     nodes near h = 1 dominate Σ z², so the participation ratio asks for

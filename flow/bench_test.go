@@ -89,13 +89,13 @@ func BenchmarkPipeline(b *testing.B) {
 		sel    selector.Selector
 	}
 	forms := []form{
-		{"aspects", score.AspectsConfig(), flow.DefaultAspects(), false, selector.Annealed{}},
-		{"aspects-warm", score.AspectsConfig(), flow.DefaultAspects(), true, selector.Annealed{}},
-		{"aspects-paper", score.AspectsPaperConfig(), flow.PaperAspects(), false, selector.Annealed{}},
+		{"aspects", score.Config{}, flow.DefaultAspects(), false, selector.Annealed{}},
+		{"aspects-warm", score.Config{}, flow.DefaultAspects(), true, selector.Annealed{}},
+		{"aspects-paper", score.PaperAspects(), flow.PaperAspects(), false, selector.Annealed{}},
 		// The default preset on the candidate subgraph of the 256 highest-h
 		// nodes and their neighbours.
-		{"candidates256", score.AspectsConfig(), &baselines.Candidates{M: 256}, false, selector.Annealed{}},
-		{"classic", score.ClassicConfig(), flow.DefaultClassic(), false, selector.Replicator{}},
+		{"candidates256", score.Config{}, &baselines.Candidates{M: 256}, false, selector.Annealed{}},
+		{"classic", score.Classic(), flow.DefaultClassic(), false, selector.Replicator{}},
 	}
 	ctx := context.Background()
 	for _, sz := range sizes {
@@ -191,7 +191,7 @@ func BenchmarkTwoGraphs(b *testing.B) {
 		for j := range q {
 			q[j] += g.Embedding(2)[j]
 		}
-		s, err := score.NewIndex(g).Score(score.AspectsConfig(), score.Query{Text: g.Nodes[1].Summary[:40], Embedding: q})
+		s, err := score.NewIndex(g).Score(score.Config{}, score.Query{Text: g.Nodes[1].Summary[:40], Embedding: q})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 // σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
 //
 // The sources, the sinks and their answerability a_v come with the scores
-// (score.ClassicConfig computes them); Route rejects scores without them
+// (score.Classic computes them); Route rejects scores without them
 // with [ErrScores]. Start from [DefaultClassic]; the zero value is rejected
 // with [ErrConfig].
 type Classic struct {
@@ -26,7 +26,7 @@ type Classic struct {
 	Solver mcf.Solver
 	// MinEdgeWeight r_min prunes graph edges of weight below it, compared
 	// in float32 like score.Config.KeepEdge, so that an edge of weight
-	// float32(0.22) survives 0.22 (paper v1: 0.22, score.ClassicConfig's
+	// float32(0.22) survives 0.22 (paper v1: 0.22, score.Classic's
 	// RMin, so that scoring and routing prune alike).
 	MinEdgeWeight float64
 	// Demand is the demand F (6).
@@ -130,7 +130,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	}
 	t0 := time.Now()
 	if s.Sources == nil || s.Sinks == nil || s.A == nil {
-		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with score.ClassicConfig", ErrScores)
+		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with score.Classic", ErrScores)
 	}
 	h := s.H
 	sources := dedupKeep(append(append([]int(nil), s.Sources...), edits.Sources...))

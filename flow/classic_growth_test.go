@@ -39,7 +39,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			b.ResetTimer()
 			c0 := cputime.Now()
 			for range b.N {
-				s, err := ix.ScoreCandidates(score.ClassicConfig(), score.Query{Text: question, Embedding: q}, 256)
+				s, err := ix.ScoreCandidates(score.Classic(), score.Query{Text: question, Embedding: q}, 256)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -65,7 +65,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			b.ResetTimer()
 			c0 := cputime.Now()
 			for range b.N {
-				s, err := ix.Score(score.ClassicConfig(), score.Query{Text: question, Embedding: q})
+				s, err := ix.Score(score.Classic(), score.Query{Text: question, Embedding: q})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -106,7 +106,7 @@ func TestClassicErrors(t *testing.T) {
 		aspectScores := *s
 		drop(&aspectScores)
 		_, err := routeOn(ctx, DefaultClassic(), g, &aspectScores)
-		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "score.ClassicConfig") {
+		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "score.Classic") {
 			t.Fatalf("scores without sources or sinks: %v", err)
 		}
 	}

@@ -51,7 +51,7 @@
 // with cost 1 − w_uv(h_u+h_v)/2 (Eq. 5) and capacity min(h_u, h_v); the
 // demand F = 6 is routed up to the max flow f_max, with saturation
 // σ = min(f_max/F, 1), and decomposed into at most 60 paths. The sources,
-// sinks and answerabilities are the scores' (score.ClassicConfig: |S| = |T|
+// sinks and answerabilities are the scores' (score.Classic: |S| = |T|
 // = 8, λ_MMR = 0.7, β_v = 0.05), so that scoring and routing cannot
 // disagree on them.
 //

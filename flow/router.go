@@ -35,6 +35,22 @@ type Rerouter interface {
 	Reroute(ctx context.Context, s *score.Scores, budget int, prev *Routing, e Edits) (*Routing, error)
 }
 
+// SubgraphOpener is an optional capability of a GraphRouter: open routers
+// on candidate subgraphs of its graph (score.Index.ScoreCandidates) that
+// price every arc as the whole graph's router does, so that a candidate
+// routing follows the whole routing's choices. The aspects router has it.
+type SubgraphOpener interface {
+	// PrepareSubgraphs computes now the whole-graph statistics that
+	// OpenSubgraph needs (O(N), once), so that a large graph's first
+	// candidate question does not pay for them.
+	PrepareSubgraphs()
+	// OpenSubgraph opens a router on sub, the subgraph of the opened graph
+	// induced by nodes (ascending indexes of it: node i of sub is
+	// nodes[i], as graph.Graph.Subgraph makes it). Its cost is in sub's
+	// size.
+	OpenSubgraph(ctx context.Context, sub *graph.Graph, nodes []int) (GraphRouter, error)
+}
+
 // EdgeEdit sets the affinity of the content pair {U, V}. The affinity
 // replaces max(cos, 0) in the classic cost (Eq. 5) and in the aspects gain.
 // Add marks a new edge (T1 bridge); an edit of a pair that is not an edge of
@@ -69,6 +85,8 @@ var (
 	_ Router   = (*Classic)(nil)
 	_ Rerouter = (*aspectsGraph)(nil)
 	_ Rerouter = (*classicGraph)(nil)
+
+	_ SubgraphOpener = (*aspectsGraph)(nil)
 )
 
 func checkScores(g *graph.Graph, s *score.Scores) error {
