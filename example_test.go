@@ -31,7 +31,7 @@ func docs() []graph.Document {
 
 func Example() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects()) // no endpoints: embedded defaults
+	p, err := flowreader.New(flowreader.Config{}) // no endpoints: embedded defaults
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func cites(res *flowreader.Result, id string) bool {
 }
 
 func ExamplePipeline_Build() {
-	p, _ := flowreader.New(flowreader.Aspects())
+	p, _ := flowreader.New(flowreader.Config{})
 	g, err := p.Build(context.Background(), docs())
 	if err != nil {
 		log.Fatal(err)
@@ -95,7 +95,7 @@ func open(cfg flowreader.Config) *flowreader.Index {
 }
 
 func ExampleIndex_Score() {
-	ix := open(flowreader.Aspects())
+	ix := open(flowreader.Config{})
 	s, err := ix.Score(context.Background(), "Which storm had gusts of 131 km/h?")
 	if err != nil {
 		log.Fatal(err)
@@ -113,7 +113,7 @@ func ExampleIndex_Score() {
 
 func ExampleIndex_Route() {
 	ctx := context.Background()
-	ix := open(flowreader.Aspects())
+	ix := open(flowreader.Config{})
 	s, _ := ix.Score(ctx, "Why did the East Arm lose nests?")
 	r, err := ix.Route(ctx, s)
 	if err != nil {
@@ -142,7 +142,7 @@ func ExampleIndex_Select() {
 
 func ExampleIndex_Answer() {
 	ctx := context.Background()
-	ix := open(flowreader.Aspects())
+	ix := open(flowreader.Config{})
 	q := "What was the surge of Storm Elda?"
 	s, _ := ix.Score(ctx, q)
 	r, _ := ix.Route(ctx, s)
@@ -158,7 +158,7 @@ func ExampleIndex_Answer() {
 
 func ExamplePipeline_Load() {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Aspects())
+	p, _ := flowreader.New(flowreader.Config{})
 	g, _ := p.Build(ctx, docs())
 	dir, err := os.MkdirTemp("", "flowreader-example")
 	if err != nil {
@@ -186,7 +186,7 @@ func ExamplePipeline_Load() {
 // for a caller that answers with its own model.
 func ExampleIndex_Retrieve() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -34,7 +34,9 @@ var (
 
 // Config configures a Pipeline. Every field is independent, and the zero
 // value of each means the documented default, so the zero Config is the
-// Aspects preset with the embedded offline models. Every pluggable part is
+// default method (paper v3's aspects formulation with the dev-set
+// changes: hybrid relevance, the hop step, the budget as demand) with the
+// embedded offline models. Every pluggable part is
 // an interface; New never modifies a value it is given.
 type Config struct {
 	// Embedder embeds nodes (llm.KindDocument) and questions (llm.KindQuery). Nil
@@ -51,8 +53,8 @@ type Config struct {
 	// question or its most relevant passages name by title inherit
 	// relevance; collections without such titles are left as they were).
 	Scoring score.Config
-	// Router routes the evidence flow. Nil means the Aspects preset's,
-	// flow.DefaultAspects(). To use another min-cost flow solver, set the
+	// Router routes the evidence flow. Nil means &flow.Aspects{}, the
+	// default aspects router. To use another min-cost flow solver, set the
 	// Solver of the router given here.
 	Router flow.Router
 	// Selector picks the chains to read. Nil means selector.Annealed{}.
@@ -122,26 +124,11 @@ type Config struct {
 	Int8Embeddings bool
 }
 
-// Aspects is the default preset, equal to the zero Config: the v3 aspect
-// formulation (paper v3 §3) with hybrid dense + BM25 relevance and the hop
-// step (score.Config), routing by flow.DefaultAspects, annealed replicator
-// selection of 16 chains, no System 2.
-func Aspects() Config {
-	return Config{
-		Scoring:  score.Config{},
-		Router:   flow.DefaultAspects(),
-		Selector: selector.Annealed{},
-		Budget:   16,
-	}
-}
-
-// AspectsPaper is paper v3 as specified: dense relevance with the
-// reference boost, and flow.PaperAspects routing.
-func AspectsPaper() Config {
-	c := Aspects()
-	c.Scoring = score.PaperAspects()
-	c.Router = flow.PaperAspects()
-	return c
+// PaperAspects is paper v3 as specified: dense relevance with the
+// reference boost and no hop step (score.PaperAspects), and
+// flow.PaperAspects routing; the rest as the zero Config.
+func PaperAspects() Config {
+	return Config{Scoring: score.PaperAspects(), Router: flow.PaperAspects()}
 }
 
 // Classic is the v1 formulation (paper v1 §3): fused score h, MMR sources,
@@ -151,7 +138,7 @@ func AspectsPaper() Config {
 func Classic() Config {
 	return Config{
 		Scoring:        score.Classic(),
-		Router:         flow.DefaultClassic(),
+		Router:         &flow.Classic{},
 		Selector:       selector.Replicator{},
 		Budget:         11,
 		ClassicPrompts: true,
@@ -195,7 +182,7 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
 	}
 	if p.router == nil {
-		p.router = Aspects().Router
+		p.router = &flow.Aspects{}
 	}
 	if p.selector == nil {
 		p.selector = selector.Annealed{}

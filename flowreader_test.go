@@ -49,7 +49,7 @@ func saveLoad(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) (string, *fl
 }
 
 func TestBadInput(t *testing.T) {
-	p, ix := build(t, flowreader.Aspects())
+	p, ix := build(t, flowreader.Config{})
 	ctx := context.Background()
 	if _, err := p.Open(ctx, nil); !errors.Is(err, flowreader.ErrNoGraph) {
 		t.Fatalf("nil graph: %v", err)
@@ -76,7 +76,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestNotesNameEmbeddedDefaults(t *testing.T) {
-	_, ix := build(t, flowreader.Aspects())
+	_, ix := build(t, flowreader.Config{})
 	res, err := ix.Ask(context.Background(), "How many nests on the North Mole in 2025?")
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestAskWithModelCallBudget(t *testing.T) {
 	m.On("<output>", "<thought>t</thought><output>31</output>") // the reasoner prompt names the tag
 	m.On("type", `{"type":"value","length":"short"}`)
 	m.Default = workerReply
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Model = m
 	_, ix := build(t, cfg)
 	before := len(m.Calls())
@@ -126,7 +126,7 @@ func TestAskWithModelCallBudget(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	for k, cfg := range []flowreader.Config{flowreader.Aspects(), flowreader.AspectsPaper(), flowreader.Classic()} {
+	for k, cfg := range []flowreader.Config{flowreader.Config{}, flowreader.PaperAspects(), flowreader.Classic()} {
 		_, ix := build(t, cfg)
 		q := "Which storm flooded the East Arm, and how strong were its gusts?"
 		a, err := ix.Ask(context.Background(), q)
@@ -157,7 +157,7 @@ func TestDeterministic(t *testing.T) {
 // and chains.
 func TestZeroConfigIsAspects(t *testing.T) {
 	_, a := build(t, flowreader.Config{})
-	_, b := build(t, flowreader.Aspects())
+	_, b := build(t, flowreader.Config{})
 	q := "Which storm flooded the East Arm, and how strong were its gusts?"
 	ra, err := a.Ask(context.Background(), q)
 	if err != nil {
@@ -204,7 +204,7 @@ func (plainReader) Read(context.Context, *reader.Input) (*reader.Answer, error) 
 }
 
 func TestLoadChecksDimension(t *testing.T) {
-	p, ix := build(t, flowreader.Aspects())
+	p, ix := build(t, flowreader.Config{})
 	path, ix2 := saveLoad(t, p, ix.Graph())
 	if ix2.Graph().Len() != ix.Graph().Len() {
 		t.Fatalf("loaded %d nodes, saved %d", ix2.Graph().Len(), ix.Graph().Len())
@@ -219,7 +219,7 @@ func TestLoadChecksDimension(t *testing.T) {
 }
 
 func TestBudgetSetsAspectsDemand(t *testing.T) {
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Budget = 3
 	_, ix := build(t, cfg)
 	res, err := ix.Ask(context.Background(), "Which storm flooded the East Arm?")
@@ -238,7 +238,7 @@ func TestBudgetSetsAspectsDemand(t *testing.T) {
 // empty text that says why, for both readers, and spends no model call.
 func TestNoEvidenceIsAnAnswer(t *testing.T) {
 	m := &fake.Model{Default: workerReply}
-	for _, cfg := range []flowreader.Config{flowreader.Aspects(), func() flowreader.Config { c := flowreader.Aspects(); c.Model = m; return c }()} {
+	for _, cfg := range []flowreader.Config{flowreader.Config{}, func() flowreader.Config { c := flowreader.Config{}; c.Model = m; return c }()} {
 		_, ix := build(t, cfg)
 		before := len(m.Calls())
 		res, err := ix.Ask(context.Background(), "?!?")
@@ -272,8 +272,8 @@ func (r *openingRouter) Open(ctx context.Context, g *graph.Graph) (flow.GraphRou
 // TestOpenAndLoadOpenRouter checks that Open and Load hand the graph to the
 // router once, and that its error fails them with the cause kept.
 func TestOpenAndLoadOpenRouter(t *testing.T) {
-	r := &openingRouter{Router: flow.DefaultAspects()}
-	cfg := flowreader.Aspects()
+	r := &openingRouter{Router: &flow.Aspects{}}
+	cfg := flowreader.Config{}
 	cfg.Router = r
 	p, ix := build(t, cfg)
 	if len(r.opened) != 1 || r.opened[0] != ix.Graph() {
@@ -303,7 +303,7 @@ func TestOpenAndLoadOpenRouter(t *testing.T) {
 // Reroute), selectors and the VLM reader, with a fake model whose workers
 // all disagree, so that the judge finds contradictions and T2 fires.
 func TestSystem2WithRealRouters(t *testing.T) {
-	paper := flowreader.AspectsPaper()
+	paper := flowreader.PaperAspects()
 	paper.System2 = true
 	// The paper's aspects router: the default routes single-node chains on
 	// this collection, which leave T2 no flow edge to re-score.

@@ -30,7 +30,7 @@ func readmeAPI(ctx context.Context) error {
 			log.Printf("skipped %s: %v", f.Path, f.Err)
 		}
 	}
-	p, err := flowreader.New(flowreader.Aspects()) // or Classic(), AspectsPaper(); set Model, Embedder
+	p, err := flowreader.New(flowreader.Config{}) // or Classic(), PaperAspects(); set Model, Embedder
 	if err != nil {
 		return err
 	}

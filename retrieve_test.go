@@ -28,7 +28,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 const nestsQ = "How many nests did the East Arm have in 2025?"
 
 func TestRetrieve(t *testing.T) {
-	_, ix := build(t, flowreader.Aspects())
+	_, ix := build(t, flowreader.Config{})
 	g := ix.Graph()
 	ctx := context.Background()
 	ev, err := ix.Retrieve(ctx, nestsQ)
@@ -129,7 +129,7 @@ func TestAskOptions(t *testing.T) {
 	m.On("<output>", "<thought>t</thought><output>31</output>")
 	m.On("type", `{"type":"value","length":"short"}`)
 	m.Default = workerReply
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Model = m
 	_, ix := build(t, cfg)
 	ctx := context.Background()
@@ -170,7 +170,7 @@ func TestAskPartialResult(t *testing.T) {
 			{Contains: "type", Respond: usage(`{"type":"value","length":"short"}`)},
 			{Respond: usage(workerReply)},
 		}}
-		cfg := flowreader.Aspects()
+		cfg := flowreader.Config{}
 		cfg.Model = m
 		_, ix := build(t, cfg)
 		res, err := ix.Ask(context.Background(), nestsQ)
@@ -217,7 +217,7 @@ func TestAskPartialResult(t *testing.T) {
 				return &llm.Response{Text: workerReply, Usage: llm.Usage{PromptTokens: 7}}, ctx.Err()
 			}},
 		}}
-		cfg := flowreader.Aspects()
+		cfg := flowreader.Config{}
 		cfg.Model = m
 		cfg.Concurrency = 1
 		_, ix := build(t, cfg)
@@ -234,7 +234,7 @@ func TestAskPartialResult(t *testing.T) {
 		}
 	})
 	t.Run("cancelled before", func(t *testing.T) {
-		_, ix := build(t, flowreader.Aspects())
+		_, ix := build(t, flowreader.Config{})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		res, err := ix.Ask(ctx, nestsQ)
@@ -409,7 +409,7 @@ func lineDiff(want, got string) string {
 // With candidates forced on, the steps run on a subgraph, and the evidence
 // and the JSON contract still name nodes of the index's graph.
 func TestRetrieveCandidatesNameGraphNodes(t *testing.T) {
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Candidates = 1
 	var pairs []string
 	words := []string{"harbour", "storm", "tern", "nests", "gust", "mole", "ridge", "kestrel", "flood", "survey"}

@@ -89,13 +89,13 @@ func BenchmarkPipeline(b *testing.B) {
 		sel    selector.Selector
 	}
 	forms := []form{
-		{"aspects", score.Config{}, flow.DefaultAspects(), false, selector.Annealed{}},
-		{"aspects-warm", score.Config{}, flow.DefaultAspects(), true, selector.Annealed{}},
+		{"aspects", score.Config{}, &flow.Aspects{}, false, selector.Annealed{}},
+		{"aspects-warm", score.Config{}, &flow.Aspects{}, true, selector.Annealed{}},
 		{"aspects-paper", score.PaperAspects(), flow.PaperAspects(), false, selector.Annealed{}},
 		// The default preset on the candidate subgraph of the 256 highest-h
 		// nodes and their neighbours.
 		{"candidates256", score.Config{}, &baselines.Candidates{M: 256}, false, selector.Annealed{}},
-		{"classic", score.Classic(), flow.DefaultClassic(), false, selector.Replicator{}},
+		{"classic", score.Classic(), &flow.Classic{}, false, selector.Replicator{}},
 	}
 	ctx := context.Background()
 	for _, sz := range sizes {
@@ -185,7 +185,7 @@ func BenchmarkTwoGraphs(b *testing.B) {
 	ctx := context.Background()
 	const n, dim = 16384, 100
 	g1, g2 := benchGraph(b, n, dim), benchGraph(b, n+1, dim)
-	rt := flow.DefaultAspects()
+	rt := &flow.Aspects{}
 	scores := func(g *graph.Graph) *score.Scores {
 		q := append([]float32(nil), g.Embedding(1)...)
 		for j := range q {

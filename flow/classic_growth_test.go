@@ -43,7 +43,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				gr, err := flow.DefaultClassic().Open(ctx, s.Graph)
+				gr, err := (&flow.Classic{}).Open(ctx, s.Graph)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -57,7 +57,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			g := benchGraph(b, n, 100)
 			ix := score.NewIndex(g)
 			q := append([]float32(nil), g.Embedding(1)...)
-			gr, err := flow.DefaultClassic().Open(ctx, g)
+			gr, err := (&flow.Classic{}).Open(ctx, g)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -37,12 +37,12 @@
 // eigen-decomposition of the d×d Gram matrix MᵀM when |C| > d) when
 // min(|C|, d) is small, else from Lanczos on MᵀM as an operator.
 //
-// [PaperAspects] is exactly that. [DefaultAspects], for hybrid dense + BM25
-// relevance, sets the demand to the budget (capped by the nodes above a
-// relevance floor, [DemandBudget]), drops the node credit, lowers b to 0.2,
-// pools κ's spreads over the arcs that can carry flow and merges chains
-// with equal node sequences. The Table 3 variants (§4.3) are the
-// [Ablation] setting.
+// [PaperAspects] is exactly that. The zero [Aspects], the default for
+// hybrid dense + BM25 relevance, sets the demand to the budget (capped by
+// the nodes above a relevance floor), drops the node credit, lowers b to
+// 0.2, pools κ's spreads over the arcs that can carry flow and merges
+// chains with equal node sequences. The Table 3 variants (§4.3) are
+// fields of Aspects.
 //
 // # Classic (paper v1)
 //

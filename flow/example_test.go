@@ -62,7 +62,7 @@ func ExampleClassic_Open() {
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
 	s.Sources, s.Sinks = []int{0}, []int{2}
 	ctx := context.Background()
-	gr, err := flow.DefaultClassic().Open(ctx, g)
+	gr, err := (&flow.Classic{}).Open(ctx, g)
 	if err != nil {
 		panic(err)
 	}
@@ -87,10 +87,10 @@ func ExampleDamped() {
 }
 
 // An ablation of Table 3 is a setting of the aspects router.
-func ExampleAblation() {
+func ExampleAspects_singleSink() {
 	g, s := tiny()
 	a := flow.PaperAspects()
-	a.Ablation = flow.AblationSingleSink
+	a.SingleSink = true
 	ctx := context.Background()
 	gr, err := a.Open(ctx, g)
 	if err != nil {
@@ -112,7 +112,7 @@ func ExampleRerouter() {
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
 	s.Sources, s.Sinks = []int{0}, []int{3}
 	ctx := context.Background()
-	gr, err := flow.DefaultClassic().Open(ctx, g)
+	gr, err := (&flow.Classic{}).Open(ctx, g)
 	if err != nil {
 		panic(err)
 	}

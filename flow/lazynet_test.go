@@ -106,10 +106,10 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 func TestLazyFullNetworkIsExact(t *testing.T) {
 	ctx := context.Background()
 	variants := map[string]func() *Aspects{
-		"default": DefaultAspects,
-		"floor10": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.1; return a },
-		"floor60": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.6; return a },
-		"uncap":   func() *Aspects { a := DefaultAspects(); a.Ablation = AblationShortestPath; return a },
+		"default": func() *Aspects { return &Aspects{} },
+		"floor10": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.1; return a },
+		"floor60": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.6; return a },
+		"uncap":   func() *Aspects { a := &Aspects{}; a.ShortestPath = true; return a },
 		"paper":   PaperAspects,
 	}
 	names := []string{"default", "floor10", "floor60", "uncap", "paper"}

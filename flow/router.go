@@ -22,7 +22,7 @@ type Router interface {
 type GraphRouter interface {
 	// Route routes the evidence for one question's scores (of that graph);
 	// budget is the number of distinct nodes the caller will read (aspects:
-	// the read cap F_max of paper v3, and the demand under DemandBudget;
+	// the read cap F_max of paper v3, and the demand unless Aspects.DemandRatio;
 	// classic: unused, its demand F is a setting). budget <= 0 is an
 	// ErrConfig-wrapped error.
 	Route(ctx context.Context, s *score.Scores, budget int) (*Routing, error)

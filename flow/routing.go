@@ -50,8 +50,8 @@ type Timings struct {
 // explain them.
 type Routing struct {
 	// Router names the formulation that produced the routing: "classic",
-	// "aspects" ("aspects-paper" under the paper's demand rule
-	// DemandRatio), an ablation's "shortest-path", "doc-order",
+	// "aspects" ("aspects-paper" under the paper's demand rule,
+	// Aspects.DemandRatio), an ablation's "shortest-path", "doc-order",
 	// "single-sink" or "no-agreement", or a baseline's own name.
 	Router string
 	// Chains in decomposition order.

@@ -20,7 +20,7 @@ import (
 func TestOpenSubgraphRoutesAsWholeGraph(t *testing.T) {
 	g := synth.Topics(t, 4000, 32)
 	ctx := context.Background()
-	router := DefaultAspects()
+	router := &Aspects{}
 	whole, err := router.Open(ctx, g)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestOpenSubgraphRoutesAsWholeGraph(t *testing.T) {
 	}
 	ix := score.NewIndex(g)
 	cfg := score.Config{}
-	floor := DefaultAspects().DemandFloor
+	floor := 0.25 // the default DemandFloor
 	checked, plainDiffers := 0, false
 	for k := range 24 {
 		v := (k*2477 + 11) % g.Len()
@@ -113,7 +113,7 @@ func TestOpenSubgraphRoutesAsWholeGraph(t *testing.T) {
 // statistics on request, as OpenSubgraph would on first use.
 func TestPrepareSubgraphs(t *testing.T) {
 	g := synth.Topics(t, 600, 16)
-	gr, err := DefaultAspects().Open(context.Background(), g)
+	gr, err := (&Aspects{}).Open(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func lowSaturation(t *testing.T) (*Classic, *Routing) {
 	t.Helper()
 	g := synthGraph(t, 90, 16, 21)
 	s := handScores(t, g, 21)
-	c := DefaultClassic()
+	c := &Classic{}
 	c.Demand = 100
 	r, err := routeOn(context.Background(), c, g, s)
 	if err != nil {

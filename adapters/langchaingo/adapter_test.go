@@ -223,7 +223,7 @@ func index(t testing.TB, cfg flowreader.Config) *flowreader.Index {
 }
 
 func TestRetriever(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	r, err := lcadapter.NewRetriever(ix, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func TestEndpointsDetails(t *testing.T) {
 func routerString(r flow.Router) string { return fmt.Sprint(r) }
 
 func TestPresetConfig(t *testing.T) {
-	for name, want := range map[string]flowreader.Config{"": flowreader.Aspects(), "aspects": flowreader.Aspects(), "aspects-paper": flowreader.AspectsPaper(), "classic": flowreader.Classic()} {
+	for name, want := range map[string]flowreader.Config{"": flowreader.Config{}, "aspects": flowreader.Config{}, "aspects-paper": flowreader.PaperAspects(), "classic": flowreader.Classic()} {
 		c, err := presetConfig(name)
 		if err != nil || c.Scoring != want.Scoring || c.Budget != want.Budget || c.System2 != want.System2 || routerString(c.Router) != routerString(want.Router) {
 			t.Errorf("%q: %+v %v", name, c, err)

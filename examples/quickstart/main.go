@@ -52,7 +52,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		return err
 	}

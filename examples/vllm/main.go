@@ -181,9 +181,9 @@ func models(ctx context.Context, o options) (llm.Model, llm.Embedder, error) {
 func preset(name string) (flowreader.Config, error) {
 	switch name {
 	case "aspects":
-		return flowreader.Aspects(), nil
+		return flowreader.Config{}, nil
 	case "aspects-paper":
-		return flowreader.AspectsPaper(), nil
+		return flowreader.PaperAspects(), nil
 	case "classic":
 		return flowreader.Classic(), nil
 	}

@@ -99,7 +99,7 @@ func TestLoadConcurrentAsk(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		preset flowreader.Config
-	}{{"classic", flowreader.Classic()}, {"aspects", flowreader.Aspects()}} {
+	}{{"classic", flowreader.Classic()}, {"aspects", flowreader.Config{}}} {
 		preset := c.preset
 		t.Run(c.name, func(t *testing.T) {
 			cfg := preset

@@ -84,7 +84,7 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 		var errs []string
 		for run := 1; run <= 25 && g == nil; run++ {
 			st := newStack(t, s, "", perAttempt)
-			cfg := flowreader.Aspects()
+			cfg := flowreader.Config{}
 			cfg.Model, cfg.Embedder, cfg.Cache, cfg.Concurrency = st.model, st.emb, llm.DirStore(dir), 4
 			cfg.Progress = prog.report
 			p, err := flowreader.New(cfg)

@@ -46,7 +46,7 @@ func (c *Candidates) Open(ctx context.Context, g *graph.Graph) (flow.GraphRouter
 	}
 	cg := &candidatesGraph{inner: c.Router, g: g, m: c.M, hops: c.Hops}
 	if cg.inner == nil {
-		cg.inner = flow.DefaultAspects()
+		cg.inner = &flow.Aspects{}
 	}
 	if cg.m <= 0 {
 		cg.m = 256

@@ -20,7 +20,7 @@ func TestCandidatesWholeGraphEqualsInner(t *testing.T) {
 	classic.Sources = score.MMR(g, s.H, 8, 0.7)
 	classic.A = append([]float64(nil), s.R...)
 	classic.Sinks = byScore(classic.A)[:8]
-	for _, inner := range []flow.Router{flow.PaperAspects(), flow.DefaultClassic(), &TopK{}} {
+	for _, inner := range []flow.Router{flow.PaperAspects(), &flow.Classic{}, &TopK{}} {
 		s := s
 		if _, ok := inner.(*flow.Classic); ok {
 			s = &classic

@@ -188,9 +188,10 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 // DefaultRegistry holds the routers of the paper's comparisons and the
 // ranked baselines:
 //
-//	aspects       the facade's default preset flowreader.Aspects(): its
-//	              scoring (hybrid relevance), router and selector (annealed)
-//	aspects-paper flowreader.AspectsPaper(): paper v3 exactly
+//	aspects       the facade's default, the zero flowreader.Config: its
+//	              scoring (hybrid relevance and the hop step), router and
+//	              selector (annealed)
+//	aspects-paper flowreader.PaperAspects(): paper v3 exactly
 //	classic       flow.DefaultClassic, paper v1 scoring
 //	topk          top-k by the default preset's relevance (no hop step)
 //	topk-dense    top-k by cosine only (plain RAG)
@@ -209,12 +210,14 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 // budget curve moves the flow's own cap with it (and, with
 // flow.DemandBudget, the demand itself). The presets' settings come from
 // the facade, so that "aspects" here is exactly what
-// flowreader.New(flowreader.Aspects()) runs at the preset's budget. Ranked
+// flowreader.New(flowreader.Config{}) runs at the default budget. Ranked
 // routers list budget nodes. Selectors: greedy (paper v3 §3.5) and annealed
 // (replicator dynamics).
 func DefaultRegistry() *Registry {
 	r := &Registry{}
-	def, paper := flowreader.Aspects(), flowreader.AspectsPaper()
+	// The zero Config's parts, as flowreader.New fills them.
+	def := flowreader.Config{Router: &flow.Aspects{}, Selector: selector.Annealed{}}
+	paper := flowreader.PaperAspects()
 	r.AddScoring(ScoreAspects, def.Scoring)
 	noHop := def.Scoring
 	noHop.HopAlpha = -1
@@ -228,9 +231,9 @@ func DefaultRegistry() *Registry {
 	preset := func(name, doc string, cfg flowreader.Config) {
 		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selectorName(cfg.Selector), Router: cfg.Router})
 	}
-	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, no node credit, b = 0.2)", def)
+	preset("aspects", "the default, the zero flowreader.Config (hybrid relevance and the hop step, demand = budget, no node credit, b = 0.2)", def)
 	preset("aspects-paper", "aspects routing exactly as paper v3", paper)
-	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (paper v1)", Router: flow.DefaultClassic()})
+	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (paper v1)", Router: &flow.Classic{}})
 	ranked := func(name, scoring, doc string, rt flow.Router) {
 		r.AddRouter(RouterDef{Name: name, Scoring: scoring, Ranked: true, BudgetAware: true, Doc: doc, Router: rt})
 	}
@@ -239,25 +242,26 @@ func DefaultRegistry() *Registry {
 	ranked("mmr", ScoreRelevance, "MMR top-k on h", &baselines.MMRTopK{})
 	ranked("ppr", ScoreRelevance, "personalised PageRank top-k", &baselines.PPRTopK{})
 	ablation := func(name, doc string, set func(a *flow.Aspects)) {
-		a := flow.DefaultAspects()
+		a := &flow.Aspects{}
 		set(a)
 		r.AddRouter(RouterDef{Name: name, Scoring: ScoreRelevance, BudgetAware: true, Doc: doc, Router: a})
 	}
-	ablation("shortest", "aspects without unit capacities", func(a *flow.Aspects) { a.Ablation = flow.AblationShortestPath })
-	ablation("docorder", "aspects with arcs in document order", func(a *flow.Aspects) { a.Ablation = flow.AblationDocumentOrder })
-	ablation("singlesink", "aspects with one aspect", func(a *flow.Aspects) { a.Ablation = flow.AblationSingleSink })
-	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.Ablation = flow.AblationNoAgreement })
+	ablation("shortest", "aspects without unit capacities", func(a *flow.Aspects) { a.ShortestPath = true })
+	ablation("docorder", "aspects with arcs in document order", func(a *flow.Aspects) { a.DocumentOrder = true })
+	ablation("singlesink", "aspects with one aspect", func(a *flow.Aspects) { a.SingleSink = true })
+	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.NoAgreement = true })
 	ablation("nocredit", "aspects without node credit", func(a *flow.Aspects) { a.NodeCredit = false })
 	r.AddRouter(RouterDef{Name: "hop", Scoring: ScoreAspects, BudgetAware: true, Selector: selectorName(def.Selector),
-		Doc: "the default aspects router on the hop-aware scores (question titles, title mentions α 0.9, entities 0.6, 5 seeds): aspects", Router: flow.DefaultAspects()})
+		Doc: "the default aspects router on the hop-aware scores (question titles, title mentions α 0.9, entities 0.6, 5 seeds): aspects", Router: &flow.Aspects{}})
 	ranked("hop-topk", ScoreAspects, "top-k by the hop-aware scores", &baselines.TopK{Name: "hop-topk"})
 	return r
 }
 
-// selectorName is the registry name of a preset's selector.
+// selectorName is the registry name of a preset's selector (nil: the
+// facade's default, annealed).
 func selectorName(s selector.Selector) string {
 	switch s.(type) {
-	case selector.Annealed, *selector.Annealed:
+	case nil, selector.Annealed, *selector.Annealed:
 		return "annealed"
 	}
 	return "greedy"
