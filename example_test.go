@@ -43,7 +43,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := ix.Ask(ctx, "How many nests did the East Arm have in 2025?")
+	res, err := ix.Ask(ctx, "How many nests did the East Arm have in 2025?", flowreader.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func ExampleIndex_Answer() {
 	s, _ := ix.Score(ctx, q)
 	r, _ := ix.Route(ctx, s)
 	chains, _ := ix.Select(ctx, r)
-	res, err := ix.Answer(ctx, q, s, r, chains)
+	res, err := ix.Answer(ctx, ix.Evidence(q, s, r, chains))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func ExamplePipeline_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := ix.Ask(ctx, "How many nests did the North Mole have in 2025?")
+	res, err := ix.Ask(ctx, "How many nests did the North Mole have in 2025?", flowreader.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -30,6 +31,11 @@ var (
 	ErrNoGraph = errors.New("flowreader: no graph (nil or without nodes)")
 	// ErrQuestion is returned for an empty question.
 	ErrQuestion = errors.New("flowreader: empty question")
+	// ErrEvidence is returned by Answer for an Evidence that names a node
+	// the index's graph does not have (an index out of range, or another
+	// node ID: evidence retrieved from another graph) or a non-finite
+	// score.
+	ErrEvidence = errors.New("flowreader: evidence does not fit the index's graph")
 )
 
 // Config configures a Pipeline. Every field is independent, and the zero
@@ -158,7 +164,7 @@ type Pipeline struct {
 	selector selector.Selector
 	reader   reader.Reader
 	judge    reader.Judge // nil: System 2 off
-	finder   finder
+	proposer proposer
 	budget   int
 	cfg      Config
 	notes    []string
@@ -168,7 +174,7 @@ type Pipeline struct {
 // documented defaults; an invalid field is an error wrapping ErrConfig that
 // names it.
 func New(cfg Config) (*Pipeline, error) {
-	p := &Pipeline{cfg: cfg, finder: flowFinder{}, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
+	p := &Pipeline{cfg: cfg, proposer: flowProposer{}, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
 	switch {
 	case cfg.Budget < 0:
 		return nil, fmt.Errorf("%w: Budget %d is negative", ErrConfig, cfg.Budget)
@@ -381,19 +387,24 @@ func (ix *Index) sel(ctx context.Context, r *flow.Routing, budget int) ([]flow.C
 	return chains, nil
 }
 
-// Result is everything Ask produced: the answer and the values that
-// explain it. Its JSON form ([Result.MarshalJSON]) is the contract of the
-// CLI's ask --json and of the server's /v1/ask.
+// Result is everything Answer (and so Ask) produced: the answer and the
+// values that explain it. Its JSON form ([Result.MarshalJSON]) is the
+// contract of the CLI's ask --json and of the server's /v1/ask. Node
+// indexes in the answer (citations, drafts) and in Evidence are of the
+// index's graph; those in Scores, Routing and System2's routing and chains
+// are of the graph the steps ran on (Scores.Graph, the candidate subgraph,
+// when there is one).
 type Result struct {
 	// Answer is the reader's answer; never nil in a Result, even a partial
 	// one (then it holds what the reader did before it failed, or nothing).
 	*reader.Answer
+	// Evidence is what was read: the chains with their nodes' text,
+	// scores and provenance, and the routing summary.
+	Evidence *Evidence
+	// Scores and Routing are the steps' values behind the evidence; nil
+	// when the evidence was decoded from JSON.
 	Scores  *score.Scores
 	Routing *flow.Routing
-	Chains  []flow.Chain
-	// Evidence is the read chains with their nodes' text and provenance,
-	// and the routing summary (what Retrieve returns).
-	Evidence *Evidence
 	// System2 is the account of the gate and the System-2 pass; nil when
 	// System 2 is off.
 	System2 *System2
@@ -401,8 +412,8 @@ type Result struct {
 	// configured); show them to users so that offline answers are not
 	// mistaken for model answers.
 	Notes []string
-	// Stages is the wall time of each step done: score, route, select and
-	// answer.
+	// Stages is the wall time of each step done: the evidence's (score,
+	// route, select) and answer.
 	Stages map[string]time.Duration
 	// Usage counts the calls made through the pipeline's Model and
 	// Embedder for this result, with their tokens: by Ask, the question's
@@ -410,80 +421,84 @@ type Result struct {
 	Usage llm.Totals
 }
 
-// Answer reads the selected chains and answers the question; with System 2
-// on, the gate may then trigger one System-2 pass (re-route, re-select,
-// re-read). With no chains, the answer is empty and says why, and no model
-// call is spent.
+// Answer reads the evidence and answers its question: the chains of
+// ev.Chains as they are (a caller may drop chains or nodes first, and the
+// reader reads what is left), each node's relevance its
+// EvidenceNode.Score. With System 2 on, the gate may then trigger one
+// System-2 pass (re-route, re-select, re-read), which needs the steps'
+// state an Evidence decoded from JSON does not carry (see [Evidence]).
+// With no chains, the answer is empty and says why, and no model call is
+// spent.
 //
 // When reading fails or the context is cancelled, Answer returns a partial
 // Result with the error: the evidence, and in Result.Answer what the reader
 // did before it stopped (its drafts, and in Trace the calls made and tokens
 // spent, when the reader reports them; see [reader.Reader]), and the
-// System-2 account so far. Only invalid input (ErrQuestion) gives a nil
-// Result.
-func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (*Result, error) {
-	if strings.TrimSpace(question) == "" {
+// System-2 account so far. Invalid input gives a nil Result: a nil
+// Evidence or an empty question (ErrQuestion), or a node that is not the
+// index's graph's (ErrEvidence).
+func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err error) {
+	if ev == nil || strings.TrimSpace(ev.Question) == "" {
 		return nil, ErrQuestion
 	}
-	return ix.answer(ctx, ix.evidence(question, s, r, chains, ix.p.budget))
-}
-
-// answer reads ev's chains with ev's budget (see Answer).
-func (ix *Index) answer(ctx context.Context, ev *Evidence) (res *Result, err error) {
-	res = &Result{Answer: &reader.Answer{}, Scores: ev.scores, Routing: ev.routing, Chains: ev.chains, Evidence: ev, Notes: ix.p.Notes()}
+	rd, err := ix.reading(ev)
+	if err != nil {
+		return nil, err
+	}
+	res = ix.result(ev)
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	ctx, done := ix.observeAnswer(ctx, len(ev.chains))
+	ctx, done := ix.observeAnswer(ctx, len(rd.chains))
 	defer func() { done(res, err) }()
-	in := &reader.Input{Question: ev.Question, Graph: ix.graphOf(ev.scores), Chains: ev.chains}
-	if ev.scores != nil {
-		in.Relevance = ev.scores.H
-	}
-	a, err := ix.read(ctx, in)
+	t := time.Now()
+	a, err := ix.read(ctx, &reader.Input{Question: ev.Question, Graph: rd.g, Chains: rd.chains, Relevance: rd.rel})
 	if a != nil {
 		res.Answer = a
+	}
+	if err == nil && ix.p.judge != nil && len(rd.chains) > 0 {
+		err = ix.observeSystem2(ctx, ev, rd, res)
+	}
+	// Every answer in the result names nodes of the index's graph.
+	rd.toIndex(res.Answer)
+	if tr := res.System2; tr != nil {
+		if tr.System1 != nil && tr.System1 != res.Answer {
+			rd.toIndex(tr.System1)
+		}
+		if tr.Answer != nil && tr.Answer != res.Answer && tr.Answer != tr.System1 {
+			rd.toIndex(tr.Answer)
+		}
 	}
 	if err != nil {
 		return res, fmt.Errorf("flowreader: answer: %w", err)
 	}
-	if ix.p.judge != nil && len(ev.chains) > 0 {
-		if err := ix.observeSystem2(ctx, ev.Question, res, ev.Budget); err != nil {
-			return res, fmt.Errorf("flowreader: answer: %w", err)
-		}
-	}
+	res.Stages["answer"] = time.Since(t)
 	return res, nil
 }
 
-// Ask answers one question: Retrieve, then Answer over the evidence, with
-// the call's options.
+// result is the Result of ev before reading.
+func (ix *Index) result(ev *Evidence) *Result {
+	return &Result{Answer: &reader.Answer{}, Evidence: ev, Scores: ev.scores, Routing: ev.routing,
+		Notes: ix.p.Notes(), Stages: maps.Clone(ev.Stages)}
+}
+
+// Ask answers one question: [Index.Retrieve], then [Index.Answer] over the
+// evidence.
 //
 // The error contract: for an empty question (ErrQuestion) or bad options
 // (ErrConfig) the Result is nil; on any later failure, a failed model call
 // or a cancelled context, the Result is non-nil alongside the error and
 // holds what was done: Stages of the steps completed, the evidence, and the
 // reader's partial answer with its calls and tokens (see [Index.Answer]).
-func (ix *Index) Ask(ctx context.Context, question string, opts ...Options) (res *Result, err error) {
+func (ix *Index) Ask(ctx context.Context, question string, o Options) (res *Result, err error) {
 	ctx, done := ix.observeAsk(ctx)
 	defer func() { done(res, err) }()
-	ev, err := ix.Retrieve(ctx, question, opts...)
-	if ev == nil {
-		return nil, err
-	}
-	stages := map[string]time.Duration{}
-	for k, ms := range ev.StagesMS {
-		stages[k] = time.Duration(ms * float64(time.Millisecond))
-	}
+	ev, err := ix.Retrieve(ctx, question, o)
 	if err != nil {
-		res = &Result{Answer: &reader.Answer{}, Scores: ev.scores, Routing: ev.routing, Chains: ev.chains, Evidence: ev, Notes: ix.p.Notes(), Stages: stages}
-		return res, err
+		if ev == nil {
+			return nil, err
+		}
+		return ix.result(ev), err
 	}
-	// The answer step, one call: the place for its log line or span.
-	t := time.Now()
-	res, err = ix.answer(ctx, ev)
-	if err == nil {
-		stages["answer"] = time.Since(t)
-	}
-	res.Stages = stages
-	return res, err
+	return ix.Answer(ctx, ev)
 }

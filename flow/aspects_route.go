@@ -101,7 +101,8 @@ func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	tNet += time.Since(t2)
 
 	q.result(r, net, fmax)
-	r.Timings = Timings{Network: tNet, SVD: tSVD}
+	r.stage("network", tNet)
+	r.stage("svd", tSVD)
 	if f <= mcf.Eps {
 		if !q.lazy {
 			r.Flow = make([]float64, net.NumArcs())

@@ -183,7 +183,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	r.MaxFlow = fmax
 	r.Saturation = math.Min(fmax/c.Demand, 1)
 	r.Aspects = nil
-	r.Timings.Network = time.Since(t0)
+	r.stage("network", time.Since(t0))
 	f := math.Min(c.Demand, fmax)
 	if f <= mcf.Eps {
 		r.Flow = make([]float64, net.NumArcs())

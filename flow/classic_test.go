@@ -49,7 +49,7 @@ func TestClassicCapacitiesAndSaturation(t *testing.T) {
 					want = s.A[u]
 				default:
 					want = math.Min(s.H[u], s.H[v])
-					wantCost := 1 - r.Affinity(g, u, v)*(s.H[u]+s.H[v])/2
+					wantCost := 1 - r.affinity(g, u, v)*(s.H[u]+s.H[v])/2
 					if math.Abs(cost-wantCost) > 1e-12 {
 						t.Fatalf("arc %d→%d cost %g, want %g", u, v, cost, wantCost)
 					}

@@ -64,10 +64,10 @@ func TestDegenerateInputs(t *testing.T) {
 				t.Fatalf("%s / %s: σ = %g", c.name, r.Router, r.Saturation)
 			}
 			_ = r.String()
-			_ = CutPairs(c.g, c.s, r, 4)
-			_ = CutEdges(c.g, r, 4)
-			_ = TopFlowEdges(r)
-			_ = ExpandSources(c.g, c.s, r, 2, 4)
+			_ = cutPairs(c.g, c.s, r, 4)
+			_ = cutEdges(c.g, r, 4)
+			_ = topFlowEdges(r)
+			_ = expandSources(c.g, c.s, r, 2, 4)
 		}
 	}
 }

@@ -57,10 +57,17 @@
 //
 // # System 2
 //
-// [CutPairs], [CutEdges], [TopFlowEdges], [ExpandSources], [SourceEdges]
-// and [Damped] compute paper v1's System-2 edits as pure functions of a
-// [Routing], and [Routing.Affinity] reads a pair's affinity after earlier
-// edits; a [Rerouter] applies the edits and solves again.
+// [Routing.Propose] is paper v1's System 2's one entry point into a
+// routing: for the gate's fired [Triggers] it returns the [Proposal] of
+// pairs and seeds to score, and their current affinities; a [Rerouter]
+// applies the resulting [Edits] and solves again.
+//
+// # Capabilities
+//
+// A GraphRouter may implement these optional interfaces, which callers
+// assert: [Rerouter] (apply System-2 edits and solve again; both routers of
+// this package) and [SubgraphOpener] (open routers on candidate subgraphs
+// priced with the whole graph's statistics; the aspects router).
 //
 // Every router is deterministic: fixed node order, ties broken by index,
 // no map iteration where order matters.

@@ -273,7 +273,7 @@ func TestPipelineOverAdapters(t *testing.T) {
 	if ix.Graph().Embedder != "openai/emb" {
 		t.Errorf("graph embedder %q", ix.Graph().Embedder)
 	}
-	if _, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?"); err != nil {
+	if _, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?", flowreader.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.chat) == 0 {

@@ -233,7 +233,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	for _, q := range o.questions {
-		res, err := ix.Ask(ctx, q)
+		res, err := ix.Ask(ctx, q, flowreader.Options{})
 		if err != nil {
 			return fmt.Errorf("%q: %w", q, err)
 		}

@@ -57,8 +57,12 @@ func digest(t testing.TB, res *flowreader.Result) string {
 	tr := res.Trace
 	tr.Stages, tr.Total = nil, 0
 	var chains [][]int
-	for _, c := range res.Chains {
-		chains = append(chains, c.Nodes)
+	for _, c := range res.Evidence.Chains {
+		var nodes []int
+		for _, n := range c.Nodes {
+			nodes = append(nodes, n.Node)
+		}
+		chains = append(chains, nodes)
 	}
 	b, err := json.Marshal(struct {
 		Text      string

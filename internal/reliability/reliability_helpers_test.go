@@ -212,5 +212,5 @@ func askOn(ctx context.Context, p *flowreader.Pipeline, g *graph.Graph, q string
 	if err != nil {
 		return nil, err
 	}
-	return ix.Ask(ctx, q)
+	return ix.Ask(ctx, q, flowreader.Options{})
 }
