@@ -65,8 +65,11 @@ type Config struct {
 	Router flow.Router
 	// Selector picks the chains to read. Nil means selector.Annealed{}.
 	Selector selector.Selector
-	// Budget is the number of chains read; the aspects router routes flow
-	// for that many distinct nodes (paper v3 §3.3). 0 means 16.
+	// Budget is K, the read budget (paper v3's read cap, §3.3 and Table 4):
+	// one number that bounds both steps after scoring, the router's flow
+	// (the aspects router routes for at most K distinct nodes, F_max) and
+	// the selector's chains (at most K, selector.Selector's maxChains).
+	// 0 means 16.
 	Budget int
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
 	// when a Model is set, else reader.Extractive.
