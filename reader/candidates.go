@@ -281,42 +281,6 @@ func bridgeTerms(us []scored, order []int, q *question) map[string]bool {
 	return out
 }
 
-// bridgeUnit returns the best prose unit (of the bridgeUnits best) whose
-// terms beyond the question's meet the row's cells.
-func bridgeUnit(us []scored, order []int, q *question, cells []string) (int, bool) {
-	row := map[string]bool{}
-	for _, c := range cells {
-		for _, t := range stems(c) {
-			if !q.set[t] && len(t) > 2 {
-				row[t] = true
-			}
-		}
-	}
-	n := 0
-	for _, i := range order {
-		if n == bridgeUnits || us[i].eff <= 0 {
-			break
-		}
-		if us[i].u.kind == unitRow {
-			continue
-		}
-		n++
-		hits := 0
-		for _, t := range stems(us[i].u.text) {
-			if row[t] {
-				hits++
-				if isNumeric(t) {
-					hits++
-				}
-			}
-		}
-		if hits >= 2 {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // bridged reports whether a row's cells hold two bridge terms, or one
 // that is a number (a date, an ID).
 func bridged(cells []string, bridge map[string]bool) bool {

@@ -206,73 +206,89 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 			text, start, end = listOf(cands, b, us[b.u].u.raw)
 		}
 		if conf < ConfidenceThreshold {
-			// Not sure of the span: the answer line is its passage, with
-			// the span still marked in the citation.
-			text = answerText(us[b.u].u, q.terms)
+			// Not sure of the span: the answer line is its passage (and a
+			// complement), with the span marked in the first citation.
+			// A row always takes its complement (the sentence that leads to
+			// it); a sentence only one that covers two open terms or more.
+			gain := 2
+			if us[b.u].u.kind == unitRow {
+				gain = 1
+			}
+			r := e.sentences(in, q, us, order, b.u, idf, [2]int{start, end}, gain)
+			r.confidence = conf
+			return r, true
 		}
 		c := cite(b.u, text, start, end)
 		if p := us[b.u].prev; p >= 0 && us[b.u].score < prevShare*us[p].score {
 			// The unit before says what the value is of ("… before
 			// rejecting additional requests. The default is 512"): the
-			// passage quotes both.
-			pre := us[p].u.raw + " "
-			c.Quote = pre + c.Quote
-			c.Span[0] += len(pre)
-			c.Span[1] += len(pre)
-		}
-		r := reading{text: text, citations: []Citation{c}, coverage: cov, confidence: conf}
-		if us[b.u].u.kind == unitRow {
-			// A row found through a bridge ("the storm that flooded the
-			// East Arm" → "the storm of 14 May" → the 14 May row) cites
-			// the passage that bridges it too.
-			var others []string
-			for _, c := range us[b.u].u.cells {
-				if c != b.text {
-					others = append(others, c)
-				}
-			}
-			if k, ok := bridgeUnit(us, order, q, others); ok {
-				r.citations = append(r.citations, cite(k, "", 0, len(us[k].u.raw)))
+			// passage quotes both, as the node has them.
+			n := &in.Graph.Nodes[us[b.u].node]
+			if q, off, ok := joinQuote(n.Content, us[p].u.raw, c.Quote); ok {
+				c.Quote = q
+				c.Span[0] += off
+				c.Span[1] += off
 			}
 		}
-		if len(r.citations) == 1 {
-			// The question's terms the answer's passage leaves open, found
-			// in another node ("… the storm that flooded the East Arm"),
-			// are cited too: the evidence of a two-step answer.
-			if second, ok := complement(sortedUnits(us, order), us[b.u], q.set); ok {
-				n := &in.Graph.Nodes[second.node]
-				r.citations = append(r.citations, Citation{Doc: n.Doc, Page: n.Page, Node: second.node, NodeID: n.ID,
-					Quote: second.u.raw, Chain: -1, Span: [2]int{0, len(second.u.raw)}})
-			}
-		}
-		return r, true
+		return reading{text: text, citations: []Citation{c}, coverage: cov, confidence: conf}, true
 	}
-	// A sentence answers: the best unit, and a complement.
-	bi := order[0]
+	r := e.sentences(in, q, us, order, order[0], idf, [2]int{}, 1)
+	return r, true
+}
+
+// sentences answers with unit bi, and the best unit of another node that
+// covers at least minGain question terms it leaves open (complement: a
+// two-step question, or a row of a table found through a sentence). mark,
+// when not zero,
+// is the span to mark in bi's quote (the span the reader would answer
+// with); otherwise the part answered is marked. The answer line is the
+// cited spans, in citation order, and nothing else, so that every part of
+// it has its citation and every citation its part.
+func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int, bi int, idf map[string]float64, mark [2]int, minGain int) reading {
 	cited := []scored{us[bi]}
-	if second, ok := complement(sortedUnits(us, order), us[bi], q.set); ok {
+	if second, gain := complement(sortedUnits(us, order), us[bi], q.set); gain >= minGain {
 		cited = append(cited, second)
 	}
 	cov := coverage(q.terms, cited)
 	_, wcov := unitCoverage(q, us, bi, idf)
 	margin := 1.0
-	if len(order) > 1 {
-		margin = clamp01((us[bi].eff - us[order[1]].eff) / marginScale)
+	for _, k := range order {
+		if k != bi {
+			margin = clamp01((us[bi].eff - us[k].eff) / marginScale)
+			break
+		}
 	}
 	r := reading{coverage: cov, confidence: clamp01(sentenceFit * wcov * (1 - marginWeight + marginWeight*margin))}
 	parts := make([]string, 0, len(cited))
-	for _, c := range cited {
+	for k, c := range cited {
 		n := &in.Graph.Nodes[c.node]
 		text := answerText(c.u, q.terms)
 		s, e := spanIn(c.u.raw, text)
+		if k == 0 && mark[1] > 0 {
+			s, e = mark[0], mark[1]
+		}
 		r.citations = append(r.citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1, Span: [2]int{s, e}})
 		parts = append(parts, text)
 	}
-	// The answer line is the cited spans, in citation order, and nothing
-	// else, so that every part of it has its citation and every citation
-	// its part.
 	r.text = strings.Join(parts, " … ")
-	return r, true
+	return r
+}
+
+// joinQuote finds a and then b in content with only white space between
+// them, and returns the text from a's start to b's end, and where b starts
+// in it.
+func joinQuote(content, a, b string) (string, int, bool) {
+	i := strings.Index(content, a)
+	if i < 0 || a == "" || b == "" {
+		return "", 0, false
+	}
+	rest := content[i+len(a):]
+	gap := len(rest) - len(strings.TrimLeft(rest, " \t\n"))
+	if !strings.HasPrefix(rest[gap:], b) {
+		return "", 0, false
+	}
+	off := len(a) + gap
+	return content[i : i+off+len(b)], off, true
 }
 
 // listShare is the least score, relative to the best span, of another
@@ -444,9 +460,10 @@ const complementShare = 0.3
 // as bridging questions ("the peak gust of the storm that flooded the East
 // Arm"), whose evidence flow routing assembles from several nodes: it
 // returns the best-scoring unit of another node that covers the most
-// question terms missing from the best span and its setting. us is sorted
-// by score, so ties go to the higher score.
-func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
+// question terms missing from the best span and its setting, and how many
+// it covers (0: none). us is sorted by score, so ties go to the higher
+// score.
+func complement(us []scored, best scored, qset map[string]bool) (scored, int) {
 	missing := map[string]bool{}
 	covered := map[string]bool{}
 	for _, t := range stems(best.u.text) {
@@ -458,11 +475,11 @@ func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
 		}
 	}
 	if len(missing) == 0 {
-		return scored{}, false
+		return scored{}, 0
 	}
 	var pick scored
 	gain, bridged := 0, false
-	for _, s := range us[1:] {
+	for _, s := range us {
 		if s.node == best.node || s.score <= 0 || s.score < complementShare*best.score {
 			continue
 		}
@@ -487,7 +504,7 @@ func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
 			pick, gain, bridged = s, len(seen), bridge
 		}
 	}
-	return pick, gain > 0
+	return pick, gain
 }
 
 // refBoost is added to the lexical score of a unit whose node is the

@@ -178,8 +178,9 @@ func TestExtractiveAnswerAgreesWithCitations(t *testing.T) {
 				if !strings.Contains(n.Content+"\n"+n.Caption, c.Quote) {
 					t.Errorf("%q: citation %d quote %q not in node %s", q, i, c.Quote, n.ID)
 				}
-				// A row's part is "label — column: value", the cells of the quoted row.
-				for _, w := range strings.FieldsFunc(parts[i], func(r rune) bool { return r == '—' || r == ':' || r == ' ' }) {
+				// A row's part is "label — column: value" or "column: value; …",
+				// the cells of the quoted row.
+				for _, w := range strings.FieldsFunc(parts[i], func(r rune) bool { return r == '—' || r == ':' || r == ';' || r == ' ' }) {
 					if !strings.Contains(c.Quote, w) && !strings.Contains(n.Content, w) {
 						t.Errorf("%q: answer part %d word %q is not in citation %d's node", q, i, w, i)
 					}

@@ -18,7 +18,7 @@ import (
 // served to every request.
 func ExampleNew() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,14 +59,14 @@ func ExampleNew() {
 	fmt.Println(res.Answer)
 	// Output:
 	// 200 1 survey#1
-	// East Arm — Nests 2025: 31
+	// 31
 }
 
 // The MCP server for an agent: here over an in-memory transport; a real
 // agent runs `flowreader mcp -g FILE` (stdio) or calls /mcp of New's handler.
 func ExampleNewMCP() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
