@@ -126,7 +126,8 @@ type Trace struct {
 	Dropped int
 	// ReasonerFallback says how the answer was taken when the reasoner's
 	// reply had no <output> tag ("" when it had one): "no_output_tag",
-	// "best_draft" or "empty".
+	// "best_draft" or "empty"; "fallback" when the model failed and
+	// VLM.Fallback answered.
 	ReasonerFallback string
 	// Note explains an empty answer of the extractive reader.
 	Note string
