@@ -89,7 +89,7 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 		var prevTerms map[string]bool
 		if s.prev >= 0 {
 			prevTerms = map[string]bool{}
-			for _, t := range stems(us[s.prev].u.text) {
+			for _, t := range us[s.prev].terms {
 				prevTerms[t] = true
 			}
 		}
@@ -272,7 +272,7 @@ func bridgeTerms(us []scored, order []int, q *question) map[string]bool {
 			continue
 		}
 		n++
-		for _, t := range stems(us[i].u.text) {
+		for _, t := range us[i].terms {
 			if !q.set[t] && len(t) > 2 {
 				out[t] = true
 			}

@@ -56,6 +56,8 @@ type scored struct {
 	// prev is the index (in the reader's unit list, before sorting) of the
 	// unit before this one in the same node, or -1.
 	prev int
+	// terms are the unit's stemmed terms (stems of u.text), computed once.
+	terms []string
 	// eff is the unit's score with its context: the larger of its own and
 	// prevShare of the previous unit's ("The default is 512" after the
 	// sentence that names the setting).
@@ -110,7 +112,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
 				continue
 			}
-			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev})
+			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev, terms: stems(u.text)})
 			prev = len(us) - 1
 		}
 	}
@@ -130,7 +132,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	for i := range us {
 		// A unit that says nothing beyond the question's own words (a
 		// heading that repeats it) cannot answer it.
-		if !novel(stems(us[i].u.text), q.set) {
+		if !novel(us[i].terms, q.set) {
 			continue
 		}
 		us[i].score = (1 - w) * (lex[i] + refBoost*refMatch(qrefs, &in.Graph.Nodes[us[i].node], us[i].u))
@@ -367,7 +369,7 @@ func spanIn(quote, text string) (int, int) {
 func unitCoverage(q *question, us []scored, i int, idf map[string]float64) (plain, weighted float64) {
 	found := map[string]bool{}
 	add := func(s scored) {
-		for _, t := range stems(s.u.text) {
+		for _, t := range s.terms {
 			found[t] = true
 		}
 		if s.u.kind == unitRow {
@@ -422,7 +424,7 @@ const minCoverage = 0.5
 func coverage(q []string, cited []scored) float64 {
 	found := map[string]bool{}
 	for _, c := range cited {
-		for _, t := range stems(c.u.text) {
+		for _, t := range c.terms {
 			found[t] = true
 		}
 		if c.u.kind == unitRow {
@@ -466,7 +468,7 @@ const complementShare = 0.3
 func complement(us []scored, best scored, qset map[string]bool) (scored, int) {
 	missing := map[string]bool{}
 	covered := map[string]bool{}
-	for _, t := range stems(best.u.text) {
+	for _, t := range best.terms {
 		covered[t] = true
 	}
 	for t := range qset {
@@ -484,7 +486,7 @@ func complement(us []scored, best scored, qset map[string]bool) (scored, int) {
 			continue
 		}
 		// A table row answers in its header's terms too ("Rated output").
-		terms := stems(s.u.text)
+		terms := s.terms
 		if s.u.kind == unitRow {
 			terms = append(terms, stems(strings.Join(s.u.header, " "))...)
 		}
@@ -571,7 +573,7 @@ func bm25(q []string, us []scored) ([]float64, map[string]float64) {
 	df := map[string]int{}
 	total := 0
 	for i, s := range us {
-		docs[i] = stems(s.u.text)
+		docs[i] = s.terms
 		total += len(docs[i])
 		seen := map[string]bool{}
 		for _, t := range docs[i] {
