@@ -135,12 +135,12 @@ func BenchmarkExtractive16(b *testing.B) {
 	qs := []string{
 		"How many questions does the QASPER dev slice have?", // number
 		"When was the baseline measured?",                    // date
-		"Which router has the highest evidence recall?",       // name
-		"Who wrote the paper?",                                // person
-		"Where are the figure images written?",                // place
-		"What does MCF stand for?",                            // acronym
-		"What is the abstention rule?",                        // definition
-		"Why does the reader abstain?",                        // other
+		"Which router has the highest evidence recall?",      // name
+		"Who wrote the paper?",                               // person
+		"Where are the figure images written?",               // place
+		"What does MCF stand for?",                           // acronym
+		"What is the abstention rule?",                       // definition
+		"Why does the reader abstain?",                       // other
 	}
 	e := &Extractive{}
 	ctx := context.Background()
