@@ -318,7 +318,8 @@ func spanCands(u int, ws []word, q *question, code bool) []cand {
 }
 
 // unitLike reports a short lower-case token that reads as a unit ("mm",
-// "km/h", "°C").
+// "km/h", "°C"): a ratio, or at most three letters without a vowel, so
+// that "out" or "key" after a number are not its unit.
 func unitLike(t string) bool {
 	if len(t) > 5 || stopwords[t] || t == "" {
 		return false
@@ -328,7 +329,7 @@ func unitLike(t string) bool {
 			return false
 		}
 	}
-	return len(t) <= 3 || strings.Contains(t, "/")
+	return strings.Contains(t, "/") || len(t) <= 3 && !strings.ContainsAny(t, "aeiou")
 }
 
 // example reports whether word i follows "e.g." or "for example" closely.
