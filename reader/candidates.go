@@ -132,14 +132,8 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 		}
 	}
 	sortCands(out)
-	if debugCands != nil {
-		debugCands(q, out, us)
-	}
 	return out
 }
-
-// debugCands, when set (in tests), sees every candidate list.
-var debugCands func(q *question, cs []cand, us []scored)
 
 func prior(pos int) float64 { return orderPrior / float64(1+pos) }
 

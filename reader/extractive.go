@@ -27,14 +27,16 @@ const (
 // Extractive is the offline reader: no generative model. It splits the
 // nodes of the selected chains into sentences, list items and table rows,
 // ranks them against the question by BM25 (idf over those units) fused
-// with embedding cosine when an Embedder is set, and answers with the best
-// unit, or the best row's cell when the question names a column, plus a
-// second span of another node when the best leaves question terms open.
-// The answer line is made of the cited spans only. It abstains (an empty
-// answer whose trace note begins "no answer in the collection") when the
-// cited spans hold fewer than half of the question's terms.
-// It is honest about what it is: the trace says "extractive", and the answer
-// is always made of verbatim spans of documents.
+// with embedding cosine when an Embedder is set, and answers with the span
+// of the kind the question asks for (a number, date, name, place, acronym
+// expansion, table cell) nearest the question's terms, with a confidence;
+// below ConfidenceThreshold, and for questions of no kind, with the best
+// unit (and a second span of another node when it leaves question terms
+// open). It abstains (an empty answer whose trace note begins "no answer in
+// the collection") when the cited spans hold fewer than half of the
+// question's terms. It is honest about what it is: the trace says
+// "extractive", and the answer is always made of verbatim spans of
+// documents.
 type Extractive struct {
 	// Embedder, when set, adds cos(question, unit) to the ranking, with
 	// weight embeddingWeight.
