@@ -194,3 +194,48 @@ func FuzzUnits(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtractiveSpans reads arbitrary documents with arbitrary questions:
+// no panic, a confidence in [0, 1], and every citation's Span inside its
+// Quote (a client slices the quote with it), the answer line made of
+// verbatim text when the reader is sure.
+func FuzzExtractiveSpans(f *testing.F) {
+	for _, c := range [][3]string{
+		{"How many nests did the North Mole hold in 2025?", "| Breakwater | Nests 2025 |\n|---|---|\n| North Mole | 248 |", "The survey counts nests every June."},
+		{"What does RCAC stand for?", "Row and Column Access Control (RCAC) limits rows.", "RCAC: rows."},
+		{"Where is the station?", "The station sits on the cliff above Kestrel Bay, Northfield.", ""},
+		{"Which variable sets it?", "Set OLLAMA_MODELS to a folder.\nollama ps", "- a\n- b"},
+		{"When?", "In March 2025 and 1998s", "e.g. 10 (Default: 40)"},
+	} {
+		f.Add(c[0], c[1], c[2])
+	}
+	f.Fuzz(func(t *testing.T, q, a, b string) {
+		ns := []graph.Node{{ID: "a", Doc: "a", Modality: graph.ModalityText, Content: a},
+			{ID: "b", Doc: "b", Modality: graph.ModalityTable, Content: b, Caption: q}}
+		g, err := graph.New(ns, 0, nil, nil)
+		if err != nil {
+			t.Skip()
+		}
+		ans, err := (&Extractive{}).Read(context.Background(), &Input{Question: q, Graph: g, Chains: allChains(g)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Confidence < 0 || ans.Confidence > 1 {
+			t.Fatalf("confidence %v", ans.Confidence)
+		}
+		for _, c := range ans.Citations {
+			if c.Span[0] < 0 || c.Span[0] > c.Span[1] || c.Span[1] > len(c.Quote) {
+				t.Fatalf("span %v outside quote %q", c.Span, c.Quote)
+			}
+		}
+		if ans.Text != "" && !ans.LowConfidence() && len(ans.Citations) == 1 && ans.Citations[0].Span[1] > 0 {
+			// The span (or each span of a list) is verbatim in the quote.
+			c := ans.Citations[0]
+			for _, part := range strings.Split(ans.Text, ", ") {
+				if !strings.Contains(c.Quote[c.Span[0]:c.Span[1]], part) {
+					t.Fatalf("answer %q, marked span %q", ans.Text, c.Quote[c.Span[0]:c.Span[1]])
+				}
+			}
+		}
+	})
+}
