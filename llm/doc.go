@@ -16,9 +16,13 @@
 //   - [BatchSizer] (Embedder): the largest batch one call accepts, which the
 //     graph builder then sends;
 //   - [ImageAccepter] (Model): whether image parts may be sent; a model
-//     without it is sent a text rendering of visual nodes.
+//     without it is sent a text rendering of visual nodes;
+//   - [Streamer] (Model): the answer's text in pieces as it is written
+//     (OpenAI-compatible stream: true); a model without it is read whole;
+//   - [Reranker] (a backend of its own): relevance scores of texts for a
+//     query, from a cross-encoder.
 //
-// The wrappers made by [Wrap] and [WrapEmbedder] forward all three.
+// The wrappers made by [Wrap] and [WrapEmbedder] forward them.
 //
 // # Errors
 //
