@@ -40,7 +40,7 @@ func (c *Chat) AcceptsImages() bool { return !c.cfg.TextOnly }
 
 // Generate sends req and returns the first choice. It implements llm.Model.
 func (c *Chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	body, err := c.body(req)
+	body, err := c.body(req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,9 @@ type chatMessage struct {
 	Content any    `json:"content"` // string, or []contentPart
 }
 
-// body builds the JSON body for req.
-func (c *Chat) body(req *llm.Request) (map[string]any, error) {
+// body builds the JSON body for req; stream asks for server-sent events
+// with the usage on the last one.
+func (c *Chat) body(req *llm.Request, stream bool) (map[string]any, error) {
 	if req == nil || len(req.Messages) == 0 {
 		return nil, fmt.Errorf("openai: empty request")
 	}
@@ -131,6 +132,10 @@ func (c *Chat) body(req *llm.Request) (map[string]any, error) {
 			},
 		}
 	}
+	if stream {
+		body["stream"] = true
+		body["stream_options"] = map[string]any{"include_usage": true}
+	}
 	for k, v := range c.cfg.Extra {
 		body[k] = v
 	}
@@ -178,6 +183,7 @@ func parseChat(data []byte) (*llm.Response, error) {
 }
 
 var (
+	_ llm.Streamer      = (*Chat)(nil)
 	_ llm.Model         = (*Chat)(nil)
 	_ llm.Namer         = (*Chat)(nil)
 	_ llm.ImageAccepter = (*Chat)(nil)
