@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 
 	"github.com/flowreader/flowreader/llm"
 )
@@ -31,8 +32,14 @@ func NewChat(cfg Config) (*Chat, error) {
 	return &Chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
 }
 
-// Name returns the served model name. It implements llm.Namer.
-func (c *Chat) Name() string { return c.cfg.Model }
+// Name returns the served model name, without a ":latest" tag (Ollama
+// reads "llama3.2" as "llama3.2:latest": both spellings name one model in
+// graph headers and cache keys). It implements llm.Namer.
+func (c *Chat) Name() string { return canonicalName(c.cfg.Model) }
+
+// canonicalName drops a trailing ":latest", the tag Ollama gives a model
+// name that has none.
+func canonicalName(model string) string { return strings.TrimSuffix(model, ":latest") }
 
 // AcceptsImages reports whether image parts may be sent (not TextOnly). It
 // implements llm.ImageAccepter.
