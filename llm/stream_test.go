@@ -187,3 +187,54 @@ func (b *blocking) GenerateStream(ctx context.Context, req *llm.Request, onText 
 	onText("x")
 	return &llm.Response{Text: "x", FinishReason: "stop"}, nil
 }
+
+// rerankCount is a reranker that scores by text length and counts the
+// texts it is sent.
+type rerankCount struct {
+	texts atomic.Int32
+	fail  atomic.Int32 // fail this many calls first, with ErrUnavailable
+}
+
+func (r *rerankCount) Name() string { return "len" }
+
+func (r *rerankCount) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	if r.fail.Add(-1) >= 0 {
+		return nil, llm.ErrUnavailable
+	}
+	r.texts.Add(int32(len(texts)))
+	out := make([]float64, len(texts))
+	for i, t := range texts {
+		out[i] = float64(len(t)) / 10
+	}
+	return out, nil
+}
+
+func TestWrapReranker(t *testing.T) {
+	r := &rerankCount{}
+	r.fail.Store(1)
+	var c clock
+	w := llm.WrapReranker(r, llm.WithSleep(llm.Middleware{Attempts: 2, Cache: llm.MemoryStore()}, c.sleep))
+	if w.(llm.Namer).Name() != "len" {
+		t.Fatal("name lost")
+	}
+	s, err := w.Rerank(context.Background(), "q", []string{"ab", "abcd"})
+	if err != nil || len(s) != 2 || s[0] != 0.2 || s[1] != 0.4 || len(c.waits) != 1 {
+		t.Fatalf("%v, %v, waits %v", s, err, c.waits)
+	}
+	// Cached per text and query: only the new text is sent.
+	s, err = w.Rerank(context.Background(), "q", []string{"abcd", "abc", "ab"})
+	if err != nil || s[0] != 0.4 || s[1] != 0.3 || s[2] != 0.2 || r.texts.Load() != 3 {
+		t.Fatalf("%v, %v, %d texts sent", s, err, r.texts.Load())
+	}
+	if _, err := w.Rerank(context.Background(), "another query", []string{"ab"}); err != nil || r.texts.Load() != 4 {
+		t.Fatalf("the query is not part of the key: %v, %d", err, r.texts.Load())
+	}
+	// A reranker answering outside [0, 1] is refused, not stored.
+	bad := llm.WrapReranker(&rerankCount{}, llm.Middleware{Cache: llm.MemoryStore()})
+	if _, err := bad.Rerank(context.Background(), "q", []string{strings.Repeat("x", 20)}); !errors.Is(err, llm.ErrInvalidOutput) {
+		t.Fatalf("score 2 accepted: %v", err)
+	}
+	if llm.WrapReranker(r, llm.Middleware{}) != llm.Reranker(r) {
+		t.Fatal("an empty Middleware wraps")
+	}
+}

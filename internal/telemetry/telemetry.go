@@ -44,6 +44,9 @@ const (
 
 	OpChat       = "chat"
 	OpEmbeddings = "embeddings"
+	// OpRerank is a reranker call (no GenAI convention names one).
+	OpRerank        = "rerank"
+	KeyRerankInputs = "flowreader.rerank.inputs"
 )
 
 // Metric names of the GenAI semantic conventions.

@@ -147,6 +147,40 @@ func TestWrapStreamer(t *testing.T) {
 	}
 }
 
+type namedReranker struct{}
+
+func (namedReranker) Name() string  { return "r1" }
+func (namedReranker) MaxBatch() int { return 9 }
+func (namedReranker) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	tally.Reranked(ctx, 5)
+	return make([]float64, len(texts)), nil
+}
+
+// A rerank call is counted with the tokens its reranker reports, and is
+// one span.
+func TestWrapReranker(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	o, err := New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := WrapReranker(namedReranker{}, o)
+	if w.(llm.Namer).Name() != "r1" || w.(llm.BatchSizer).MaxBatch() != 9 || !Wrapped(w) {
+		t.Fatal("wrapper loses capabilities")
+	}
+	ctx, tl := tally.With(context.Background())
+	if s, err := w.Rerank(ctx, "q", []string{"a", "b"}); err != nil || len(s) != 2 {
+		t.Fatal(s, err)
+	}
+	if tot := tl.Totals(); tot.RerankCalls != 1 || tot.RerankTokens != 5 {
+		t.Errorf("tally %+v", tot)
+	}
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "rerank r1" {
+		t.Fatalf("spans %+v", spans)
+	}
+}
+
 var sink *llm.Response
 
 // BenchmarkGenerate is one model call straight to the backend, through

@@ -20,7 +20,7 @@ import (
 // by WrapModel or WrapEmbedder, so that its calls are counted.
 func Wrapped(v any) bool {
 	switch v.(type) {
-	case *model, *streamModel, *embedder:
+	case *model, *streamModel, *embedder, *reranker:
 		return true
 	}
 	return false
@@ -321,4 +321,74 @@ func nameOf(v any) string {
 		return n.Name()
 	}
 	return ""
+}
+
+// WrapReranker is WrapModel for a reranker: each call is counted, and as o
+// asks, a span (operation "rerank", with the number of texts and the
+// tokens the reranker reports), a duration and a debug record. It keeps
+// r's name and batch size.
+func WrapReranker(r llm.Reranker, o *Obs) llm.Reranker {
+	w := &reranker{inner: r, o: o, name: nameOf(r)}
+	w.spanName = OpRerank
+	if w.name != "" {
+		w.spanName = OpRerank + " " + w.name
+	}
+	return w
+}
+
+type reranker struct {
+	inner          llm.Reranker
+	o              *Obs
+	name, spanName string
+}
+
+func (w *reranker) Name() string { return w.name }
+
+func (w *reranker) MaxBatch() int {
+	if b, ok := w.inner.(llm.BatchSizer); ok {
+		return b.MaxBatch()
+	}
+	return 0
+}
+
+func (w *reranker) Unwrap() llm.Reranker { return w.inner }
+
+func (w *reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+	o := w.o
+	tally.Rerank(ctx)
+	if !o.Tracing() && !o.metrics() && !o.debug(ctx) {
+		return w.inner.Rerank(ctx, query, texts)
+	}
+	purpose := llm.PurposeOf(ctx)
+	span := noSpan
+	if o.Tracing() {
+		attrs := []attribute.KeyValue{
+			attribute.String(KeyOperation, OpRerank),
+			attribute.Int(KeyRerankInputs, len(texts)),
+		}
+		if w.name != "" {
+			attrs = append(attrs, attribute.String(KeyModel, w.name))
+		}
+		ctx, span = o.tracer.Start(ctx, w.spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	}
+	cctx, t := tally.With(ctx)
+	start := time.Now()
+	scores, err := w.inner.Rerank(cctx, query, texts)
+	elapsed := time.Since(start)
+	in := t.Totals().RerankTokens
+	if span.IsRecording() {
+		if in > 0 {
+			span.SetAttributes(attribute.Int(KeyInputTokens, in))
+		}
+		endCall(span, err)
+	}
+	o.record(ctx, OpRerank, w.name, purpose, elapsed, err, in, -1, in > 0)
+	if o.debug(ctx) {
+		args := []any{slog.String("model", w.name), slog.Int("inputs", len(texts)), slog.Int("input_tokens", in), slog.Duration("duration", elapsed)}
+		if err != nil {
+			args = append(args, slog.String("error_type", errorType(err)))
+		}
+		o.log.DebugContext(ctx, "rerank call", args...)
+	}
+	return scores, err
 }
