@@ -55,12 +55,18 @@ type scored struct {
 	score float64
 }
 
-// Read answers in.Question with the best-matching span of in.Chains.
-func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
+// Read answers in.Question with the best-matching span of in.Chains. It
+// tells in.OnText its answer, as one piece, once it has it.
+func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err error) {
 	start := time.Now()
 	if err := checkInput(in); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err == nil && ans != nil && ans.Text != "" {
+			newHooks(in).answer(ans.Text)
+		}
+	}()
 	if len(in.Chains) == 0 {
 		return noEvidence("extractive", start), nil
 	}
@@ -122,7 +128,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 	sort.SliceStable(us, func(a, b int) bool { return us[a].score > us[b].score })
 	tr.Stages["extract"] = time.Since(start)
 	tr.Total = time.Since(start)
-	ans := &Answer{Trace: tr}
+	ans = &Answer{Trace: tr}
 	if len(us) == 0 || lex[0] < 0 || us[0].score <= 0 {
 		ans.Trace.Note = "no answer in the collection: no sentence, item or row of the selected chains matches the question"
 		return ans, nil
