@@ -2,6 +2,7 @@ package reader
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -255,4 +256,72 @@ func BenchmarkTagSplitter(b *testing.B) {
 		s.flush()
 	}
 	b.ReportMetric(float64(len(ps)), "pieces/op")
+}
+
+// tokenModel answers workers and the question type with canned text and
+// streams a reasoner reply of n pieces made beforehand, so that what a
+// benchmark counts is the reader's own work per piece.
+type tokenModel struct {
+	worker, qtype *llm.Response
+	pieces        []string
+	reply         *llm.Response
+}
+
+func newTokenModel(n int) *tokenModel {
+	m := &tokenModel{
+		worker: &llm.Response{Text: `{"status":"supported","answer":"248","evidence":"North Mole 248"}`, FinishReason: "stop"},
+		qtype:  &llm.Response{Text: `{"type":"value","length":"short"}`, FinishReason: "stop"},
+	}
+	m.pieces = append(m.pieces, "<", "thought", ">", "ok", "</", "thought", ">", "<", "output", ">")
+	for i := 0; i < n; i++ {
+		m.pieces = append(m.pieces, " nests")
+	}
+	m.pieces = append(m.pieces, "</", "output", ">")
+	m.reply = &llm.Response{Text: strings.Join(m.pieces, ""), FinishReason: "stop"}
+	return m
+}
+
+func (m *tokenModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	p := req.Messages[0].Parts[0].Text
+	switch {
+	case strings.Contains(p, mQType):
+		return m.qtype, nil
+	case strings.Contains(p, mReasoner):
+		return m.reply, nil
+	}
+	return m.worker, nil
+}
+
+func (m *tokenModel) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	for _, p := range m.pieces {
+		onText(p)
+	}
+	return m.reply, nil
+}
+
+// BenchmarkReadStreamPieces reads 16 chains with a reasoner reply of n
+// pieces, streamed to OnText and not. The allocations per piece are
+// (allocs(n=4096) − allocs(n=256)) / 3840: zero means streaming costs
+// nothing per piece in the reader beyond the piece the model made.
+func BenchmarkReadStreamPieces(b *testing.B) {
+	for _, streamed := range []bool{false, true} {
+		for _, n := range []int{256, 4096} {
+			b.Run(fmt.Sprintf("streamed=%v/pieces=%d", streamed, n), func(b *testing.B) {
+				m := newTokenModel(n)
+				v := &VLM{Model: m}
+				in := input(b, 16, 1)
+				got := 0
+				if streamed {
+					in.OnText = func(p string, thought bool) { got += len(p) }
+					in.OnDraft = func(Draft) {}
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := v.Read(context.Background(), in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
