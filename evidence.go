@@ -25,6 +25,14 @@ type Options struct {
 	// Scores asks for the node score h of every graph node in
 	// Evidence.Scores (as long as the graph, so left out by default).
 	Scores bool
+	// Stream, when set, is told each step of Ask's answer as it happens
+	// (see [Event]): the evidence, each worker's draft, the answer's pieces
+	// as the reasoner writes them, the citations, the result. It is called
+	// from the goroutines doing the work, never concurrently; a slow Stream
+	// slows the answer. To stop the answer, cancel Ask's context: every
+	// model call in flight ends. Retrieve keeps it in the Evidence, whose
+	// Answer streams too.
+	Stream func(Event)
 }
 
 // Evidence is what retrieval found for one question: the selected chains
@@ -54,6 +62,7 @@ type Evidence struct {
 	scores  *score.Scores
 	routing *flow.Routing
 	chains  []flow.Chain
+	stream  func(Event)
 }
 
 // EvidenceChain is one selected chain: its nodes in routed order
@@ -158,7 +167,8 @@ func (ix *Index) Retrieve(ctx context.Context, question string, opts ...Options)
 		return nil, ErrQuestion
 	}
 	ev := &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
-		Notes: append([]string{}, ix.p.notes...), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}}}
+		Notes: append([]string{}, ix.p.notes...), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}},
+		stream: o.Stream}
 	// Each step is one call between two laps, the place for a log line or
 	// a span per step.
 	t := time.Now()

@@ -422,6 +422,8 @@ type Result struct {
 	// Embedder for this result, with their tokens: by Ask, the question's
 	// embedding, the reading and System 2; by Answer, the latter two.
 	Usage llm.Totals
+
+	stream *streamer // Options.Stream, told of the steps
 }
 
 // Answer reads the selected chains and answers the question; with System 2
@@ -450,13 +452,19 @@ func (ix *Index) answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	ctx, done := ix.observeAnswer(ctx, len(ev.chains))
 	defer func() { done(res, err) }()
+	res.stream = newStreamer(ev.stream)
+	res.stream.evidence(ev)
 	in := &reader.Input{Question: ev.Question, Graph: ix.graphOf(ev.scores), Chains: ev.chains}
 	if ev.scores != nil {
 		in.Relevance = ev.scores.H
 	}
+	res.stream.hook(in, 1)
 	a, err := ix.read(ctx, in)
 	if a != nil {
 		res.Answer = a
+	}
+	if err == nil {
+		res.stream.read(a, 1)
 	}
 	if err != nil {
 		return res, fmt.Errorf("flowreader: answer: %w", err)
@@ -499,5 +507,8 @@ func (ix *Index) Ask(ctx context.Context, question string, opts ...Options) (res
 		stages["answer"] = time.Since(t)
 	}
 	res.Stages = stages
+	if err == nil {
+		res.stream.done(res)
+	}
 	return res, err
 }

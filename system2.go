@@ -159,7 +159,12 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 		return nil
 	}
 	tr.Ran = true
-	s2, err := ix.read(ctx, &reader.Input{Question: question, Graph: ix.graphOf(res.Scores), Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
+	in := &reader.Input{Question: question, Graph: ix.graphOf(res.Scores), Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1}
+	res.stream.hook(in, 2)
+	s2, err := ix.read(ctx, in)
+	if err == nil {
+		res.stream.read(s2, 2)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// The partial re-read (its calls and tokens) stays on the account.
