@@ -103,7 +103,7 @@ func (r *run) reasonerRequest(drafts []Draft) *llm.Request {
 func (r *run) reason(ctx context.Context, drafts []Draft) (text, fallback string, err error) {
 	var onText func(string)
 	var split *tagSplitter
-	if r.hooks.onText != nil {
+	if r.hooks != nil && r.hooks.onText != nil {
 		split = &tagSplitter{emit: r.hooks.text}
 		onText = split.write
 	}

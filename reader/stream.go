@@ -237,7 +237,12 @@ type hooks struct {
 	answered bool
 }
 
+// newHooks returns in's hooks, nil when it has none (a Read that nobody
+// watches allocates nothing for them).
 func newHooks(in *Input) *hooks {
+	if in.OnDraft == nil && in.OnText == nil {
+		return nil
+	}
 	return &hooks{onDraft: in.OnDraft, onText: in.OnText}
 }
 
