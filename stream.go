@@ -39,14 +39,15 @@ type Event struct {
 // streamer tells one question's steps to Options.Stream.
 type streamer struct {
 	fn       func(Event)
-	answered bool // a delta of the answer (not its thought) was told
+	rd       *read // the reading, whose drafts name nodes of rd.g
+	answered bool  // a delta of the answer (not its thought) was told
 }
 
-func newStreamer(fn func(Event)) *streamer {
+func newStreamer(fn func(Event), rd *read) *streamer {
 	if fn == nil {
 		return nil
 	}
-	return &streamer{fn: fn}
+	return &streamer{fn: fn, rd: rd}
 }
 
 func (s *streamer) evidence(ev *Evidence) {
@@ -60,7 +61,12 @@ func (s *streamer) hook(in *reader.Input, pass int) {
 	if s == nil {
 		return
 	}
-	in.OnDraft = func(d reader.Draft) { s.fn(Event{Kind: "draft", Pass: pass, Draft: &d}) }
+	in.OnDraft = func(d reader.Draft) {
+		// A draft names nodes of the index's graph, as Result's do.
+		a := reader.Answer{Drafts: []reader.Draft{d}}
+		s.rd.toIndex(&a)
+		s.fn(Event{Kind: "draft", Pass: pass, Draft: &a.Drafts[0]})
+	}
 	in.OnText = func(piece string, thought bool) {
 		if !thought {
 			s.answered = true

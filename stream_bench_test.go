@@ -112,7 +112,7 @@ func BenchmarkAskStreamLatency(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := flowreader.Aspects()
+			cfg := flowreader.Config{}
 			p, err := flowreader.New(cfg) // offline build: no analysis calls
 			if err != nil {
 				b.Fatal(err)

@@ -50,7 +50,7 @@ func kinds(evs []flowreader.Event) string {
 // citations and the result.
 func TestAskStream(t *testing.T) {
 	m := streamModel()
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Model = m
 	_, ix := build(t, cfg)
 	before := len(m.Calls())
@@ -68,7 +68,7 @@ func TestAskStream(t *testing.T) {
 	if callsAtEvidence != 0 {
 		t.Errorf("%d model calls had returned before the evidence event", callsAtEvidence)
 	}
-	want := fmt.Sprintf("evidence draft×%d delta×", len(res.Chains))
+	want := fmt.Sprintf("evidence draft×%d delta×", len(res.Evidence.Chains))
 	if got := kinds(evs); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " citations done") {
 		t.Fatalf("events %s", got)
 	}
@@ -101,7 +101,7 @@ func TestAskStreamWithoutStreaming(t *testing.T) {
 	plain := streamModel()
 	for name, m := range map[string]llm.Model{"offline": nil, "model without streaming": llm.ModelFunc(plain.Generate)} {
 		t.Run(name, func(t *testing.T) {
-			cfg := flowreader.Aspects()
+			cfg := flowreader.Config{}
 			cfg.Model = m
 			_, ix := build(t, cfg)
 			var evs []flowreader.Event
@@ -188,7 +188,7 @@ func TestAskStreamCancelStopsModelCalls(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	})
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Model = m
 	_, ix := buildIndex(t, cfg)
 	armed.Store(true)
