@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -206,5 +207,40 @@ func TestAskStreamCancelStopsModelCalls(t *testing.T) {
 	}
 	if s, e := started.Load(), ended.Load(); s < 2 || s != e {
 		t.Fatalf("%d model calls started, %d ended", s, e)
+	}
+}
+
+// With candidates (a subgraph per question), streamed drafts name nodes of
+// the index's graph, as the Result's drafts do.
+func TestAskStreamCandidates(t *testing.T) {
+	const n, dim = 1024, 100
+	m := &fake.Model{Default: workerReply}
+	m.On("EVIDENCE PATHS", "<output>w7</output>")
+	cfg := flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: dim}, Candidates: 4}
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := p.Open(context.Background(), synth.Topics(t, n, dim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var drafts []flowreader.Event
+	res, err := ix.Ask(context.Background(), "w301 w302 w12", flowreader.Options{Stream: func(e flowreader.Event) {
+		if e.Kind == "draft" {
+			drafts = append(drafts, e)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(drafts) != len(res.Drafts) || len(drafts) == 0 || res.Scores.Candidates == nil {
+		t.Fatalf("%d drafts streamed, %d in the result, candidates %v", len(drafts), len(res.Drafts), res.Scores.Candidates != nil)
+	}
+	for _, e := range drafts {
+		want := res.Drafts[e.Draft.Chain].Nodes
+		if fmt.Sprint(e.Draft.Nodes) != fmt.Sprint(want) {
+			t.Fatalf("streamed draft %d names %v, the result %v", e.Draft.Chain, e.Draft.Nodes, want)
+		}
 	}
 }
