@@ -256,3 +256,36 @@ func ExampleOptions_stream() {
 	// citations: true
 	// done: extractive
 }
+
+// A reranker (here a stand-in; llm/openai's Reranker speaks vLLM's, TEI's
+// and Infinity's /rerank) fused into relevance before routing.
+func ExampleConfig_reranker() {
+	ctx := context.Background()
+	crossEncoder := rerankerFunc(func(ctx context.Context, q string, texts []string) ([]float64, error) {
+		out := make([]float64, len(texts))
+		for i, t := range texts {
+			if strings.Contains(t, "storm") {
+				out[i] = 0.9
+			}
+		}
+		return out, nil
+	})
+	p, err := flowreader.New(flowreader.Config{Reranker: crossEncoder, RerankTop: 8})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, _ := p.Build(ctx, docs())
+	ix, _ := p.Open(ctx, g)
+	s, err := ix.Score(ctx, "Which storm flooded the East Arm?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.Steps[len(s.Steps)-1], len(s.Reranked) > 0)
+	// Output: rerank true
+}
+
+type rerankerFunc func(ctx context.Context, q string, texts []string) ([]float64, error)
+
+func (f rerankerFunc) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	return f(ctx, q, texts)
+}
