@@ -161,13 +161,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
 		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
-	for _, c := range a.Citations {
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
-	}
+	out.Citations = citationsOf(a.Citations)
 	for _, d := range a.Drafts {
-		nodes := append([]int{}, d.Nodes...)
-		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: nodes, Flow: d.Flow,
-			Status: string(d.Status), Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images})
+		out.Drafts = append(out.Drafts, draftOf(d))
 	}
 	if s := r.System2; s != nil {
 		j := &system2JSON{Consistency: s.Consistency, Pairs: s.Pairs, Contradictions: s.Contradictions,
@@ -181,6 +177,19 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		out.System2 = j
 	}
 	return json.Marshal(out)
+}
+
+func citationsOf(cs []reader.Citation) []citationJSON {
+	out := []citationJSON{}
+	for _, c := range cs {
+		out = append(out, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
+	}
+	return out
+}
+
+func draftOf(d reader.Draft) draftJSON {
+	return draftJSON{Chain: d.Chain, Nodes: append([]int{}, d.Nodes...), Flow: d.Flow, Status: string(d.Status),
+		Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images}
 }
 
 func traceOf(t reader.Trace) traceJSON {

@@ -1,6 +1,9 @@
 package flowreader
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/flowreader/flowreader/reader"
 )
 
@@ -100,4 +103,45 @@ func (s *streamer) done(res *Result) {
 	}
 	s.fn(Event{Kind: "citations", Pass: pass, Citations: res.Citations})
 	s.fn(Event{Kind: "done", Pass: pass, Result: res})
+}
+
+// eventJSON is an Event's JSON form.
+type eventJSON struct {
+	Event     string          `json:"event"`
+	Pass      int             `json:"pass"`
+	Evidence  *Evidence       `json:"evidence,omitempty"`
+	Draft     *draftJSON      `json:"draft,omitempty"`
+	Text      *string         `json:"text,omitempty"`
+	Thought   bool            `json:"thought,omitempty"`
+	Citations *[]citationJSON `json:"citations,omitempty"`
+	Result    *Result         `json:"result,omitempty"`
+}
+
+// MarshalJSON writes the event in the JSON contract ([SchemaVersion]):
+// {"event": kind, "pass": n} and the kind's value: "evidence" (the
+// Evidence's JSON), "draft" (a draft as in a Result's drafts), "text" and
+// "thought" (a delta), "citations" (as in a Result), "result" (the
+// Result's JSON). The server's event stream and ask --stream --json write
+// it.
+func (e Event) MarshalJSON() ([]byte, error) {
+	j := eventJSON{Event: e.Kind, Pass: e.Pass}
+	switch e.Kind {
+	case "evidence":
+		j.Evidence = e.Evidence
+	case "draft":
+		if e.Draft != nil {
+			d := draftOf(*e.Draft)
+			j.Draft = &d
+		}
+	case "delta":
+		j.Text, j.Thought = &e.Text, e.Thought
+	case "citations":
+		c := citationsOf(e.Citations)
+		j.Citations = &c
+	case "done":
+		j.Result = e.Result
+	default:
+		return nil, fmt.Errorf("flowreader: event kind %q", e.Kind)
+	}
+	return json.Marshal(j)
 }

@@ -2,6 +2,7 @@ package flowreader_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -242,5 +243,68 @@ func TestAskStreamCandidates(t *testing.T) {
 		if fmt.Sprint(e.Draft.Nodes) != fmt.Sprint(want) {
 			t.Fatalf("streamed draft %d names %v, the result %v", e.Draft.Chain, e.Draft.Nodes, want)
 		}
+	}
+}
+
+// Each event has one JSON form: its kind, its pass and its value, the
+// evidence, draft, citations and result as the JSON contract writes them.
+func TestEventJSON(t *testing.T) {
+	cfg := flowreader.Config{Model: streamModel()}
+	_, ix := buildIndex(t, cfg)
+	var lines [][]byte
+	res, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?", flowreader.Options{Stream: func(e flowreader.Event) {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, b)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(res)
+	wantEv, _ := json.Marshal(res.Evidence)
+	var text strings.Builder
+	for _, l := range lines {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatal(err)
+		}
+		var kind string
+		json.Unmarshal(m["event"], &kind)
+		switch kind {
+		case "evidence":
+			if string(m["evidence"]) != string(wantEv) {
+				t.Errorf("evidence %s", m["evidence"])
+			}
+		case "draft":
+			var d struct{ Status string }
+			if json.Unmarshal(m["draft"], &d) != nil || d.Status == "" {
+				t.Errorf("draft %s", m["draft"])
+			}
+		case "delta":
+			var s string
+			json.Unmarshal(m["text"], &s)
+			if m["thought"] == nil {
+				text.WriteString(s)
+			}
+		case "citations":
+			var cs []map[string]any
+			if json.Unmarshal(m["citations"], &cs) != nil || len(cs) != len(res.Citations) {
+				t.Errorf("citations %s", m["citations"])
+			}
+		case "done":
+			if string(m["result"]) != string(want) {
+				t.Errorf("result %s\nwant %s", m["result"], want)
+			}
+		default:
+			t.Errorf("event %s", l)
+		}
+	}
+	if text.String() != res.Text {
+		t.Errorf("deltas %q, answer %q", text.String(), res.Text)
+	}
+	if _, err := json.Marshal(flowreader.Event{Kind: "nope"}); err == nil {
+		t.Error("unknown kind encoded")
 	}
 }
