@@ -44,8 +44,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
+	stream := fs.Bool("stream", false, "print the answer as it is written: the reading's progress on stderr, the answer's tokens on stdout as the model streams them (with --json: one JSON event per line)")
 	var ep endpoints
 	ep.register(fs)
+	ep.registerRerank(fs)
 	var tel telemetryFlags
 	tel.register(fs)
 	fs.Usage = func() {
@@ -104,7 +106,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	cfg.Embedder, cfg.Model = ms.embedder, ms.model
+	cfg.Embedder, cfg.Model, cfg.Reranker = ms.embedder, ms.model, ms.reranker
 	cfg.Concurrency = *concurrency
 	flush, err := tel.tracing(&cfg)
 	if err != nil {
@@ -152,7 +154,18 @@ flags:
 	if err != nil {
 		return err
 	}
+	var sp *streamPrinter
+	if *stream {
+		sp = &streamPrinter{out: stdout, log: stderr, json: *asJSON}
+		if !*asJSON {
+			fmt.Fprintf(stdout, "Q: %s\nA: ", termsafe.Text(question))
+		}
+		opt.Stream = sp.event
+	}
 	res, err := ix.Ask(ctx, question, opt)
+	if sp != nil && !*asJSON && sp.answer.Len() > 0 {
+		fmt.Fprintln(stdout)
+	}
 	if err != nil {
 		return err
 	}
@@ -175,6 +188,18 @@ flags:
 			return err
 		}
 	}
+	if sp != nil {
+		if sp.err != nil {
+			return sp.err
+		}
+		if !*asJSON {
+			sp.finish(res)
+			if *explain {
+				printExplain(stdout, g, res)
+			}
+		}
+		return noAnswer(res)
+	}
 	if *asJSON {
 		// The library's JSON contract (flowreader.SchemaVersion), as the
 		// server's /v1/ask answers.
@@ -190,6 +215,59 @@ flags:
 		printExplain(stdout, g, res)
 	}
 	return noAnswer(res)
+}
+
+// streamPrinter prints a streamed answer (ask --stream): the answer's
+// pieces on out as they come, the reading's progress on log; with json,
+// every event as one JSON line on out instead.
+type streamPrinter struct {
+	out, log     io.Writer
+	json         bool
+	chains, seen int
+	answer       strings.Builder
+	err          error // the first failed write
+}
+
+func (p *streamPrinter) event(e flowreader.Event) {
+	if p.err != nil {
+		return
+	}
+	if p.json {
+		b, err := json.Marshal(e)
+		if err == nil {
+			_, err = fmt.Fprintf(p.out, "%s\n", b)
+		}
+		p.err = err
+		return
+	}
+	switch e.Kind {
+	case "evidence":
+		p.chains = len(e.Evidence.Chains)
+		fmt.Fprintf(p.log, "ask: reading %d chains\n", p.chains)
+	case "draft":
+		p.seen++
+		pass := ""
+		if e.Pass > 1 {
+			pass = " (System 2)"
+		}
+		fmt.Fprintf(p.log, "ask: chain %d read%s (%d of %d): %s\n", e.Draft.Chain+1, pass, p.seen, p.chains, e.Draft.Status)
+	case "delta":
+		if e.Thought {
+			return
+		}
+		p.answer.WriteString(e.Text)
+		_, p.err = io.WriteString(p.out, termsafe.Text(e.Text))
+	}
+}
+
+// finish prints what follows the answer: the answer again when the one
+// that stands is not the text streamed (the reasoner wrote no <output>
+// block, or System 2 replaced it), then the citations and notes.
+func (p *streamPrinter) finish(res *flowreader.Result) {
+	if strings.TrimSpace(p.answer.String()) != strings.TrimSpace(res.Text) {
+		fmt.Fprintf(p.out, "A (final): %s\n", termsafe.Text(res.Text))
+	}
+	printCitations(p.out, res)
 }
 
 // loadForEmbedder loads a graph file and checks that its embedding
@@ -323,6 +401,11 @@ func citationPlace(c reader.Citation) string {
 // line break in them reaches the terminal; --json prints them exactly.
 func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.Result) {
 	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
+	printCitations(w, res)
+}
+
+// printCitations prints the answer's citations and notes.
+func printCitations(w io.Writer, res *flowreader.Result) {
 	if len(res.Citations) == 0 {
 		fmt.Fprintln(w, "citations: none")
 	} else {
