@@ -157,7 +157,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 			return m, fmt.Errorf("reranker: %w", err)
 		}
 		m.reranker = llm.WrapReranker(r, llm.Middleware{Attempts: 4, OnRetry: retryWarner(e.log, "rerank")})
-		m.describe = append(m.describe, fmt.Sprintf("reranker %s at %s", r.Name(), termsafe.URL(cfg.RerankURL)))
+		m.describe = append(m.describe, fmt.Sprintf("reranker %s at %s", r.(llm.Namer).Name(), termsafe.URL(cfg.RerankURL)))
 	}
 	return m, nil
 }

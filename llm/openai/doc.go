@@ -3,9 +3,9 @@
 // llm.Reranker, using only net/http. [NewChat], [NewEmbedder] and
 // [NewReranker] check a [Config] and return a [Chat] (an [llm.Model],
 // [llm.Streamer], [llm.Namer] and [llm.ImageAccepter]), an [Embedder] (an
-// [llm.Embedder], [llm.Namer] and [llm.BatchSizer]) and a [Reranker] (an
-// [llm.Reranker], [llm.Namer] and [llm.BatchSizer]). A configuration that
-// cannot work fails with [ErrConfig].
+// [llm.Embedder], [llm.Namer] and [llm.BatchSizer]) and an [llm.Reranker]
+// (also an [llm.Namer] and [llm.BatchSizer]). A configuration that cannot
+// work fails with [ErrConfig].
 //
 // # Chat
 //
@@ -45,7 +45,7 @@
 //
 // # Reranking
 //
-// [Reranker] posts to {RerankURL}/rerank in batches of at most RerankBatch
+// The reranker posts to {RerankURL}/rerank in batches of at most RerankBatch
 // texts (default 32, at most 4 in flight) the Cohere/Jina shape that vLLM,
 // Infinity and the hosted APIs serve,
 //

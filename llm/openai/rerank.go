@@ -25,10 +25,8 @@ const defaultRerankBatch = 32
 // rerankInFlight bounds the batches of one Rerank call sent at once.
 const rerankInFlight = 4
 
-// Reranker is an llm.Reranker served at {RerankURL}/rerank, the protocol
-// of Cohere and Jina that vLLM and Infinity serve, and of Hugging Face TEI
-// in its own shape (see the package doc). It is safe for concurrent use.
-type Reranker struct {
+// reranker is the llm.Reranker NewReranker returns.
+type reranker struct {
 	cfg   Config
 	url   string
 	tr    transport
@@ -36,8 +34,16 @@ type Reranker struct {
 	tei   atomic.Bool  // the server wants TEI's request shape
 }
 
-// NewReranker checks cfg and returns a Reranker. RerankURL is required.
-func NewReranker(cfg Config) (*Reranker, error) {
+// NewReranker checks cfg and returns an llm.Reranker served at
+// {RerankURL}/rerank, in the Cohere/Jina shape that vLLM and Infinity
+// serve or in Hugging Face TEI's own (see the package doc); it also
+// implements llm.Namer (the model's name, without a ":latest" tag, or
+// "rerank") and llm.BatchSizer (the texts sent per request: RerankBatch,
+// default 32, or less once a server refused a larger batch). It scores in
+// batches, at most four in flight, and returns one score in [0, 1] per
+// text, in input order. It is safe for concurrent use. RerankURL is
+// required.
+func NewReranker(cfg Config) (llm.Reranker, error) {
 	u := strings.TrimRight(strings.TrimSpace(cfg.RerankURL), "/")
 	if _, err := apiBase(u); err != nil {
 		return nil, err
@@ -48,7 +54,7 @@ func NewReranker(cfg Config) (*Reranker, error) {
 	if !strings.HasSuffix(u, "/rerank") {
 		u += "/rerank"
 	}
-	r := &Reranker{cfg: cfg, url: u, tr: transport{client: cfg.client(), key: cfg.RerankKey, maxBody: cfg.maxBody()}}
+	r := &reranker{cfg: cfg, url: u, tr: transport{client: cfg.client(), key: cfg.RerankKey, maxBody: cfg.maxBody()}}
 	r.batch.Store(int64(orDefault(cfg.RerankBatch, defaultRerankBatch)))
 	return r, nil
 }
@@ -60,24 +66,19 @@ func orDefault(v, d int) int {
 	return d
 }
 
-// Name returns the reranking model's name (without a ":latest" tag), or
-// "rerank" when none is configured. It implements llm.Namer.
-func (r *Reranker) Name() string {
+// Name implements llm.Namer.
+func (r *reranker) Name() string {
 	if r.cfg.RerankModel == "" {
 		return "rerank"
 	}
 	return canonicalName(r.cfg.RerankModel)
 }
 
-// MaxBatch returns the texts sent per request: RerankBatch (default 32),
-// or less once a server has refused a larger batch. It implements
-// llm.BatchSizer.
-func (r *Reranker) MaxBatch() int { return int(r.batch.Load()) }
+// MaxBatch implements llm.BatchSizer.
+func (r *reranker) MaxBatch() int { return int(r.batch.Load()) }
 
-// Rerank scores texts against query in batches of MaxBatch (at most four
-// in flight) and returns one score in [0, 1] per text, in input order. It
-// implements llm.Reranker.
-func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+// Rerank implements llm.Reranker.
+func (r *reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
 	out := make([]float64, len(texts))
 	if len(texts) == 0 {
 		return out, nil
@@ -97,7 +98,7 @@ func (r *Reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 
 // batched scores texts into out, splitting them further when the server
 // refuses the batch as too large.
-func (r *Reranker) batched(ctx context.Context, query string, texts []string, out []float64) error {
+func (r *reranker) batched(ctx context.Context, query string, texts []string, out []float64) error {
 	err := r.call(ctx, query, texts, out)
 	if !isBatchLimit(err) || len(texts) == 1 {
 		return err
@@ -117,7 +118,7 @@ func (r *Reranker) batched(ctx context.Context, query string, texts []string, ou
 }
 
 // lower sets the batch size to n when that is smaller.
-func (r *Reranker) lower(n int) {
+func (r *reranker) lower(n int) {
 	for {
 		cur := r.batch.Load()
 		if int64(n) >= cur || r.batch.CompareAndSwap(cur, int64(n)) {
@@ -129,7 +130,7 @@ func (r *Reranker) lower(n int) {
 // call sends one request. A server that refuses the Cohere shape for want
 // of "texts" is TEI: the request is repeated in TEI's shape, which is used
 // from then on.
-func (r *Reranker) call(ctx context.Context, query string, texts []string, out []float64) error {
+func (r *reranker) call(ctx context.Context, query string, texts []string, out []float64) error {
 	tei := r.tei.Load()
 	data, hdr, err := r.post(ctx, r.body(query, texts, tei))
 	if !tei && wantsTexts(err) {
@@ -154,7 +155,7 @@ func (r *Reranker) call(ctx context.Context, query string, texts []string, out [
 }
 
 // post sends one request and returns the body and headers of its answer.
-func (r *Reranker) post(ctx context.Context, body any) ([]byte, http.Header, error) {
+func (r *reranker) post(ctx context.Context, body any) ([]byte, http.Header, error) {
 	resp, err := r.tr.send(ctx, http.MethodPost, r.url, body, "application/json")
 	if err != nil {
 		return nil, nil, err
@@ -164,7 +165,7 @@ func (r *Reranker) post(ctx context.Context, body any) ([]byte, http.Header, err
 	return data, resp.Header, err
 }
 
-func (r *Reranker) body(query string, texts []string, tei bool) map[string]any {
+func (r *reranker) body(query string, texts []string, tei bool) map[string]any {
 	if tei {
 		return map[string]any{"query": query, "texts": texts, "raw_scores": false, "return_text": false, "truncate": true}
 	}
@@ -286,7 +287,7 @@ func parseRerank(data []byte, out []float64) (int, error) {
 }
 
 var (
-	_ llm.Reranker   = (*Reranker)(nil)
-	_ llm.Namer      = (*Reranker)(nil)
-	_ llm.BatchSizer = (*Reranker)(nil)
+	_ llm.Reranker   = (*reranker)(nil)
+	_ llm.Namer      = (*reranker)(nil)
+	_ llm.BatchSizer = (*reranker)(nil)
 )

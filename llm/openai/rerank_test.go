@@ -201,7 +201,8 @@ func TestRerankShapes(t *testing.T) {
 // there.
 func TestRerankTEIBatchLimit(t *testing.T) {
 	s := newRerankServer(t, "tei", 8)
-	r, _ := NewReranker(Config{RerankURL: s.URL, RerankBatch: 20})
+	rr, _ := NewReranker(Config{RerankURL: s.URL, RerankBatch: 20})
+	r := rr.(*reranker)
 	texts := docs(20)
 	scores, err := r.Rerank(context.Background(), "min cost flow", texts)
 	if err != nil {
@@ -251,7 +252,8 @@ func TestRerank413Halves(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"results": out})
 	}))
 	defer srv.Close()
-	r, _ := NewReranker(Config{RerankURL: srv.URL, RerankBatch: 16})
+	rr, _ := NewReranker(Config{RerankURL: srv.URL, RerankBatch: 16})
+	r := rr.(*reranker)
 	scores, err := r.Rerank(context.Background(), "q", docs(16))
 	if err != nil || len(scores) != 16 {
 		t.Fatalf("%v, %v", scores, err)
@@ -325,7 +327,8 @@ func TestRerankConfig(t *testing.T) {
 	if _, err := NewReranker(Config{RerankURL: "http://x", RerankBatch: -1}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("negative batch: %v", err)
 	}
-	r, _ := NewReranker(Config{RerankURL: "http://x/rerank/", RerankModel: "bge-reranker:latest", APIKey: "chat-key"})
+	rr, _ := NewReranker(Config{RerankURL: "http://x/rerank/", RerankModel: "bge-reranker:latest", APIKey: "chat-key"})
+	r := rr.(*reranker)
 	if r.url != "http://x/rerank" || r.Name() != "bge-reranker" || r.tr.key != "" || r.MaxBatch() != 32 {
 		t.Fatalf("url %q name %q key %q batch %d", r.url, r.Name(), r.tr.key, r.MaxBatch())
 	}
