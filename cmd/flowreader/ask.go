@@ -129,7 +129,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
+	if name := embedderName(p.Embedder()); g.Embedder != "" && strings.TrimSuffix(name, ":latest") != strings.TrimSuffix(g.Embedder, ":latest") {
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", termsafe.Text(*graphFile), g.Embedder, name, g.Dim)
 	}
 	// Images: --images, else the root build recorded in the graph file,

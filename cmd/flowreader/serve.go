@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/flowreader/flowreader"
@@ -80,7 +81,7 @@ func (f *indexFlags) open(ctx context.Context, getenv func(string) string, stder
 	if err != nil {
 		return nil, err
 	}
-	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
+	if name := embedderName(p.Embedder()); g.Embedder != "" && strings.TrimSuffix(name, ":latest") != strings.TrimSuffix(g.Embedder, ":latest") {
 		fmt.Fprintf(stderr, "%s: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", cmd, f.graphFile, g.Embedder, name, g.Dim)
 	}
 	if ms.model != nil {
