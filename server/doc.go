@@ -38,7 +38,7 @@
 //
 //	event: evidence   data: {"event":"evidence","pass":1,"evidence":{…Evidence…}}
 //	event: draft      data: {"event":"draft","pass":1,"draft":{"chain":0,"status":"supported","answer":"31",…}}
-//	event: delta      data: {"event":"delta","pass":1,"text":"The East","thought":false}
+//	event: delta      data: {"event":"delta","pass":1,"text":"The East"}
 //	event: citations  data: {"event":"citations","pass":1,"citations":[…]}
 //	event: done       data: {"event":"done","pass":1,"result":{…Result…}}
 //
