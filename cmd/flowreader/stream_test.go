@@ -157,3 +157,49 @@ func TestAskRerank(t *testing.T) {
 		t.Fatalf("a model without a server: exit %d: %s", code, se)
 	}
 }
+
+// flowreader serve answers a streamed ask over the real binary: the
+// events as server-sent events, the answer's tokens from the model's
+// stream.
+func TestServeStream(t *testing.T) {
+	g := buildQuickstart(t)
+	chat := chatStandIn(t)
+	p := startServe(t, "-g", g, "--llm-url", chat.URL, "--llm-model", "standin")
+	resp, err := http.Post(p.url+"/v1/ask", "application/json", strings.NewReader(`{"question": "`+gustQuestion+`", "stream": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%d %q: %s", resp.StatusCode, resp.Header.Get("Content-Type"), p.log())
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var answer strings.Builder
+	for _, ev := range strings.Split(strings.TrimSpace(string(b)), "\n\n") {
+		name, data, ok := strings.Cut(ev, "\ndata: ")
+		if !ok || !strings.HasPrefix(name, "event: ") {
+			t.Fatalf("event %q", ev)
+		}
+		kind := strings.TrimPrefix(name, "event: ")
+		if len(kinds) == 0 || kinds[len(kinds)-1] != kind {
+			kinds = append(kinds, kind)
+		}
+		var e struct {
+			Text    string `json:"text"`
+			Thought bool   `json:"thought"`
+		}
+		if err := json.Unmarshal([]byte(data), &e); err != nil {
+			t.Fatalf("data %q: %v", data, err)
+		}
+		if kind == "delta" && !e.Thought {
+			answer.WriteString(e.Text)
+		}
+	}
+	if strings.Join(kinds, " ") != "evidence draft delta citations done" || answer.String() != "Storm Elda's peak gust was 131 km/h." {
+		t.Fatalf("events %v, answer %q", kinds, answer.String())
+	}
+}
