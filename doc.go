@@ -38,6 +38,35 @@
 // once (flow.Rerouter), re-selects and re-reads, keeping the new answer
 // when it has support ([System2] is its account).
 //
+// # Streaming
+//
+// With [Options].Stream set, Ask (and Answer over the Evidence Retrieve
+// made) tells each step of the answer as it happens ([Event]): the
+// evidence, before any model call of the reading returns; each worker's
+// draft as it finishes; the answer's pieces as the reasoner writes them
+// (when Config.Model implements llm.Streamer; otherwise, and offline, the
+// answer whole); the citations; the Result. Cancelling the context stops
+// every model call in flight.
+//
+// # Reranking
+//
+// With Config.Reranker (a cross-encoder, llm.Reranker), scoring ends with
+// a reranking step: the top n nodes by h (Config.RerankTop, default 64;
+// ties by index) are scored against the question, ρ_v ∈ [0, 1], on their
+// caption and text (at most 2,000 characters), and fused into h,
+//
+//	h̃_v = (1−w)·h_v + w·ρ_v   (ρ_v = 0 for the nodes not reranked)
+//	h'_v = h̃_v · max_u h_u / max_u h̃_u
+//
+// with w = Config.RerankWeight (default 0.5; w = 1 replaces h by ρ). The
+// rescaling keeps h's scale, which the aspects router's demand floor is
+// set against. h' is the score that routing, selection and reading use
+// and every result reports (score.Scores.H, EvidenceNode.Score), and
+// Scores.Steps ends in "rerank". The steps before it are the paper's, as
+// they are without a reranker; the classic preset's sources and sinks,
+// and h̄, are taken before reranking. A failed rerank call fails the
+// question (wrap the reranker with llm.WrapReranker for retries).
+//
 // Config.Logger (log/slog), Config.TracerProvider and Config.MeterProvider
 // (OpenTelemetry) observe builds, opens and questions; nil means off, and
 // no global logger or provider is used unless passed. Every model and

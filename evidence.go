@@ -28,6 +28,14 @@ type Options struct {
 	// Scores asks for the node score h of every graph node in
 	// Evidence.Scores (as long as the graph, so left out by default).
 	Scores bool
+	// Stream, when set, is told each step of Ask's answer as it happens
+	// (see [Event]): the evidence, each worker's draft, the answer's pieces
+	// as the reasoner writes them, the citations, the result. It is called
+	// from the goroutines doing the work, never concurrently; a slow Stream
+	// slows the answer. To stop the answer, cancel Ask's context: every
+	// model call in flight ends. Retrieve keeps it in the Evidence, whose
+	// Answer streams too.
+	Stream func(Event)
 }
 
 // Evidence is what retrieval found for one question: the selected chains
@@ -66,6 +74,8 @@ type Evidence struct {
 	// The steps' values, kept for System 2 (nil in a decoded Evidence).
 	scores  *score.Scores
 	routing *flow.Routing
+	// Options.Stream, told of Answer's steps (nil in a decoded Evidence).
+	stream func(Event)
 }
 
 // EvidenceChain is one selected chain: its nodes in routed order
@@ -165,6 +175,7 @@ func (ix *Index) Retrieve(ctx context.Context, question string, o Options) (*Evi
 		return nil, ErrQuestion
 	}
 	ev := ix.newEvidence(question, budget)
+	ev.stream = o.Stream
 	// Each step is one call between two laps, the place for a log line or
 	// a span per step.
 	t := time.Now()

@@ -213,3 +213,79 @@ func ExampleIndex_Retrieve() {
 	// survey#1 table p.1 score 1.00: Breakwater | Nests 2024 | Nests 2025
 	// survey#2 text p.1 score 0.89: The East Arm lost its tern colony after the May storm flooded its lower sections.
 }
+
+// Streaming: each step of the answer as it happens. With a Model that
+// streams (llm.Streamer, as llm/openai's Chat does), the deltas are the
+// reasoner's tokens; the offline reader gives its answer as one delta.
+func ExampleOptions_stream() {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := p.Build(ctx, docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = ix.Ask(ctx, "How many nests did the East Arm have in 2025?", flowreader.Options{
+		Stream: func(e flowreader.Event) {
+			switch e.Kind {
+			case "evidence":
+				fmt.Println("evidence:", len(e.Evidence.Chains) > 0)
+			case "draft":
+				fmt.Println("draft of chain", e.Draft.Chain) // one per worker, as each finishes
+			case "delta":
+				fmt.Println("answer so far grows by", len(e.Text) > 0)
+			case "citations":
+				fmt.Println("citations:", len(e.Citations) > 0)
+			case "done":
+				fmt.Println("done:", e.Result.Trace.Reader)
+			}
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// evidence: true
+	// answer so far grows by true
+	// citations: true
+	// done: extractive
+}
+
+// A reranker (here a stand-in; llm/openai's Reranker speaks vLLM's, TEI's
+// and Infinity's /rerank) fused into relevance before routing.
+func ExampleConfig_reranker() {
+	ctx := context.Background()
+	crossEncoder := rerankerFunc(func(ctx context.Context, q string, texts []string) ([]float64, error) {
+		out := make([]float64, len(texts))
+		for i, t := range texts {
+			if strings.Contains(t, "storm") {
+				out[i] = 0.9
+			}
+		}
+		return out, nil
+	})
+	p, err := flowreader.New(flowreader.Config{Reranker: crossEncoder, RerankTop: 8})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, _ := p.Build(ctx, docs())
+	ix, _ := p.Open(ctx, g)
+	s, err := ix.Score(ctx, "Which storm flooded the East Arm?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.Steps[len(s.Steps)-1], len(s.Reranked) > 0)
+	// Output: rerank true
+}
+
+type rerankerFunc func(ctx context.Context, q string, texts []string) ([]float64, error)
+
+func (f rerankerFunc) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	return f(ctx, q, texts)
+}

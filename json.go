@@ -167,19 +167,10 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		a = &reader.Answer{}
 	}
 	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Confidence: a.Confidence,
-		LowConfidence: a.LowConfidence(), Citations: []citationJSON{}, Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
-	for _, c := range a.Citations {
-		cj := citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain}
-		if c.Span[1] > 0 {
-			sp := c.Span
-			cj.Span = &sp
-		}
-		out.Citations = append(out.Citations, cj)
-	}
+		LowConfidence: a.LowConfidence(), Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
+	out.Citations = citationsOf(a.Citations)
 	for _, d := range a.Drafts {
-		nodes := append([]int{}, d.Nodes...)
-		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: nodes, Flow: d.Flow,
-			Status: string(d.Status), Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images})
+		out.Drafts = append(out.Drafts, draftOf(d))
 	}
 	if s := r.System2; s != nil {
 		j := &system2JSON{Consistency: s.Consistency, Pairs: s.Pairs, Contradictions: s.Contradictions,
@@ -193,6 +184,24 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		out.System2 = j
 	}
 	return json.Marshal(out)
+}
+
+func citationsOf(cs []reader.Citation) []citationJSON {
+	out := []citationJSON{}
+	for _, c := range cs {
+		cj := citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain}
+		if c.Span[1] > 0 {
+			sp := c.Span
+			cj.Span = &sp
+		}
+		out = append(out, cj)
+	}
+	return out
+}
+
+func draftOf(d reader.Draft) draftJSON {
+	return draftJSON{Chain: d.Chain, Nodes: append([]int{}, d.Nodes...), Flow: d.Flow, Status: string(d.Status),
+		Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images}
 }
 
 func traceOf(t reader.Trace) traceJSON {

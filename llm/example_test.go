@@ -88,3 +88,43 @@ func ExamplePurposeOf() {
 	// worker small
 	// reasoner big
 }
+
+// A reranker behind retries and a cache: texts already scored for the
+// same query are not sent again.
+func ExampleWrapReranker() {
+	calls := 0
+	r := rerankFunc(func(ctx context.Context, q string, texts []string) ([]float64, error) {
+		calls++
+		out := make([]float64, len(texts))
+		for i, t := range texts {
+			out[i] = float64(len(t)) / 100
+		}
+		return out, nil
+	})
+	w := llm.WrapReranker(r, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 3})
+	w.Rerank(context.Background(), "q", []string{"a passage", "another passage"})
+	s, err := w.Rerank(context.Background(), "q", []string{"another passage"})
+	fmt.Println(s, err, calls)
+	// Output: [0.15] <nil> 1
+}
+
+type rerankFunc func(ctx context.Context, q string, texts []string) ([]float64, error)
+
+func (f rerankFunc) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	return f(ctx, q, texts)
+}
+
+// A model that streams passes its answer on in pieces; one that does not
+// is read whole. Wrap keeps the capability.
+func ExampleStreamer() {
+	var m llm.Model = llm.Wrap(&fake.Model{Default: "min-cost flow"}, llm.Middleware{Attempts: 3})
+	req := llm.UserText("What routes the evidence?")
+	if s, ok := m.(llm.Streamer); ok {
+		resp, _ := s.GenerateStream(context.Background(), req, func(piece string) { fmt.Printf("%q ", piece) })
+		fmt.Println("→", resp.Text)
+		return
+	}
+	resp, _ := m.Generate(context.Background(), req)
+	fmt.Println(resp.Text)
+	// Output: "min-cost " "flow" → min-cost flow
+}

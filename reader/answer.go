@@ -32,6 +32,21 @@ type Input struct {
 	// optional: the VLM reader shows the reasoner each chain's most relevant
 	// nodes first (paper v3 §3.4); without it, the first nodes of the chain.
 	Relevance []float64
+	// OnDraft, when set, is told of each worker's draft as soon as it is
+	// read, in the order the workers finish (a draft taken from Earlier is
+	// not told again). OnText, when set, is told the answer as it is
+	// written: the reasoner's reply in pieces when its model streams
+	// (llm.Streamer), the text of its <output> block with thought false
+	// and the rest (its <thought> block) with thought true, tags removed;
+	// otherwise, and by a reader that writes no reply (Extractive), the
+	// answer once it is known, as one piece. The answer pieces are as
+	// written, not yet checked: Answer.Text is the answer (it differs when
+	// the reply has several <output> blocks, none, or an empty one). The
+	// reader never calls the two concurrently; a slow callback slows the
+	// reading, and to stop it, cancel the Read's context. Readers of other
+	// packages may ignore both.
+	OnDraft func(Draft)
+	OnText  func(piece string, thought bool)
 	// Earlier is an earlier reading of the same question, for a re-read
 	// (System 2, paper v1 §3.5): a chain whose node sequence is that of an
 	// earlier draft that did not fail is not read again (greedy decoding

@@ -82,6 +82,18 @@
 // |F|/|Q| < 1/2: the answer is empty, without citations, and its note says
 // "no answer in the collection". Its trace says "extractive".
 //
+// # Streaming
+//
+// A caller that sets [Input].OnDraft and OnText sees the reading as it
+// happens: each draft when its worker finishes, then the reasoner's reply
+// as its model writes it (when the model implements llm.Streamer), split
+// at its tags: the text of <output> as answer pieces (leading and trailing
+// spaces of the block dropped, so that for a reply with one <output> block
+// the answer pieces joined are the answer extractOutput takes), the rest
+// as thought. A tag cut across pieces is held back until it is whole. When
+// the model does not stream, when the reply has no <output> tag, and for
+// the extractive reader, the answer is passed on once, whole.
+//
 // # Failure policy
 //
 // A worker that fails (after whatever retries the model middleware does)

@@ -80,12 +80,18 @@ const topUnits = 24
 // never removes a node from consideration.
 const orderPrior = 0.03
 
-// Read answers in.Question with the best-matching span of in.Chains.
-func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
+// Read answers in.Question with the best-matching span of in.Chains. It
+// tells in.OnText its answer, as one piece, once it has it.
+func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err error) {
 	start := time.Now()
 	if err := checkInput(in); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err == nil && ans != nil && ans.Text != "" {
+			newHooks(in).answer(ans.Text)
+		}
+	}()
 	if len(in.Chains) == 0 {
 		return noEvidence("extractive", start), nil
 	}
@@ -148,7 +154,7 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 			us[i].eff = math.Max(us[i].eff, prevShare*us[p].score)
 		}
 	}
-	ans := &Answer{Trace: tr}
+	ans = &Answer{Trace: tr}
 	best, ok := e.answer(in, q, us, idf)
 	ans.Trace.Stages["extract"] = time.Since(start)
 	ans.Trace.Total = time.Since(start)

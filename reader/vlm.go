@@ -81,6 +81,7 @@ type run struct {
 	qt            questionType
 	h             []float64
 	trace         Trace
+	hooks         *hooks
 }
 
 // Read answers in.Question from in.Chains.
@@ -161,6 +162,7 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 		return v.fallback(ctx, r, drafts, start, err)
 	}
 	r.trace.ReasonerFallback = fb
+	r.hooks.answer(text)
 	ans := &Answer{Text: text, Drafts: drafts}
 
 	ans.Citations = r.citations(ans.Text, ans.Drafts)
@@ -198,7 +200,7 @@ func (r *run) partial(drafts []Draft, start time.Time) *Answer {
 }
 
 func (v *VLM) newRun(in *Input) *run {
-	r := &run{in: in, classic: v.Classic, meter: newMeter(v.Model), h: in.Relevance}
+	r := &run{in: in, classic: v.Classic, meter: newMeter(v.Model), h: in.Relevance, hooks: newHooks(in)}
 	r.imgs = v.newImageCache(in.Graph)
 	if ia, ok := v.Model.(llm.ImageAccepter); ok && ia.AcceptsImages() {
 		r.images = true

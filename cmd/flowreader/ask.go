@@ -45,8 +45,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
+	stream := fs.Bool("stream", false, "print the answer as it is written: the reading's progress on stderr, the answer's tokens on stdout as the model streams them (with --json: one JSON event per line)")
 	var ep endpoints
 	ep.register(fs)
+	ep.registerRerank(fs)
 	var tel telemetryFlags
 	tel.register(fs)
 	fs.Usage = func() {
@@ -110,7 +112,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	cfg.Embedder, cfg.Model = ms.embedder, ms.model
+	cfg.Embedder, cfg.Model, cfg.Reranker = ms.embedder, ms.model, ms.reranker
 	cfg.Concurrency = *concurrency
 	flush, err := tel.tracing(&cfg)
 	if err != nil {
@@ -133,7 +135,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
+	if name := embedderName(p.Embedder()); g.Embedder != "" && strings.TrimSuffix(name, ":latest") != strings.TrimSuffix(g.Embedder, ":latest") {
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", termsafe.Text(*graphFile), g.Embedder, name, g.Dim)
 	}
 	// Images: --images, else the root build recorded in the graph file,
@@ -158,7 +160,18 @@ flags:
 	if err != nil {
 		return err
 	}
+	var sp *streamPrinter
+	if *stream {
+		sp = &streamPrinter{out: stdout, log: stderr, json: *asJSON}
+		if !*asJSON {
+			fmt.Fprintf(stdout, "Q: %s\nA: ", termsafe.Text(question))
+		}
+		opt.Stream = sp.event
+	}
 	res, err := ix.Ask(ctx, question, opt)
+	if sp != nil && !*asJSON && sp.answer.Len() > 0 {
+		fmt.Fprintln(stdout)
+	}
 	if err != nil {
 		return err
 	}
@@ -181,6 +194,18 @@ flags:
 			return err
 		}
 	}
+	if sp != nil {
+		if sp.err != nil {
+			return sp.err
+		}
+		if !*asJSON {
+			sp.finish(res)
+			if *explain {
+				printExplain(stdout, g, res)
+			}
+		}
+		return noAnswer(res)
+	}
 	if *asJSON {
 		// The library's JSON contract (flowreader.SchemaVersion), as the
 		// server's /v1/ask answers.
@@ -196,6 +221,66 @@ flags:
 		printExplain(stdout, g, res)
 	}
 	return noAnswer(res)
+}
+
+// streamPrinter prints a streamed answer (ask --stream): the answer's
+// pieces on out as they come, the reading's progress on log; with json,
+// every event as one JSON line on out instead.
+type streamPrinter struct {
+	out, log     io.Writer
+	json         bool
+	chains, seen int
+	answer       strings.Builder
+	err          error // the first failed write
+}
+
+func (p *streamPrinter) event(e flowreader.Event) {
+	if p.err != nil {
+		return
+	}
+	if p.json {
+		b, err := json.Marshal(e)
+		if err == nil {
+			_, err = fmt.Fprintf(p.out, "%s\n", b)
+		}
+		p.err = err
+		return
+	}
+	switch e.Kind {
+	case "evidence":
+		p.chains = len(e.Evidence.Chains)
+		fmt.Fprintf(p.log, "ask: reading %d chains\n", p.chains)
+	case "draft":
+		p.seen++
+		pass := ""
+		if e.Pass > 1 {
+			pass = " (System 2)"
+		}
+		fmt.Fprintf(p.log, "ask: chain %d read%s (%d of %d): %s\n", e.Draft.Chain+1, pass, p.seen, p.chains, e.Draft.Status)
+	case "delta":
+		if e.Thought {
+			return
+		}
+		p.answer.WriteString(e.Text)
+		_, p.err = io.WriteString(p.out, termsafe.Text(e.Text))
+	}
+}
+
+// finish prints what follows the answer: the answer again when the one
+// that stands is not the text streamed (the reasoner wrote no <output>
+// block, or System 2 replaced it), then the citations and notes.
+func (p *streamPrinter) finish(res *flowreader.Result) {
+	if strings.TrimSpace(p.answer.String()) != strings.TrimSpace(res.Text) {
+		fmt.Fprintf(p.out, "A (final): %s\n", termsafe.Text(res.Text))
+	}
+	if res.Answer != nil && res.LowConfidence() && len(res.Citations) > 0 {
+		// The text streamed is the best passage, not an answer: say so,
+		// with the span the reader would answer with, as printAnswer does.
+		c := res.Citations[0]
+		fmt.Fprintf(p.out, "Not sure (confidence %.2f, below %.2f). The span the reader would answer with, between » and «:\n  [1] %s (node %s): %s\n",
+			res.Confidence, reader.ConfidenceThreshold, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
+	}
+	printCitations(p.out, res)
 }
 
 // loadForEmbedder loads a graph file and checks that its embedding
@@ -344,6 +429,11 @@ func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.R
 		return
 	}
 	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
+	printCitations(w, res)
+}
+
+// printCitations prints the answer's confidence, citations and notes.
+func printCitations(w io.Writer, res *flowreader.Result) {
 	if res.Answer != nil && res.Confidence > 0 {
 		fmt.Fprintf(w, "confidence: %.2f\n", res.Confidence)
 	}

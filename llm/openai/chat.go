@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 
 	"github.com/flowreader/flowreader/llm"
 )
@@ -31,8 +32,14 @@ func NewChat(cfg Config) (*Chat, error) {
 	return &Chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
 }
 
-// Name returns the served model name. It implements llm.Namer.
-func (c *Chat) Name() string { return c.cfg.Model }
+// Name returns the served model name, without a ":latest" tag (Ollama
+// reads "llama3.2" as "llama3.2:latest": both spellings name one model in
+// graph headers and cache keys). It implements llm.Namer.
+func (c *Chat) Name() string { return canonicalName(c.cfg.Model) }
+
+// canonicalName drops a trailing ":latest", the tag Ollama gives a model
+// name that has none.
+func canonicalName(model string) string { return strings.TrimSuffix(model, ":latest") }
 
 // AcceptsImages reports whether image parts may be sent (not TextOnly). It
 // implements llm.ImageAccepter.
@@ -40,7 +47,7 @@ func (c *Chat) AcceptsImages() bool { return !c.cfg.TextOnly }
 
 // Generate sends req and returns the first choice. It implements llm.Model.
 func (c *Chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	body, err := c.body(req)
+	body, err := c.body(req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +73,9 @@ type chatMessage struct {
 	Content any    `json:"content"` // string, or []contentPart
 }
 
-// body builds the JSON body for req.
-func (c *Chat) body(req *llm.Request) (map[string]any, error) {
+// body builds the JSON body for req; stream asks for server-sent events
+// with the usage on the last one.
+func (c *Chat) body(req *llm.Request, stream bool) (map[string]any, error) {
 	if req == nil || len(req.Messages) == 0 {
 		return nil, fmt.Errorf("openai: empty request")
 	}
@@ -131,6 +139,10 @@ func (c *Chat) body(req *llm.Request) (map[string]any, error) {
 			},
 		}
 	}
+	if stream {
+		body["stream"] = true
+		body["stream_options"] = map[string]any{"include_usage": true}
+	}
 	for k, v := range c.cfg.Extra {
 		body[k] = v
 	}
@@ -178,6 +190,7 @@ func parseChat(data []byte) (*llm.Response, error) {
 }
 
 var (
+	_ llm.Streamer      = (*Chat)(nil)
 	_ llm.Model         = (*Chat)(nil)
 	_ llm.Namer         = (*Chat)(nil)
 	_ llm.ImageAccepter = (*Chat)(nil)

@@ -50,13 +50,13 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 	return e, nil
 }
 
-// Name identifies the model and, with Matryoshka truncation, the kept
-// dimension. It implements llm.Namer.
+// Name identifies the model (without a ":latest" tag, as Chat.Name) and,
+// with Matryoshka truncation, the kept dimension. It implements llm.Namer.
 func (e *Embedder) Name() string {
 	if e.cfg.Matryoshka > 0 {
-		return e.cfg.EmbedModel + "@" + strconv.Itoa(e.cfg.Matryoshka)
+		return canonicalName(e.cfg.EmbedModel) + "@" + strconv.Itoa(e.cfg.Matryoshka)
 	}
-	return e.cfg.EmbedModel
+	return canonicalName(e.cfg.EmbedModel)
 }
 
 // Dimension returns the Matryoshka dimension, else the one learnt from the
