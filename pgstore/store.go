@@ -1,0 +1,176 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var (
+	// ErrNotFound is returned for a collection the database does not
+	// hold.
+	ErrNotFound = errors.New("pgstore: no such collection")
+	// ErrExists is returned by Import for a collection name that is taken.
+	ErrExists = errors.New("pgstore: collection exists")
+	// ErrConflict is returned by Update when the collection changed since
+	// the version the update was made from: another writer committed
+	// first, and applying this one would silently undo its change.
+	ErrConflict = errors.New("pgstore: collection changed since the update's base version")
+	// ErrUnavailable wraps errors of a database that cannot be reached or
+	// is shutting down or starting: the request may succeed later. A
+	// server maps it to 503.
+	ErrUnavailable = errors.New("pgstore: store unavailable")
+	// ErrSchema is returned by Open for a database whose flowreader schema
+	// is newer than this library reads.
+	ErrSchema = errors.New("pgstore: unsupported schema version")
+	// ErrInput is returned for an argument the store cannot take: an
+	// invalid collection name, a graph without nodes, an embedding of
+	// another dimension than the collection's.
+	ErrInput = errors.New("pgstore: invalid input")
+)
+
+// Store is a flowreader database: many collections in one PostgreSQL
+// database, in the schema "flowreader". It holds a connection pool and is
+// safe for concurrent use; make one per process with Open.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at url (a PostgreSQL URL or key=value
+// string, as pgx takes it; pool_max_conns and the other pool settings
+// included), creates the flowreader schema or migrates it to this
+// library's version, and returns the store. Opening many stores on one
+// database at once is safe: the migration runs once, under a lock.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open: %w: %w", ErrInput, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, wrap("open", err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		pool.Close()
+		return nil, wrap("open", err)
+	}
+	err = migrate(ctx, conn.Conn())
+	conn.Release()
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the store's connections, waiting for those in use.
+func (s *Store) Close() { s.pool.Close() }
+
+// wrap makes err a store error of operation op: a PostgreSQL error keeps
+// its type (errors.As with *pgconn.PgError gives the SQLSTATE), and an
+// error of a database that cannot be reached, or is shutting down or
+// starting, also wraps ErrUnavailable. nil stays nil.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if unavailable(err) {
+		return fmt.Errorf("pgstore: %s: %w: %w", op, ErrUnavailable, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w", op, err)
+}
+
+// unavailable reports whether err means the database is out of reach for
+// now rather than that the request is wrong.
+func unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "08"), // connection exception
+			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // shutdown, crash, starting
+			pe.Code == "53300": // too many connections
+			return true
+		}
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.As(err, &oe) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) ||
+		strings.Contains(err.Error(), "conn closed")
+}
+
+// validName checks a collection name: 1 to 200 bytes of printable text.
+func validName(name string) error {
+	if name == "" || len(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("%w: collection name %q (1 to 200 bytes, no control characters)", ErrInput, name)
+	}
+	return nil
+}
+
+// Collection describes one collection of the store.
+type Collection struct {
+	// Name names the collection; requests name it.
+	Name string
+	// Version is bumped by every committed change.
+	Version int64
+	// Nodes and Documents count what the collection holds.
+	Nodes, Documents int64
+	// Dim is the embedding dimension; Int8 reports int8 embeddings with a
+	// scale per row (else float32).
+	Dim  int
+	Int8 bool
+	// Embedder names the embedder that made the embeddings.
+	Embedder string
+}
+
+// Collections lists the store's collections by name.
+func (s *Store) Collections(ctx context.Context) ([]Collection, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.name, c.version, c.nodes, (SELECT count(*) FROM flowreader.documents d WHERE d.coll = c.id), c.dim, c.int8, c.embedder
+FROM flowreader.collections c ORDER BY c.name`)
+	if err != nil {
+		return nil, wrap("collections", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Collection, error) {
+		var c Collection
+		err := r.Scan(&c.Name, &c.Version, &c.Nodes, &c.Documents, &c.Dim, &c.Int8, &c.Embedder)
+		return c, err
+	})
+	return out, wrap("collections", err)
+}
+
+// Drop deletes a collection and everything in it, in one transaction.
+func (s *Store) Drop(ctx context.Context, name string) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var id int32
+		if err := tx.QueryRow(ctx, `SELECT id FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("pgstore: drop %q: %w", name, ErrNotFound)
+			}
+			return wrap("drop", err)
+		}
+		for _, t := range []string{"nodes", "vectors", "sketches", "terms", "postings", "refs", "titles", "documents", "collections"} {
+			col := "coll"
+			if t == "collections" {
+				col = "id"
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM flowreader.`+t+` WHERE `+col+` = $1`, id); err != nil {
+				return wrap("drop", err)
+			}
+		}
+		_, err := tx.Exec(ctx, `SELECT pg_notify('flowreader', $1)`, name)
+		return wrap("drop", err)
+	})
+}
