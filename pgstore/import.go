@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -56,10 +57,14 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 		return wrap("import", err)
 	}
 	w := &writer{tx: tx, coll: id, g: g}
-	if err := w.write(ctx, 0, g.Len()); err != nil {
+	all := make([]int, g.Len())
+	for i := range all {
+		all[i] = i
+	}
+	if err := w.write(ctx, all); err != nil {
 		return err
 	}
-	if err := w.documents(ctx, docs); err != nil {
+	if err := w.documents(ctx, docs, nil); err != nil {
 		return err
 	}
 	if err := refreshStats(ctx, tx, id); err != nil {
@@ -78,6 +83,41 @@ type writer struct {
 	g    *graph.Graph
 	// seq maps node i of g to its seq in the collection; nil means i.
 	seq []int64
+	// named is what each node of g names by title (names).
+	named [][]int32
+}
+
+// names returns what each node of g names by title, over the whole graph,
+// as flow.Hop computes it.
+func (w *writer) names() [][]int32 {
+	if w.named == nil {
+		g := w.g
+		texts, titles := make([]string, g.Len()), make([]string, g.Len())
+		for i := range g.Nodes {
+			texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
+		}
+		w.named = mention.TitleMentions(texts, titles, mention.Options{})
+	}
+	return w.named
+}
+
+// links returns node i's title mentions and adjacency in seqs.
+func (w *writer) links(i int, names [][]int32) (nm, nbrs []int64, kinds []int16, weights []float32) {
+	nm = make([]int64, len(names[i]))
+	for j, v := range names[i] {
+		nm[j] = w.seqOf(int(v))
+	}
+	nb, es := w.g.Neighbors(i)
+	nbrs, kinds, weights = make([]int64, len(nb)), make([]int16, len(nb)), make([]float32, len(nb))
+	for j, v := range nb {
+		e := w.g.Edges[es[j]]
+		nbrs[j], kinds[j], weights[j] = w.seqOf(int(v)), int16(e.Kind), e.Weight
+	}
+	// Seqs ascend with node indexes on import; after an update a kept
+	// node's neighbours may not: keep each array in ascending seq, the
+	// order the expansion walks.
+	sortLinks(nbrs, kinds, weights)
+	return nm, nbrs, kinds, weights
 }
 
 func (w *writer) seqOf(i int) int64 {
@@ -87,19 +127,13 @@ func (w *writer) seqOf(i int) int64 {
 	return w.seq[i]
 }
 
-// write copies nodes [a, b) of w.g: their rows, embeddings, sketches,
-// postings, references and titles; and adds their terms to the
+// write copies the nodes sel of w.g (ascending): their rows, embeddings,
+// sketches, postings, references and titles; and adds their terms to the
 // collection's vocabulary.
-func (w *writer) write(ctx context.Context, a, b int) error {
+func (w *writer) write(ctx context.Context, sel []int) error {
 	g := w.g
-	n := g.Len()
-	// What each node names by title, over the whole graph, as flow.Hop
-	// computes it.
-	texts, titles := make([]string, n), make([]string, n)
-	for i := range g.Nodes {
-		texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
-	}
-	names := mention.TitleMentions(texts, titles, mention.Options{})
+	names := w.names()
+	a, b := 0, len(sel)
 
 	terms := scorehook.NewTerms()
 	var (
@@ -115,7 +149,7 @@ func (w *writer) write(ctx context.Context, a, b int) error {
 	}
 	post := make([][]posting, b-a)
 	for k := a; k < b; k++ {
-		ids = terms.Append(ids[:0], &g.Nodes[k])
+		ids = terms.Append(ids[:0], &g.Nodes[sel[k]])
 		lens[k-a] = float32(len(ids))
 		slices.Sort(ids)
 		for x := 0; x < len(ids); {
@@ -134,29 +168,21 @@ func (w *writer) write(ctx context.Context, a, b int) error {
 		if i >= b {
 			return nil, nil
 		}
-		k := i
+		x := i
 		i++
+		k := sel[x]
 		nd := &g.Nodes[k]
 		ip, im := "", ""
 		if nd.Image != nil {
 			ip, im = nd.Image.Path, nd.Image.MIME
 		}
-		nm := make([]int64, len(names[k]))
-		for j, v := range names[k] {
-			nm[j] = w.seqOf(int(v))
-		}
-		nb, es := g.Neighbors(k)
-		nbrs, kinds, weights := make([]int64, len(nb)), make([]int16, len(nb)), make([]float32, len(nb))
-		for j, v := range nb {
-			e := g.Edges[es[j]]
-			nbrs[j], kinds[j], weights[j] = w.seqOf(int(v)), int16(e.Kind), e.Weight
-		}
+		nm, nbrs, kinds, weights := w.links(k, names)
 		refs := scorehook.NodeRefKeys(nd)
 		if refs == nil {
 			refs = []string{}
 		}
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nd.Content, nd.Caption, nd.Footnote, nd.Summary,
-			nonNil(nd.Keywords), nonNil(nd.Tags), nd.ImageText, ip, im, nd.Context, lens[k-a], int32(scorehook.SummaryLen(nd)), refs, nm, nbrs, kinds, weights}, nil
+			nonNil(nd.Keywords), nonNil(nd.Tags), nd.ImageText, ip, im, nd.Context, lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, nbrs, kinds, weights}, nil
 	}))
 	if err != nil {
 		return wrap("import nodes", err)
@@ -169,7 +195,7 @@ func (w *writer) write(ctx context.Context, a, b int) error {
 		if i >= b {
 			return nil, nil
 		}
-		k := i
+		k := sel[i]
 		i++
 		row = g.AppendEmbedding(row[:0], k)
 		if g.Int8Embeddings() {
@@ -190,7 +216,7 @@ func (w *writer) write(ctx context.Context, a, b int) error {
 		if i >= b {
 			return nil, nil
 		}
-		k := i
+		k := sel[i]
 		i++
 		row = g.AppendEmbedding(row[:0], k)
 		return []any{w.coll, w.seqOf(k), sketch(row)}, nil
@@ -222,14 +248,14 @@ func (w *writer) write(ctx context.Context, a, b int) error {
 		}
 		p := post[i-a][j]
 		j++
-		return []any{w.coll, local[p.term], w.seqOf(i), p.tf, lens[i-a]}, nil
+		return []any{w.coll, local[p.term], w.seqOf(sel[i]), p.tf, lens[i-a]}, nil
 	}))
 	if err != nil {
 		return wrap("import postings", err)
 	}
 
 	var refRows, titleRows [][]any
-	for k := a; k < b; k++ {
+	for _, k := range sel {
 		nd := &g.Nodes[k]
 		seen := map[string]bool{}
 		for _, r := range scorehook.NodeRefKeys(nd) {
@@ -296,9 +322,10 @@ SELECT inp.ord, up.id FROM inp JOIN up USING (term)`, w.coll, words, df)
 	return nil
 }
 
-// documents writes the documents of w.g's nodes (all of them), with the
-// titles and metadata of docs.
-func (w *writer) documents(ctx context.Context, docs []graph.Document) error {
+// documents writes the documents of w.g's nodes but those in keep, with
+// the titles and metadata of docs, and sets those of the kept ones that
+// docs has.
+func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[string]bool) error {
 	meta := map[string]*graph.Document{}
 	for k := range docs {
 		meta[docs[k].ID] = &docs[k]
@@ -306,6 +333,18 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document) error {
 	hashes := docHashes(w.g)
 	var rows [][]any
 	for _, h := range hashes {
+		if keep[h.id] {
+			if d := meta[h.id]; d != nil {
+				md := d.Metadata
+				if md == nil {
+					md = map[string]string{}
+				}
+				if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents SET title = $3, metadata = $4 WHERE coll = $1 AND id = $2`, w.coll, h.id, d.Title, md); err != nil {
+					return wrap("update documents", err)
+				}
+			}
+			continue
+		}
 		title, md := "", map[string]string{}
 		if d := meta[h.id]; d != nil {
 			title = d.Title
@@ -551,4 +590,20 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// sortLinks sorts an adjacency by seq, its kinds and weights alongside.
+func sortLinks(nbrs []int64, kinds []int16, weights []float32) {
+	if slices.IsSorted(nbrs) {
+		return
+	}
+	idx := make([]int, len(nbrs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(nbrs[a], nbrs[b]) })
+	n2, k2, w2 := slices.Clone(nbrs), slices.Clone(kinds), slices.Clone(weights)
+	for i, j := range idx {
+		nbrs[i], kinds[i], weights[i] = n2[j], k2[j], w2[j]
+	}
 }
