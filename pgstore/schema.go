@@ -133,6 +133,24 @@ CREATE TABLE flowreader.titles (
 // transaction under an advisory lock, so that replicas opening at once
 // migrate it once.
 func migrate(ctx context.Context, conn *pgx.Conn) error {
+	// A schema at this version needs nothing, not even a write: a replica
+	// opening a read-only standby stops here.
+	var v int
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('flowreader.schema_version') IS NOT NULL`).Scan(&exists); err != nil {
+		return wrap("migrate", err)
+	}
+	if exists {
+		if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM flowreader.schema_version`).Scan(&v); err != nil {
+			return wrap("migrate", err)
+		}
+		switch {
+		case v == schemaVersion:
+			return nil
+		case v > schemaVersion:
+			return fmt.Errorf("%w: the database's schema is version %d, this library reads up to %d", ErrSchema, v, schemaVersion)
+		}
+	}
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return wrap("migrate", err)
@@ -145,7 +163,6 @@ func migrate(ctx context.Context, conn *pgx.Conn) error {
 CREATE TABLE IF NOT EXISTS flowreader.schema_version (version int4 NOT NULL, applied timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return wrap("migrate", err)
 	}
-	var v int
 	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM flowreader.schema_version`).Scan(&v); err != nil {
 		return wrap("migrate", err)
 	}
