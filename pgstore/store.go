@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,6 +42,9 @@ var (
 // safe for concurrent use; make one per process with Open.
 type Store struct {
 	pool *pgxpool.Pool
+	// read and written count the bytes of every connection, for the
+	// figures of bytes per question.
+	read, written atomic.Int64
 }
 
 // Open connects to the database at url (a PostgreSQL URL or key=value
@@ -52,6 +56,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open: %w: %w", ErrInput, err)
+	}
+	s := &Store{}
+	dial := cfg.ConnConfig.DialFunc
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countConn{Conn: c, s: s}, nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -68,7 +81,26 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool}, nil
+	s.pool = pool
+	return s, nil
+}
+
+// countConn counts a connection's bytes into its store's totals.
+type countConn struct {
+	net.Conn
+	s *Store
+}
+
+func (c *countConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.s.read.Add(int64(n))
+	return n, err
+}
+
+func (c *countConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.s.written.Add(int64(n))
+	return n, err
 }
 
 // Close closes the store's connections, waiting for those in use.
