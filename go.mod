@@ -8,6 +8,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pgvector/pgvector-go v0.3.0
 	github.com/stretchr/testify v1.12.1
 	github.com/yourbasic/graph v0.0.0-20210606180040-8ecfec1c2869
 	github.com/yuin/goldmark v1.8.7
@@ -47,6 +48,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/viterin/partial v1.1.0 // indirect
 	github.com/viterin/vek v0.4.2 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+	pgvector "github.com/pgvector/pgvector-go"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/mention"
@@ -31,6 +32,9 @@ const (
 	// the first pass keeps for the exact re-rank (at least denseFloor).
 	denseOversample = 4
 	denseFloor      = 1024
+	// annMaxK is the most rows pgvector's HNSW scan returns
+	// (hnsw.ef_search's bound).
+	annMaxK = 1000
 )
 
 // fetched is what one question reads of a collection, in one snapshot:
@@ -71,9 +75,12 @@ type fetched struct {
 
 // fetchOptions tunes a fetch.
 type fetchOptions struct {
-	// exact re-ranks every node (no sketch pass): the dense candidates are
-	// then exactly the m nearest.
+	// exact re-ranks every node (no sketch or HNSW pass): the dense
+	// candidates are then exactly the m nearest.
 	exact bool
+	// retried is set on the fetch made again after the collection cache
+	// was found stale.
+	retried bool
 	// text fetches the reading text of every candidate (content, caption,
 	// footnote, image text, context, tags), for comparing with the
 	// in-process subgraph; a question reads it only for what it reads.
@@ -130,6 +137,12 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	if opt.exact {
 		k = math.MaxInt32
 	}
+	var meta collMeta
+	if s.ann && !opt.exact {
+		if meta, err = s.meta(ctx, conn, name); err != nil {
+			return nil, err
+		}
+	}
 	f := &fetched{}
 	var st collState
 
@@ -160,11 +173,26 @@ JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 O
 		scale float32
 	}
 	var drows []denseRow
-	b.Queue(`SELECT v.seq, v.emb, v.scale FROM (
+	var dq *pgx.QueuedQuery
+	if meta.ann {
+		// pgvector's HNSW: the collection's partial index is used only when
+		// the query names its collection and dimension as its predicate
+		// and expression do, so they are written into the text (integers
+		// of the collection row, not input). It returns at most ef_search
+		// rows.
+		k = min(k, annMaxK)
+		b.Queue(fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, k))
+		dq = b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale FROM (
+	SELECT a.seq FROM flowreader.ann a WHERE a.coll = %d ORDER BY a.v::halfvec(%d) <#> $1 LIMIT %d) d
+JOIN flowreader.vectors v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k, meta.id), pgvector.NewHalfVector(qu))
+	} else {
+		dq = b.Queue(`SELECT v.seq, v.emb, v.scale FROM (
 	SELECT sk.seq FROM flowreader.sketches sk WHERE sk.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
 	ORDER BY bit_count(sk.bits # $2), sk.seq LIMIT $3) d
 JOIN flowreader.vectors v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
-		name, sketch(qu), int64(k)).Query(func(rows pgx.Rows) error {
+			name, sketch(qu), int64(k))
+	}
+	dq.Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var d denseRow
 			if err := rows.Scan(&d.seq, &d.emb, &d.scale); err != nil {
@@ -256,6 +284,17 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 			return nil, fmt.Errorf("pgstore: fetch %q: %w", name, ErrNotFound)
 		}
 		return nil, wrap("fetch", err)
+	}
+	if meta.ann && meta.id != st.id {
+		// The collection was dropped and made again since it was cached.
+		rollback(conn)
+		s.colls.Delete(name)
+		if opt.retried {
+			return nil, fmt.Errorf("pgstore: fetch %q: the collection changed twice during one question", name)
+		}
+		conn.Release()
+		opt.retried = true
+		return s.fetch(ctx, name, q, m, c, opt)
 	}
 	if st.dim != len(q.Embedding) {
 		rollback(conn)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	pgvector "github.com/pgvector/pgvector-go"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/mention"
@@ -56,7 +59,12 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	if err != nil {
 		return wrap("import", err)
 	}
-	w := &writer{tx: tx, coll: id, g: g}
+	w := &writer{tx: tx, coll: id, g: g, noCopy: s.noCopy, ann: s.ann}
+	if w.ann {
+		if _, err := tx.Exec(ctx, annTable); err != nil {
+			return wrap("import", err)
+		}
+	}
 	all := make([]int, g.Len())
 	for i := range all {
 		all[i] = i
@@ -67,8 +75,26 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	if err := w.documents(ctx, docs, nil); err != nil {
 		return err
 	}
+	if w.ann {
+		// The index is built once the rows are in: faster than row by row.
+		if _, err := tx.Exec(ctx, annIndex(id, g.Dim)); err != nil {
+			return wrap("import", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET ann = true WHERE id = $1`, id); err != nil {
+			return wrap("import", err)
+		}
+	}
 	if err := refreshStats(ctx, tx, id); err != nil {
 		return err
+	}
+	// The planner's statistics, so that the first questions find the
+	// indexes (a large import changes the tables' sizes).
+	an := `ANALYZE flowreader.nodes, flowreader.vectors, flowreader.sketches, flowreader.terms, flowreader.postings, flowreader.refs, flowreader.titles, flowreader.documents`
+	if w.ann {
+		an += `, flowreader.ann`
+	}
+	if _, err := tx.Exec(ctx, an); err != nil {
+		return wrap("import", err)
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_notify('flowreader', $1)`, name); err != nil {
 		return wrap("import", err)
@@ -85,6 +111,10 @@ type writer struct {
 	seq []int64
 	// named is what each node of g names by title (names).
 	named [][]int32
+	// noCopy writes by INSERT instead of COPY (see copy).
+	noCopy bool
+	// ann also writes the embeddings as halfvec, for pgvector's HNSW.
+	ann bool
 }
 
 // names returns what each node of g names by title, over the whole graph,
@@ -164,7 +194,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	nodeCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "content", "caption", "footnote", "summary",
 		"keywords", "tags", "image_text", "image_path", "image_mime", "context", "len", "sum_len", "refs", "names", "nbrs", "kinds", "weights"}
 	i = a
-	_, err := w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "nodes"}, nodeCols, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "nodes"}, nodeCols, pgx.CopyFromFunc(func() ([]any, error) {
 		if i >= b {
 			return nil, nil
 		}
@@ -191,7 +221,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	i = a
 	row := make([]float32, 0, g.Dim)
 	q := make([]int8, g.Dim)
-	_, err = w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "vectors"}, []string{"coll", "seq", "emb", "scale"}, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "vectors"}, []string{"coll", "seq", "emb", "scale"}, pgx.CopyFromFunc(func() ([]any, error) {
 		if i >= b {
 			return nil, nil
 		}
@@ -212,7 +242,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	i = a
-	_, err = w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "sketches"}, []string{"coll", "seq", "bits"}, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "sketches"}, []string{"coll", "seq", "bits"}, pgx.CopyFromFunc(func() ([]any, error) {
 		if i >= b {
 			return nil, nil
 		}
@@ -223,6 +253,21 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}))
 	if err != nil {
 		return wrap("import sketches", err)
+	}
+
+	if w.ann {
+		i = 0
+		_, err = w.copy(ctx, pgx.Identifier{"flowreader", "ann"}, []string{"coll", "seq", "v"}, pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= b {
+				return nil, nil
+			}
+			k := sel[i]
+			i++
+			return []any{w.coll, w.seqOf(k), pgvector.NewHalfVector(g.AppendEmbedding(nil, k))}, nil
+		}))
+		if err != nil {
+			return wrap("import halfvec embeddings", err)
+		}
 	}
 
 	// The vocabulary: the collection's ids for the terms met here (new
@@ -239,7 +284,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		return err
 	}
 	i, j := a, 0
-	_, err = w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "postings"}, []string{"coll", "term", "seq", "tf", "len"}, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "postings"}, []string{"coll", "term", "seq", "tf", "len"}, pgx.CopyFromFunc(func() ([]any, error) {
 		for i < b && j >= len(post[i-a]) {
 			i, j = i+1, 0
 		}
@@ -268,10 +313,10 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			titleRows = append(titleRows, []any{w.coll, f, w.seqOf(k), nd.Section})
 		}
 	}
-	if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "refs"}, []string{"coll", "key", "seq"}, pgx.CopyFromRows(refRows)); err != nil {
+	if _, err := w.copy(ctx, pgx.Identifier{"flowreader", "refs"}, []string{"coll", "key", "seq"}, pgx.CopyFromRows(refRows)); err != nil {
 		return wrap("import references", err)
 	}
-	if _, err := w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "titles"}, []string{"coll", "first", "seq", "title"}, pgx.CopyFromRows(titleRows)); err != nil {
+	if _, err := w.copy(ctx, pgx.Identifier{"flowreader", "titles"}, []string{"coll", "first", "seq", "title"}, pgx.CopyFromRows(titleRows)); err != nil {
 		return wrap("import titles", err)
 	}
 	return nil
@@ -339,7 +384,7 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 				if md == nil {
 					md = map[string]string{}
 				}
-				if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents SET title = $3, metadata = $4 WHERE coll = $1 AND id = $2`, w.coll, h.id, d.Title, md); err != nil {
+				if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents SET title = $3, metadata = $4::jsonb WHERE coll = $1 AND id = $2`, w.coll, h.id, d.Title, jsonText(md)); err != nil {
 					return wrap("update documents", err)
 				}
 			}
@@ -352,9 +397,9 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 				md = d.Metadata
 			}
 		}
-		rows = append(rows, []any{w.coll, h.id, title, md, h.sum[:], int32(h.nodes)})
+		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes)})
 	}
-	_, err := w.tx.CopyFrom(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes"}, pgx.CopyFromRows(rows))
+	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes"}, pgx.CopyFromRows(rows))
 	return wrap("import documents", err)
 }
 
@@ -606,4 +651,14 @@ func sortLinks(nbrs []int64, kinds []int16, weights []float32) {
 	for i, j := range idx {
 		nbrs[i], kinds[i], weights[i] = n2[j], k2[j], w2[j]
 	}
+}
+
+// jsonText is metadata as JSON text, which the jsonb column takes by COPY
+// and by INSERT alike.
+func jsonText(md map[string]string) string {
+	b, err := json.Marshal(md)
+	if err != nil {
+		return "{}" // a map of strings always marshals
+	}
+	return string(b)
 }

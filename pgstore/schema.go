@@ -35,6 +35,7 @@ CREATE TABLE flowreader.collections (
 	max_sum_len int4 NOT NULL DEFAULT 0,
 	emb_sum     float8[] NOT NULL DEFAULT '{}',
 	entries     int8[] NOT NULL DEFAULT '{}',
+	ann         bool NOT NULL DEFAULT false,
 	updated     timestamptz NOT NULL DEFAULT now()
 );
 
@@ -127,6 +128,22 @@ CREATE TABLE flowreader.titles (
 	PRIMARY KEY (coll, first, seq)
 );
 `,
+}
+
+// annTable holds the embeddings as pgvector's halfvec, made when the
+// vector extension is there: each collection has a partial HNSW index on
+// it (annIndex), used for its dense candidates instead of the sketches.
+const annTable = `CREATE TABLE IF NOT EXISTS flowreader.ann (
+	coll int4 NOT NULL,
+	seq  int8 NOT NULL,
+	v    halfvec NOT NULL,
+	PRIMARY KEY (coll, seq)
+)`
+
+// annIndex is collection coll's HNSW index (dimension dim, inner product:
+// the embeddings are unit rows).
+func annIndex(coll int32, dim int) string {
+	return fmt.Sprintf(`CREATE INDEX flowreader_ann_%d ON flowreader.ann USING hnsw ((v::halfvec(%d)) halfvec_ip_ops) WHERE coll = %d`, coll, dim, coll)
 }
 
 // migrate brings the database's schema to schemaVersion, in one

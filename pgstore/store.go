@@ -7,11 +7,13 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
 )
 
 var (
@@ -45,6 +47,23 @@ type Store struct {
 	// read and written count the bytes of every connection, for the
 	// figures of bytes per question.
 	read, written atomic.Int64
+	// noCopy: the server cannot take COPY FROM STDIN (PGlite); writes go
+	// by INSERT.
+	noCopy bool
+	// ann: pgvector's halfvec and HNSW are there; new collections get an
+	// HNSW index for their dense candidates.
+	ann bool
+	// colls caches each collection's id, dimension and whether it has an
+	// HNSW index (what the dense query's text needs); a fetch checks it
+	// against the row it reads.
+	colls sync.Map // name → collMeta
+}
+
+// collMeta is what Store.colls caches of a collection.
+type collMeta struct {
+	id  int32
+	dim int
+	ann bool
 }
 
 // Open connects to the database at url (a PostgreSQL URL or key=value
@@ -58,6 +77,14 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: open: %w: %w", ErrInput, err)
 	}
 	s := &Store{}
+	// pgvector's types, on every connection of a database that has them.
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		var has bool
+		if err := c.QueryRow(ctx, `SELECT to_regtype('halfvec') IS NOT NULL`).Scan(&has); err != nil || !has {
+			return err
+		}
+		return pgxvec.RegisterTypes(ctx, c)
+	}
 	dial := cfg.ConnConfig.DialFunc
 	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
@@ -76,13 +103,61 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, wrap("open", err)
 	}
 	err = migrate(ctx, conn.Conn())
+	if err == nil {
+		err = s.features(ctx, conn.Conn())
+	}
 	conn.Release()
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
+	pool.Reset() // connections made before the vector extension lack its types
 	s.pool = pool
 	return s, nil
+}
+
+// features finds what the server offers: COPY (not on PGlite), and
+// pgvector (installed, or installed now when the server has it and the
+// database is writable; without the privilege the sketches serve).
+func (s *Store) features(ctx context.Context, c *pgx.Conn) error {
+	var version string
+	var installed, available, standby bool
+	err := c.QueryRow(ctx, `SELECT version(), EXISTS (SELECT FROM pg_extension WHERE extname = 'vector'),
+EXISTS (SELECT FROM pg_available_extensions WHERE name = 'vector'), pg_is_in_recovery()`).Scan(&version, &installed, &available, &standby)
+	if err != nil {
+		return wrap("open", err)
+	}
+	s.noCopy = strings.Contains(version, "PGlite")
+	if !installed && available && !standby {
+		_, err := c.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector`)
+		installed = err == nil
+	}
+	if installed {
+		if err := c.QueryRow(ctx, `SELECT to_regtype('halfvec') IS NOT NULL AND EXISTS (SELECT FROM pg_am WHERE amname = 'hnsw')`).Scan(&s.ann); err != nil {
+			return wrap("open", err)
+		}
+	}
+	return nil
+}
+
+// meta returns a collection's id, dimension and HNSW flag, from the cache
+// or the database.
+func (s *Store) meta(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, name string) (collMeta, error) {
+	if m, ok := s.colls.Load(name); ok {
+		return m.(collMeta), nil
+	}
+	var m collMeta
+	err := q.QueryRow(ctx, `SELECT id, dim, ann FROM flowreader.collections WHERE name = $1`, name).Scan(&m.id, &m.dim, &m.ann)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, fmt.Errorf("pgstore: %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return m, wrap("collection", err)
+	}
+	s.colls.Store(name, m)
+	return m, nil
 }
 
 // countConn counts a connection's bytes into its store's totals.
@@ -192,6 +267,16 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 				return fmt.Errorf("pgstore: drop %q: %w", name, ErrNotFound)
 			}
 			return wrap("drop", err)
+		}
+		s.colls.Delete(name)
+		var ann bool
+		if err := tx.QueryRow(ctx, `SELECT ann FROM flowreader.collections WHERE id = $1`, id).Scan(&ann); err != nil {
+			return wrap("drop", err)
+		}
+		if ann {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`DROP INDEX IF EXISTS flowreader.flowreader_ann_%d; DELETE FROM flowreader.ann WHERE coll = %d`, id, id)); err != nil {
+				return wrap("drop", err)
+			}
 		}
 		for _, t := range []string{"nodes", "vectors", "sketches", "terms", "postings", "refs", "titles", "documents", "collections"} {
 			col := "coll"

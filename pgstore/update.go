@@ -39,8 +39,9 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		dim     int
 		i8      bool
 		nextSeq int64
+		ann     bool
 	)
-	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id, &version, &dim, &i8, &nextSeq)
+	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id, &version, &dim, &i8, &nextSeq, &ann)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("pgstore: update %q: %w", name, ErrNotFound)
 	}
@@ -98,7 +99,11 @@ FROM (SELECT p.term, count(*) AS c FROM flowreader.postings p JOIN gone USING (s
 WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
 			return 0, wrap("update", err)
 		}
-		for _, t := range []string{"nodes", "vectors", "sketches", "postings", "refs", "titles"} {
+		tables := []string{"nodes", "vectors", "sketches", "postings", "refs", "titles"}
+		if ann {
+			tables = append(tables, "ann")
+		}
+		for _, t := range tables {
 			if _, err := tx.Exec(ctx, `DELETE FROM flowreader.`+t+` x USING gone WHERE x.coll = $1 AND x.seq = gone.seq`, id); err != nil {
 				return 0, wrap("update", err)
 			}
@@ -130,7 +135,7 @@ WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
 	if err := rows.Err(); err != nil {
 		return 0, wrap("update", err)
 	}
-	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, g.Len())}
+	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, g.Len()), noCopy: s.noCopy, ann: ann}
 	var fresh, stay []int
 	used := map[string]int{}
 	for i := range g.Nodes {
@@ -189,7 +194,7 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 	}
 	names := w.names()
 	k := 0
-	_, err := w.tx.CopyFrom(ctx, pgx.Identifier{"relink"}, []string{"seq", "names", "nbrs", "kinds", "weights"}, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err := w.copy(ctx, pgx.Identifier{"relink"}, []string{"seq", "names", "nbrs", "kinds", "weights"}, pgx.CopyFromFunc(func() ([]any, error) {
 		if k >= len(nodes) {
 			return nil, nil
 		}
