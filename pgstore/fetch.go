@@ -73,6 +73,26 @@ type fetched struct {
 	trips int // round trips to the database
 }
 
+// change is one version's row of the changes log.
+type change struct {
+	version        int64
+	added, removed []int64
+}
+
+// contiguous reports whether cs are the changes of every version after
+// from up to to.
+func contiguous(cs []change, from, to int64) bool {
+	if int64(len(cs)) != to-from {
+		return false
+	}
+	for i, c := range cs {
+		if c.version != from+int64(i)+1 {
+			return false
+		}
+	}
+	return true
+}
+
 // fetchOptions tunes a fetch.
 type fetchOptions struct {
 	// exact re-ranks every node (no sketch or HNSW pass): the dense
@@ -132,15 +152,24 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 			flatKeys = append(flatKeys, ks...)
 		}
 	}
-	words := mention.Words(q.Text)
+	qwords := mention.Words(q.Text)
 	k := max(denseOversample*m, denseFloor)
 	if opt.exact {
 		k = math.MaxInt32
 	}
 	var meta collMeta
-	if s.ann && !opt.exact {
+	if !opt.exact {
 		if meta, err = s.meta(ctx, conn, name); err != nil {
 			return nil, err
+		}
+	}
+	// The dense first pass: exact (every node), pgvector's HNSW, the
+	// replica's sketches, or the database's scan of them.
+	useCache := !opt.exact && !meta.ann && meta.nodes >= s.sketchMin
+	var set *sketchSet
+	if useCache {
+		if set = s.sketches.get(name); set != nil && set.id != meta.id {
+			set = nil
 		}
 	}
 	f := &fetched{}
@@ -153,8 +182,15 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 		QueryRow(func(r pgx.Row) error {
 			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries)
 		})
+	// The entry nodes' embeddings, unless the cached ones are of the
+	// snapshot's version.
+	cachedVersion := int64(-1)
+	if set != nil {
+		cachedVersion = set.version
+	}
+	gotEntries := false
 	b.Queue(`SELECT v.emb, v.scale FROM flowreader.collections c CROSS JOIN LATERAL unnest(c.entries) WITH ORDINALITY e(seq, ord)
-JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 ORDER BY e.ord`, name).
+JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND c.version <> $2 ORDER BY e.ord`, name, cachedVersion).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var e []byte
@@ -162,6 +198,7 @@ JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 O
 				if err := rows.Scan(&e, &sc); err != nil {
 					return err
 				}
+				gotEntries = true
 				st.entryEmb = append(st.entryEmb, e...)
 				st.entryScale = append(st.entryScale, sc)
 			}
@@ -173,26 +210,7 @@ JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 O
 		scale float32
 	}
 	var drows []denseRow
-	var dq *pgx.QueuedQuery
-	if meta.ann {
-		// pgvector's HNSW: the collection's partial index is used only when
-		// the query names its collection and dimension as its predicate
-		// and expression do, so they are written into the text (integers
-		// of the collection row, not input). It returns at most ef_search
-		// rows.
-		k = min(k, annMaxK)
-		b.Queue(fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, k))
-		dq = b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale FROM (
-	SELECT a.seq FROM flowreader.ann a WHERE a.coll = %d ORDER BY a.v::halfvec(%d) <#> $1 LIMIT %d) d
-JOIN flowreader.vectors v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k, meta.id), pgvector.NewHalfVector(qu))
-	} else {
-		dq = b.Queue(`SELECT v.seq, v.emb, v.scale FROM (
-	SELECT sk.seq FROM flowreader.sketches sk WHERE sk.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
-	ORDER BY bit_count(sk.bits # $2), sk.seq LIMIT $3) d
-JOIN flowreader.vectors v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
-			name, sketch(qu), int64(k))
-	}
-	dq.Query(func(rows pgx.Rows) error {
+	scanDense := func(rows pgx.Rows) error {
 		for rows.Next() {
 			var d denseRow
 			if err := rows.Scan(&d.seq, &d.emb, &d.scale); err != nil {
@@ -201,7 +219,69 @@ JOIN flowreader.vectors v ON v.coll = (SELECT id FROM flowreader.collections WHE
 			drows = append(drows, d)
 		}
 		return rows.Err()
-	})
+	}
+	// What the sketch cache reads: every sketch (no cached set), or the
+	// changes since the cached version and the added nodes' sketches.
+	var (
+		full       bool
+		fullSeqs   []int64
+		fullBits   []uint64
+		changes    []change
+		addedSeqs  []int64
+		addedBits  []uint64
+		words      = (len(q.Embedding) + 63) / 64
+		scanSketch = func(seqs *[]int64, bs *[]uint64) func(pgx.Rows) error {
+			return func(rows pgx.Rows) error {
+				for rows.Next() {
+					var seq int64
+					var b pgtype.Bits
+					if err := rows.Scan(&seq, &b); err != nil {
+						return err
+					}
+					*seqs = append(*seqs, seq)
+					*bs = sketchWords(*bs, b, words)
+				}
+				return rows.Err()
+			}
+		}
+	)
+	switch {
+	case meta.ann:
+		// pgvector's HNSW: the collection's partial index is used only when
+		// the query names its collection and dimension as its predicate
+		// and expression do, so they are written into the text (integers
+		// of the collection row, not input). It returns at most ef_search
+		// rows.
+		k = min(k, annMaxK)
+		b.Queue(fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, k))
+		b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale FROM (
+	SELECT a.seq FROM flowreader.ann a WHERE a.coll = %d ORDER BY a.v::halfvec(%d) <#> $1 LIMIT %d) d
+JOIN flowreader.vectors v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k, meta.id), pgvector.NewHalfVector(qu)).Query(scanDense)
+	case useCache && set == nil:
+		full = true
+		b.Queue(`SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, meta.id).Query(scanSketch(&fullSeqs, &fullBits))
+	case useCache:
+		b.Queue(`SELECT version, added, removed FROM flowreader.changes WHERE coll = $1 AND version > $2 ORDER BY version`, meta.id, set.version).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var c change
+					if err := rows.Scan(&c.version, &c.added, &c.removed); err != nil {
+						return err
+					}
+					changes = append(changes, c)
+				}
+				return rows.Err()
+			})
+		b.Queue(`SELECT s.seq, s.bits FROM flowreader.sketches s WHERE s.coll = $1
+AND s.seq IN (SELECT unnest(added) FROM flowreader.changes WHERE coll = $1 AND version > $2) ORDER BY s.seq`, meta.id, set.version).
+			Query(scanSketch(&addedSeqs, &addedBits))
+	default:
+		b.Queue(`SELECT v.seq, v.emb, v.scale FROM (
+	SELECT sk.seq FROM flowreader.sketches sk WHERE sk.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
+	ORDER BY bit_count(sk.bits # $2), sk.seq LIMIT $3) d
+JOIN flowreader.vectors v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
+			name, sketch(qu), int64(k)).Query(scanDense)
+	}
 	var lexRows []struct {
 		seq int64
 		w   float64
@@ -263,8 +343,8 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 	}
 	var titleSeqs []int64
 	var titles []string
-	if len(words) > 0 {
-		b.Queue(`SELECT seq, title FROM flowreader.titles WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND first = ANY($2) ORDER BY seq`, name, words).
+	if len(qwords) > 0 {
+		b.Queue(`SELECT seq, title FROM flowreader.titles WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND first = ANY($2) ORDER BY seq`, name, qwords).
 			Query(func(rows pgx.Rows) error {
 				for rows.Next() {
 					var seq int64
@@ -285,7 +365,7 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		}
 		return nil, wrap("fetch", err)
 	}
-	if meta.ann && meta.id != st.id {
+	if !opt.exact && meta.id != st.id {
 		// The collection was dropped and made again since it was cached.
 		rollback(conn)
 		s.colls.Delete(name)
@@ -301,6 +381,66 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		return nil, fmt.Errorf("%w: question embedding has %d values, collection %q dimension %d", ErrInput, len(q.Embedding), name, st.dim)
 	}
 	f.version, f.n, f.dim, f.int8, f.maxSumLen = st.version, st.n, st.dim, st.int8, st.maxSumLen
+	if useCache {
+		// The sketches at the snapshot's version: loaded whole, the cached
+		// ones, or the cached ones with the logged changes applied (a gap
+		// in the log, which only a concurrent prune could make, reloads).
+		var cur *sketchSet
+		switch {
+		case full:
+			cur = &sketchSet{id: st.id, version: st.version, words: words, seqs: fullSeqs, bits: fullBits}
+		case set.version == st.version:
+			cur = set
+		case contiguous(changes, set.version, st.version):
+			removed := map[int64]bool{}
+			for _, c := range changes {
+				for _, v := range c.removed {
+					removed[v] = true
+				}
+			}
+			cur = set.withChanges(st.version, removed, addedSeqs, addedBits)
+		default:
+			rows, err := conn.Query(ctx, `SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, st.id)
+			if err == nil {
+				var seqs []int64
+				var bs []uint64
+				err = scanSketch(&seqs, &bs)(rows)
+				rows.Close()
+				cur = &sketchSet{id: st.id, version: st.version, words: words, seqs: seqs, bits: bs}
+			}
+			if err != nil {
+				rollback(conn)
+				return nil, wrap("fetch sketches", err)
+			}
+			f.trips++
+		}
+		if gotEntries || cur.entries == nil {
+			if cur == set { // a cached set is not modified: copy it
+				c := *set
+				cur = &c
+			}
+			cur.entries, cur.escale = st.entryEmb, st.entryScale
+		} else {
+			st.entryEmb, st.entryScale = cur.entries, cur.escale
+		}
+		if cur != set {
+			s.sketches.put(name, cur)
+		}
+		// The nearest sketches, then their embeddings for the exact
+		// re-rank: one more round trip.
+		qs := sketchWords(nil, sketch(qu), words)
+		near := cur.nearest(qs, k)
+		rows, err := conn.Query(ctx, `SELECT seq, emb, scale FROM flowreader.vectors WHERE coll = $1 AND seq = ANY($2)`, st.id, near)
+		if err == nil {
+			err = scanDense(rows)
+			rows.Close()
+		}
+		if err != nil {
+			rollback(conn)
+			return nil, wrap("fetch dense candidates", err)
+		}
+		f.trips++
+	}
 
 	// Dense: the exact cosine of each sketch candidate (graph.Graph.Dot's
 	// arithmetic), the m best, ties by lower seq.

@@ -57,13 +57,18 @@ type Store struct {
 	// HNSW index (what the dense query's text needs); a fetch checks it
 	// against the row it reads.
 	colls sync.Map // name → collMeta
+	// sketches holds the sign sketches of large collections in memory:
+	// those of sketchMin nodes or more (sketchMinNodes; tests lower it).
+	sketches  sketchCache
+	sketchMin int64
 }
 
 // collMeta is what Store.colls caches of a collection.
 type collMeta struct {
-	id  int32
-	dim int
-	ann bool
+	id    int32
+	dim   int
+	ann   bool
+	nodes int64 // when cached: a size hint
 }
 
 // Open connects to the database at url (a PostgreSQL URL or key=value
@@ -76,7 +81,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open: %w: %w", ErrInput, err)
 	}
-	s := &Store{}
+	s := &Store{sketchMin: sketchMinNodes}
 	// pgvector's types, on every connection of a database that has them.
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		var has bool
@@ -149,7 +154,7 @@ func (s *Store) meta(ctx context.Context, q interface {
 		return m.(collMeta), nil
 	}
 	var m collMeta
-	err := q.QueryRow(ctx, `SELECT id, dim, ann FROM flowreader.collections WHERE name = $1`, name).Scan(&m.id, &m.dim, &m.ann)
+	err := q.QueryRow(ctx, `SELECT id, dim, ann, nodes FROM flowreader.collections WHERE name = $1`, name).Scan(&m.id, &m.dim, &m.ann, &m.nodes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, fmt.Errorf("pgstore: %q: %w", name, ErrNotFound)
 	}
@@ -269,6 +274,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 			return wrap("drop", err)
 		}
 		s.colls.Delete(name)
+		s.sketches.drop(name)
 		var ann bool
 		if err := tx.QueryRow(ctx, `SELECT ann FROM flowreader.collections WHERE id = $1`, id).Scan(&ann); err != nil {
 			return wrap("drop", err)
@@ -278,7 +284,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 				return wrap("drop", err)
 			}
 		}
-		for _, t := range []string{"nodes", "vectors", "sketches", "terms", "postings", "refs", "titles", "documents", "collections"} {
+		for _, t := range []string{"nodes", "vectors", "sketches", "terms", "postings", "refs", "titles", "changes", "documents", "collections"} {
 			col := "coll"
 			if t == "collections" {
 				col = "id"

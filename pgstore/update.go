@@ -166,6 +166,21 @@ WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
 	if err := refreshStats(ctx, tx, id); err != nil {
 		return 0, err
 	}
+	// The changes log: what replicas' sketches follow.
+	added := make([]int64, len(fresh))
+	for k, i := range fresh {
+		added[k] = w.seq[i]
+	}
+	removed := []int64{}
+	if len(gone) > 0 {
+		if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(seq ORDER BY seq), '{}') FROM gone`).Scan(&removed); err != nil {
+			return 0, wrap("update", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO flowreader.changes (coll, version, added, removed) SELECT $1, version, $2, $3 FROM flowreader.collections WHERE id = $1`,
+		id, added, removed); err != nil {
+		return 0, wrap("update", err)
+	}
 	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET next_seq = greatest(next_seq, $2) WHERE id = $1`, id, nextSeq); err != nil {
 		return 0, wrap("update", err)
 	}
