@@ -155,7 +155,7 @@ func sameTopics(t *testing.T, s *Store, name string, n int) {
 	ctx := context.Background()
 	var nodes, rows, vecs, sks, docs int64
 	err := s.pool.QueryRow(ctx, `SELECT c.nodes,
-(SELECT count(*) FROM flowreader.nodes WHERE coll = c.id), (SELECT count(*) FROM flowreader.vectors WHERE coll = c.id),
+(SELECT count(*) FROM flowreader.nodes WHERE coll = c.id), (SELECT count(*) FROM flowreader.cands WHERE coll = c.id),
 (SELECT count(*) FROM flowreader.sketches WHERE coll = c.id), (SELECT coalesce(sum(nodes), 0) FROM flowreader.documents WHERE coll = c.id)
 FROM flowreader.collections c WHERE name = $1`, name).Scan(&nodes, &rows, &vecs, &sks, &docs)
 	if err != nil {

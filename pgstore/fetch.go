@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -71,6 +72,10 @@ type fetched struct {
 	tfs                 []candTF // the candidates' query-term frequencies
 
 	trips int // round trips to the database
+	// stages is the wall time of the first round trip, the dense pass
+	// after it (sketches and re-rank fetch), the replica's work on the
+	// seeds, and the second round trip.
+	stages [4]time.Duration
 }
 
 // change is one version's row of the changes log.
@@ -190,7 +195,7 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	}
 	gotEntries := false
 	b.Queue(`SELECT v.emb, v.scale FROM flowreader.collections c CROSS JOIN LATERAL unnest(c.entries) WITH ORDINALITY e(seq, ord)
-JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND c.version <> $2 ORDER BY e.ord`, name, cachedVersion).
+JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND c.version <> $2 ORDER BY e.ord`, name, cachedVersion).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var e []byte
@@ -210,13 +215,23 @@ JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 A
 		scale float32
 	}
 	var drows []denseRow
+	// nbrs holds the adjacency of every node that may be a seed, read with
+	// it: the expansion is then made here, the database reads each
+	// candidate's row once.
+	nbrs := map[int64][]int64{}
 	scanDense := func(rows pgx.Rows) error {
 		for rows.Next() {
 			var d denseRow
-			if err := rows.Scan(&d.seq, &d.emb, &d.scale); err != nil {
+			var adj []byte
+			if err := rows.Scan(&d.seq, &d.emb, &d.scale, &adj); err != nil {
 				return err
 			}
 			drows = append(drows, d)
+			nb, _, err := decodeAdj(adj)
+			if err != nil {
+				return err
+			}
+			nbrs[d.seq] = nb
 		}
 		return rows.Err()
 	}
@@ -254,9 +269,9 @@ JOIN flowreader.vectors v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 A
 		// rows.
 		k = min(k, annMaxK)
 		b.Queue(fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, k))
-		b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale FROM (
+		b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
 	SELECT a.seq FROM flowreader.ann a WHERE a.coll = %d ORDER BY a.v::halfvec(%d) <#> $1 LIMIT %d) d
-JOIN flowreader.vectors v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k, meta.id), pgvector.NewHalfVector(qu)).Query(scanDense)
+JOIN flowreader.cands v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k, meta.id), pgvector.NewHalfVector(qu)).Query(scanDense)
 	case useCache && set == nil:
 		full = true
 		b.Queue(`SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, meta.id).Query(scanSketch(&fullSeqs, &fullBits))
@@ -276,10 +291,10 @@ JOIN flowreader.vectors v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, 
 AND s.seq IN (SELECT unnest(added) FROM flowreader.changes WHERE coll = $1 AND version > $2) ORDER BY s.seq`, meta.id, set.version).
 			Query(scanSketch(&addedSeqs, &addedBits))
 	default:
-		b.Queue(`SELECT v.seq, v.emb, v.scale FROM (
+		b.Queue(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
 	SELECT sk.seq FROM flowreader.sketches sk WHERE sk.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
 	ORDER BY bit_count(sk.bits # $2), sk.seq LIMIT $3) d
-JOIN flowreader.vectors v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
+JOIN flowreader.cands v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
 			name, sketch(qu), int64(k)).Query(scanDense)
 	}
 	var lexRows []struct {
@@ -310,10 +325,16 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 			for rows.Next() {
 				var seq pgtype.Int8
 				var w pgtype.Float8
-				if err := rows.Scan(&seq, &w, &touched, &sqlLo, &sqlHi, &f.bmSum); err != nil {
+				var adj []byte
+				if err := rows.Scan(&seq, &w, &touched, &sqlLo, &sqlHi, &f.bmSum, &adj); err != nil {
 					return err
 				}
 				if seq.Valid {
+					nb, _, err := decodeAdj(adj)
+					if err != nil {
+						return err
+					}
+					nbrs[seq.Int64] = nb
 					lexRows = append(lexRows, struct {
 						seq int64
 						w   float64
@@ -329,14 +350,21 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 	}
 	var rrows []refRow
 	if len(flatKeys) > 0 {
-		b.Queue(`SELECT key, seq FROM flowreader.refs WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND key = ANY($2) ORDER BY key, seq`, name, flatKeys).
+		b.Queue(`SELECT r.key, r.seq, cd.adj FROM flowreader.refs r JOIN flowreader.cands cd ON cd.coll = r.coll AND cd.seq = r.seq
+WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key = ANY($2) ORDER BY r.key, r.seq`, name, flatKeys).
 			Query(func(rows pgx.Rows) error {
 				for rows.Next() {
 					var r refRow
-					if err := rows.Scan(&r.key, &r.seq); err != nil {
+					var adj []byte
+					if err := rows.Scan(&r.key, &r.seq, &adj); err != nil {
 						return err
 					}
 					rrows = append(rrows, r)
+					nb, _, err := decodeAdj(adj)
+					if err != nil {
+						return err
+					}
+					nbrs[r.seq] = nb
 				}
 				return rows.Err()
 			})
@@ -358,6 +386,7 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 			})
 	}
 	f.trips++
+	t0 := time.Now()
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		rollback(conn)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -381,6 +410,8 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		return nil, fmt.Errorf("%w: question embedding has %d values, collection %q dimension %d", ErrInput, len(q.Embedding), name, st.dim)
 	}
 	f.version, f.n, f.dim, f.int8, f.maxSumLen = st.version, st.n, st.dim, st.int8, st.maxSumLen
+	f.stages[0] = time.Since(t0)
+	t0 = time.Now()
 	if useCache {
 		// The sketches at the snapshot's version: loaded whole, the cached
 		// ones, or the cached ones with the logged changes applied (a gap
@@ -430,7 +461,7 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		// re-rank: one more round trip.
 		qs := sketchWords(nil, sketch(qu), words)
 		near := cur.nearest(qs, k)
-		rows, err := conn.Query(ctx, `SELECT seq, emb, scale FROM flowreader.vectors WHERE coll = $1 AND seq = ANY($2)`, st.id, near)
+		rows, err := conn.Query(ctx, `SELECT seq, emb, scale, adj FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, st.id, near)
 		if err == nil {
 			err = scanDense(rows)
 			rows.Close()
@@ -442,6 +473,8 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		f.trips++
 	}
 
+	f.stages[1] = time.Since(t0)
+	t0 = time.Now()
 	// Dense: the exact cosine of each sketch candidate (graph.Graph.Dot's
 	// arithmetic), the m best, ties by lower seq.
 	type cand struct {
@@ -522,25 +555,46 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		}
 	}
 
-	// Seeds interleaved by rank; the expansion is done by the database.
-	var seeds []int64
+	// Seeds interleaved by rank, then one hop from each, best seeds first,
+	// up to 8·m nodes: ScoreCandidates' subgraph.
+	limit := candidateSpread * m
+	var seeds, picks []int64
 	in := map[int64]bool{}
+	add := func(v int64) {
+		if !in[v] && len(picks) < limit {
+			in[v] = true
+			picks = append(picks, v)
+		}
+	}
 	for t := 0; t < m; t++ {
 		for _, l := range [][]int64{f.dense, f.lexical, f.ref} {
-			if t < len(l) && !in[l[t]] {
-				in[l[t]] = true
-				seeds = append(seeds, l[t])
+			if t < len(l) {
+				if !in[l[t]] {
+					seeds = append(seeds, l[t])
+				}
+				add(l[t])
 			}
 		}
 	}
+	for _, v := range seeds {
+		for _, u := range nbrs[v] {
+			add(u)
+		}
+		if len(picks) >= limit {
+			break
+		}
+	}
+	slices.Sort(picks)
 
-	// Round trip 2: the expansion and the candidates' rows, then the end
-	// of the snapshot.
-	if err := f.readCandidates(ctx, conn.Conn(), st.id, seeds, candidateSpread*m, kw, opt.text); err != nil {
+	// Round trip 2: the candidates' rows, then the end of the snapshot.
+	f.stages[2] = time.Since(t0)
+	t0 = time.Now()
+	if err := f.readCandidates(ctx, conn.Conn(), st.id, picks, kw, opt.text); err != nil {
 		rollback(conn)
 		return nil, err
 	}
 	f.trips++
+	f.stages[3] = time.Since(t0)
 
 	// BM25 of the candidates with the whole collection's statistics, as
 	// score's candidate index computes it.
@@ -569,82 +623,40 @@ s AS (SELECT p.seq, min(qt.ord) AS first,
 	FROM c, k, qt JOIN flowreader.postings p ON p.term = qt.id WHERE p.coll = c.id GROUP BY p.seq),
 a AS (SELECT count(*) AS n, coalesce(min(w), 0) AS lo, coalesce(max(w), 0) AS hi, coalesce(sum(w ORDER BY first, seq), 0) AS total FROM s),
 top AS (SELECT seq, w FROM s ORDER BY w DESC, seq LIMIT $3)
-SELECT top.seq, top.w, a.n, a.lo, a.hi, a.total FROM a LEFT JOIN top ON true`
+SELECT top.seq, top.w, a.n, a.lo, a.hi, a.total, cd.adj FROM a LEFT JOIN top ON true
+LEFT JOIN flowreader.cands cd ON cd.coll = (SELECT id FROM c) AND cd.seq = top.seq
+ORDER BY top.w DESC, top.seq`
 
-// expandSQL is the candidate subgraph of the seeds $2 (in seed order):
-// the seeds, then each seed's neighbours in ascending order, the first
-// $3 distinct nodes; and for each, its row, embedding, its edges to other
-// candidates and its frequencies of the query terms $4.
-const expandSQL = `
-WITH c AS (SELECT $1::int4 AS id),
-s AS (SELECT seq, ord FROM unnest($2::int8[]) WITH ORDINALITY u(seq, ord)),
-occ AS (SELECT s.seq, 0 AS ph, s.ord, 0::int8 AS k FROM s
-	UNION ALL
-	SELECT x.nb, 1, s.ord, x.k FROM s JOIN flowreader.nodes n ON n.coll = $1 AND n.seq = s.seq
-	CROSS JOIN LATERAL unnest(n.nbrs) WITH ORDINALITY x(nb, k)),
-pick AS (SELECT seq FROM (SELECT DISTINCT ON (seq) seq, ph, ord, k FROM occ ORDER BY seq, ph, ord, k) f ORDER BY ph, ord, k LIMIT $3),
-adj AS (SELECT n.seq, array_agg(x.nb ORDER BY x.k) AS nb, array_agg(x.kind ORDER BY x.k) AS kd, array_agg(x.w ORDER BY x.k) AS w
-	FROM pick p JOIN flowreader.nodes n ON n.coll = $1 AND n.seq = p.seq
-	CROSS JOIN LATERAL unnest(n.nbrs, n.kinds, n.weights) WITH ORDINALITY x(nb, kind, w, k)
-	JOIN pick p2 ON p2.seq = x.nb GROUP BY n.seq),
-qt AS (SELECT t.id, u.ord FROM unnest($4::text[]) WITH ORDINALITY u(term, ord) JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term),
-tf AS (SELECT p.seq, array_agg(qt.ord ORDER BY qt.ord) AS ord, array_agg(po.tf ORDER BY qt.ord) AS tf
-	FROM pick p JOIN flowreader.postings po ON po.coll = $1 AND po.seq = p.seq JOIN qt ON po.term = qt.id GROUP BY p.seq)
-SELECT n.seq, n.id, n.doc, n.page, n.ord, n.modality, n.section, n.summary, n.keywords, n.len, n.sum_len, n.refs, n.names,
-	coalesce(adj.nb, '{}'), coalesce(adj.kd, '{}'), coalesce(adj.w, '{}'), coalesce(tf.ord, '{}'), coalesce(tf.tf, '{}'), v.emb, v.scale,
-	CASE WHEN $5 THEN n.content END, CASE WHEN $5 THEN n.caption END, CASE WHEN $5 THEN n.footnote END,
-	CASE WHEN $5 THEN n.image_text END, CASE WHEN $5 THEN n.context END, CASE WHEN $5 THEN n.tags END,
-	CASE WHEN $5 THEN n.image_path END, CASE WHEN $5 THEN n.image_mime END
-FROM pick p JOIN flowreader.nodes n ON n.coll = $1 AND n.seq = p.seq
-JOIN flowreader.vectors v ON v.coll = $1 AND v.seq = p.seq
-LEFT JOIN adj ON adj.seq = p.seq LEFT JOIN tf ON tf.seq = p.seq
-ORDER BY n.seq`
-
-// candTF holds a candidate's frequencies of the query terms.
-type candTF struct {
-	ord []int64
-	tf  []float32
-}
-
-// readCandidates runs round trip 2 and ends the snapshot.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32, seeds []int64, limit int, kw []string, text bool) error {
+// readCandidates runs round trip 2 for the candidates picks (ascending):
+// their rows, their frequencies of the query terms kw and, with text,
+// their reading text; and ends the snapshot.
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32, picks []int64, kw []string, text bool) error {
 	b := &pgx.Batch{}
 	var nbs [][]int64
 	var kds [][]int16
-	var ws [][]float32
-	f.tfs = nil
-	b.Queue(expandSQL, coll, seeds, int64(limit), kw, text).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale
+FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, picks).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (
-				nd                         graph.Node
-				seq                        int64
-				page, ord, sumLen          int32
-				mod                        int16
-				ln, sc                     float32
-				refs                       []string
-				names, nb, tord            []int64
-				kd                         []int16
-				w, tf                      []float32
-				emb                        []byte
-				content, caption, footnote pgtype.Text
-				imageText, context, ip, im pgtype.Text
-				tags                       []string
+				nd                graph.Node
+				seq               int64
+				page, ord, sumLen int32
+				mod               int16
+				ln, sc            float32
+				refs              []string
+				names             []int64
+				adj, emb          []byte
 			)
-			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Summary, &nd.Keywords, &ln, &sumLen, &refs, &names,
-				&nb, &kd, &w, &tord, &tf, &emb, &sc, &content, &caption, &footnote, &imageText, &context, &tags, &ip, &im); err != nil {
+			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc); err != nil {
+				return err
+			}
+			nb, kd, err := decodeAdj(adj)
+			if err != nil {
 				return err
 			}
 			nd.Page, nd.Order, nd.Modality = int(page), int(ord), graph.Modality(mod)
-			nd.Content, nd.Caption, nd.Footnote, nd.ImageText, nd.Context = content.String, caption.String, footnote.String, imageText.String, context.String
-			nd.Tags = tags
-			if ip.Valid && ip.String != "" {
-				nd.Image = &graph.ImageRef{Path: ip.String, MIME: im.String}
-			}
 			if len(nd.Keywords) == 0 {
 				nd.Keywords = nil
-			}
-			if len(nd.Tags) == 0 {
-				nd.Tags = nil
 			}
 			f.seqs = append(f.seqs, seq)
 			f.nodes = append(f.nodes, nd)
@@ -654,27 +666,88 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32
 			f.names = append(f.names, names)
 			f.emb = append(f.emb, emb...)
 			f.scale = append(f.scale, sc)
-			nbs, kds, ws = append(nbs, nb), append(kds, kd), append(ws, w)
-			f.tfs = append(f.tfs, candTF{tord, tf})
+			nbs, kds = append(nbs, nb), append(kds, kd)
 		}
 		return rows.Err()
 	})
+	type tfRow struct {
+		seq int64
+		ord int64
+		tf  float32
+	}
+	var tfs []tfRow
+	if len(kw) > 0 {
+		b.Queue(`SELECT po.seq, u.ord, po.tf FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
+JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
+JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY($3)`, coll, kw, picks).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var r tfRow
+				if err := rows.Scan(&r.seq, &r.ord, &r.tf); err != nil {
+					return err
+				}
+				tfs = append(tfs, r)
+			}
+			return rows.Err()
+		})
+	}
+	type textRow struct {
+		summary, content, caption, footnote, imageText, context, ip, im string
+		tags                                                            []string
+	}
+	texts := map[int64]textRow{}
+	if text {
+		b.Queue(`SELECT seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime
+FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var seq int64
+				var r textRow
+				if err := rows.Scan(&seq, &r.summary, &r.content, &r.caption, &r.footnote, &r.imageText, &r.context, &r.tags, &r.ip, &r.im); err != nil {
+					return err
+				}
+				texts[seq] = r
+			}
+			return rows.Err()
+		})
+	}
 	b.Queue(`COMMIT`)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap("fetch candidates", err)
 	}
-	// Edges in candidate indexes, each once (U < V), sorted.
 	local := make(map[int64]int32, len(f.seqs))
 	for i, s := range f.seqs {
 		local[s] = int32(i)
 	}
+	f.tfs = make([]candTF, len(f.seqs))
+	slices.SortFunc(tfs, func(a, b tfRow) int { return cmp.Compare(a.ord, b.ord) })
+	for _, r := range tfs {
+		i := local[r.seq]
+		f.tfs[i].ord = append(f.tfs[i].ord, r.ord)
+		f.tfs[i].tf = append(f.tfs[i].tf, r.tf)
+	}
+	if text {
+		for i, s := range f.seqs {
+			r := texts[s]
+			nd := &f.nodes[i]
+			nd.Summary, nd.Content, nd.Caption, nd.Footnote, nd.ImageText, nd.Context = r.summary, r.content, r.caption, r.footnote, r.imageText, r.context
+			if len(r.tags) > 0 {
+				nd.Tags = r.tags
+			}
+			if r.ip != "" {
+				nd.Image = &graph.ImageRef{Path: r.ip, MIME: r.im}
+			}
+		}
+	}
+	// Edges in candidate indexes, each once (U < V), sorted; the weight is
+	// max(cos, 0) of the two embeddings, as graph.New computes it.
+	rb := rowBytes(f.dim, f.int8)
 	for i := range f.seqs {
 		for j, v := range nbs[i] {
 			u, ok := local[v]
 			if !ok || u <= int32(i) {
 				continue
 			}
-			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: ws[i][j]})
+			w := cosRows(f.emb[i*rb:(i+1)*rb], f.scale[i], f.emb[int(u)*rb:(int(u)+1)*rb], f.scale[u], f.int8)
+			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: float32(math.Max(w, 0))})
 		}
 	}
 	sort.Slice(f.edges, func(a, b int) bool {
@@ -684,6 +757,23 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32
 		return f.edges[a].V < f.edges[b].V
 	})
 	return nil
+}
+
+// cosRows is graph.Graph.Cos of two stored rows: the exact int8 dot
+// product times both scales, or vec.Dot of float32 rows.
+func cosRows(a []byte, sa float32, b []byte, sb float32, i8 bool) float64 {
+	if i8 {
+		return float64(vec.DotInt8(bytesInt8(a), bytesInt8(b))) * float64(sa) * float64(sb)
+	}
+	return vec.Dot(floatsOf(a), floatsOf(b))
+}
+
+func floatsOf(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for k := range v {
+		v[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
+	}
+	return v
 }
 
 // scoreBM25 computes the candidates' BM25 from their term frequencies and
@@ -796,4 +886,11 @@ func joinWords(ws []string) string {
 		out += w
 	}
 	return out
+}
+
+// candTF holds a candidate's frequencies of the query terms, by the
+// terms' 1-based positions in the question's keywords.
+type candTF struct {
+	ord []int64
+	tf  []float32
 }

@@ -89,7 +89,7 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	}
 	// The planner's statistics, so that the first questions find the
 	// indexes (a large import changes the tables' sizes).
-	an := `ANALYZE flowreader.nodes, flowreader.vectors, flowreader.sketches, flowreader.terms, flowreader.postings, flowreader.refs, flowreader.titles, flowreader.documents`
+	an := `ANALYZE flowreader.nodes, flowreader.cands, flowreader.sketches, flowreader.terms, flowreader.postings, flowreader.refs, flowreader.titles, flowreader.documents`
 	if w.ann {
 		an += `, flowreader.ann`
 	}
@@ -131,23 +131,24 @@ func (w *writer) names() [][]int32 {
 	return w.named
 }
 
-// links returns node i's title mentions and adjacency in seqs.
-func (w *writer) links(i int, names [][]int32) (nm, nbrs []int64, kinds []int16, weights []float32) {
+// links returns node i's title mentions and adjacency in seqs. Edge
+// weights are not stored: they are max(cos, 0) of the stored embeddings,
+// recomputed from them (as graph.New does).
+func (w *writer) links(i int, names [][]int32) (nm []int64, adj []byte) {
 	nm = make([]int64, len(names[i]))
 	for j, v := range names[i] {
 		nm[j] = w.seqOf(int(v))
 	}
 	nb, es := w.g.Neighbors(i)
-	nbrs, kinds, weights = make([]int64, len(nb)), make([]int16, len(nb)), make([]float32, len(nb))
+	nbrs, kinds := make([]int64, len(nb)), make([]int16, len(nb))
 	for j, v := range nb {
-		e := w.g.Edges[es[j]]
-		nbrs[j], kinds[j], weights[j] = w.seqOf(int(v)), int16(e.Kind), e.Weight
+		nbrs[j], kinds[j] = w.seqOf(int(v)), int16(w.g.Edges[es[j]].Kind)
 	}
 	// Seqs ascend with node indexes on import; after an update a kept
 	// node's neighbours may not: keep each array in ascending seq, the
 	// order the expansion walks.
-	sortLinks(nbrs, kinds, weights)
-	return nm, nbrs, kinds, weights
+	sortLinks(nbrs, kinds)
+	return nm, encodeAdj(nbrs, kinds)
 }
 
 func (w *writer) seqOf(i int) int64 {
@@ -191,10 +192,32 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			x = y
 		}
 	}
-	nodeCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "content", "caption", "footnote", "summary",
-		"keywords", "tags", "image_text", "image_path", "image_mime", "context", "len", "sum_len", "refs", "names", "nbrs", "kinds", "weights"}
+	// The text a question reads of the nodes it reads.
+	nodeCols := []string{"coll", "seq", "id", "doc", "content", "caption", "footnote", "summary", "tags", "image_text", "image_path", "image_mime", "context"}
 	i = a
 	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "nodes"}, nodeCols, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= b {
+			return nil, nil
+		}
+		k := sel[i]
+		i++
+		nd := &g.Nodes[k]
+		ip, im := "", ""
+		if nd.Image != nil {
+			ip, im = nd.Image.Path, nd.Image.MIME
+		}
+		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, nd.Content, nd.Caption, nd.Footnote, nd.Summary, nonNil(nd.Tags), nd.ImageText, ip, im, nd.Context}, nil
+	}))
+	if err != nil {
+		return wrap("import nodes", err)
+	}
+
+	// What scoring and routing read of every candidate: one row.
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale"}
+	i = a
+	row := make([]float32, 0, g.Dim)
+	q := make([]int8, g.Dim)
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "cands"}, candCols, pgx.CopyFromFunc(func() ([]any, error) {
 		if i >= b {
 			return nil, nil
 		}
@@ -202,43 +225,25 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		i++
 		k := sel[x]
 		nd := &g.Nodes[k]
-		ip, im := "", ""
-		if nd.Image != nil {
-			ip, im = nd.Image.Path, nd.Image.MIME
-		}
-		nm, nbrs, kinds, weights := w.links(k, names)
+		nm, adj := w.links(k, names)
 		refs := scorehook.NodeRefKeys(nd)
 		if refs == nil {
 			refs = []string{}
 		}
-		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nd.Content, nd.Caption, nd.Footnote, nd.Summary,
-			nonNil(nd.Keywords), nonNil(nd.Tags), nd.ImageText, ip, im, nd.Context, lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, nbrs, kinds, weights}, nil
-	}))
-	if err != nil {
-		return wrap("import nodes", err)
-	}
-
-	i = a
-	row := make([]float32, 0, g.Dim)
-	q := make([]int8, g.Dim)
-	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "vectors"}, []string{"coll", "seq", "emb", "scale"}, pgx.CopyFromFunc(func() ([]any, error) {
-		if i >= b {
-			return nil, nil
-		}
-		k := sel[i]
-		i++
 		row = g.AppendEmbedding(row[:0], k)
+		emb, scale := floatBytes(row), float32(1)
 		if g.Int8Embeddings() {
 			s, err := int8Row(row, q)
 			if err != nil {
 				return nil, fmt.Errorf("node %d: %w", k, err)
 			}
-			return []any{w.coll, w.seqOf(k), int8Bytes(q), s}, nil
+			emb, scale = int8Bytes(q), s
 		}
-		return []any{w.coll, w.seqOf(k), floatBytes(row), float32(1)}, nil
+		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale}, nil
 	}))
 	if err != nil {
-		return wrap("import embeddings", err)
+		return wrap("import candidates", err)
 	}
 
 	i = a
@@ -495,7 +500,7 @@ func refreshStats(ctx context.Context, tx pgx.Tx, coll int32) error {
 	var n int64
 	var total float64
 	var maxSum int32
-	if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(len::float8), 0), coalesce(max(sum_len), 0) FROM flowreader.nodes WHERE coll = $1`, coll).Scan(&n, &total, &maxSum); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(len::float8), 0), coalesce(max(sum_len), 0) FROM flowreader.cands WHERE coll = $1`, coll).Scan(&n, &total, &maxSum); err != nil {
 		return wrap("statistics", err)
 	}
 	// idf over the vocabulary in id order (score.NewIndex's order), in Go:
@@ -526,7 +531,7 @@ func refreshStats(ctx context.Context, tx pgx.Tx, coll int32) error {
 	acc := make([]float64, dim)
 	var entries []int64
 	step := max(1, n/entryCount)
-	vrows, err := tx.Query(ctx, `SELECT seq, emb, scale FROM flowreader.vectors WHERE coll = $1 ORDER BY seq`, coll)
+	vrows, err := tx.Query(ctx, `SELECT seq, emb, scale FROM flowreader.cands WHERE coll = $1 ORDER BY seq`, coll)
 	if err != nil {
 		return wrap("statistics", err)
 	}
@@ -549,7 +554,7 @@ func refreshStats(ctx context.Context, tx pgx.Tx, coll int32) error {
 		return wrap("statistics", err)
 	}
 	_, err = tx.Exec(ctx, `UPDATE flowreader.collections SET nodes = $2, total_len = $3, idf_sum = $4, vocab = $5, max_sum_len = $6,
-emb_sum = $7, entries = $8, next_seq = greatest(next_seq, coalesce((SELECT max(seq) + 1 FROM flowreader.nodes WHERE coll = $1), 0)),
+emb_sum = $7, entries = $8, next_seq = greatest(next_seq, coalesce((SELECT max(seq) + 1 FROM flowreader.cands WHERE coll = $1), 0)),
 version = version + 1, updated = now() WHERE id = $1`, coll, n, total, idfSum, vocab, maxSum, acc, entries)
 	return wrap("statistics", err)
 }
@@ -637,8 +642,8 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// sortLinks sorts an adjacency by seq, its kinds and weights alongside.
-func sortLinks(nbrs []int64, kinds []int16, weights []float32) {
+// sortLinks sorts an adjacency by seq, its kinds alongside.
+func sortLinks(nbrs []int64, kinds []int16) {
 	if slices.IsSorted(nbrs) {
 		return
 	}
@@ -647,9 +652,9 @@ func sortLinks(nbrs []int64, kinds []int16, weights []float32) {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(nbrs[a], nbrs[b]) })
-	n2, k2, w2 := slices.Clone(nbrs), slices.Clone(kinds), slices.Clone(weights)
+	n2, k2 := slices.Clone(nbrs), slices.Clone(kinds)
 	for i, j := range idx {
-		nbrs[i], kinds[i], weights[i] = n2[j], k2[j], w2[j]
+		nbrs[i], kinds[i] = n2[j], k2[j]
 	}
 }
 
@@ -661,4 +666,58 @@ func jsonText(md map[string]string) string {
 		return "{}" // a map of strings always marshals
 	}
 	return string(b)
+}
+
+// encodeAdj encodes an adjacency (seqs ascending, edge kinds alongside) as
+// the cands.adj bytes: the count, then per neighbour the gap from the
+// previous seq (the first from 0) as a uvarint and the kind as one byte.
+// A node's neighbours then take two or three bytes each, not the twelve of
+// an int8[] element on the wire.
+func encodeAdj(nbrs []int64, kinds []int16) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, 1+3*len(nbrs)), uint64(len(nbrs)))
+	prev := int64(0)
+	for i, v := range nbrs {
+		b = binary.AppendUvarint(b, uint64(v-prev))
+		b = append(b, byte(kinds[i]))
+		prev = v
+	}
+	return b
+}
+
+// errAdj is a cands.adj value that encodeAdj did not make.
+var errAdj = errors.New("pgstore: corrupt adjacency")
+
+// decodeAdj decodes encodeAdj's bytes.
+func decodeAdj(b []byte) (nbrs []int64, kinds []int16, err error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || k != uvarintLen(n) || n > uint64(len(b)) {
+		return nil, nil, errAdj
+	}
+	b = b[k:]
+	nbrs, kinds = make([]int64, 0, n), make([]int16, 0, n)
+	prev := int64(0)
+	for i := uint64(0); i < n; i++ {
+		d, k := binary.Uvarint(b)
+		if k <= 0 || k >= len(b) || k != uvarintLen(d) || d > math.MaxInt64-uint64(prev) {
+			return nil, nil, errAdj
+		}
+		prev += int64(d)
+		nbrs = append(nbrs, prev)
+		kinds = append(kinds, int16(b[k]))
+		b = b[k+1:]
+	}
+	if len(b) != 0 {
+		return nil, nil, errAdj
+	}
+	return nbrs, kinds, nil
+}
+
+// uvarintLen is the length of x's minimal uvarint: decodeAdj takes no
+// other, so that each adjacency has one encoding.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
 }

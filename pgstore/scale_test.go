@@ -60,7 +60,7 @@ func TestScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	var total int64
-	for _, tb := range []string{"nodes", "vectors", "sketches", "terms", "postings", "refs", "titles", "documents"} {
+	for _, tb := range []string{"nodes", "cands", "sketches", "terms", "postings", "refs", "titles", "documents", "changes"} {
 		var b int64
 		if err := s.pool.QueryRow(ctx, `SELECT pg_total_relation_size('flowreader.`+tb+`')`).Scan(&b); err != nil {
 			t.Fatal(err)
@@ -74,6 +74,7 @@ func TestScale(t *testing.T) {
 	cfg := score.AspectsConfig()
 	const m = 256
 	var tStore, tMem []float64
+	var stages [4][]float64
 	recall, overlap, bytes := 0.0, 0.0, int64(0)
 	for k, question := range c.Questions {
 		q := score.Query{Text: question, Embedding: c.QueryEmb[k*g.Dim : (k+1)*g.Dim]}
@@ -90,6 +91,9 @@ func TestScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		tStore = append(tStore, float64(time.Since(t1).Microseconds())/1000)
+		for i, d := range f.stages {
+			stages[i] = append(stages[i], float64(d.Microseconds())/1000)
+		}
 		bytes += s.read.Load() + s.written.Load() - b0
 		// The exact m nearest, by brute force.
 		qu := unitVec(q.Embedding)
@@ -137,6 +141,10 @@ func TestScale(t *testing.T) {
 	slices.Sort(tStore)
 	slices.Sort(tMem)
 	fmt.Printf("fetch-ms p50 %.1f p99 %.1f (2 round trips)\n", tStore[len(tStore)/2], tStore[len(tStore)*99/100])
+	for i, name := range []string{"round-trip-1", "dense-pass", "seeds", "round-trip-2"} {
+		slices.Sort(stages[i])
+		fmt.Printf("fetch-stage-ms %s p50 %.1f\n", name, stages[i][len(stages[i])/2])
+	}
 	fmt.Printf("in-process-candidates-ms p50 %.1f p99 %.1f\n", tMem[len(tMem)/2], tMem[len(tMem)*99/100])
 	fmt.Printf("bytes-per-question %.0f\n", float64(bytes)/n)
 	fmt.Printf("sketch-dense-recall %.4f (of the exact %d nearest)\n", recall/n, m)

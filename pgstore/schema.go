@@ -56,37 +56,37 @@ CREATE TABLE flowreader.nodes (
 	seq        int8 NOT NULL,
 	id         text NOT NULL,
 	doc        text NOT NULL,
-	page       int4 NOT NULL,
-	ord        int4 NOT NULL,
-	modality   int2 NOT NULL,
-	section    text NOT NULL,
 	content    text NOT NULL,
 	caption    text NOT NULL,
 	footnote   text NOT NULL,
 	summary    text NOT NULL,
-	keywords   text[] NOT NULL,
 	tags       text[] NOT NULL,
 	image_text text NOT NULL,
 	image_path text NOT NULL,
 	image_mime text NOT NULL,
 	context    text NOT NULL,
-	len        real NOT NULL,
-	sum_len    int4 NOT NULL,
-	refs       text[] NOT NULL,
-	names      int8[] NOT NULL,
-	nbrs       int8[] NOT NULL,
-	kinds      int2[] NOT NULL,
-	weights    real[] NOT NULL,
 	PRIMARY KEY (coll, seq)
 );
 CREATE INDEX nodes_id ON flowreader.nodes (coll, id);
 CREATE INDEX nodes_doc ON flowreader.nodes (coll, doc);
 
-CREATE TABLE flowreader.vectors (
-	coll  int4 NOT NULL,
-	seq   int8 NOT NULL,
-	emb   bytea NOT NULL,
-	scale real NOT NULL,
+CREATE TABLE flowreader.cands (
+	coll     int4 NOT NULL,
+	seq      int8 NOT NULL,
+	id       text NOT NULL,
+	doc      text NOT NULL,
+	page     int4 NOT NULL,
+	ord      int4 NOT NULL,
+	modality int2 NOT NULL,
+	section  text NOT NULL,
+	keywords text[] NOT NULL,
+	len      real NOT NULL,
+	sum_len  int4 NOT NULL,
+	refs     text[] NOT NULL,
+	names    int8[] NOT NULL,
+	adj      bytea NOT NULL,
+	emb      bytea NOT NULL,
+	scale    real NOT NULL,
 	PRIMARY KEY (coll, seq)
 );
 

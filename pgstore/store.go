@@ -284,7 +284,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 				return wrap("drop", err)
 			}
 		}
-		for _, t := range []string{"nodes", "vectors", "sketches", "terms", "postings", "refs", "titles", "changes", "documents", "collections"} {
+		for _, t := range []string{"nodes", "cands", "sketches", "terms", "postings", "refs", "titles", "changes", "documents", "collections"} {
 			col := "coll"
 			if t == "collections" {
 				col = "id"

@@ -99,7 +99,7 @@ FROM (SELECT p.term, count(*) AS c FROM flowreader.postings p JOIN gone USING (s
 WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
 			return 0, wrap("update", err)
 		}
-		tables := []string{"nodes", "vectors", "sketches", "postings", "refs", "titles"}
+		tables := []string{"nodes", "cands", "sketches", "postings", "refs", "titles"}
 		if ann {
 			tables = append(tables, "ann")
 		}
@@ -204,25 +204,25 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 	if len(nodes) == 0 {
 		return nil
 	}
-	if _, err := w.tx.Exec(ctx, `CREATE TEMP TABLE relink (seq int8, names int8[], nbrs int8[], kinds int2[], weights real[]) ON COMMIT DROP`); err != nil {
+	if _, err := w.tx.Exec(ctx, `CREATE TEMP TABLE relink (seq int8, names int8[], adj bytea) ON COMMIT DROP`); err != nil {
 		return wrap("update edges", err)
 	}
 	names := w.names()
 	k := 0
-	_, err := w.copy(ctx, pgx.Identifier{"relink"}, []string{"seq", "names", "nbrs", "kinds", "weights"}, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err := w.copy(ctx, pgx.Identifier{"relink"}, []string{"seq", "names", "adj"}, pgx.CopyFromFunc(func() ([]any, error) {
 		if k >= len(nodes) {
 			return nil, nil
 		}
 		i := nodes[k]
 		k++
-		nm, nb, kd, wt := w.links(i, names)
-		return []any{w.seqOf(i), nm, nb, kd, wt}, nil
+		nm, adj := w.links(i, names)
+		return []any{w.seqOf(i), nm, adj}, nil
 	}))
 	if err != nil {
 		return wrap("update edges", err)
 	}
-	_, err = w.tx.Exec(ctx, `UPDATE flowreader.nodes n SET names = r.names, nbrs = r.nbrs, kinds = r.kinds, weights = r.weights
+	_, err = w.tx.Exec(ctx, `UPDATE flowreader.cands n SET names = r.names, adj = r.adj
 FROM relink r WHERE n.coll = $1 AND n.seq = r.seq
-AND (n.names, n.nbrs, n.kinds, n.weights) IS DISTINCT FROM (r.names, r.nbrs, r.kinds, r.weights)`, w.coll)
+AND (n.names, n.adj) IS DISTINCT FROM (r.names, r.adj)`, w.coll)
 	return wrap("update edges", err)
 }
