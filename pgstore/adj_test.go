@@ -44,4 +44,3 @@ func FuzzDecodeAdj(f *testing.F) {
 		}
 	})
 }
-

@@ -74,6 +74,7 @@ func TestScale(t *testing.T) {
 	cfg := score.AspectsConfig()
 	const m = 256
 	var tStore, tMem []float64
+	trips := 0
 	var stages [4][]float64
 	recall, overlap, bytes := 0.0, 0.0, int64(0)
 	for k, question := range c.Questions {
@@ -91,6 +92,7 @@ func TestScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		tStore = append(tStore, float64(time.Since(t1).Microseconds())/1000)
+		trips = f.trips
 		for i, d := range f.stages {
 			stages[i] = append(stages[i], float64(d.Microseconds())/1000)
 		}
@@ -140,7 +142,7 @@ func TestScale(t *testing.T) {
 	n := float64(len(c.Questions))
 	slices.Sort(tStore)
 	slices.Sort(tMem)
-	fmt.Printf("fetch-ms p50 %.1f p99 %.1f (2 round trips)\n", tStore[len(tStore)/2], tStore[len(tStore)*99/100])
+	fmt.Printf("fetch-ms p50 %.1f p99 %.1f (%d round trips)\n", tStore[len(tStore)/2], tStore[len(tStore)*99/100], trips)
 	for i, name := range []string{"round-trip-1", "dense-pass", "seeds", "round-trip-2"} {
 		slices.Sort(stages[i])
 		fmt.Printf("fetch-stage-ms %s p50 %.1f\n", name, stages[i][len(stages[i])/2])
