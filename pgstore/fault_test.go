@@ -33,14 +33,14 @@ func TestRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := score.Query{Text: "lighthouse", Embedding: vs[0]}
-	if _, err := s.fetch(ctx, "c", q, 8, score.AspectsConfig(), fetchOptions{}); err != nil {
+	if _, err := s.fetch(ctx, "c", q, 8, score.Config{}, fetchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		_, err := s.fetch(ctx, "c", q, 8, score.AspectsConfig(), fetchOptions{})
+		_, err := s.fetch(ctx, "c", q, 8, score.Config{}, fetchOptions{})
 		if !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("fetch %d with the database stopped: %v, want ErrUnavailable", i, err)
 		}
@@ -53,7 +53,7 @@ func TestRestart(t *testing.T) {
 	// reaches a new one.
 	var last error
 	for i := 0; i < 50; i++ {
-		if _, last = s.fetch(ctx, "c", q, 8, score.AspectsConfig(), fetchOptions{}); last == nil {
+		if _, last = s.fetch(ctx, "c", q, 8, score.Config{}, fetchOptions{}); last == nil {
 			return
 		}
 		if !errors.Is(last, ErrUnavailable) {
@@ -205,7 +205,7 @@ func TestStandby(t *testing.T) {
 					return
 				default:
 				}
-				f, err := r.fetch(ctx, "c", q, 64, score.AspectsConfig(), fetchOptions{exact: true, text: true})
+				f, err := r.fetch(ctx, "c", q, 64, score.Config{}, fetchOptions{exact: true, text: true})
 				if err != nil {
 					t.Error(err)
 					return

@@ -151,7 +151,7 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	}
 	var refKeys [][]string
 	var flatKeys []string
-	if c.RefBoost > 0 {
+	if c.RefBoost >= 0 { // zero is the default boost, negative none
 		refKeys = scorehook.QueryRefKeys(q.Text)
 		for _, ks := range refKeys {
 			flatKeys = append(flatKeys, ks...)
@@ -304,7 +304,7 @@ JOIN flowreader.cands v ON v.coll = (SELECT id FROM flowreader.collections WHERE
 	var touched int64
 	var sqlLo, sqlHi float64
 	dfs := make([]int32, len(kw))
-	if c.BM25Weight > 0 && len(kw) > 0 {
+	if c.BM25Weight >= 0 && len(kw) > 0 { // zero is the default weight, negative none
 		b.Queue(`SELECT u.ord, coalesce(t.df, 0) FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
 LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.term = u.term`, name, kw).
 			Query(func(rows pgx.Rows) error {
@@ -598,7 +598,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 
 	// BM25 of the candidates with the whole collection's statistics, as
 	// score's candidate index computes it.
-	if c.BM25Weight > 0 {
+	if c.BM25Weight >= 0 {
 		f.bm25 = make([]float64, len(f.seqs))
 		if found {
 			f.scoreBM25(st, idf)

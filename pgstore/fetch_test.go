@@ -131,7 +131,7 @@ func TestFetchQuickstart(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range []int{1, 3, 16} {
-			sameCandidates(t, s, "quickstart", g, score.Query{Text: question, Embedding: vs[0]}, m, score.AspectsConfig())
+			sameCandidates(t, s, "quickstart", g, score.Query{Text: question, Embedding: vs[0]}, m, score.Config{})
 		}
 	}
 }
@@ -152,7 +152,7 @@ func TestFetchSynthetic(t *testing.T) {
 		for k := 0; k < 8; k++ {
 			v := rng.IntN(g.Len())
 			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " " + g.Nodes[(v+7)%g.Len()].Keywords[0], Embedding: g.AppendEmbedding(nil, (v+1)%g.Len())}
-			for _, c := range []score.Config{score.AspectsConfig(), score.ClassicConfig()} {
+			for _, c := range []score.Config{score.Config{}, score.Classic()} {
 				sameCandidates(t, s, name, g, q, 32, c)
 			}
 		}

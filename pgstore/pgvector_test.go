@@ -68,8 +68,8 @@ func TestPgvector(t *testing.T) {
 		v := rng.IntN(g.Len())
 		q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " "), Embedding: g.AppendEmbedding(nil, v)}
 		// Exact mode: the same subgraph and BM25 as in-process.
-		sameCandidates(t, s, "v", g, q, cands, score.AspectsConfig())
-		f, err := s.fetch(ctx, "v", q, cands, score.AspectsConfig(), fetchOptions{})
+		sameCandidates(t, s, "v", g, q, cands, score.Config{})
+		f, err := s.fetch(ctx, "v", q, cands, score.Config{}, fetchOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func TestScale(t *testing.T) {
 	fmt.Printf("database-bytes-per-node %.0f\n", float64(total)/float64(g.Len()))
 
 	ix := score.NewIndex(g)
-	cfg := score.AspectsConfig()
+	cfg := score.Config{}
 	const m = 256
 	var tStore, tMem []float64
 	trips := 0

@@ -31,12 +31,12 @@ func TestSketchCache(t *testing.T) {
 			v := rng.IntN(g.Len())
 			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " "), Embedding: g.AppendEmbedding(nil, v)}
 			s.sketchMin = 1 << 62
-			want, err := s.fetch(ctx, "k", q, 16, score.AspectsConfig(), fetchOptions{})
+			want, err := s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			s.sketchMin = 1
-			got, err := s.fetch(ctx, "k", q, 16, score.AspectsConfig(), fetchOptions{})
+			got, err := s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

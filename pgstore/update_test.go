@@ -80,7 +80,7 @@ func sameCollection(t *testing.T, s *Store, name string, p *flowreader.Pipeline,
 		t.Fatal(err)
 	}
 	q := score.Query{Text: question, Embedding: vs[0]}
-	f, err := s.fetch(ctx, name, q, g.Len(), score.AspectsConfig(), fetchOptions{exact: true, text: true})
+	f, err := s.fetch(ctx, name, q, g.Len(), score.Config{}, fetchOptions{exact: true, text: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func sameCollection(t *testing.T, s *Store, name string, p *flowreader.Pipeline,
 			t.Fatalf("edge %s missing from the store", e)
 		}
 	}
-	sc, err := score.NewIndex(g).Score(score.AspectsConfig(), q)
+	sc, err := score.NewIndex(g).Score(score.Config{}, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestReadsOneVersion(t *testing.T) {
 					return
 				default:
 				}
-				f, err := s.fetch(ctx, "c", q, 64, score.AspectsConfig(), fetchOptions{exact: true, text: true})
+				f, err := s.fetch(ctx, "c", q, 64, score.Config{}, fetchOptions{exact: true, text: true})
 				if err != nil {
 					t.Error(err)
 					return
