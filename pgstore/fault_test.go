@@ -21,6 +21,7 @@ import (
 // TestRestart: a store whose database stops answers ErrUnavailable, and
 // answers again once the database is back, with no new Store.
 func TestRestart(t *testing.T) {
+	t.Parallel()
 	s, srv := openTest(t)
 	ctx := context.Background()
 	da := versionDocs(false)
@@ -171,6 +172,7 @@ FROM flowreader.collections c WHERE name = $1`, name).Scan(&nodes, &rows, &vecs,
 // TestStandby: a store on a streaming standby answers while the primary
 // takes updates, each question from one version, and sees the updates.
 func TestStandby(t *testing.T) {
+	t.Parallel()
 	s, srv := openTest(t)
 	ctx := context.Background()
 	da, db := versionDocs(false), versionDocs(true)

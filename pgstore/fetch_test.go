@@ -111,6 +111,7 @@ func nodeString(n graph.Node) string {
 }
 
 func TestFetchQuickstart(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
 	p, g, docs := quickstart(t)
@@ -137,6 +138,7 @@ func TestFetchQuickstart(t *testing.T) {
 }
 
 func TestFetchSynthetic(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
 	for _, i8 := range []bool{false, true} {

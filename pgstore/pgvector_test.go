@@ -19,6 +19,7 @@ import (
 // (PGlite's COPY FROM STDIN wedges), an HNSW index per collection, and the
 // dense candidates from it, re-ranked exactly.
 func TestPgvector(t *testing.T) {
+	t.Parallel()
 	url := pgtest.StartPGlite(t)
 	ctx := context.Background()
 	s, err := Open(ctx, url)
@@ -29,7 +30,7 @@ func TestPgvector(t *testing.T) {
 	if !s.ann || !s.noCopy {
 		t.Fatalf("PGlite with pgvector: ann %v, noCopy %v; want both", s.ann, s.noCopy)
 	}
-	g := synth.Graph(t, 1500, 24, 3).WithInt8Embeddings()
+	g := synth.Graph(t, 800, 24, 3).WithInt8Embeddings()
 	if err := s.Import(ctx, "v", g); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestPgvector(t *testing.T) {
 	t.Logf("HNSW dense recall %.3f", recall)
 
 	// Updates and drops keep the index's table in step.
-	h := synth.Graph(t, 1600, 24, 4).WithInt8Embeddings()
+	h := synth.Graph(t, 850, 24, 4).WithInt8Embeddings()
 	if _, err := s.Update(ctx, "v", version(t, s, "v"), h); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 // brought up to date from the changes log after updates, or reloaded when
 // the log has a gap.
 func TestSketchCache(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
 	g := synth.Graph(t, 900, 40, 11).WithInt8Embeddings()

@@ -133,6 +133,7 @@ func sameCollection(t *testing.T, s *Store, name string, p *flowreader.Pipeline,
 }
 
 func TestUpdate(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
 	da, db := versionDocs(false), versionDocs(true)
@@ -171,6 +172,7 @@ func TestUpdate(t *testing.T) {
 // TestConcurrentWriters: two writers from one base, at once: one commits,
 // the other is refused; neither is lost silently.
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
 	da, db := versionDocs(false), versionDocs(true)
@@ -212,6 +214,7 @@ func TestConcurrentWriters(t *testing.T) {
 // TestReadsOneVersion: questions fetched while a writer flips the
 // collection between two versions each see one version whole.
 func TestReadsOneVersion(t *testing.T) {
+	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
 	da, db := versionDocs(false), versionDocs(true)
