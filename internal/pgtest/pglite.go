@@ -87,6 +87,7 @@ func pgliteServer() (string, error) {
 func runPGlite(t TB, bin string, port int) (string, error) {
 	cmd := exec.Command(bin, "--db=memory://", "--port="+strconv.Itoa(port), "--host=127.0.0.1",
 		"-e", "@electric-sql/pglite-pgvector:vector")
+	dieWithParent(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
