@@ -2,7 +2,8 @@
 // flowreader: it builds an opened [flowreader.Index] from a few inline
 // passages or a small fixture folder in one call, asserts what the evidence
 // for a question holds, compares output with golden files, and starts a
-// fault-injecting OpenAI-compatible server for reliability tests.
+// fault-injecting OpenAI-compatible server for reliability tests, and a
+// throwaway PostgreSQL server for tests of a store.
 //
 // # Offline and deterministic
 //
@@ -44,4 +45,11 @@
 // body, a 200 that is not JSON, a stall. Which request fails is a pure
 // function of the seed, the request body and its attempt number, never of
 // timing, so a failing run replays exactly.
+//
+// # PostgreSQL
+//
+// [PostgreSQL] starts a throwaway PostgreSQL server for one test (Debian's
+// postgresql-15, in a temporary folder, on a free loopback port) and returns
+// its URL, for tests of code that keeps collections in a database with
+// package pgstore.
 package flowreadertest

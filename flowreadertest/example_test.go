@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/flowreader/flowreader"
@@ -13,6 +14,7 @@ import (
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/openai"
+	"github.com/flowreader/flowreader/pgstore"
 )
 
 // report stands in for the *testing.T of a test, so that the examples can
@@ -154,4 +156,22 @@ func ExampleOpen() {
 	fmt.Println(res.Text, res.Trace.Reader, len(m.Calls()) > 0)
 	// Output:
 	// 41 m/s vlm true
+}
+
+// PostgreSQL gives a test its own PostgreSQL server: pass the URL to
+// pgstore.Open (or pgx) and the server is gone after the test.
+func ExamplePostgreSQL() {
+	test := func(t *testing.T) {
+		url := flowreadertest.PostgreSQL(t)
+		s, err := pgstore.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		cs, err := s.Collections(t.Context())
+		if err != nil || len(cs) != 0 {
+			t.Fatalf("a new database has collections %v (%v)", cs, err)
+		}
+	}
+	_ = test // in a _test.go file: func TestStore(t *testing.T) { ... }
 }

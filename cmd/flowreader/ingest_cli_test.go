@@ -187,7 +187,11 @@ func TestBuildInterrupt(t *testing.T) {
 				for lines.Scan() && !strings.HasPrefix(lines.Text(), "build: ingested") {
 				}
 			} else {
-				time.Sleep(50 * time.Millisecond)
+				// The first file's line: the process is up (its signal
+				// handler is set before any work) and ingesting. A fixed
+				// sleep instead raced the process's start on a loaded
+				// machine, where Ctrl-C then killed it before the handler.
+				lines.Scan()
 			}
 			sent := time.Now()
 			cmd.Process.Signal(os.Interrupt)
