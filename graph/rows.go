@@ -134,7 +134,7 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 	for i := 0; i < g.Len(); i++ {
 		r.set(i, g.Emb[i*g.Dim:(i+1)*g.Dim])
 	}
-	h := &Graph{Nodes: g.Nodes, Embedder: g.Embedder, ImageRoot: g.ImageRoot, build: g.build, off: g.off, adj: g.adj, eid: g.eid}
+	h := &Graph{Nodes: g.Nodes, Embedder: g.Embedder, ImageRoot: g.ImageRoot, Metadata: g.Metadata, build: g.build, off: g.off, adj: g.adj, eid: g.eid}
 	h.setRows(r)
 	h.Edges = make([]Edge, len(g.Edges))
 	for i, e := range g.Edges {
