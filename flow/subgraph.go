@@ -126,6 +126,7 @@ func subOrderPairs(sub *graph.Graph, nodes []int, pos []int32, window int) [][2]
 }
 
 func init() {
+	flowhook.NormKeyword = normKeyword
 	flowhook.OpenSubgraph = func(ctx context.Context, r any, sub *graph.Graph, n int, df map[string]int32, rank []int32) (any, error) {
 		a, ok := r.(*Aspects)
 		if !ok || a == nil {

@@ -65,18 +65,41 @@ func (s *candState) next() uint32 {
 // those Score gives it; HMean and RMean estimate the whole graph's means
 // from the entry nodes (exact for the BM25 and reference parts). The cost
 // grows with m and the postings of the query terms, not with the graph's
-// size. It is [Candidates.Score] of the candidates read from this index.
+// size. It is [Index.Candidates], then [Candidates.Score].
 //
 // It fails as Score does, and with [ErrConfig] when m < 1.
 func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
+	if ix == nil || ix.g == nil || ix.n == 0 {
+		if m < 1 {
+			return nil, fmt.Errorf("%w: %d candidates", ErrConfig, m)
+		}
+		return ix.Score(c, q)
+	}
+	cs, err := ix.Candidates(c, q, m)
+	if err != nil {
+		return nil, err
+	}
+	return cs.Score(c, q)
+}
+
+// Candidates reads the candidate set of ScoreCandidates from the index:
+// the candidate subgraph with the whole graph's statistics, which
+// [Candidates.Score] scores (Rank and KeywordDF are left nil: a router
+// opened on this graph has them). A store answers a question with the same
+// set (see [Candidates]).
+//
+// It fails with [ErrConfig] when c is invalid, m < 1 or Query.Nodes is not
+// ascending nodes of the graph, and with [ErrEmbedding] when the query
+// embedding does not fit the graph.
+func (ix *Index) Candidates(c Config, q Query, m int) (*Candidates, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("%w: %d candidates", ErrConfig, m)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if ix == nil || ix.g == nil || ix.n == 0 {
-		return ix.Score(c, q)
+	if ix == nil || ix.g == nil {
+		return nil, fmt.Errorf("%w: an index of no graph", ErrConfig)
 	}
 	if err := checkQuery(ix.g, q); err != nil {
 		return nil, err
@@ -85,7 +108,7 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ix.candidates(c, q, m, keep).Score(c, q)
+	return ix.candidates(c, q, m, keep), nil
 }
 
 // keepSet is the bit set of nodes (ascending node indexes), nil for nil.

@@ -22,3 +22,8 @@ import (
 // error) for a router that has no such statistics to take: the caller
 // opens that one on sub itself.
 var OpenSubgraph func(ctx context.Context, router any, sub *graph.Graph, n int, df map[string]int32, rank []int32) (any, error)
+
+// NormKeyword normalises a node keyword as the aspects router does before
+// it counts keyword frequencies (lower case, punctuation removed, single
+// spaces): KeywordDF's keys.
+var NormKeyword func(string) string
