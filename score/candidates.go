@@ -19,10 +19,10 @@ const (
 	// candidateSpread bounds the subgraph at candidateSpread·m nodes: the
 	// seeds first, then their neighbours, best seeds first.
 	candidateSpread = 8
-	// exactKeep is the largest Query.Nodes whose dense candidates are
-	// ranked exactly (every node's cosine) rather than by the beam
-	// search: a few milliseconds of dot products, and a selective filter
-	// would leave the beam search walking most of the graph anyway.
+	// exactKeep is the largest graph (or Query.Nodes) whose dense
+	// candidates are ranked exactly (every node's cosine) rather than by
+	// the beam search: a few milliseconds of dot products, and a selective
+	// filter would leave the beam search walking most of the graph anyway.
 	exactKeep = 32768
 )
 
@@ -53,9 +53,10 @@ func (s *candState) next() uint32 {
 }
 
 // ScoreCandidates is Score over a candidate subgraph rather than every
-// node: the m nodes most similar to the query (a beam search of width m
-// over the graph's edges from evenly spaced entry nodes; the kNN edges make
-// it a navigable graph), the m best by BM25 (from the query terms'
+// node: the m nodes most similar to the query (exactly on a graph of up to
+// 32,768 nodes, else by a beam search of width m over the graph's edges
+// from evenly spaced entry nodes, the kNN edges making it a navigable
+// graph), the m best by BM25 (from the query terms'
 // postings) and the nodes whose references meet the question's, then their
 // graph neighbours, best seeds first, up to 8·m nodes in all. With
 // Query.Nodes set, only those nodes are candidates (and neighbours). The
@@ -268,9 +269,9 @@ func (ix *Index) candidatesOf(c Config, question string, kw []string, nodes []in
 
 // denseTop returns the m nodes of keep most similar to the unit query qu,
 // best first (ties by lower index), and the mean of max(cos, 0) over the
-// entry nodes (of the whole graph). They are found by a beam search over
-// the graph's adjacency, which walks through every node but keeps only
-// keep's; a keep of at most exactKeep nodes is ranked exactly instead.
+// entry nodes (of the whole graph). A graph or keep of at most exactKeep
+// nodes is ranked exactly; a larger one by a beam search over the graph's
+// adjacency, which walks through every node but keeps only keep's.
 func (ix *Index) denseTop(st *candState, qu []float32, m int, keep bitset) ([]int32, float64) {
 	g := ix.g
 	n := ix.n
@@ -289,10 +290,9 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int, keep bitset) ([]in
 		entries = append(entries, cand{int32(v), s})
 	}
 	cosMean := sum / float64(max(cnt, 1))
-	if keep != nil && keep.count() <= exactKeep {
-		for w, b := range keep {
-			for ; b != 0; b &= b - 1 {
-				v := int32(w*64 + bits.TrailingZeros64(b))
+	if keep == nil && n <= exactKeep || keep != nil && keep.count() <= exactKeep {
+		for v := range int32(n) {
+			if keep.has(v) {
 				res.push(cand{v, g.Dot(int(v), qu)}, m)
 			}
 		}
