@@ -201,9 +201,8 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	p.embedder = cfg.Embedder
 	if p.embedder == nil {
-		g := local.Embedder()
-		p.embedder = g
-		p.notes = append(p.notes, "embedded default embedder: "+g.Name()+" (offline GloVe word vectors, no server)")
+		p.embedder = local.Embedder()
+		p.notes = append(p.notes, "embedded default embedder: "+p.embedder.(llm.Namer).Name()+" (offline GloVe word vectors, no server)")
 	}
 	if err := p.observe(); err != nil {
 		return nil, err
