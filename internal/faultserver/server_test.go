@@ -14,7 +14,7 @@ import (
 	"github.com/flowreader/flowreader/llm/openai"
 )
 
-func chatFor(t *testing.T, s *Server, timeout time.Duration) (*openai.Chat, *http.Client) {
+func chatFor(t *testing.T, s *Server, timeout time.Duration) (llm.Model, *http.Client) {
 	t.Helper()
 	hc := s.Client()
 	hc.Timeout = timeout

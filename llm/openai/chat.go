@@ -11,16 +11,18 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// Chat is an llm.Model served at {BaseURL}/chat/completions. It is safe for
-// concurrent use.
-type Chat struct {
+// chat is the llm.Model served at {BaseURL}/chat/completions.
+type chat struct {
 	cfg  Config
 	base string
 	tr   transport
 }
 
-// NewChat checks cfg and returns a Chat. BaseURL and Model are required.
-func NewChat(cfg Config) (*Chat, error) {
+// NewChat checks cfg and returns the llm.Model served at
+// {BaseURL}/chat/completions, safe for concurrent use. It has the optional
+// llm.Namer (the served model's name) and llm.ImageAccepter (false with
+// Config.TextOnly). BaseURL and Model are required.
+func NewChat(cfg Config) (llm.Model, error) {
 	base, err := apiBase(cfg.BaseURL)
 	if err != nil {
 		return nil, err
@@ -28,18 +30,18 @@ func NewChat(cfg Config) (*Chat, error) {
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("%w: no chat model", ErrConfig)
 	}
-	return &Chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
+	return &chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
 }
 
 // Name returns the served model name. It implements llm.Namer.
-func (c *Chat) Name() string { return c.cfg.Model }
+func (c *chat) Name() string { return c.cfg.Model }
 
 // AcceptsImages reports whether image parts may be sent (not TextOnly). It
 // implements llm.ImageAccepter.
-func (c *Chat) AcceptsImages() bool { return !c.cfg.TextOnly }
+func (c *chat) AcceptsImages() bool { return !c.cfg.TextOnly }
 
 // Generate sends req and returns the first choice. It implements llm.Model.
-func (c *Chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+func (c *chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	body, err := c.body(req)
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ type chatMessage struct {
 }
 
 // body builds the JSON body for req.
-func (c *Chat) body(req *llm.Request) (map[string]any, error) {
+func (c *chat) body(req *llm.Request) (map[string]any, error) {
 	if req == nil || len(req.Messages) == 0 {
 		return nil, fmt.Errorf("openai: empty request")
 	}
@@ -178,7 +180,7 @@ func parseChat(data []byte) (*llm.Response, error) {
 }
 
 var (
-	_ llm.Model         = (*Chat)(nil)
-	_ llm.Namer         = (*Chat)(nil)
-	_ llm.ImageAccepter = (*Chat)(nil)
+	_ llm.Model         = (*chat)(nil)
+	_ llm.Namer         = (*chat)(nil)
+	_ llm.ImageAccepter = (*chat)(nil)
 )

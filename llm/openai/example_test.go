@@ -46,5 +46,5 @@ func ExampleFromEnv() {
 		return
 	}
 	chat, err := openai.NewChat(cfg)
-	fmt.Println(chat.Name(), err)
+	fmt.Println(chat.(llm.Namer).Name(), err)
 }
