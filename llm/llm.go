@@ -77,15 +77,9 @@ type ImageAccepter interface {
 	AcceptsImages() bool
 }
 
-// Role is the author of a message.
+// Role is the author of a message: "system", "user" or "assistant", as
+// in the OpenAI chat API.
 type Role string
-
-// Message roles of the OpenAI-compatible chat protocol.
-const (
-	RoleSystem    Role = "system"
-	RoleUser      Role = "user"
-	RoleAssistant Role = "assistant"
-)
 
 // Part is one piece of a message: text, or an image. Exactly one of Text or
 // Image is set: Part{Text: s} or Part{Image: &Image{Data: b, MIME: "image/png"}}.
@@ -138,5 +132,5 @@ type Response struct {
 
 // UserText is a convenience for a single-message, text-only request.
 func UserText(prompt string) *Request {
-	return &Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Text: prompt}}}}}
+	return &Request{Messages: []Message{{Role: "user", Parts: []Part{{Text: prompt}}}}}
 }

@@ -95,9 +95,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 func message(msg llm.Message) *schema.Message {
 	out := &schema.Message{Role: schema.User}
 	switch msg.Role {
-	case llm.RoleSystem:
+	case "system":
 		out.Role = schema.System
-	case llm.RoleAssistant:
+	case "assistant":
 		out.Role = schema.Assistant
 	}
 	images := false

@@ -99,9 +99,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 
 func role(r llm.Role) llms.ChatMessageType {
 	switch r {
-	case llm.RoleSystem:
+	case "system":
 		return llms.ChatMessageTypeSystem
-	case llm.RoleAssistant:
+	case "assistant":
 		return llms.ChatMessageTypeAI
 	}
 	return llms.ChatMessageTypeHuman

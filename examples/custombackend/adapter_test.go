@@ -96,8 +96,8 @@ func TestModelTranslatesRequest(t *testing.T) {
 	m := &custombackend.Model{Client: &custombackend.Client{}}
 	req := &llm.Request{
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "You are terse."}}},
-			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "Table:"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "What is the output?"}}},
+			{Role: "system", Parts: []llm.Part{{Text: "You are terse."}}},
+			{Role: "user", Parts: []llm.Part{{Text: "Table:"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "What is the output?"}}},
 		},
 		JSONSchema: []byte(`{"type":"object"}`),
 	}

@@ -56,8 +56,8 @@ func TestChatImagesAsDataURIsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "be brief"}}},
-		{Role: llm.RoleUser, Parts: []llm.Part{
+		{Role: "system", Parts: []llm.Part{{Text: "be brief"}}},
+		{Role: "user", Parts: []llm.Part{
 			{Text: "first"}, {Image: &llm.Image{Data: big, MIME: "image/png"}},
 			{Text: "second"}, {Image: &llm.Image{Data: small, MIME: "image/jpeg"}},
 		}},
@@ -124,7 +124,7 @@ func TestChatImageOptions(t *testing.T) {
 	if c.(llm.ImageAccepter).AcceptsImages() {
 		t.Fatal("TextOnly accepts images")
 	}
-	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser,
+	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: "user",
 		Parts: []llm.Part{{Image: &llm.Image{Data: big, MIME: "image/png"}}, {Text: "x"}}}}}); err == nil {
 		t.Fatal("image sent to text-only model")
 	}
