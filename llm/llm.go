@@ -33,31 +33,11 @@ type Embedder interface {
 	Dimension() int
 }
 
-// EmbedderFunc adapts a function to the Embedder interface, as
-// net/http.HandlerFunc adapts a function to Handler. Its Dimension is 0,
-// which means "unknown until the first call": consumers (the graph builder)
-// take the dimension from the vectors returned.
-type EmbedderFunc func(ctx context.Context, texts []string, kind Kind) ([][]float32, error)
-
-// Embed calls f.
-func (f EmbedderFunc) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
-	return f(ctx, texts, kind)
-}
-
-// Dimension returns 0: unknown until the first call.
-func (f EmbedderFunc) Dimension() int { return 0 }
-
 // Model generates text (or JSON) from a conversation of text and image parts.
 // Implementations must be safe for concurrent use.
 type Model interface {
 	Generate(ctx context.Context, req *Request) (*Response, error)
 }
-
-// ModelFunc adapts a function to the Model interface.
-type ModelFunc func(ctx context.Context, req *Request) (*Response, error)
-
-// Generate calls f.
-func (f ModelFunc) Generate(ctx context.Context, req *Request) (*Response, error) { return f(ctx, req) }
 
 // Namer is an optional capability of an Embedder or a Model: a stable name,
 // written into graph file headers and made part of cache keys.

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/purpose"
 	"testing"
 
@@ -115,7 +116,7 @@ var sink *llm.Response
 // purpose set on the context as the readers do.
 func BenchmarkGenerate(b *testing.B) {
 	resp := &llm.Response{Text: "x", Usage: llm.Usage{PromptTokens: 3}}
-	m := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
+	m := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
 	req := llm.UserText("q")
 	ctx, _ := tally.With(context.Background())
 	for _, c := range []struct {
