@@ -180,7 +180,7 @@ func ExampleIndex_Evidence() {
 	}
 	fmt.Println(res.Text)
 	// Output:
-	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+	// 2.1 metres
 }
 
 func ExampleIndex_Ask() {

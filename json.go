@@ -33,12 +33,16 @@ type (
 	resultJSON struct {
 		evidenceJSON
 		// StagesMS shadows Evidence's: every step done, answer included.
-		StagesMS  map[string]float64 `json:"stages_ms"`
-		Answer    string             `json:"answer"`
-		Citations []citationJSON     `json:"citations"`
-		Drafts    []draftJSON        `json:"drafts"`
-		Trace     traceJSON          `json:"trace"`
-		System2   *system2JSON       `json:"system2,omitempty"`
+		StagesMS map[string]float64 `json:"stages_ms"`
+		Answer   string             `json:"answer"`
+		// Confidence is the reader's, low_confidence true when it is
+		// below reader.ConfidenceThreshold (the answer is then a hint).
+		Confidence    float64        `json:"confidence"`
+		LowConfidence bool           `json:"low_confidence"`
+		Citations     []citationJSON `json:"citations"`
+		Drafts        []draftJSON    `json:"drafts"`
+		Trace         traceJSON      `json:"trace"`
+		System2       *system2JSON   `json:"system2,omitempty"`
 	}
 	citationJSON struct {
 		Doc    string `json:"doc"`
@@ -47,6 +51,9 @@ type (
 		NodeID string `json:"node_id"`
 		Quote  string `json:"quote"`
 		Chain  int    `json:"chain"`
+		// Span is where the answer sits in quote (byte offsets); absent
+		// when the reader does not say.
+		Span *[2]int `json:"span,omitempty"`
 	}
 	draftJSON struct {
 		Chain    int     `json:"chain"`
@@ -159,10 +166,15 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if a == nil {
 		a = &reader.Answer{}
 	}
-	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
-		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
+	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Confidence: a.Confidence,
+		LowConfidence: a.LowConfidence(), Citations: []citationJSON{}, Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
 	for _, c := range a.Citations {
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
+		cj := citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain}
+		if c.Span[1] > 0 {
+			sp := c.Span
+			cj.Span = &sp
+		}
+		out.Citations = append(out.Citations, cj)
 	}
 	for _, d := range a.Drafts {
 		nodes := append([]int{}, d.Nodes...)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,14 +59,19 @@ embedder's is refused. With no model configured (flags or %s/%s)
 the answer comes from the extractive reader: verbatim spans, not generated
 text; the output says so. When there is no answer (the extractive reader
 abstains, "no answer in the collection", or the answer is empty), ask prints
-what it has, says why on stderr and exits with status 3.
+what it has, says why on stderr and exits with status 3. When the
+extractive reader's confidence is below %.2f, ask says it is not sure,
+prints the best passage with the span it would answer with between » and
+«, and exits with status 4 (--json: "low_confidence": true, "confidence",
+and the first citation's "span"). Exit status: 0 an answer, 1 a failure, 2
+a usage error, 3 no answer, 4 not sure.
 
 Examples:
   flowreader ask -g harbour.frg "Which breakwater lost most nests in 2025?"
   flowreader ask -g harbour.frg --explain --dot flow.dot "What was the peak gust?"
 
 flags:
-`, envLLMURL, envLLMModel)
+`, envLLMURL, envLLMModel, reader.ConfidenceThreshold)
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -322,7 +328,25 @@ func citationPlace(c reader.Citation) string {
 // IDs, notes) goes through termsafe.Text, so that no escape sequence or
 // line break in them reaches the terminal; --json prints them exactly.
 func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.Result) {
+	if res.Answer != nil && res.LowConfidence() && len(res.Citations) > 0 {
+		// Not sure: say so, and show where the answer would be rather
+		// than a confident line.
+		c := res.Citations[0]
+		fmt.Fprintf(w, "Q: %s\nNot sure (confidence %.2f, below %.2f). The best passage, with the span the reader would answer with between » and «:\n",
+			termsafe.Text(question), res.Confidence, reader.ConfidenceThreshold)
+		fmt.Fprintf(w, "  [1] %s (node %s): %s\n", termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
+		for i, c := range res.Citations[1:] {
+			fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+2, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintln(w, "note:", termsafe.Text(n))
+		}
+		return
+	}
 	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
+	if res.Answer != nil && res.Confidence > 0 {
+		fmt.Fprintf(w, "confidence: %.2f\n", res.Confidence)
+	}
 	if len(res.Citations) == 0 {
 		fmt.Fprintln(w, "citations: none")
 	} else {
@@ -438,4 +462,22 @@ func indexOfChain(chains []flow.Chain, c flow.Chain, used []bool) int {
 		}
 	}
 	return -1
+}
+
+// highlight quotes q with its span [s, e) between » and «, cut to about
+// width characters around the span (… marks a cut), for a terminal.
+func highlight(q string, span [2]int, width int) string {
+	s, e := span[0], span[1]
+	if s < 0 || e > len(q) || s >= e {
+		return strconv.Quote(shorten(q, width))
+	}
+	before, mid, after := q[:s], q[s:e], q[e:]
+	room := max(0, width-len([]rune(mid)))
+	if r := []rune(before); len(r) > room/2 {
+		before = "…" + string(r[len(r)-room/2:])
+	}
+	if r := []rune(after); len(r) > room/2 {
+		after = string(r[:room/2]) + "…"
+	}
+	return termsafe.Text("\"" + before + "»" + mid + "«" + after + "\"")
 }

@@ -290,7 +290,7 @@ func (r *Runner) question(ctx context.Context, res *Results, scorings map[string
 				if err != nil {
 					return fmt.Errorf("router %s: extractive answer: %w", spec.Name, err)
 				}
-				m.HasF1, m.F1 = true, AnswerF1(ans, q.AnswerRefs)
+				m.HasF1, m.F1, m.Heldout = true, AnswerF1(ans, q.AnswerRefs), HeldOut(q.ID)
 			}
 			res.Metrics[i][b][qi] = m
 		}
