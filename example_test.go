@@ -161,7 +161,7 @@ func ExampleIndex_Answer() {
 	fmt.Println(res.Text)
 	fmt.Println("chains read:", res.Trace.ChainsRead)
 	// Output:
-	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+	// 2.1 metres
 	// chains read: 1
 }
 
@@ -192,7 +192,7 @@ func ExampleIndex_Ask() {
 	fmt.Println(res.Text)
 	fmt.Println("cited:", res.Citations[0].NodeID, "read:", len(res.Evidence.Chains) <= 4)
 	// Output:
-	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+	// 2.1 metres
 	// cited: station#0 read: true
 }
 
@@ -285,7 +285,7 @@ func ExampleEvidence_UnmarshalJSON() {
 	}
 	fmt.Println(res.Text)
 	// Output:
-	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+	// 2.1 metres
 }
 
 // The JSON contract of a result: the evidence's fields, then the answer,
@@ -305,8 +305,8 @@ func ExampleResult_MarshalJSON() {
 	fmt.Println(slices.Sorted(maps.Keys(doc)))
 	fmt.Println(doc["answer"])
 	// Output:
-	// [answer budget chains citations drafts notes question routing schema_version scoring stages_ms trace]
-	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+	// [answer budget chains citations confidence drafts low_confidence notes question routing schema_version scoring stages_ms trace]
+	// 2.1 metres
 }
 
 // The zero Config runs on the embedded offline models and says so.
