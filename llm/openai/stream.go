@@ -31,7 +31,7 @@ import (
 // llm.ErrInvalidOutput. Cancelling ctx closes the connection, which stops
 // the generation on servers that notice (vLLM and Ollama abort a request
 // whose client has gone).
-func (c *Chat) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+func (c *chat) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
 	body, err := c.body(req, true)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (c *Chat) GenerateStream(ctx context.Context, req *llm.Request, onText func
 	return resp, nil
 }
 
-func (c *Chat) readStream(ctx context.Context, body map[string]any, onText func(string)) (*llm.Response, error) {
+func (c *chat) readStream(ctx context.Context, body map[string]any, onText func(string)) (*llm.Response, error) {
 	url := c.base + "/chat/completions"
 	hr, err := c.tr.send(ctx, http.MethodPost, url, body, "text/event-stream")
 	if err != nil {
