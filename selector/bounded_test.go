@@ -154,4 +154,3 @@ func jaccard(a, b []int) float64 {
 	}
 	return float64(inter) / float64(union)
 }
-
