@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -81,6 +82,39 @@ func (t *telemetryFlags) tracing(cfg *flowreader.Config) (flush func() error, er
 			return fmt.Errorf("--trace: %w", err)
 		}
 		if err := writeFileAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		return nil
+	}, nil
+}
+
+// streamTrace is tracing for a long-running command (serve, mcp): each span
+// is written to the --trace file as it ends, so that memory does not grow
+// with the spans of every call. The returned function ends the trace and
+// closes the file.
+func (t *telemetryFlags) streamTrace(cfg *flowreader.Config) (flush func() error, err error) {
+	if t.trace == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(t.trace, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(f))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	cfg.TracerProvider = tp
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := tp.Shutdown(ctx)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return fmt.Errorf("--trace: %w", err)
 		}
 		return nil
