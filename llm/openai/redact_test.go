@@ -1,0 +1,133 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowreader/flowreader/llm"
+)
+
+// leaked returns the longest run of consecutive characters of key that
+// appears in s: redaction allows at most minFragment-1.
+func leaked(s, key string) string {
+	best := ""
+	for i := range key {
+		for j := i + len(best) + 1; j <= len(key); j++ {
+			if !strings.Contains(s, key[i:j]) {
+				break
+			}
+			best = key[i:j]
+		}
+	}
+	return best
+}
+
+const redactKey = "sk-proj-7f3a9c1e5b2d8f4a6c0e9b7d3f1a5c8e2b4d6f8a0c2e4b6d8f0a1c3e5b7d9f1a"
+
+// A model server that echoes the Authorization header in its error: the
+// key never reaches the error, whatever the cut position of the message
+// and whatever part of the key the server itself cut off. "Partially"
+// means a run of minFragment (8) or more consecutive characters of the
+// key: redaction removes every such run, so at most 7 characters of the
+// key (less than any key's entropy) can appear in anything printed.
+func TestKeyRedactedAtEveryCutPosition(t *testing.T) {
+	var pad int
+	var echo func(auth string) string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":%q}}`, strings.Repeat("x", pad)+echo(r.Header.Get("Authorization")))
+	}))
+	defer srv.Close()
+	c, err := NewChat(Config{BaseURL: srv.URL, APIKey: redactKey, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoes := map[string]func(string) string{
+		"whole header":        func(a string) string { return "invalid header Authorization: " + a + " (rejected)" },
+		"twice":               func(a string) string { return a + " / " + a },
+		"cut by the upstream": nil, // set per m below
+	}
+	for name, e := range echoes {
+		ms := []int{len(redactKey)}
+		if e == nil {
+			ms = nil
+			for m := 1; m <= len(redactKey); m++ {
+				ms = append(ms, m)
+			}
+		}
+		for _, m := range ms {
+			if e == nil {
+				echo = func(a string) string { return "token " + strings.TrimPrefix(a, "Bearer ")[:m] }
+			} else {
+				echo = e
+			}
+			for pad = maxMessage - 120; pad <= maxMessage+5; pad++ {
+				_, err := c.Generate(context.Background(), llm.UserText("q"))
+				var api *llm.APIError
+				if !errors.As(err, &api) {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if l := leaked(err.Error(), redactKey); len(l) >= minFragment {
+					t.Fatalf("%s, key cut at %d, pad %d: %q of the key in %q", name, m, pad, l, err.Error())
+				}
+				if len(api.Message) > maxMessage+len("…") {
+					t.Fatalf("message of %d bytes", len(api.Message))
+				}
+			}
+		}
+	}
+}
+
+// redactMessage removes every run of minFragment or more characters of
+// the key, whatever surrounds it, and keeps the rest.
+func FuzzRedact(f *testing.F) {
+	f.Add("error: Bearer "+redactKey+" rejected", redactKey, 40)
+	f.Add("prefix "+redactKey[:20], redactKey, 10)
+	f.Add("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaa", 5)
+	f.Add("no key here", "short", 3)
+	f.Fuzz(func(t *testing.T, msg, key string, cut int) {
+		if key == "" {
+			return
+		}
+		out := truncate(redactMessage(msg, key), cut)
+		if len(key) >= minFragment {
+			if l := leaked(out, key); len(l) >= minFragment {
+				t.Fatalf("%q of the key %q left in %q", l, key, out)
+			}
+		} else if strings.Contains(out, key) {
+			t.Fatalf("the short key %q left in %q", key, out)
+		}
+		if !strings.Contains(msg, key[:min(len(key), minFragment)]) && redactMessage(msg, key) != msg {
+			t.Fatalf("%q changed without a fragment of %q", msg, key)
+		}
+	})
+}
+
+// The whole path of a failed call, with retries logged: nothing the
+// middleware's OnRetry sees holds the key.
+func TestKeyRedactedThroughRetries(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, `{"error":{"message":%q}}`, strings.Repeat("y", 500)+r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	c, err := NewChat(Config{BaseURL: srv.URL, APIKey: redactKey, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	m := llm.Wrap(c, llm.Middleware{Attempts: 3, BaseDelay: time.Millisecond, OnRetry: func(_ int, err error, _ time.Duration) { seen = append(seen, err.Error()) }})
+	_, err = m.Generate(context.Background(), llm.UserText("q"))
+	seen = append(seen, err.Error())
+	for _, s := range seen {
+		if l := leaked(s, redactKey); len(l) >= minFragment {
+			t.Fatalf("%q of the key in %q", l, s)
+		}
+	}
+}
