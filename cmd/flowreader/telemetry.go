@@ -15,6 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/internal/telemetry"
 )
 
 // telemetryFlags are the logging and tracing flags of build and ask.
@@ -26,7 +27,7 @@ type telemetryFlags struct {
 const defaultLogLevel = "warn"
 
 func (t *telemetryFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.logLevel, "log-level", defaultLogLevel, "structured log records on stderr at this level and above: debug, info, warn or error (debug shows every question stage and model call, never prompts or document text)")
+	fs.StringVar(&t.logLevel, "log-level", defaultLogLevel, "structured log records on stderr at this level and above: debug, info, warn or error (debug shows every question stage and model call; only debug records may quote a model server's error messages, which can quote the prompt)")
 	fs.StringVar(&t.trace, "trace", "", "write the OpenTelemetry spans (build stages, open, score, route, select, read, each model call) to this file as JSON lines")
 }
 
@@ -127,6 +128,9 @@ func retryWarner(l *slog.Logger, what string) func(attempt int, err error, delay
 		return nil
 	}
 	return func(attempt int, err error, delay time.Duration) {
-		l.Warn("retrying "+what+" call", "attempt", attempt, "delay", delay, "error", err)
+		// The error's type only at warn level: a model server's message may
+		// quote the prompt. The message itself at debug level.
+		l.Warn("retrying "+what+" call", "attempt", attempt, "delay", delay, telemetry.ErrorAttr(err))
+		l.Debug("retrying "+what+" call: error", "attempt", attempt, "error", err)
 	}
 }
