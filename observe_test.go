@@ -49,7 +49,7 @@ func system2Index(t *testing.T, m llm.Model, cfg Config) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.finder = fakeFinder{cutPairsOut: many(3), cutEdgesOut: many(3), topFlow: [][2]int{{1, 2}, {3, 4}}, srcEdges: [][2]int{{1, 2}}, seeds: []int{7}, aff: 0.4}
+	p.proposer = fakeFinder{cutPairsOut: many(3), cutEdgesOut: many(3), topFlow: [][2]int{{1, 2}, {3, 4}}, srcEdges: [][2]int{{1, 2}}, seeds: []int{7}, aff: 0.4}
 	ix, err := p.Open(context.Background(), fixture.Graph(t))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestPurposeSeenByMiddleware(t *testing.T) {
 		mu.Unlock()
 		return m.Generate(ctx, req)
 	})
-	res, err := system2Index(t, mw, Config{}).Ask(context.Background(), fixture.Question)
+	res, err := system2Index(t, mw, Config{}).Ask(context.Background(), fixture.Question, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestSpansOfAsk(t *testing.T) {
 	m := system2Script().Model()
 	ix := system2Index(t, named{m}, Config{TracerProvider: tp})
 	exp.Reset() // the open span
-	res, err := ix.Ask(context.Background(), fixture.Question)
+	res, err := ix.Ask(context.Background(), fixture.Question, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestNoGlobalProvider(t *testing.T) {
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
 	t.Cleanup(func() { otel.SetTracerProvider(prev) })
 	ix := system2Index(t, system2Script().Model(), Config{})
-	if _, err := ix.Ask(context.Background(), fixture.Question); err != nil {
+	if _, err := ix.Ask(context.Background(), fixture.Question, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(exp.GetSpans()); n != 0 {
@@ -375,7 +375,7 @@ func (h recFloat) Record(_ context.Context, v float64, opts ...metric.RecordOpti
 func TestMetrics(t *testing.T) {
 	mp := &recMeter{ints: map[string]int64{}, obs: map[string]int{}}
 	m := system2Script().Model()
-	res, err := system2Index(t, m, Config{MeterProvider: mp}).Ask(context.Background(), fixture.Question)
+	res, err := system2Index(t, m, Config{MeterProvider: mp}).Ask(context.Background(), fixture.Question, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestLogsKeepContentOut(t *testing.T) {
 		}
 		m := system2Script().Model()
 		ix := system2Index(t, m, Config{Logger: l})
-		if _, err := ix.Ask(context.Background(), fixture.Question); err != nil {
+		if _, err := ix.Ask(context.Background(), fixture.Question, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range append(bm.Calls(), m.Calls()...) {
@@ -484,7 +484,7 @@ func TestLoggerLevels(t *testing.T) {
 	var buf bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ix := system2Index(t, system2Script().Model(), Config{Logger: l})
-	if _, err := ix.Ask(context.Background(), fixture.Question); err != nil {
+	if _, err := ix.Ask(context.Background(), fixture.Question, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if buf.Len() != 0 {

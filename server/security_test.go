@@ -34,7 +34,7 @@ func decodeError(t *testing.T, b []byte) errorBody {
 // A budget above the server's limit is refused before any work: one
 // request must not buy routing and selection of millions of units.
 func TestBudgetAboveTheLimitIsRefused(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{MaxBudget: 8})
 	status, _, b := do(t, "POST", ts.URL+"/v1/retrieve", jsonType, `{"question": "`+question+`", "budget": 99999999}`)
 	if e := decodeError(t, b); status != 400 || e.Error.Code != "bad_budget" || !strings.Contains(e.Error.Message, "8") {
@@ -191,7 +191,7 @@ func TestSlowReadersHoldNoSlot(t *testing.T) {
 // /v1/* takes only application/json: a form post or a text/plain body
 // (which a web page can send without a CORS preflight) is refused.
 func TestContentTypeIsRequired(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{})
 	for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"} {
 		status, _, b := do(t, "POST", ts.URL+"/v1/ask", ct, `{"question": "`+question+`"}`)
@@ -229,7 +229,7 @@ func doWith(t *testing.T, method, url string, hdr map[string]string, body string
 // A DNS-rebinding page reaches the server under its own host name: only
 // the allowed names (and IP literals, which no rebinding can use) pass.
 func TestHostIsChecked(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{AllowedHosts: []string{"localhost", "flowreader.internal"}})
 	port := ts.URL[strings.LastIndex(ts.URL, ":"):]
 	body := `{"question": "` + question + `"}`
@@ -256,7 +256,7 @@ func TestHostIsChecked(t *testing.T) {
 // Bearer tokens guard /v1/*, /mcp and /metrics; /healthz stays open for
 // probes.
 func TestBearerTokens(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{Tokens: []string{"first-token-0123456789", "second-token-abcdefghij"}})
 	body := `{"question": "` + question + `"}`
 	for _, c := range []struct {
@@ -378,7 +378,7 @@ func waitMetric(t *testing.T, url, line string) {
 
 // Twenty tool calls at once over one MCP session all answer (they queue).
 func TestMCPCallsQueue(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	s, err := server.NewMCP(ix, server.Options{MaxInFlight: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -442,7 +442,7 @@ func rawExchange(t *testing.T, addr, req string, after func(net.Conn)) string {
 // A body that does not arrive within the server's read timeout is a 408,
 // not a 400.
 func TestBodyReadTimeoutIs408(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	h, err := server.New(ix, server.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -461,7 +461,7 @@ func TestBodyReadTimeoutIs408(t *testing.T) {
 // A body announced above the limit is refused without a 100 Continue: the
 // client must not be told to send it.
 func TestNoContinueBeforeRefusal(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{MaxBodyBytes: 1024})
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	c, err := net.Dial("tcp", addr)

@@ -63,7 +63,7 @@ func TestSecurityQuotedInputStaysOutOfLogsAndSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Ask(context.Background(), question); err == nil {
+	if _, err := ix.Ask(context.Background(), question, flowreader.Options{}); err == nil {
 		t.Fatal("ask against a failing model succeeded")
 	}
 	// A build with the model fails too, and logs its failure.
