@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/purpose"
 	"log/slog"
 	"strings"
 	"sync"
@@ -60,12 +61,12 @@ func system2Index(t *testing.T, m llm.Model, cfg Config) *Index {
 
 // wantPurpose is the purpose each prompt family must carry.
 var wantPurpose = map[string]llm.Purpose{
-	fixture.MarkQType:    llm.PurposeQuestionType,
-	fixture.MarkJudge:    llm.PurposeJudge,
-	fixture.MarkBridge:   llm.PurposeSystem2,
-	fixture.MarkEdge:     llm.PurposeSystem2,
-	fixture.MarkReasoner: llm.PurposeReasoner,
-	fixture.MarkWorker:   llm.PurposeWorker,
+	fixture.MarkQType:    purpose.QuestionType,
+	fixture.MarkJudge:    purpose.Judge,
+	fixture.MarkBridge:   purpose.System2,
+	fixture.MarkEdge:     purpose.System2,
+	fixture.MarkReasoner: purpose.Reasoner,
+	fixture.MarkWorker:   purpose.Worker,
 }
 
 func purposeByPrompt(prompt string) llm.Purpose {
@@ -100,7 +101,7 @@ func TestPurposeSeenByMiddleware(t *testing.T) {
 	if res.System2 == nil || !res.System2.Ran {
 		t.Fatalf("System 2 did not run: %+v", res.System2)
 	}
-	for _, p := range []llm.Purpose{llm.PurposeWorker, llm.PurposeQuestionType, llm.PurposeReasoner, llm.PurposeJudge, llm.PurposeSystem2} {
+	for _, p := range []llm.Purpose{purpose.Worker, purpose.QuestionType, purpose.Reasoner, purpose.Judge, purpose.System2} {
 		if seen[p] == 0 {
 			t.Errorf("no call with purpose %q (seen %v)", p, seen)
 		}
@@ -130,11 +131,11 @@ func TestPurposeOf(t *testing.T) {
 	if p := llm.PurposeOf(ctx); p != "" {
 		t.Errorf("empty context: %q", p)
 	}
-	ctx = llm.WithPurpose(ctx, llm.PurposeJudge)
-	if p := llm.PurposeOf(llm.WithPurpose(ctx, llm.PurposeWorker)); p != llm.PurposeWorker {
+	ctx = llm.WithPurpose(ctx, purpose.Judge)
+	if p := llm.PurposeOf(llm.WithPurpose(ctx, purpose.Worker)); p != purpose.Worker {
 		t.Errorf("inner purpose %q", p)
 	}
-	if p := llm.PurposeOf(ctx); p != llm.PurposeJudge {
+	if p := llm.PurposeOf(ctx); p != purpose.Judge {
 		t.Errorf("outer purpose %q", p)
 	}
 }
@@ -212,11 +213,11 @@ func TestSpansOfAsk(t *testing.T) {
 		out += int(a["gen_ai.usage.output_tokens"].AsInt64())
 		parent := byID[s.Parent.SpanID().String()].Name
 		switch llm.Purpose(kind) {
-		case llm.PurposeWorker, llm.PurposeReasoner, llm.PurposeQuestionType:
+		case purpose.Worker, purpose.Reasoner, purpose.QuestionType:
 			if parent != "flowreader.read" {
 				t.Errorf("%s call under %q", kind, parent)
 			}
-		case llm.PurposeJudge, llm.PurposeSystem2:
+		case purpose.Judge, purpose.System2:
 			if parent != "flowreader.system2" {
 				t.Errorf("%s call under %q", kind, parent)
 			}
