@@ -80,12 +80,13 @@ func TestServeBoundsOneCall(t *testing.T) {
 		t.Errorf("budget above --max-budget: %d %s", status, body)
 	}
 	// Past the timeout: 504, and the call's record shows it ended soon
-	// after (uncancelled, budget 5000 routes and selects for seconds).
+	// after (uncancelled, budget 5000 routes and selects for 4.5 s on an idle
+	// machine, and longer on a loaded one).
 	if status, body := post(t, p.url+"/v1/retrieve", `{"question": "storm gust", "budget": 5000}`, nil); status != 504 {
 		t.Errorf("budget 5000 past a 500 ms timeout: %d %.300s", status, body)
 	}
 	m := waitLog(t, p, regexp.MustCompile(`server: call" endpoint=retrieve status=504 budget=5000 queued=\S+ duration=(\S+)`))
-	if d, err := time.ParseDuration(m[1]); err != nil || d > 2*time.Second {
+	if d, err := time.ParseDuration(m[1]); err != nil || d > 3*time.Second {
 		t.Errorf("the timed-out call ran %s (%v)", m[1], err)
 	}
 	// The client leaves after 150 ms.
@@ -97,7 +98,7 @@ func TestServeBoundsOneCall(t *testing.T) {
 		t.Fatalf("the departing client got %v", err)
 	}
 	m = waitLog(t, p, regexp.MustCompile(`server: call" endpoint=retrieve status=503 budget=4999 queued=\S+ duration=(\S+) code=canceled`))
-	if d, err := time.ParseDuration(m[1]); err != nil || d > 2*time.Second {
+	if d, err := time.ParseDuration(m[1]); err != nil || d > 3*time.Second {
 		t.Errorf("the call whose client left ran %s (%v)", m[1], err)
 	}
 	if log := p.log(); strings.Contains(log, "storm gust") || strings.Contains(log, "harbour flood") {
