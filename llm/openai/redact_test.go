@@ -13,19 +13,15 @@ import (
 	"github.com/flowreader/flowreader/llm"
 )
 
-// leaked returns the longest run of consecutive characters of key that
-// appears in s: redaction allows at most minFragment-1.
+// leaked returns a run of minFragment consecutive characters of key that
+// appears in s ("" when none does): redaction allows at most minFragment-1.
 func leaked(s, key string) string {
-	best := ""
-	for i := range key {
-		for j := i + len(best) + 1; j <= len(key); j++ {
-			if !strings.Contains(s, key[i:j]) {
-				break
-			}
-			best = key[i:j]
+	for i := 0; i+minFragment <= len(key); i++ {
+		if strings.Contains(s, key[i:i+minFragment]) {
+			return key[i : i+minFragment]
 		}
 	}
-	return best
+	return ""
 }
 
 const redactKey = "sk-proj-7f3a9c1e5b2d8f4a6c0e9b7d3f1a5c8e2b4d6f8a0c2e4b6d8f0a1c3e5b7d9f1a"
@@ -35,52 +31,58 @@ const redactKey = "sk-proj-7f3a9c1e5b2d8f4a6c0e9b7d3f1a5c8e2b4d6f8a0c2e4b6d8f0a1
 // and whatever part of the key the server itself cut off. "Partially"
 // means a run of minFragment (8) or more consecutive characters of the
 // key: redaction removes every such run, so at most 7 characters of the
-// key (less than any key's entropy) can appear in anything printed.
+// key (less than any key's entropy) can appear in anything printed. Every
+// cut position is checked on parseError (where redaction and the cut
+// happen); a few through a real HTTP exchange.
 func TestKeyRedactedAtEveryCutPosition(t *testing.T) {
+	bearer := "Bearer " + redactKey
+	echoes := map[string]func(m int) string{
+		"whole header":        func(int) string { return "invalid header Authorization: " + bearer + " (rejected)" },
+		"twice":               func(int) string { return bearer + " / " + bearer },
+		"cut by the upstream": func(m int) string { return "token " + redactKey[:m] },
+	}
+	check := func(name string, m, pad int, err error) {
+		t.Helper()
+		var api *llm.APIError
+		if !errors.As(err, &api) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if l := leaked(err.Error(), redactKey); len(l) >= minFragment {
+			t.Fatalf("%s, key cut at %d, pad %d: %q of the key in %q", name, m, pad, l, err.Error())
+		}
+		if len(api.Message) > maxMessage+len("…") {
+			t.Fatalf("message of %d bytes", len(api.Message))
+		}
+	}
+	for name, echo := range echoes {
+		for m := 1; m <= len(redactKey); m++ {
+			// Every pad that puts the cut before, inside or after the echo.
+			lo := maxMessage - len(echo(m)) - 3
+			for pad := lo; pad <= maxMessage+3; pad++ {
+				body := fmt.Sprintf(`{"error":{"message":%q}}`, strings.Repeat("x", pad)+echo(m))
+				check(name, m, pad, parseError(http.StatusUnauthorized, "", []byte(body), time.Now(), redactKey))
+			}
+			if name != "cut by the upstream" {
+				break // m does not change these
+			}
+		}
+	}
+
+	// The same through the transport, at a few cut positions.
 	var pad int
-	var echo func(auth string) string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprintf(w, `{"error":{"message":%q}}`, strings.Repeat("x", pad)+echo(r.Header.Get("Authorization")))
+		fmt.Fprintf(w, `{"error":{"message":%q}}`, strings.Repeat("x", pad)+"Authorization: "+r.Header.Get("Authorization"))
 	}))
 	defer srv.Close()
 	c, err := NewChat(Config{BaseURL: srv.URL, APIKey: redactKey, Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	echoes := map[string]func(string) string{
-		"whole header":        func(a string) string { return "invalid header Authorization: " + a + " (rejected)" },
-		"twice":               func(a string) string { return a + " / " + a },
-		"cut by the upstream": nil, // set per m below
-	}
-	for name, e := range echoes {
-		ms := []int{len(redactKey)}
-		if e == nil {
-			ms = nil
-			for m := 1; m <= len(redactKey); m++ {
-				ms = append(ms, m)
-			}
-		}
-		for _, m := range ms {
-			if e == nil {
-				echo = func(a string) string { return "token " + strings.TrimPrefix(a, "Bearer ")[:m] }
-			} else {
-				echo = e
-			}
-			for pad = maxMessage - 120; pad <= maxMessage+5; pad++ {
-				_, err := c.Generate(context.Background(), llm.UserText("q"))
-				var api *llm.APIError
-				if !errors.As(err, &api) {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if l := leaked(err.Error(), redactKey); len(l) >= minFragment {
-					t.Fatalf("%s, key cut at %d, pad %d: %q of the key in %q", name, m, pad, l, err.Error())
-				}
-				if len(api.Message) > maxMessage+len("…") {
-					t.Fatalf("message of %d bytes", len(api.Message))
-				}
-			}
-		}
+	for _, p := range []int{0, 400, 480, 490, 500, 505, 510, 512} {
+		pad = p
+		_, err := c.Generate(context.Background(), llm.UserText("q"))
+		check("through HTTP", len(redactKey), p, err)
 	}
 }
 
