@@ -19,4 +19,11 @@
 // does not state a selector's dynamics), uses q_k = max h and
 // ε_t = 0.2·max(0, 1 − t/20) for 20 steps, then pure dynamics until
 // ‖Δx‖₂ < 1e-4 (at most 200 steps in all), and reads the top-B (16) by x.
+//
+// The payoff is K×K over the K routed chains, so its memory and time grow
+// with the square of the budget: at most 1024 chains play (those of
+// largest flow), the others keep x = 0 and follow the players by flow. A
+// budget of 16 routes about 20 chains, so the bound binds only past
+// budgets of about a thousand. Building the payoff and every step of the
+// dynamics check the context.
 package selector

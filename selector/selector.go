@@ -103,35 +103,3 @@ func meanH(c *flow.Chain, h []float64) float64 {
 	}
 	return s / float64(len(seen))
 }
-
-// jaccard is |A∩B| / |A∪B| of the chains' node sets (1 for two empty sets).
-func jaccard(a, b []int) float64 {
-	sa := map[int]bool{}
-	for _, v := range a {
-		sa[v] = true
-	}
-	sb := map[int]bool{}
-	for _, v := range b {
-		sb[v] = true
-	}
-	inter := 0
-	for v := range sb {
-		if sa[v] {
-			inter++
-		}
-	}
-	union := len(sa) + len(sb) - inter
-	if union == 0 {
-		return 1
-	}
-	return float64(inter) / float64(union)
-}
-
-func contains(x []int, v int) bool {
-	for _, y := range x {
-		if y == v {
-			return true
-		}
-	}
-	return false
-}

@@ -59,7 +59,7 @@ func TestReplicatorStaysOnSimplex(t *testing.T) {
 		}
 		onSimplex(t, xa)
 		q := v1Quality(r, 0.2, 0.5, 0.3)
-		a := payoff(r.Chains, q)
+		a, _ := payoff(context.Background(), r.Chains, q, nil)
 		x := initial(q)
 		for it := 0; it < 30; it++ {
 			x = step(a, x, 0.2)
@@ -74,7 +74,7 @@ func TestPureReplicatorMonotone(t *testing.T) {
 	for seed := uint64(0); seed < 100; seed++ {
 		r := randomRouting(seed, 25, 2+int(seed%30))
 		q := v1Quality(r, 0.2, 0.5, 0.3)
-		a := payoff(r.Chains, q)
+		a, _ := payoff(context.Background(), r.Chains, q, nil)
 		x := initial(q)
 		prev := quad(a, x)
 		for it := 0; it < 60; it++ {

@@ -191,7 +191,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		resp, err := readEvents(context.Background(), newSSEReader(strings.NewReader(in), 1<<30), func(string) {})
+		resp, err := readEvents(context.Background(), newSSEReader(strings.NewReader(in), 1<<30), func(string) {}, "")
 		if err != nil || resp.Usage.CompletionTokens != n {
 			b.Fatal(resp, err)
 		}
