@@ -372,10 +372,35 @@ func groupLines(lines []pdfLine) []pdfBlock {
 // bottom, adjacent bands that are both multi-column being merged first so
 // that two columns with aligned paragraph gaps still read column by column.
 func orderBlocks(blocks []pdfBlock) []pdfBlock {
+	// Columns of text are read first when the gutter between them has
+	// prose on both sides; otherwise the region's rows may be a table,
+	// whose columns the gutter test would separate.
+	if len(blocks) == 0 {
+		return blocks
+	}
+	cols := cut(blocks, true)
+	if len(cols) > 1 && proseParts(cols) >= 2 {
+		var out []pdfBlock
+		for _, c := range cols {
+			out = append(out, orderBlocks(c)...)
+		}
+		return out
+	}
+	if parts, ok := splitTables(blocks); ok {
+		var out []pdfBlock
+		for _, p := range parts {
+			if p.table != nil {
+				out = append(out, *p.table)
+			} else {
+				out = append(out, orderBlocks(p.blocks)...)
+			}
+		}
+		return out
+	}
 	if len(blocks) <= 1 {
 		return blocks
 	}
-	if cols := cut(blocks, true); len(cols) > 1 {
+	if len(cols) > 1 {
 		var out []pdfBlock
 		for _, c := range cols {
 			out = append(out, orderBlocks(c)...)
@@ -408,6 +433,26 @@ func orderBlocks(blocks []pdfBlock) []pdfBlock {
 		out = append(out, orderBlocks(b)...)
 	}
 	return out
+}
+
+// proseParts counts the parts that hold a paragraph of prose: a block of
+// at least three lines of six words or more on average (a table's column
+// has short cells; a text column has paragraphs).
+func proseParts(parts [][]pdfBlock) int {
+	n := 0
+	for _, p := range parts {
+		for _, b := range p {
+			words := 0
+			for _, l := range b.lines {
+				words += len(l.words)
+			}
+			if b.table == nil && len(b.lines) >= 3 && words >= 6*len(b.lines) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // cut splits blocks at gaps along x (vertical gutters of at least 6pt) or

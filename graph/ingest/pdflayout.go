@@ -54,6 +54,9 @@ func (l pdfLine) text() string {
 type pdfBlock struct {
 	pdfBox
 	lines []pdfLine
+	// table is set for a table without rules found by the layout: its
+	// lines are its rows.
+	table *pdfTable
 }
 
 // pdfPage is one page: its size, its text blocks in reading order, and
@@ -129,6 +132,9 @@ func removeFurniture(pages []pdfPage) int {
 		}
 		seen := map[key]bool{}
 		for _, b := range p.blocks {
+			if b.table != nil {
+				continue
+			}
 			for _, l := range b.lines {
 				if !edge(p, l) {
 					continue
@@ -151,6 +157,12 @@ func removeFurniture(pages []pdfPage) int {
 		p := &pages[i]
 		blocks := p.blocks[:0]
 		for _, b := range p.blocks {
+			if b.table != nil {
+				// Table rows are content, even a header row repeated
+				// at the top of every page.
+				blocks = append(blocks, b)
+				continue
+			}
 			lines := b.lines[:0]
 			for _, l := range b.lines {
 				drop := false
@@ -264,7 +276,7 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		text.x1 = p.w - text.x0
 	}
 	isCaption := func(b pdfBlock) (graph.Modality, bool) {
-		if len(b.lines) == 0 {
+		if len(b.lines) == 0 || b.table != nil {
 			return 0, false
 		}
 		m := captionLine.FindStringSubmatch(b.lines[0].text())
@@ -318,6 +330,9 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 			span.x0 = mid
 		}
 		body := func(b pdfBlock) bool {
+			if b.table != nil {
+				return false // a table's rows are long, but not prose
+			}
 			if _, cap := isCaption(b); cap {
 				return true
 			}
@@ -399,19 +414,26 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		up := true
 		edge, got, ok := walk(true)
 		if mod == graph.ModalityTable {
-			// Table captions go above or below: the side with more
-			// words in it wins.
-			words := func(which []int) int {
-				n := 0
+			// Table captions go above or below: the side holding a
+			// table the layout found wins, else the side with more
+			// words in it.
+			words := func(which []int) (tables, n int) {
 				for _, bi := range which {
+					if p.blocks[bi].table != nil {
+						tables++
+					}
 					for _, l := range p.blocks[bi].lines {
 						n += len(l.words)
 					}
 				}
-				return n
+				return tables, n
 			}
-			if e2, g2, ok2 := walk(false); ok2 && (!ok || words(g2) > words(got)) {
-				edge, got, ok, up = e2, g2, ok2, false
+			if e2, g2, ok2 := walk(false); ok2 {
+				t1, n1 := words(got)
+				t2, n2 := words(g2)
+				if !ok || t2 > 0 && t1 == 0 || (t1 > 0) == (t2 > 0) && n2 > n1 {
+					edge, got, ok, up = e2, g2, ok2, false
+				}
 			}
 		}
 		if ok {
@@ -459,13 +481,60 @@ func bodyLineHeight(p *pdfPage) float64 {
 // row per line of words at about the same height, ordered top to bottom),
 // cells separated by " | " where the gap between words is wider than 60%
 // of the line height (and at least 6pt); the same rendering as HTML tables.
+// When the blocks are one table the layout recovered (columns from the
+// rivers between them, see findTable), its cells are used, so that a
+// row's empty cells keep the others under their headers.
 func tableFromBlocks(blocks []pdfBlock, which []int) string {
-	var words []pdfWord
+	tables := false
 	for _, bi := range which {
-		for _, l := range blocks[bi].lines {
-			words = append(words, l.words...)
+		tables = tables || blocks[bi].table != nil
+	}
+	if !tables {
+		var words []pdfWord
+		for _, bi := range which {
+			for _, l := range blocks[bi].lines {
+				words = append(words, l.words...)
+			}
+		}
+		return wordRows(words)
+	}
+	// Tables with the words around them (a header spanning columns, a
+	// note), top to bottom.
+	type piece struct {
+		y    float64
+		text string
+	}
+	var pieces []piece
+	var words []pdfWord
+	flush := func() {
+		if len(words) > 0 {
+			pieces = append(pieces, piece{words[0].y0, wordRows(words)})
+			words = nil
 		}
 	}
+	sorted := append([]int(nil), which...)
+	sort.SliceStable(sorted, func(a, b int) bool { return blocks[sorted[a]].y0 < blocks[sorted[b]].y0 })
+	for _, bi := range sorted {
+		b := blocks[bi]
+		if b.table == nil {
+			for _, l := range b.lines {
+				words = append(words, l.words...)
+			}
+			continue
+		}
+		flush()
+		pieces = append(pieces, piece{b.y0, b.table.text()})
+	}
+	flush()
+	out := make([]string, len(pieces))
+	for i, p := range pieces {
+		out[i] = p.text
+	}
+	return strings.Join(out, "\n")
+}
+
+// wordRows renders words as rows of cells split at wide gaps.
+func wordRows(words []pdfWord) string {
 	if len(words) == 0 {
 		return ""
 	}
@@ -551,6 +620,10 @@ func limitsFor(size int64) pdfLimits {
 // nil when it cannot (then the item keeps its caption and text).
 func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []block {
 	var blocks []block
+	// The table just before, whose header a table continuing it takes:
+	// only the first page of a long table usually prints it, and a table
+	// is cut where its rows leave a gap.
+	var open *pdfTable
 	for pi := range pages {
 		p := &pages[pi]
 		regions, inside := findRegions(pi, p)
@@ -564,14 +637,37 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 					it.Image = image(r)
 				}
 				blocks = append(blocks, block{visual: it, page: pi})
+				open = nil
 			}
 			if inside[bi] {
+				open = nil
+				continue
+			}
+			if b.table != nil {
+				t := b.table
+				text := t.text()
+				if open != nil && open.header && !t.header && sameColumns(open, t) {
+					text = joinRow(open.rows[0]) + "\n" + text
+					t.header, t.rows = true, append([][]string{open.rows[0]}, t.rows...)
+				}
+				it := &graph.Item{Modality: graph.ModalityTable, Text: text, Page: pi}
+				if image != nil {
+					// The table's own box, a little wider: glyphs rise
+					// above their boxes.
+					pad := 0.25 * b.lines[0].h()
+					r := pdfRegion{page: pi, modality: graph.ModalityTable, at: bi,
+						box: pdfBox{b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad}}
+					it.Image = image(r)
+				}
+				blocks = append(blocks, block{visual: it, page: pi})
+				open = t
 				continue
 			}
 			t := strings.TrimSpace(blockText(b))
 			if t == "" {
 				continue
 			}
+			open = nil
 			// A word broken at the end of a column or page goes on at
 			// the top of the next one.
 			if n := len(blocks); n > 0 && blocks[n-1].visual == nil {
