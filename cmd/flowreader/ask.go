@@ -308,11 +308,18 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	return os.Rename(f.Name(), path)
 }
 
-func citationPlace(c reader.Citation) string {
-	if c.Page >= 0 {
-		return fmt.Sprintf("%s p.%d", c.Doc, c.Page+1)
+// citationPlace names where a citation is: its document and page, or the
+// pages its node runs over ("pp.3-4").
+func citationPlace(g *graph.Graph, c reader.Citation) string {
+	if c.Page < 0 {
+		return c.Doc
 	}
-	return c.Doc
+	if c.Node >= 0 && c.Node < g.Len() {
+		if n := &g.Nodes[c.Node]; n.Page == c.Page && n.LastPage > n.Page {
+			return fmt.Sprintf("%s pp.%d-%d", c.Doc, n.Page+1, n.LastPage+1)
+		}
+	}
+	return fmt.Sprintf("%s p.%d", c.Doc, c.Page+1)
 }
 
 // printAnswer prints the answer as text. Everything that comes from the
@@ -327,7 +334,7 @@ func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.R
 		fmt.Fprintln(w, "citations:")
 	}
 	for i, c := range res.Citations {
-		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
+		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, termsafe.Text(citationPlace(g, c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "note:", termsafe.Text(n))

@@ -27,7 +27,7 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
-	nodes := fs.Bool("nodes", false, "print one JSON object per node and line (id, doc, title, page, modality, section, content, caption, image) instead of the summary")
+	nodes := fs.Bool("nodes", false, "print one JSON object per node and line (id, doc, title, page, last_page, modality, section, content, caption, image) instead of the summary")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader inspect -g GRAPHFILE [--nodes]
 
@@ -37,7 +37,9 @@ are, and each document with its nodes and pages. With --nodes, one JSON
 object per node and line instead, in graph order: id, doc, title (the
 document's first heading, else its file name), page (1-based; null when
 unknown), modality (text, table, figure), section, content, caption and
-image (its path relative to the image root; null when none).
+image (its path relative to the image root; null when none); a node that
+runs over several pages (a paragraph continued on the next page) also has
+last_page.
 
 Example:
   flowreader inspect -g harbour.frg --nodes | grep '"modality":"table"'
@@ -74,6 +76,7 @@ type nodeJSON struct {
 	Doc      string  `json:"doc"`
 	Title    string  `json:"title"`
 	Page     *int    `json:"page"`
+	LastPage *int    `json:"last_page,omitempty"`
 	Modality string  `json:"modality"`
 	Section  string  `json:"section"`
 	Content  string  `json:"content"`
@@ -90,6 +93,10 @@ func writeNodes(w io.Writer, g *graph.Graph, titles map[string]string) error {
 		if n.Page >= 0 {
 			p := n.Page + 1
 			j.Page = &p
+			if n.LastPage > n.Page {
+				l := n.LastPage + 1
+				j.LastPage = &l
+			}
 		}
 		if n.Image != nil {
 			j.Image = &n.Image.Path
@@ -147,7 +154,7 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 			if d.lo < 0 || n.Page < d.lo {
 				d.lo = n.Page
 			}
-			d.hi = max(d.hi, n.Page)
+			d.hi = max(d.hi, n.Page, n.LastPage)
 		}
 		if n.Image != nil {
 			images++

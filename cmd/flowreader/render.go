@@ -154,7 +154,10 @@ func nodeLabel(g *graph.Graph, v int, withDoc bool) (head, text string) {
 		id = id[i:]
 	}
 	head = n.Modality.String() + " " + id
-	if n.Page >= 0 {
+	switch {
+	case n.Page >= 0 && n.LastPage > n.Page:
+		head += fmt.Sprintf(" pp.%d-%d", n.Page+1, n.LastPage+1)
+	case n.Page >= 0:
 		head += fmt.Sprintf(" p.%d", n.Page+1)
 	}
 	return head, shorten(firstNonBlank(n.Caption, n.Summary, n.Content), 32)
