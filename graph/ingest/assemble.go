@@ -58,6 +58,11 @@ type block struct {
 	text    string
 	page    int
 	visual  *graph.Item // set for tables and figures
+	// slide marks the first block of a slide: the text of a slide is a
+	// unit of its own, never joined with the slide before, and title is
+	// its section ("" when the slide has none).
+	slide bool
+	title string
 }
 
 // assemble turns blocks into items: consecutive text blocks (and headings)
@@ -92,16 +97,25 @@ func (c Config) assemble(blocks []block) []graph.Item {
 		for _, sp := range chunkSpans(text, c.chunking()) {
 			k := sort.SearchInts(starts, sp[0]+1) - 1 // block holding the chunk's start
 			k = max(k, 0)
-			items = append(items, graph.Item{
+			e := max(sort.SearchInts(starts, sp[1])-1, k) // and its end
+			it := graph.Item{
 				Modality: graph.ModalityText,
 				Text:     text[sp[0]:sp[1]],
 				Section:  runSec[k],
 				Page:     run[k].page,
-			})
+			}
+			if p := run[e].page; it.Page >= 0 && p > it.Page {
+				it.LastPage = p
+			}
+			items = append(items, it)
 		}
 		run, runSec = run[:0], runSec[:0]
 	}
 	for _, bl := range blocks {
+		if bl.slide {
+			flush()
+			section = bl.title
+		}
 		switch {
 		case bl.visual != nil:
 			flush()

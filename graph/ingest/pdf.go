@@ -51,6 +51,8 @@ type pdfInfo struct {
 	// Figures and Tables count the visual items found; Images how many of
 	// them got an image file.
 	Figures, Tables, Images int
+	// Refused counts the pages not read for a limit or a malformed page.
+	Refused int
 }
 
 func (i *pdfInfo) warn(format string, args ...any) {
@@ -100,7 +102,7 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 	case info.Reader == "pdftotext" && pp.pdftoppm != "":
 		image = sink.add
 	}
-	blocks := pageBlocks(pages, image)
+	blocks := pageBlocks(pages, image, slideDeck(pages))
 	if err := ctx.Err(); err != nil {
 		sink.abort()
 		return graph.Document{}, info, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
@@ -144,7 +146,37 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 	if info.Images > 0 {
 		doc.Root = dir
 	}
+	if len(doc.Items) == 0 {
+		return graph.Document{}, info, fmt.Errorf("%w: %s", ErrEmpty, c.emptyPDF(info, pp))
+	}
 	return doc, info, nil
+}
+
+// emptyPDF says why a PDF gave no items and which tool would read it.
+func (c Config) emptyPDF(info pdfInfo, pp poppler) string {
+	const (
+		poppler   = "Poppler (Debian package poppler-utils: apt-get install poppler-utils)"
+		tesseract = "tesseract (Debian package tesseract-ocr: apt-get install tesseract-ocr)"
+	)
+	switch {
+	case info.Pages == 0:
+		return "the PDF has no pages"
+	case info.Refused > 0:
+		return "pages not read (see the warnings)"
+	case len(info.OCR) > 0:
+		return "its pages are scanned and OCR read no text from them (is the language right? see OCRLanguages)"
+	case len(info.Scanned) > 0 && info.Reader == "go":
+		return "its pages are scanned (images, no text): OCR reads them with " + poppler + " and " + tesseract
+	case len(info.Scanned) > 0 && pp.tesseract == "":
+		return "its pages are scanned (images, no text): OCR reads them with " + tesseract
+	case len(info.Scanned) > 0:
+		return "its pages are scanned (images, no text) and OCR failed (see the warnings)"
+	case info.Reader == "go" && pp.pdftotext == "":
+		return "the pure-Go PDF reader found no text (text drawn rotated, or fonts it cannot decode); " + poppler + " reads more"
+	case info.Reader == "go":
+		return "the pure-Go PDF reader found no text (text drawn rotated, or fonts it cannot decode); the Poppler reader reads more"
+	}
+	return "no text layer and no scanned page: its pages are empty or drawn as shapes"
 }
 
 // pdfPages picks the reader (Config.PDFReader) and lays out the pages.
@@ -216,6 +248,7 @@ func goPagesCtx(ctx context.Context, path string, size int64, lim pdfLimits, inf
 	select {
 	case r := <-done:
 		info.Warnings = append(info.Warnings, r.info.Warnings...)
+		info.Refused += r.info.Refused
 		return r.pages, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))

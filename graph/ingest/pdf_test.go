@@ -86,6 +86,16 @@ func interleaved() fxDoc {
 // readPDF writes data to a file in a fresh folder and reads it with reader.
 func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string) {
 	t.Helper()
+	doc, info, dir, err := readPDFErr(t, reader, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, info, dir
+}
+
+// readPDFErr is readPDF returning the error.
+func readPDFErr(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string, error) {
+	t.Helper()
 	if reader == PDFReaderPoppler {
 		if _, err := exec.LookPath("pdftotext"); err != nil {
 			t.Skip("pdftotext not installed (apt-get install poppler-utils)")
@@ -103,10 +113,7 @@ func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfIn
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	doc, info, err := Config{PDFReader: reader}.pdf(ctx, box, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc, info, dir
+	return doc, info, dir, err
 }
 
 func pdfText(doc graph.Document) string {
@@ -305,18 +312,25 @@ func TestPDFScanned(t *testing.T) {
 			t.Skip("Poppler not installed")
 		}
 		withoutTool(t, "tesseract")
-		doc, info, _ := readPDF(t, PDFReaderPoppler, scanned().bytes())
+		doc, info, _, err := readPDFErr(t, PDFReaderPoppler, scanned().bytes())
 		if len(doc.Items) != 0 || !slices.Equal(info.Scanned, []int{0}) {
 			t.Fatalf("items %+v info %+v", doc.Items, info)
+		}
+		// Skipped as empty, naming the tool that would read it.
+		if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "tesseract-ocr") {
+			t.Errorf("error %v", err)
 		}
 		if w := strings.Join(info.Warnings, "\n"); !strings.Contains(w, "page 1: scanned") || !strings.Contains(w, "tesseract not installed") {
 			t.Errorf("warnings %q", info.Warnings)
 		}
 	})
 	t.Run("go", func(t *testing.T) {
-		_, info, _ := readPDF(t, PDFReaderGo, scanned().bytes())
+		_, info, _, err := readPDFErr(t, PDFReaderGo, scanned().bytes())
 		if !slices.Equal(info.Scanned, []int{0}) || !strings.Contains(strings.Join(info.Warnings, "\n"), "page 1: scanned") {
 			t.Errorf("info %+v", info)
+		}
+		if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "poppler-utils") || !strings.Contains(err.Error(), "tesseract-ocr") {
+			t.Errorf("error %v", err)
 		}
 	})
 }
@@ -371,8 +385,8 @@ func TestPDFBombs(t *testing.T) {
 					t.Fatalf("not stopped in time: %v", ctx.Err())
 				}
 				if err != nil {
-					if !errors.Is(err, ErrFormat) {
-						t.Fatalf("error %v does not wrap ErrFormat", err)
+					if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrEmpty) {
+						t.Fatalf("error %v wraps neither ErrFormat nor ErrEmpty", err)
 					}
 					return
 				}

@@ -618,7 +618,10 @@ func limitsFor(size int64) pdfLimits {
 // paragraph per PDF block, figures and tables as visual blocks at their
 // caption's position. image renders region r and returns its reference, or
 // nil when it cannot (then the item keeps its caption and text).
-func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []block {
+//
+// In a slide deck (deck) the first block of each page starts a slide
+// (block.slide), titled by the slide's title (slideTitle).
+func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef, deck bool) []block {
 	var blocks []block
 	// The table just before, whose header a table continuing it takes:
 	// only the first page of a long table usually prints it, and a table
@@ -628,6 +631,10 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 		p := &pages[pi]
 		regions, inside := findRegions(pi, p)
 		next := 0
+		start := len(blocks) // the page's first block
+		if deck {
+			open = nil
+		}
 		for bi, b := range p.blocks {
 			for next < len(regions) && regions[next].at == bi {
 				r := regions[next]
@@ -669,8 +676,8 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 			}
 			open = nil
 			// A word broken at the end of a column or page goes on at
-			// the top of the next one.
-			if n := len(blocks); n > 0 && blocks[n-1].visual == nil {
+			// the top of the next one (not on the next slide).
+			if n := len(blocks); n > 0 && blocks[n-1].visual == nil && (!deck || n > start) {
 				if r, _ := utf8.DecodeRuneInString(t); unicode.IsLower(r) {
 					switch joinHyphen(blocks[n-1].text) {
 					case hyphenDrop:
@@ -684,8 +691,55 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 			}
 			blocks = append(blocks, block{text: t, page: pi})
 		}
+		if deck && len(blocks) > start {
+			blocks[start].slide = true
+			blocks[start].title = slideTitle(p)
+		}
 	}
 	return blocks
+}
+
+// slideDeck reports whether pages are a slide deck: at least two pages
+// with text, and at least 60% of them slide-like, their body text at
+// least 3% of the page's shorter side high (a document's is 1.5–2%: 10pt
+// on a letter page, 14pt large print under 2%; slides are read from afar:
+// Beamer's 11pt on a 272pt page is 4%, an Impress export 4–6%) and at
+// most 300 words.
+func slideDeck(pages []pdfPage) bool {
+	text, slides := 0, 0
+	for i := range pages {
+		p := &pages[i]
+		n := p.words()
+		if n == 0 {
+			continue
+		}
+		text++
+		if short := math.Min(p.w, p.h); short > 0 && n <= 300 && bodyLineHeight(p) >= 0.03*short {
+			slides++
+		}
+	}
+	return text >= 2 && 10*slides >= 6*text
+}
+
+// slideTitle is the title of a slide: its first text block in reading
+// order when it is short (at most two lines and 15 words) and set at
+// least as large as the slide's body text; "" otherwise.
+func slideTitle(p *pdfPage) string {
+	body := bodyLineHeight(p)
+	for _, b := range p.blocks {
+		if b.table != nil || len(b.lines) == 0 {
+			continue
+		}
+		words := 0
+		for _, l := range b.lines {
+			words += len(l.words)
+		}
+		if len(b.lines) > 2 || words > 15 || b.lines[0].h() < 0.95*body {
+			return ""
+		}
+		return strings.TrimSpace(blockText(b))
+	}
+	return ""
 }
 
 // capText keeps at most limit bytes of text over all pages' words, cutting
