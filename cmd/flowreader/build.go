@@ -41,6 +41,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	quiet := fs.Bool("quiet", false, "no progress on stderr (skipped files and warnings are still printed)")
 	strict := fs.Bool("strict", false, "fail when a document file is skipped or read with warnings (files of other types are only listed)")
 	useInt8 := fs.Bool("int8", false, "store embeddings as int8 with a scale per row: a quarter of the memory and file size of float32 (with --update, the graph keeps its own format)")
+	assets := fs.String("assets", "", "folder for the images rendered from PDF pages (figure and table regions), never inside a PATH (default: GRAPHFILE without its extension plus .assets, beside it)")
 	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
 	var ep endpoints
 	ep.register(fs)
@@ -64,6 +65,11 @@ out of the folder), and warnings for what was repaired or dropped inside a
 file (Latin-1 text decoded, invalid UTF-8 replaced, a missing image). A bad
 file is skipped; --strict makes it fatal. GRAPHFILE's folder is checked
 before any work; Ctrl-C stops the build and keeps the previous GRAPHFILE.
+
+Nothing is written into the collection: the images Poppler renders from
+PDF pages (figure and table regions) go to --assets, by default the folder
+GRAPHFILE.assets beside the graph file (harbour.frg: harbour.assets/),
+and the graph records where they are.
 
 Models: with no model flags or %s/%s/%s/%s
 set, the embedded defaults are used (offline GloVe embedder, deterministic
@@ -127,9 +133,21 @@ flags:
 	if err := checkOutput("-o", *out, paths); err != nil {
 		return err
 	}
-	docs, firstSkip, err := ingestAll(ctx, paths, stderr, *quiet, *strict)
+	assetsDir, err := assetsFolder(*out, *assets, paths)
 	if err != nil {
 		return err
+	}
+	docs, firstSkip, err := ingestAll(ctx, paths, stderr, *quiet, *strict, assetsDir)
+	if err != nil {
+		return err
+	}
+	if usesFolder(docs, assetsDir) {
+		// Image paths are stored relative to one root: the folder that
+		// holds both the collection and the rendered images.
+		if *root != "" && !within(base, assetsDir) {
+			return fmt.Errorf("--assets %s is outside --root %s: give an assets folder inside it: %w", termsafe.Text(assetsDir), termsafe.Text(*root), errUsage)
+		}
+		base = commonDir([]string{base, assetsDir})
 	}
 	items := 0
 	for _, d := range docs {
@@ -286,12 +304,19 @@ func within(dir, p string) bool {
 // two folders holding a file of the same name stay distinct. A file that
 // cannot be read is skipped with a warning; with strict, it fails the
 // build once every path has been reported.
-func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, strict bool) (docs []graph.Document, firstSkip string, err error) {
+func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, strict bool, assets string) (docs []graph.Document, firstSkip string, err error) {
 	seen := map[string]string{}
 	base := commonDir(paths)
 	bad := 0
 	for _, p := range paths {
-		ds, rep, err := ingest.Config{}.Read(ctx, p)
+		rel, _ := filepath.Rel(base, p)
+		// Each PATH's images under its place among the PATHs, so that
+		// two PATHs holding a.pdf do not share a folder.
+		cfg := ingest.Config{Assets: filepath.Join(assets, rel)}
+		if len(paths) == 1 {
+			cfg.Assets = assets
+		}
+		ds, rep, err := cfg.Read(ctx, p)
 		if err != nil {
 			return nil, "", err
 		}
@@ -303,7 +328,6 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 		// Skipped files and warnings are printed even with --quiet, since
 		// the graph then lacks something.
 		bad += printReport(stderr, rep, quiet)
-		rel, _ := filepath.Rel(base, p)
 		rel = filepath.ToSlash(rel)
 		st, _ := os.Stat(p)
 		single := len(ds) == 1 && (!st.IsDir() || isMinerU(p))
@@ -331,6 +355,44 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 		return nil, "", fmt.Errorf("--strict: %d document files skipped or read with warnings (listed above)", bad)
 	}
 	return docs, firstSkip, nil
+}
+
+// assetsFolder is the folder for rendered images: flag when given, else
+// GRAPHFILE without its extension plus ".assets", beside it; absolute. It
+// may not lie inside a PATH: the build never writes into the collection.
+func assetsFolder(out, flag string, paths []string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = strings.TrimSuffix(out, filepath.Ext(out)) + ".assets"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && within(p, abs) || abs == p {
+			return "", fmt.Errorf("--assets %s is inside %s: images are never written into the collection; give a folder outside it: %w", termsafe.Text(dir), termsafe.Text(p), errUsage)
+		}
+	}
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		return "", fmt.Errorf("--assets %s is not a folder: %w", termsafe.Text(dir), errUsage)
+	}
+	return abs, nil
+}
+
+// usesFolder reports whether a document's images lie in dir.
+func usesFolder(docs []graph.Document, dir string) bool {
+	for _, d := range docs {
+		if d.Root == "" || !within(dir, d.Root) {
+			continue
+		}
+		for _, it := range d.Items {
+			if it.Image != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isMinerU reports whether dir is one MinerU output folder (ingest.Path

@@ -28,6 +28,14 @@ type Config struct {
 	// A larger file is skipped as ErrTooLarge (it would be held in memory
 	// whole).
 	MaxFileSize int64
+	// Assets is the folder where the images rendered from PDF pages (the
+	// regions of figures and tables, with Poppler) are written: one
+	// folder per document, its ID as path (Assets/papers/a.pdf/
+	// p003-figure1.png), which becomes the document's Root. "" means no
+	// image is rendered (the items keep their captions and text, and a
+	// warning says so). Ingestion never writes into the collection it
+	// reads.
+	Assets string
 }
 
 func (c Config) maxFileSize() int64 {

@@ -251,7 +251,7 @@ func (w *walker) file(p, id string) {
 		d, err = w.c.text(r, p)
 	case "pdf":
 		var info pdfInfo
-		d, info, err = w.c.pdf(w.ctx, w.box, p)
+		d, info, err = w.c.pdf(w.ctx, w.box, p, id)
 		for _, s := range info.Warnings {
 			r.warn("%s", s)
 		}

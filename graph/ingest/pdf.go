@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,19 +64,18 @@ func (i *pdfInfo) warn(format string, args ...any) {
 	}
 }
 
-// pdf reads the PDF file path of box: its text in reading order, a
-// paragraph per text block with running headers and footers removed, and
-// its figures and tables (found from their captions) as visual items;
-// items carry their 0-based page. Poppler renders each figure or table
-// region to a PNG file in the hidden folder .flowreader/<file name>/ next to
-// the PDF (the document's Root is the PDF's folder, so image paths stay
-// inside the collection and are found again at ask time); when that folder
-// cannot be written, the items keep their caption and text and a warning
-// says so.
+// pdf reads the PDF file path of box, the document id: its text in
+// reading order, a paragraph per text block with running headers and
+// footers removed, and its figures and tables (found from their captions,
+// and tables from their columns) as visual items; items carry their
+// 0-based page. With Config.Assets set, Poppler renders each figure or
+// table region to a PNG file in the folder Assets/<id>/, which becomes the
+// document's Root; without it, or when that folder cannot be written, the
+// items keep their caption and text and a warning says so.
 //
 // The readers get the checked real path: Poppler opens it in another
 // process, so the check cannot follow the open into it as folder.read does.
-func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Document, pdfInfo, error) {
+func (c Config) pdf(ctx context.Context, box folder, path, id string) (graph.Document, pdfInfo, error) {
 	var info pdfInfo
 	real, st, err := box.check(path)
 	if err != nil {
@@ -88,18 +88,21 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 	}
 	info.Pages = len(pages)
 	removeFurniture(pages)
-	id := filepath.Base(path)
-	dir := filepath.Dir(path)
-	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, box: box, root: dir, name: id, info: &info}
+	name := path
+	if box.fsys == nil {
+		name = filepath.Base(path)
+	} else {
+		name = pathpkg.Base(path)
+	}
+	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, info: &info}
 	var image func(pdfRegion) *graph.ImageRef
 	switch {
-	case box.fsys != nil:
-		// Region images are written beside the PDF, which an fs.FS has no
-		// place for: the items keep their captions and text.
-		if info.Reader == "pdftotext" && pp.pdftoppm != "" {
-			info.warn("figure and table images not rendered: the collection is an fs.FS")
-		}
-	case info.Reader == "pdftotext" && pp.pdftoppm != "":
+	case info.Reader != "pdftotext" || pp.pdftoppm == "":
+	case c.Assets == "":
+		sink.skipped = true
+	default:
+		sink.dir = filepath.Join(c.Assets, filepath.FromSlash(pathpkg.Dir(id)))
+		sink.name = pathpkg.Base(id)
 		image = sink.add
 	}
 	blocks := pageBlocks(pages, image, slideDeck(pages))
@@ -131,6 +134,8 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 		switch {
 		case info.Reader != "pdftotext" || pp.pdftoppm == "":
 			info.warn("%d figures or tables without an image: rendering needs Poppler (pdftoppm)", n)
+		case sink.skipped:
+			info.warn("%d figures or tables without an image: no folder for rendered images (Config.Assets; flowreader build writes them beside the graph file)", n)
 		case !sink.failed:
 			info.warn("%d figures or tables without an image: no region found above or below the caption", n)
 		}
@@ -139,12 +144,12 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 		info.warn("no text read: every page is scanned and none was read by OCR")
 	}
 	doc := graph.Document{
-		ID:    id,
-		Title: strings.TrimSuffix(id, filepath.Ext(id)),
+		ID:    name,
+		Title: strings.TrimSuffix(name, filepath.Ext(name)),
 		Items: c.assemble(blocks),
 	}
 	if info.Images > 0 {
-		doc.Root = dir
+		doc.Root = sink.final()
 	}
 	if len(doc.Items) == 0 {
 		return graph.Document{}, info, fmt.Errorf("%w: %s", ErrEmpty, c.emptyPDF(info, pp))
@@ -255,38 +260,36 @@ func goPagesCtx(ctx context.Context, path string, size int64, lim pdfLimits, inf
 	}
 }
 
-// figureSink renders figure and table regions into a temporary folder and,
-// on commit, moves it to .flowreader/<name>/ beside the PDF in one rename,
-// so that a failed or interrupted read leaves the previous images whole.
+// figureSink renders figure and table regions into a temporary folder in
+// dir and, on commit, moves it to dir/name in one rename, so that a failed
+// or interrupted read leaves the previous images whole.
 type figureSink struct {
-	ctx    context.Context
-	pp     poppler
-	pdf    string
-	box    folder
-	root   string // the document's Root: the PDF's folder
-	name   string // the PDF's file name
-	info   *pdfInfo
-	tmp    string
-	n      int
-	files  []string
-	failed bool
+	ctx     context.Context
+	pp      poppler
+	pdf     string
+	dir     string // the assets folder of the document's parent
+	name    string // the document's base name: its images' folder
+	info    *pdfInfo
+	tmp     string
+	n       int
+	files   []string
+	failed  bool
+	skipped bool // no assets folder: nothing rendered
 }
 
-// sidecar is the folder, relative to a PDF's folder, that holds the
-// images rendered from it.
-const sidecar = ".flowreader"
+// final is the folder the images are moved to: the document's Root.
+func (s *figureSink) final() string { return filepath.Join(s.dir, s.name) }
 
 func (s *figureSink) add(r pdfRegion) *graph.ImageRef {
 	if s.failed {
 		return nil
 	}
 	if s.tmp == "" {
-		base := filepath.Join(s.root, sidecar)
-		if err := os.MkdirAll(base, 0o755); err != nil {
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
 			s.fail(err)
 			return nil
 		}
-		tmp, err := os.MkdirTemp(base, "."+s.name+".tmp-")
+		tmp, err := os.MkdirTemp(s.dir, "."+s.name+".tmp-")
 		if err != nil {
 			s.fail(err)
 			return nil
@@ -326,7 +329,7 @@ func (s *figureSink) commit() map[string]*graph.ImageRef {
 	if s.tmp == "" {
 		return refs
 	}
-	final := filepath.Join(s.root, sidecar, s.name)
+	final := s.final()
 	old := final + ".old"
 	os.RemoveAll(old)
 	if err := os.Rename(final, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -342,12 +345,7 @@ func (s *figureSink) commit() map[string]*graph.ImageRef {
 	}
 	os.RemoveAll(old)
 	for _, f := range s.files {
-		rel := sidecar + "/" + s.name + "/" + f
-		ref, err := s.box.image(s.root, rel)
-		if err != nil || ref == nil {
-			continue
-		}
-		refs[f] = ref
+		refs[f] = &graph.ImageRef{Path: f, MIME: "image/png"}
 	}
 	return refs
 }

@@ -303,8 +303,8 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 					left++
 				case b.x0 >= x:
 					right++
-				case b.w() > 0.6*text.w():
-					across++ // a paragraph over the whole width
+				case b.w() > 0.6*text.w() && b.table == nil:
+					across++ // a paragraph over the whole width (a table may span both columns)
 				}
 			}
 			if left > 0 && right > 0 && across == 0 {
@@ -444,6 +444,28 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 			} else {
 				r.box = pdfBox{span.x0, c.y1 + 0.25*c.lines[len(c.lines)-1].h(), span.x1, edge - 1}
 			}
+			// Confine the region to the caption's column: prose beside
+			// it (a column the page layout did not see, when a table or
+			// figure spans the page above) bounds it, and what lies beyond
+			// that prose is not part of it.
+			for bi, b := range p.blocks {
+				if bi == ci || !body(b) || b.y1 <= r.box.y0 || b.y0 >= r.box.y1 {
+					continue
+				}
+				switch {
+				case b.x0 >= near.x1:
+					r.box.x1 = math.Min(r.box.x1, b.x0-2)
+				case b.x1 <= near.x0:
+					r.box.x0 = math.Max(r.box.x0, b.x1+2)
+				}
+			}
+			kept := got[:0]
+			for _, bi := range got {
+				if b := p.blocks[bi]; b.x0 >= r.box.x0-2 && b.x1 <= r.box.x1+2 {
+					kept = append(kept, bi)
+				}
+			}
+			got = kept
 			for _, bi := range got {
 				inside[bi] = true
 			}

@@ -95,7 +95,7 @@ func TestPDFRealDecks(t *testing.T) {
 					p := filepath.Join(dir, "deck.pdf")
 					os.WriteFile(p, data, 0o644)
 					box, _ := confineTo(dir)
-					_, _, err := Config{PDFReader: r}.pdf(context.Background(), box, p)
+					_, _, err := Config{PDFReader: r}.pdf(context.Background(), box, p, "deck.pdf")
 					if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "pure-Go PDF reader found no text") || !strings.Contains(err.Error(), "Poppler") {
 						t.Errorf("go reader on the Impress export: %v", err)
 					}

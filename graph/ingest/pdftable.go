@@ -449,20 +449,67 @@ func tableColumns(rows []tableRow) *columns {
 	if broken > len(rows)/10 {
 		return nil
 	}
-	// Running text beside the rows.
-	words := make([]int, len(c.cuts)+1)
-	filled := c.filled(rows)
-	for _, r := range rows {
-		for _, w := range r.words {
-			words[sort.SearchFloat64s(c.cuts, (w.x0+w.x1)/2)]++
-		}
-	}
-	for k := range words {
-		if 10*filled[k] >= 6*len(rows) && words[k] >= tableProseWords*filled[k] {
-			return nil
-		}
+	if c.prose(rows) {
+		return nil
 	}
 	return c
+}
+
+// prose reports whether a column of rows is running text beside them (a
+// column of the page): its cells average tableProseWords words or more
+// in most rows, or most of them (two at least) are different lines of
+// four words or more set flush on both sides (within 2.5pt: a hyphen
+// hangs out), as justified text is; a table's cells are ragged on one
+// side at least, or repeat one value.
+func (c *columns) prose(rows []tableRow) bool {
+	type line struct {
+		xspan
+		text string
+	}
+	n := len(c.cuts) + 1
+	words := make([]int, n)
+	spans := make([][]line, n)
+	for _, r := range rows {
+		cell := make([]line, n)
+		count := make([]int, n)
+		for _, w := range r.words {
+			k := sort.SearchFloat64s(c.cuts, (w.x0+w.x1)/2)
+			words[k]++
+			if count[k] == 0 {
+				cell[k] = line{xspan{w.x0, w.x1}, w.s}
+			} else {
+				cell[k].hi = math.Max(cell[k].hi, w.x1)
+				cell[k].text += " " + w.s
+			}
+			count[k]++
+		}
+		for k := range cell {
+			if count[k] >= 4 {
+				spans[k] = append(spans[k], cell[k])
+			}
+		}
+	}
+	filled := c.filled(rows)
+	for k := 0; k < n; k++ {
+		if 10*filled[k] >= 6*len(rows) && words[k] >= tableProseWords*filled[k] {
+			return true
+		}
+		// The most cells flush with one another on both sides.
+		best := 0
+		for _, a := range spans[k] {
+			texts := map[string]bool{}
+			for _, b := range spans[k] {
+				if math.Abs(a.lo-b.lo) <= 2.5 && math.Abs(a.hi-b.hi) <= 2.5 {
+					texts[b.text] = true
+				}
+			}
+			best = max(best, len(texts))
+		}
+		if best >= 2 && 10*best >= 6*filled[k] {
+			return true
+		}
+	}
+	return false
 }
 
 type xspan struct{ lo, hi float64 }
