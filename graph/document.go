@@ -13,6 +13,10 @@ type Document struct {
 	// Root is the folder that image paths are relative to ("" when the
 	// document has no images). Items' image paths never escape it.
 	Root string
+	// Metadata are the document's own fields, such as the YAML front
+	// matter of a Markdown file ("title", "description", "tags"), for
+	// filtering and display; nil when it has none.
+	Metadata map[string]string
 	// Items are the document's content units in reading order.
 	Items []Item
 }

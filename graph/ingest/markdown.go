@@ -51,8 +51,19 @@ func (c Config) markdown(r *reading, path string, mdx bool) (graph.Document, err
 	if note != "" {
 		r.warn("%s", note)
 	}
+	meta, body, fmNote, _ := frontMatter(s)
+	if fmNote != "" {
+		r.warn("%s", fmNote)
+	}
+	s = body
 	if mdx {
 		s = stripESM(s)
+	}
+	// The front matter's title is the page's heading (sites render it
+	// so): the text before the first heading lies under it.
+	title := meta["title"]
+	if title != "" {
+		s = "# " + strings.ReplaceAll(collapse(title), "#", "\\#") + "\n\n" + s
 	}
 	var doc graph.Document
 	if d := markdownNesting(s); d > maxMarkdownNesting {
@@ -65,6 +76,10 @@ func (c Config) markdown(r *reading, path string, mdx bool) (graph.Document, err
 		return graph.Document{}, fmt.Errorf("%s: %w", path, err)
 	}
 	doc.ID = filepath.Base(path)
+	doc.Metadata = meta
+	if title != "" {
+		doc.Title = collapse(title)
+	}
 	if doc.Title == "" {
 		doc.Title = strings.TrimSuffix(doc.ID, filepath.Ext(doc.ID))
 	}
