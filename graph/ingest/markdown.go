@@ -191,7 +191,7 @@ func (p *mdParser) container(n ast.Node) {
 	captionOf := map[ast.Node]string{}
 	used := map[ast.Node]bool{}
 	for i, k := range kids {
-		if k.Kind() != east.KindTable {
+		if k.Kind() != east.KindTable && !(k.Kind() == ast.KindHTMLBlock && strings.Contains(strings.ToLower(p.lines(k)), "<table")) {
 			continue
 		}
 		for _, j := range []int{i - 1, i + 1} {
@@ -244,7 +244,17 @@ func (p *mdParser) block(n ast.Node, caption string) {
 		p.text(p.lines(n))
 	case *ast.HTMLBlock:
 		h := mustParseHTML(p.lines(n))
-		p.text(collapse(nodeText(h)))
+		// HTML tables (MinerU's Markdown, MDX pages) are tables, their
+		// row and column spans expanded; the text around them is text.
+		for _, part := range htmlParts(h) {
+			if !part.table {
+				p.text(part.text)
+				continue
+			}
+			it := &graph.Item{Modality: graph.ModalityTable, Text: part.text, Caption: caption, Page: -1}
+			caption = ""
+			p.blocks = append(p.blocks, block{visual: it, page: -1})
+		}
 		p.htmlImages(h)
 	case *ast.Blockquote:
 		p.container(n)
