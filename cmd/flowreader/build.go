@@ -39,7 +39,8 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); recorded in the graph file, where ask finds it")
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (skipped files and warnings are still printed)")
-	strict := fs.Bool("strict", false, "fail when a document file is skipped or read with warnings (files of other types are only listed)")
+	strict := fs.Bool("strict", false, "fail when a document file is skipped or loses content (a page, an item or text not read; marked lost:); warnings that lose none, such as a figure without its image or a page read by OCR, and files of other types do not fail it")
+	verbose := fs.Bool("verbose", false, "list every warning of a file (by default warnings of one kind repeated three times or more are one line)")
 	useInt8 := fs.Bool("int8", false, "store embeddings as int8 with a scale per row: a quarter of the memory and file size of float32 (with --update, the graph keeps its own format)")
 	assets := fs.String("assets", "", "folder for the images rendered from PDF pages (figure and table regions), never inside a PATH (default: GRAPHFILE without its extension plus .assets, beside it)")
 	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
@@ -61,10 +62,16 @@ them with no flag).
 
 Every file read is listed on stderr with its reader and item count, every
 file skipped with the reason (empty, binary, undecodable, malformed, a link
-out of the folder), and warnings for what was repaired or dropped inside a
-file (Latin-1 text decoded, invalid UTF-8 replaced, a missing image). A bad
-file is skipped; --strict makes it fatal. GRAPHFILE's folder is checked
-before any work; Ctrl-C stops the build and keeps the previous GRAPHFILE.
+out of the folder; a PDF nothing could read names the tool that would),
+and warnings for what was repaired or dropped inside a file. Warnings that
+lost content are marked lost: (a scanned page without OCR, a page over a
+limit, invalid UTF-8 replaced, a content list not read); the others only
+miss decoration or say how the content was read (a missing image, Latin-1
+text decoded, a page read by OCR). Warnings of one kind repeated three
+times or more are one line; --verbose lists them all. A bad file is
+skipped; --strict fails the build on skipped files and lost content only.
+GRAPHFILE's folder is checked before any work; Ctrl-C stops the build and
+keeps the previous GRAPHFILE.
 
 Nothing is written into the collection: the images Poppler renders from
 PDF pages (figure and table regions) go to --assets, by default the folder
@@ -137,7 +144,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	docs, firstSkip, err := ingestAll(ctx, paths, stderr, *quiet, *strict, assetsDir)
+	docs, firstSkip, err := ingestAll(ctx, paths, stderr, ingestOptions{quiet: *quiet, strict: *strict, verbose: *verbose, assets: assetsDir})
 	if err != nil {
 		return err
 	}
@@ -304,7 +311,14 @@ func within(dir, p string) bool {
 // two folders holding a file of the same name stay distinct. A file that
 // cannot be read is skipped with a warning; with strict, it fails the
 // build once every path has been reported.
-func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, strict bool, assets string) (docs []graph.Document, firstSkip string, err error) {
+// ingestOptions are the build flags ingestAll follows.
+type ingestOptions struct {
+	quiet, strict, verbose bool
+	assets                 string // the folder for rendered images
+}
+
+func ingestAll(ctx context.Context, paths []string, stderr io.Writer, o ingestOptions) (docs []graph.Document, firstSkip string, err error) {
+	quiet, strict, assets := o.quiet, o.strict, o.assets
 	seen := map[string]string{}
 	base := commonDir(paths)
 	bad := 0
@@ -327,7 +341,7 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 		}
 		// Skipped files and warnings are printed even with --quiet, since
 		// the graph then lacks something.
-		bad += printReport(stderr, rep, quiet)
+		bad += printReport(stderr, rep, quiet, o.verbose)
 		rel = filepath.ToSlash(rel)
 		st, _ := os.Stat(p)
 		single := len(ds) == 1 && (!st.IsDir() || isMinerU(p))
@@ -352,7 +366,7 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 		docs = append(docs, ds...)
 	}
 	if strict && bad > 0 {
-		return nil, "", fmt.Errorf("--strict: %d document files skipped or read with warnings (listed above)", bad)
+		return nil, "", fmt.Errorf("--strict: %d document files skipped or with content lost (listed above)", bad)
 	}
 	return docs, firstSkip, nil
 }

@@ -48,9 +48,7 @@ func (c Config) markdown(r *reading, path string, mdx bool) (graph.Document, err
 	if err != nil {
 		return graph.Document{}, err
 	}
-	if note != "" {
-		r.warn("%s", note)
-	}
+	r.decoded(note)
 	meta, body, fmNote, _ := frontMatter(s)
 	if fmNote != "" {
 		r.warn("%s", fmNote)

@@ -152,9 +152,7 @@ func jsonText(r *reading, data []byte) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	}
-	if note != "" {
-		r.warn("%s", note)
-	}
+	r.decoded(note)
 	return []byte(s), nil
 }
 

@@ -44,8 +44,11 @@ type pdfInfo struct {
 	// Pages is the number of pages read.
 	Pages int
 	// Warnings are what was lost or guessed, pages 1-based ("page 3:
-	// scanned, not read: no OCR (tesseract not installed)").
+	// scanned, not read: no OCR (tesseract not installed)"); kinds are
+	// their formats and lost says which lost content (see warnings).
 	Warnings []string
+	kinds    []string
+	lost     []bool
 	// Scanned are the 0-based pages with images and no text that were not
 	// read; OCR the ones read by tesseract.
 	Scanned, OCR []int
@@ -56,12 +59,34 @@ type pdfInfo struct {
 	Refused int
 }
 
+// warn notes what was repaired or guessed, or decoration left out; lose
+// notes content left out; pageWarn and pageLose say which page (0-based
+// page, reported 1-based).
 func (i *pdfInfo) warn(format string, args ...any) {
-	if len(i.Warnings) < 100 {
-		i.Warnings = append(i.Warnings, fmt.Sprintf(format, args...))
-	} else if len(i.Warnings) == 100 {
-		i.Warnings = append(i.Warnings, "more warnings left out")
+	i.note(format, false, fmt.Sprintf(format, args...))
+}
+func (i *pdfInfo) lose(format string, args ...any) {
+	i.note(format, true, fmt.Sprintf(format, args...))
+}
+func (i *pdfInfo) pageWarn(page int, format string, args ...any) {
+	i.note(format, false, pageWarn(page, format, args...))
+}
+func (i *pdfInfo) pageLose(page int, format string, args ...any) {
+	i.note(format, true, pageWarn(page, format, args...))
+}
+
+// truncate drops the warnings past the first n.
+func (i *pdfInfo) truncate(n int) {
+	i.Warnings, i.kinds, i.lost = i.Warnings[:n], i.kinds[:n], i.lost[:n]
+}
+
+func (i *pdfInfo) note(kind string, lost bool, text string) {
+	if len(i.Warnings) >= 1000 {
+		return // reading stops long before: the file's limits bound it
 	}
+	i.Warnings = append(i.Warnings, text)
+	i.kinds = append(i.kinds, kind)
+	i.lost = append(i.lost, lost)
 }
 
 // pdf reads the PDF file path of box, the document id: its text in
@@ -141,7 +166,7 @@ func (c Config) pdf(ctx context.Context, box folder, path, id string) (graph.Doc
 		}
 	}
 	if len(info.Scanned) > 0 && len(info.Scanned) == len(pages) {
-		info.warn("no text read: every page is scanned and none was read by OCR")
+		info.lose("no text read: every page is scanned and none was read by OCR")
 	}
 	doc := graph.Document{
 		ID:    name,
@@ -206,7 +231,7 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 			if ctx.Err() != nil {
 				return nil, pp, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
 			}
-			info.Warnings = info.Warnings[:w]
+			info.truncate(w)
 			errs = append(errs, err)
 		case c.PDFReader == PDFReaderPoppler:
 			return nil, pp, fmt.Errorf("%w: %s: pdftotext not installed (Debian package poppler-utils)", ErrUnsupported, path)
@@ -223,12 +248,12 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 			for i := range pages {
 				if pages[i].words() == 0 && pages[i].images {
 					info.Scanned = append(info.Scanned, i)
-					info.warn("%s", pageWarn(i, "scanned (images, no text), not read: OCR needs Poppler (pdftoppm) and tesseract"))
+					info.pageLose(i, "scanned (images, no text), not read: OCR needs Poppler (pdftoppm) and tesseract")
 				}
 			}
 			return pages, pp, nil
 		}
-		info.Warnings = info.Warnings[:w]
+		info.truncate(w)
 		errs = append(errs, err)
 	}
 	return nil, pp, fmt.Errorf("%w: %s: no reader could read the PDF: %w", ErrFormat, path, errors.Join(errs...))
@@ -252,7 +277,9 @@ func goPagesCtx(ctx context.Context, path string, size int64, lim pdfLimits, inf
 	}()
 	select {
 	case r := <-done:
-		info.Warnings = append(info.Warnings, r.info.Warnings...)
+		for k, s := range r.info.Warnings {
+			info.note(r.info.kinds[k], r.info.lost[k], s)
+		}
 		info.Refused += r.info.Refused
 		return r.pages, r.err
 	case <-ctx.Done():
@@ -303,7 +330,7 @@ func (s *figureSink) add(r pdfRegion) *graph.ImageRef {
 	}
 	file := fmt.Sprintf("p%03d-%s%d", r.page+1, kind, s.n)
 	if err := s.pp.renderRegion(s.ctx, s.pdf, r, filepath.Join(s.tmp, file)); err != nil {
-		s.info.warn("%s", pageWarn(r.page, "%s image not rendered: %v", kind, err))
+		s.info.pageWarn(r.page, "%s image not rendered: %v", kind, err)
 		return nil
 	}
 	s.files = append(s.files, file+".png")

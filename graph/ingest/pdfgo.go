@@ -56,20 +56,20 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 			return nil, fmt.Errorf("ingest: %w", context.Cause(ctx))
 		}
 		if !parentChainOK(v) {
-			info.warn("%s", pageWarn(i, "not read: its /Parent chain loops or is deeper than %d", pdfMaxDepth))
+			info.pageLose(i, "not read: its /Parent chain loops or is deeper than %d", pdfMaxDepth)
 			info.Refused++
 			pages = append(pages, pdfPage{})
 			continue
 		}
 		n, err := streamSize(v.Key("Contents"), streamBudget)
 		if err != nil {
-			info.warn("%s", pageWarn(i, "not read: content stream: %v", err))
+			info.pageLose(i, "not read: content stream: %v", err)
 			info.Refused++
 			pages = append(pages, pdfPage{})
 			continue
 		}
 		if n > streamBudget {
-			info.warn("%s", pageWarn(i, "not read: content inflates past %d bytes (%d per byte of file, and 1 MiB, for all pages)", streamBudget, 16*pdfTextGrowth))
+			info.pageLose(i, "not read: content inflates past %d bytes (%d per byte of file, and 1 MiB, for all pages)", streamBudget, 16*pdfTextGrowth)
 			info.Refused++
 			pages = append(pages, pdfPage{})
 			continue
@@ -77,7 +77,7 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 		streamBudget -= n
 		pg, err := goPage(gopdf.Page{V: v})
 		if err != nil {
-			info.warn("%s", pageWarn(i, "not read: %v", err))
+			info.pageLose(i, "not read: %v", err)
 		}
 		for _, b := range pg.blocks {
 			for _, l := range b.lines {
@@ -89,7 +89,7 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 		pages = append(pages, pg)
 		if used > lim.text {
 			capText(pages, lim.text)
-			info.warn("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
+			info.lose("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
 			break
 		}
 	}
@@ -160,7 +160,7 @@ func pageTree(root gopdf.Value, maxPages int, info *pdfInfo) ([]gopdf.Value, err
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if visits++; visits > 4*maxPages+1024 {
-			info.warn("page tree has more than %d nodes: the rest not read", 4*maxPages+1024)
+			info.lose("page tree has more than %d nodes: the rest not read", 4*maxPages+1024)
 			break
 		}
 		key := fr.v.String()
@@ -176,14 +176,14 @@ func pageTree(root gopdf.Value, maxPages int, info *pdfInfo) ([]gopdf.Value, err
 				continue
 			}
 			if len(out) >= maxPages {
-				info.warn("only the first %d pages read (at most %d pages, and one per %d bytes of file)", maxPages, pdfMaxPages, pdfBytesPerPage)
+				info.lose("only the first %d pages read (at most %d pages, and one per %d bytes of file)", maxPages, pdfMaxPages, pdfBytesPerPage)
 				break
 			}
 			out = append(out, fr.v)
 			continue
 		}
 		if fr.depth >= pdfMaxDepth {
-			info.warn("page tree deeper than %d levels: the rest not read", pdfMaxDepth)
+			info.lose("page tree deeper than %d levels: the rest not read", pdfMaxDepth)
 			continue
 		}
 		n := kids.Len()

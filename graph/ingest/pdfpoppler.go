@@ -97,7 +97,7 @@ func (pp poppler) popplerPages(ctx context.Context, path string, size int64, lim
 	if pp.pdfinfo != "" {
 		if out, err := runTool(ctx, 1<<20, pp.pdfinfo, path); err == nil {
 			if n := pdfinfoPages(out); n > lim.pages {
-				info.warn("only the first %d of %d pages read (at most %d pages, and one per %d bytes of file)", lim.pages, n, pdfMaxPages, pdfBytesPerPage)
+				info.lose("only the first %d of %d pages read (at most %d pages, and one per %d bytes of file)", lim.pages, n, pdfMaxPages, pdfBytesPerPage)
 			}
 		}
 	}
@@ -115,7 +115,7 @@ func (pp poppler) popplerPages(ctx context.Context, path string, size int64, lim
 		return nil, err
 	}
 	if cut {
-		info.warn("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
+		info.lose("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
 	}
 	// Poppler joins the lines of two columns whose gutter is narrow into
 	// one line, and its block order reads a page band by band when
@@ -147,7 +147,7 @@ func (pp poppler) scanned(ctx context.Context, path string, pages []pdfPage, lim
 	if len(empty) == 0 || pp.pdfimages == "" {
 		for _, i := range empty {
 			if pp.pdfimages == "" {
-				info.warn("%s", pageWarn(i, "no text (pdfimages not installed: cannot tell whether it is scanned)"))
+				info.pageLose(i, "no text (pdfimages not installed: cannot tell whether it is scanned; Debian package poppler-utils)")
 			}
 		}
 		return
@@ -168,27 +168,27 @@ func (pp poppler) scanned(ctx context.Context, path string, pages []pdfPage, lim
 		}
 		pages[i].images = true
 		if pp.tesseract == "" || pp.pdftoppm == "" {
-			info.warn("%s", pageWarn(i, "scanned (images, no text), not read: no OCR (tesseract not installed)"))
+			info.pageLose(i, "scanned (images, no text), not read: no OCR (tesseract not installed: Debian package tesseract-ocr)")
 			info.Scanned = append(info.Scanned, i)
 			continue
 		}
 		if tmp == "" {
 			if tmp, err = os.MkdirTemp("", "flowreader-ocr-"); err != nil {
-				info.warn("%s", pageWarn(i, "scanned, not read: %v", err))
+				info.pageLose(i, "scanned, not read: %v", err)
 				continue
 			}
 			defer os.RemoveAll(tmp)
 		}
 		text, err := pp.ocr(ctx, path, i, tmp, lim)
 		if err != nil {
-			info.warn("%s", pageWarn(i, "scanned, OCR failed: %v", err))
+			info.pageLose(i, "scanned, OCR failed: %v", err)
 			info.Scanned = append(info.Scanned, i)
 			continue
 		}
 		pages[i].blocks = textBlocks(text)
 		pages[i].ocr = true
 		info.OCR = append(info.OCR, i)
-		info.warn("%s", pageWarn(i, "scanned, read by OCR (tesseract)"))
+		info.pageWarn(i, "scanned, read by OCR (tesseract)")
 	}
 }
 
