@@ -40,6 +40,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (skipped files and warnings are still printed)")
 	strict := fs.Bool("strict", false, "fail when a document file is skipped or loses content (a page, an item or text not read; marked lost:); warnings that lose none, such as a figure without its image or a page read by OCR, and files of other types do not fail it")
+	ocrLang := fs.String("ocr-lang", "", "languages tesseract reads scanned PDF pages in: its codes joined by + (eng, deu+eng, chi_sim; default eng); each needs its Debian package tesseract-ocr-<code>, _ written - (tesseract-ocr-chi-sim)")
 	verbose := fs.Bool("verbose", false, "list every warning of a file (by default warnings of one kind repeated three times or more are one line)")
 	useInt8 := fs.Bool("int8", false, "store embeddings as int8 with a scale per row: a quarter of the memory and file size of float32 (with --update, the graph keeps its own format)")
 	assets := fs.String("assets", "", "folder for the images rendered from PDF pages (figure and table regions), never inside a PATH (default: GRAPHFILE without its extension plus .assets, beside it)")
@@ -67,7 +68,9 @@ and warnings for what was repaired or dropped inside a file. Warnings that
 lost content are marked lost: (a scanned page without OCR, a page over a
 limit, invalid UTF-8 replaced, a content list not read); the others only
 miss decoration or say how the content was read (a missing image, Latin-1
-text decoded, a page read by OCR). Warnings of one kind repeated three
+text decoded, a page read by OCR). Scanned pages are read by tesseract
+when it is installed, in --ocr-lang's languages, page by page on stderr.
+Warnings of one kind repeated three
 times or more are one line; --verbose lists them all. A bad file is
 skipped; --strict fails the build on skipped files and lost content only.
 GRAPHFILE's folder is checked before any work; Ctrl-C stops the build and
@@ -144,7 +147,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	docs, firstSkip, err := ingestAll(ctx, paths, stderr, ingestOptions{quiet: *quiet, strict: *strict, verbose: *verbose, assets: assetsDir})
+	docs, firstSkip, err := ingestAll(ctx, paths, stderr, ingestOptions{quiet: *quiet, strict: *strict, verbose: *verbose, assets: assetsDir, ocrLang: *ocrLang})
 	if err != nil {
 		return err
 	}
@@ -315,6 +318,7 @@ func within(dir, p string) bool {
 type ingestOptions struct {
 	quiet, strict, verbose bool
 	assets                 string // the folder for rendered images
+	ocrLang                string // tesseract's languages
 }
 
 func ingestAll(ctx context.Context, paths []string, stderr io.Writer, o ingestOptions) (docs []graph.Document, firstSkip string, err error) {
@@ -326,7 +330,17 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, o ingestOp
 		rel, _ := filepath.Rel(base, p)
 		// Each PATH's images under its place among the PATHs, so that
 		// two PATHs holding a.pdf do not share a folder.
-		cfg := ingest.Config{Assets: filepath.Join(assets, rel)}
+		cfg := ingest.Config{Assets: filepath.Join(assets, rel), OCRLanguage: o.ocrLang}
+		if !quiet {
+			// OCR takes seconds a page: say where it is.
+			cfg.Progress = func(done, total int, stage string) {
+				if done < total {
+					fmt.Fprintf(stderr, "build: %s: page %d of %d scanned pages\n", termsafe.Text(stage), done+1, total)
+				} else {
+					fmt.Fprintf(stderr, "build: %s: %d scanned pages read\n", termsafe.Text(stage), total)
+				}
+			}
+		}
 		if len(paths) == 1 {
 			cfg.Assets = assets
 		}

@@ -130,3 +130,36 @@ func TestPageRanges(t *testing.T) {
 		t.Errorf("citation %q", got)
 	}
 }
+
+// A scanned page: OCR says how far it is on stderr, a page read by OCR is
+// no lost content (--strict passes); a missing language pack names its
+// Debian package and loses the page; without Poppler and tesseract the
+// file is skipped naming both.
+func TestBuildScannedPDF(t *testing.T) {
+	coll := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(realPDFs, "scanned-page.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(coll, "scan.pdf"), data, 0o644)
+	out := filepath.Join(t.TempDir(), "g.frg")
+	_, tess := exec.LookPath("tesseract")
+	if hasPoppler() && tess == nil {
+		_, se, code := cli(t, nil, "build", "--strict", "--ocr-lang", "eng", "-o", out, coll)
+		if code != 0 || !strings.Contains(se, "scan.pdf: page 1 of 1 scanned pages") || !strings.Contains(se, "1 scanned pages read") ||
+			!strings.Contains(se, "warning: "+filepath.Join(coll, "scan.pdf")+": page 1: scanned, read by OCR (tesseract, eng)") {
+			t.Errorf("OCR: exit %d:\n%s", code, se)
+		}
+		_, se, code = cli(t, nil, "build", "--ocr-lang", "xx_yy", "-o", out, coll)
+		if code != 1 || !strings.Contains(se, "lost: ") || !strings.Contains(se, "tesseract-ocr-xx-yy") {
+			t.Errorf("missing pack: exit %d:\n%s", code, se)
+		}
+	} else {
+		t.Log("Poppler or tesseract not installed: the OCR part skipped (apt-get install poppler-utils tesseract-ocr)")
+	}
+	t.Setenv("PATH", t.TempDir())
+	_, se, code := cli(t, nil, "build", "-o", out, coll)
+	if code != 1 || !strings.Contains(se, "poppler-utils") || !strings.Contains(se, "tesseract-ocr") || !strings.Contains(se, "(pdf: go)") {
+		t.Errorf("no tools: exit %d:\n%s", code, se)
+	}
+}

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -36,7 +38,30 @@ type Config struct {
 	// warning says so). Ingestion never writes into the collection it
 	// reads.
 	Assets string
+	// OCRLanguage are the languages tesseract reads scanned pages in, by
+	// tesseract's codes joined by "+" ("eng", "deu+eng", "chi_sim"); ""
+	// means "eng". Each needs its language pack (Debian package
+	// tesseract-ocr-<code>, "_" written "-": tesseract-ocr-chi-sim); a
+	// missing one is reported and its pages are not read.
+	OCRLanguage string
+	// Progress, when set, is called as long steps advance (OCR of a
+	// file's scanned pages: stage "ocr <file>"), done of total; never
+	// concurrently.
+	Progress func(done, total int, stage string)
 }
+
+// ocrLanguage checks c.OCRLanguage and returns it ("eng" for "").
+func (c Config) ocrLanguage() (string, error) {
+	if c.OCRLanguage == "" {
+		return "eng", nil
+	}
+	if !ocrLangs.MatchString(c.OCRLanguage) {
+		return "", fmt.Errorf("ingest: OCRLanguage %q: tesseract language codes joined by +, such as eng, deu+eng or chi_sim", c.OCRLanguage)
+	}
+	return c.OCRLanguage, nil
+}
+
+var ocrLangs = regexp.MustCompile(`^[A-Za-z0-9_]{1,32}(\+[A-Za-z0-9_]{1,32}){0,15}$`)
 
 func (c Config) maxFileSize() int64 {
 	if c.MaxFileSize <= 0 {

@@ -100,6 +100,9 @@ func (c Config) Read(ctx context.Context, p string) ([]graph.Document, Report, e
 // does): os.DirFS would otherwise follow a link out of its folder. A PDF
 // is copied to a private temporary file for its reader.
 func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Document, Report, error) {
+	if _, err := c.ocrLanguage(); err != nil {
+		return nil, Report{}, err
+	}
 	tmp := &tempDir{}
 	defer tmp.close()
 	real, err := fsResolve(fsys, root)
@@ -139,6 +142,9 @@ func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Docume
 }
 
 func (c Config) read(ctx context.Context, p string) ([]graph.Document, Report, bool, error) {
+	if _, err := c.ocrLanguage(); err != nil {
+		return nil, Report{}, false, err
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, Report{}, false, fmt.Errorf("ingest: %w", err)

@@ -107,7 +107,7 @@ func (c Config) pdf(ctx context.Context, box folder, path, id string) (graph.Doc
 		return graph.Document{}, info, err
 	}
 	lim := limitsFor(st.Size())
-	pages, pp, err := c.pdfPages(ctx, real, st.Size(), lim, &info)
+	pages, pp, err := c.pdfPages(ctx, real, path, st.Size(), lim, &info)
 	if err != nil {
 		return graph.Document{}, info, err
 	}
@@ -194,7 +194,7 @@ func (c Config) emptyPDF(info pdfInfo, pp poppler) string {
 	case info.Refused > 0:
 		return "pages not read (see the warnings)"
 	case len(info.OCR) > 0:
-		return "its pages are scanned and OCR read no text from them (is the language right? see OCRLanguages)"
+		return "its pages are scanned and OCR read no text from them (is the OCR language right? Config.OCRLanguage, build --ocr-lang)"
 	case len(info.Scanned) > 0 && info.Reader == "go":
 		return "its pages are scanned (images, no text): OCR reads them with " + poppler + " and " + tesseract
 	case len(info.Scanned) > 0 && pp.tesseract == "":
@@ -210,7 +210,7 @@ func (c Config) emptyPDF(info pdfInfo, pp poppler) string {
 }
 
 // pdfPages picks the reader (Config.PDFReader) and lays out the pages.
-func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, poppler, error) {
+func (c Config) pdfPages(ctx context.Context, path, shown string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, poppler, error) {
 	var errs []error
 	var pp poppler
 	switch c.PDFReader {
@@ -220,6 +220,10 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 	}
 	if c.PDFReader != PDFReaderGo {
 		pp = findPoppler()
+		pp.lang, _ = c.ocrLanguage()
+		if c.Progress != nil {
+			pp.progress = func(done, total int) { c.Progress(done, total, "ocr "+shown) }
+		}
 		switch {
 		case pp.pdftotext != "":
 			w := len(info.Warnings)

@@ -503,3 +503,60 @@ func TestPDFAssets(t *testing.T) {
 		t.Errorf("the collection changed: %q", after)
 	}
 }
+
+// TestOCRLanguageAndProgress: OCR reports its progress page by page,
+// reads in the languages asked for, names the Debian package of a missing
+// language pack (and loses those pages, saying so), and refuses a
+// language list that is not tesseract's codes.
+func TestOCRLanguageAndProgress(t *testing.T) {
+	if !hasTool("tesseract") || !hasTool("pdftoppm") || !hasTool("pdfimages") {
+		t.Skip("tesseract or Poppler not installed (apt-get install poppler-utils tesseract-ocr)")
+	}
+	read := func(c Config, data []byte) (graph.Document, pdfInfo, error) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "scan.pdf")
+		os.WriteFile(p, data, 0o644)
+		box, _ := confineTo(dir)
+		c.PDFReader = PDFReaderPoppler
+		return c.pdf(context.Background(), box, p, "scan.pdf")
+	}
+	type call struct {
+		done, total int
+		stage       string
+	}
+	var calls []call
+	c := Config{Progress: func(done, total int, stage string) { calls = append(calls, call{done, total, filepath.Base(stage)}) }}
+	if _, info, err := read(c, scanned().bytes()); err != nil || len(info.OCR) != 1 {
+		t.Fatalf("%v, info %+v", err, info)
+	}
+	if want := []call{{0, 1, "scan.pdf"}, {1, 1, "scan.pdf"}}; !slices.Equal(calls, want) || !strings.HasPrefix(calls[0].stage, "scan.pdf") {
+		t.Errorf("progress %+v", calls)
+	}
+
+	_, info, err := read(Config{OCRLanguage: "eng+zzz_x"}, scanned().bytes())
+	if !errors.Is(err, ErrEmpty) || !slices.Equal(info.Scanned, []int{0}) || !strings.Contains(strings.Join(info.Warnings, "\n"), "no tesseract language pack for zzz_x (Debian package tesseract-ocr-zzz-x)") {
+		t.Errorf("missing pack: %v, info %+v", err, info)
+	}
+	if _, _, err := (Config{OCRLanguage: "eng;rm -rf"}).Read(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "OCRLanguage") {
+		t.Errorf("bad language list: %v", err)
+	}
+
+	// German: with its pack, the umlauts and ß come out.
+	out, _ := exec.Command("tesseract", "--list-langs").Output()
+	if !strings.Contains(string(out), "\ndeu\n") {
+		t.Skip("tesseract has no German pack (apt-get install tesseract-ocr-deu; .ci/run installs it)")
+	}
+	var p fxPage
+	img := textImage("Die Größe der Brücke über den Fluss", "wurde im März gemessen.")
+	p.images = append(p.images, fxImage{x: 36, y: 500, w: 540, h: 540 * 260 / 1400, img: img})
+	doc, info, err := read(Config{OCRLanguage: "deu"}, fxDoc{pages: []fxPage{p}}.bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := pdfText(doc); !strings.Contains(text, "Größe") || !strings.Contains(text, "Brücke") || !strings.Contains(text, "März") {
+		t.Errorf("German OCR: %q", text)
+	}
+	if !strings.Contains(strings.Join(info.Warnings, "\n"), "read by OCR (tesseract, deu)") {
+		t.Errorf("warnings %q", info.Warnings)
+	}
+}

@@ -271,19 +271,36 @@ func goPage(p gopdf.Page) (pg pdfPage, err error) {
 			pg.w, pg.h = w, h
 		}
 	}
-	xobj := inherited(p.V, "Resources").Key("XObject")
-	for _, k := range xobj.Keys() {
-		if xobj.Key(k).Key("Subtype").Name() == "Image" {
-			pg.images = true
-			break
-		}
-	}
+	budget := 64
+	pg.images = drawsImage(inherited(p.V, "Resources"), 0, &budget)
 	if p.V.Key("Contents").IsNull() {
 		return pg, nil
 	}
 	glyphs := p.Content().Text
 	pg.blocks = orderBlocks(groupLines(glyphLines(glyphs, pg.h)))
 	return pg, nil
+}
+
+// drawsImage reports whether resources res name an image XObject, also
+// inside form XObjects (cairo draws a scanned page as a form holding the
+// image), at most 4 forms deep and budget XObjects in all.
+func drawsImage(res gopdf.Value, depth int, budget *int) bool {
+	xobj := res.Key("XObject")
+	for _, k := range xobj.Keys() {
+		if *budget--; *budget < 0 {
+			return false
+		}
+		x := xobj.Key(k)
+		switch x.Key("Subtype").Name() {
+		case "Image":
+			return true
+		case "Form":
+			if depth < 4 && drawsImage(x.Key("Resources"), depth+1, budget) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // glyphLines turns glyphs (PDF coordinates, y up) into line segments of
