@@ -38,8 +38,9 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
 	preset := fs.String("preset", "aspects", presetUsage)
 	explain := fs.Bool("explain", false, "also print the routing: demand, routed flow, saturation, κ, aspects with capacities, and every chain with flow and cost")
-	dotFile := fs.String("dot", "", "write the routed flow over the graph as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
-	mermaidFile := fs.String("mermaid", "", "write the routed flow over the graph as a Mermaid flowchart")
+	dotFile := fs.String("dot", "", "write the evidence subgraph (the chains read and the two nearest neighbours of each node, at most 60 nodes) with its routed flow as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
+	dotAll := fs.Bool("dot-all", false, "draw every node of the graph in --dot and --mermaid, not only the evidence subgraph")
+	mermaidFile := fs.String("mermaid", "", "write the evidence subgraph with its routed flow as a Mermaid flowchart (as --dot)")
 	asJSON := fs.Bool("json", false, "print one JSON object (schema_version, question, budget, chains with their nodes, routing, answer, citations, trace, notes; docs/server.md) instead of text")
 	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
@@ -156,6 +157,7 @@ flags:
 	if err != nil {
 		return err
 	}
+	full := g // citations index the index's graph
 	if res.Scores != nil && res.Scores.Graph != nil {
 		// Candidates (large graphs): the routing and chains index the
 		// candidate subgraph.
@@ -164,13 +166,13 @@ flags:
 	title := "Q: " + question
 	read := readChains(res)
 	if *dotFile != "" {
-		pic := newPicture(g, res.Routing, read, maxPictureNodes, title)
+		pic := newPicture(g, res.Routing, read, *dotAll, title)
 		if err := writeFileAtomic(*dotFile, func(w io.Writer) error { return writeDOT(w, pic) }); err != nil {
 			return err
 		}
 	}
 	if *mermaidFile != "" {
-		pic := newPicture(g, res.Routing, read, maxPictureNodes, title)
+		pic := newPicture(g, res.Routing, read, *dotAll, title)
 		if err := writeFileAtomic(*mermaidFile, func(w io.Writer) error { return writeMermaid(w, pic) }); err != nil {
 			return err
 		}
@@ -185,7 +187,7 @@ flags:
 		}
 		return noAnswer(res)
 	}
-	printAnswer(stdout, g, question, res)
+	printAnswer(stdout, full, question, res)
 	if *explain {
 		printExplain(stdout, g, res)
 	}
