@@ -344,6 +344,9 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, o ingestOp
 		if len(paths) == 1 {
 			cfg.Assets = assets
 		}
+		if !quiet {
+			fmt.Fprintf(stderr, "build: reading %s\n", termsafe.Text(p))
+		}
 		ds, rep, err := cfg.Read(ctx, p)
 		if err != nil {
 			return nil, "", err

@@ -200,11 +200,13 @@ func TestBuildInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := bufio.NewScanner(stderr)
-			if when == "build" { // wait for the ingest report's last line
-				for lines.Scan() && !strings.HasPrefix(lines.Text(), "build: ingested") {
-				}
-			} else {
-				time.Sleep(50 * time.Millisecond)
+			// Wait for the line that says the stage has begun (the
+			// signal handler is installed before), not for a time.
+			prefix := "build: reading " // ingestion under way
+			if when == "build" {
+				prefix = "build: ingested" // the ingest report's last line
+			}
+			for lines.Scan() && !strings.HasPrefix(lines.Text(), prefix) {
 			}
 			sent := time.Now()
 			cmd.Process.Signal(os.Interrupt)
