@@ -49,6 +49,10 @@ const (
 	// tableManyRows rows make a table even without a column of numbers
 	// (an author block or an address grid has three or four).
 	tableManyRows = 6
+	// tableMaxRows bounds a table's rows (a longer run is several tables,
+	// each taking the header of the one before): the column test runs on
+	// all of a table's rows, so this bounds its work.
+	tableMaxRows = 1000
 	// tableProseWords: a column whose cells average this many words
 	// or more, in most rows, is running text beside the rows (a column of
 	// the page), not a column of the table.
@@ -191,18 +195,28 @@ func growTable(rows []tableRow, floor, i int) (from, to int, t *pdfTable) {
 	if cols == nil {
 		return i, i, nil
 	}
-	for j < len(rows) {
+	for j < len(rows) && j-i < tableMaxRows {
 		if gap := rows[j].y0 - rows[j-1].y1; gap > rowGapLimit(rows[i:j]) {
 			break
 		}
 		if !rows[j].cells() && cols.crosses(rows[j]) {
 			break // a caption or a line of prose after the table
 		}
-		next := tableColumns(rows[i : j+1])
-		if next == nil || len(next.cuts) != len(cols.cuts) || next.broken(rows[j]) {
-			break
+		// The columns are found again from all the rows while the table
+		// is short, then every 32 rows, when a row does not fit them (a
+		// long name across a boundary moves it) and at the end (below):
+		// the cost stays near linear in a long table.
+		if n := j + 1 - i; n <= 32 || n%32 == 0 || cols.broken(rows[j]) {
+			next := tableColumns(rows[i : j+1])
+			if next == nil || len(next.cuts) != len(cols.cuts) || next.broken(rows[j]) {
+				break
+			}
+			cols = next
 		}
-		cols, j = next, j+1
+		j++
+	}
+	if final := tableColumns(rows[i:j]); final != nil && len(final.cuts) == len(cols.cuts) {
+		cols = final
 	}
 	for i > floor && rows[i].y0-rows[i-1].y1 <= rowGapLimit(rows[i:j]) && cols.headerRow(rows[i-1], rows[i:j]) {
 		i--

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -233,5 +234,34 @@ func TestTableColumns(t *testing.T) {
 	tb := c.table(spread)
 	if tb == nil || !tb.header || tb.text() != "City | No. Of | Kind\nMilpitas | 213 | Layoff\nNovato | 35 | Closure\nChico | 44 | Layoff" {
 		t.Errorf("spread header: %+v", tb)
+	}
+}
+
+// A table longer than tableMaxRows rows is cut into tables of at most that
+// many (the work of the column test is bounded by it), none lost.
+func TestLongTable(t *testing.T) {
+	var lines []pdfLine
+	n := 2*tableMaxRows + 500
+	for r := range n {
+		var l pdfLine
+		for c := range 4 {
+			x, y := 50+float64(c)*100, float64(r)*12
+			w := pdfWord{pdfBox{x, y, x + 30, y + 10}, fmt.Sprint(r*7 + c)}
+			l.words = append(l.words, w)
+			l.grow(w.pdfBox)
+		}
+		lines = append(lines, splitLine(l)...)
+	}
+	rows := 0
+	var sizes []int
+	for _, b := range orderBlocks(groupLines(lines)) {
+		if b.table == nil {
+			t.Fatalf("a block of text: %q", blockText(b))
+		}
+		rows += len(b.table.rows)
+		sizes = append(sizes, len(b.table.rows))
+	}
+	if rows != n || len(sizes) != 3 || sizes[0] != tableMaxRows {
+		t.Errorf("%d rows in tables of %v", rows, sizes)
 	}
 }
