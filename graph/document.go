@@ -13,12 +13,12 @@ type Document struct {
 	// Root is the folder that image paths are relative to ("" when the
 	// document has no images). Items' image paths never escape it.
 	Root string
-	// Metadata are the document's own fields, such as the YAML front
-	// matter of a Markdown file ("title", "description", "tags"), for
-	// filtering and display; nil when it has none.
-	Metadata map[string]string
 	// Items are the document's content units in reading order.
 	Items []Item
+	// Metadata holds key/values given at ingest (for example a file's
+	// front matter): what per-call filters select documents by. It does
+	// not change the document's nodes.
+	Metadata map[string]string
 }
 
 // Item is one content unit of a document: a text chunk, a table or a figure.

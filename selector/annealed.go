@@ -42,12 +42,6 @@ func (an Annealed) Select(ctx context.Context, r *flow.Routing, maxChains int) (
 	return pick(r.Chains, order(x, r.Chains, q), maxChains), nil
 }
 
-// Weights returns the final population x over the routing's chains.
-func (an Annealed) Weights(r *flow.Routing) []float64 {
-	x, _, _ := an.weights(context.Background(), r)
-	return x
-}
-
 func (an Annealed) weights(ctx context.Context, r *flow.Routing) (x, q []float64, err error) {
 	h := hOf(r)
 	q = make([]float64, len(r.Chains))

@@ -19,7 +19,4 @@
 // does not state a selector's dynamics), uses q_k = max h and
 // ε_t = 0.2·max(0, 1 − t/20) for 20 steps, then pure dynamics until
 // ‖Δx‖₂ < 1e-4 (at most 200 steps in all), and reads the top-B (16) by x.
-//
-// CapDistinct cuts any ordered chain list to a distinct-node budget so that
-// routers can be compared at equal reading cost.
 package selector

@@ -56,13 +56,6 @@ func (rp Replicator) Select(ctx context.Context, r *flow.Routing, maxChains int)
 	return pick(r.Chains, keep, limit), nil
 }
 
-// Weights returns the final population x over the routing's chains (on the
-// simplex).
-func (rp Replicator) Weights(r *flow.Routing) []float64 {
-	x, _ := rp.weights(context.Background(), r)
-	return x
-}
-
 func (rp Replicator) weights(ctx context.Context, r *flow.Routing) ([]float64, error) {
 	q := v1Quality(r, repExpFlow, repExpMax, repExpMean)
 	a := payoff(r.Chains, q)

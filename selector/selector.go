@@ -127,48 +127,6 @@ func jaccard(a, b []int) float64 {
 	return float64(inter) / float64(union)
 }
 
-// CapDistinct keeps chains in order until the next would take the number of
-// distinct nodes past nodes; that chain is trimmed to fit, keeping its last
-// new nodes (the most relevant end of an aspect chain) in routed order, and
-// selection stops there. Chains whose nodes are all already counted are kept
-// for free. It lets routers be compared at equal distinct-node budgets.
-func CapDistinct(chains []flow.Chain, nodes int) []flow.Chain {
-	seen := map[int]bool{}
-	var out []flow.Chain
-	for _, c := range chains {
-		var fresh []int
-		for _, v := range c.Nodes {
-			if !seen[v] && !contains(fresh, v) {
-				fresh = append(fresh, v)
-			}
-		}
-		if len(seen)+len(fresh) <= nodes {
-			for _, v := range fresh {
-				seen[v] = true
-			}
-			out = append(out, copyChain(c))
-			continue
-		}
-		room := nodes - len(seen)
-		if room > 0 {
-			keep := map[int]bool{}
-			for _, v := range fresh[len(fresh)-room:] {
-				keep[v] = true
-			}
-			t := c
-			t.Nodes = nil
-			for _, v := range c.Nodes {
-				if seen[v] || keep[v] {
-					t.Nodes = append(t.Nodes, v)
-				}
-			}
-			out = append(out, t)
-		}
-		break
-	}
-	return out
-}
-
 func contains(x []int, v int) bool {
 	for _, y := range x {
 		if y == v {

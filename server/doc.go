@@ -9,6 +9,7 @@
 //
 //	POST /v1/retrieve  {"question": "...", "budget": 16, "scores": false} → flowreader.Evidence
 //	POST /v1/ask       same request                                      → flowreader.Result
+//	                   with "stream": true                               → text/event-stream (below)
 //	GET  /v1/graph     → {"nodes", "edges", "documents", "embedder", "dimension"}
 //	GET  /healthz      → {"status": "ok"}
 //	/mcp               MCP over streamable HTTP (stateless): tools retrieve and ask
@@ -27,6 +28,31 @@
 // Options.MaxInFlight calls), model_rate_limited (503), model_failed (502),
 // timeout (504; Options.Timeout), internal (500). A failed ask also carries
 // "partial": the result so far (stages done, evidence, calls and tokens).
+//
+// # Streaming
+//
+// POST /v1/ask with "stream": true answers text/event-stream once the call
+// is admitted (errors before that are the JSON errors above): one event per
+// step of the answer, named by its kind, its data the flowreader.Event's
+// JSON,
+//
+//	event: evidence   data: {"event":"evidence","pass":1,"evidence":{…Evidence…}}
+//	event: draft      data: {"event":"draft","pass":1,"draft":{"chain":0,"status":"supported","answer":"31",…}}
+//	event: delta      data: {"event":"delta","pass":1,"text":"The East"}
+//	event: citations  data: {"event":"citations","pass":1,"citations":[…]}
+//	event: done       data: {"event":"done","pass":1,"result":{…Result…}}
+//
+// the evidence before any model call of the reading returns, a draft as
+// each worker finishes, the answer's pieces as the reasoner writes them
+// ("thought": true for its reasoning), the citations, and the result a
+// non-streamed ask answers. A failure after the stream began is one last
+// event, "error", whose data is the error body above with its partial
+// result; "done" does not come. Each event is flushed as it is written,
+// with a write deadline of its own (10 s), so a client that stops reading
+// cannot hold its slot; the call keeps Options.Timeout. A client that goes
+// away cancels the call: every model call of the question ends. The MCP
+// ask tool reports the same steps as progress notifications to a call with
+// a progress token.
 //
 // The index is loaded once and served concurrently: an Index is safe for
 // concurrent use, and each call runs under its request's context, so a

@@ -50,14 +50,17 @@ func newMCP(h *handler) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "ask",
 		Description: "Answer a question from the document collection, with citations (document, page, quoted span) " +
-			"and the evidence chains read.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in Request) (*mcp.CallToolResult, any, error) {
+			"and the evidence chains read. A call with a progress token is sent progress notifications: the evidence, " +
+			"each chain read, the answer being written.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in Request) (*mcp.CallToolResult, any, error) {
 		ctx, done, err := h.call(ctx, in)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer done()
-		res, err := h.ix.Ask(ctx, in.Question, options(in))
+		o := options(in)
+		o.Stream = progress(ctx, req)
+		res, err := h.ix.Ask(ctx, in.Question, o)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -41,6 +41,11 @@ type Request struct {
 	Question string `json:"question" jsonschema:"the question to retrieve evidence for or to answer"`
 	Budget   int    `json:"budget,omitempty" jsonschema:"chains to read (the aspects router's demand in distinct nodes); 0 or absent means the server's default"`
 	Scores   bool   `json:"scores,omitempty" jsonschema:"also return the node score h of every graph node (as long as the graph)"`
+	// Stream makes POST /v1/ask answer as server-sent events, the steps of
+	// the answer as they happen (see the package doc); /v1/retrieve
+	// refuses it. The MCP tools ignore it: ask sends progress
+	// notifications to a call that asks for them.
+	Stream bool `json:"stream,omitempty" jsonschema:"HTTP /v1/ask only: answer as server-sent events (text/event-stream); MCP clients get progress notifications instead"`
 }
 
 const (
@@ -152,6 +157,10 @@ func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if req.Stream {
+		writeError(w, http.StatusBadRequest, "bad_request", "\"stream\" is for /v1/ask: retrieval answers at once", nil)
+		return
+	}
 	ctx, done, ok := h.admit(w, r)
 	if !ok {
 		return
@@ -176,6 +185,10 @@ func (h *handler) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
+	if req.Stream {
+		h.askStream(ctx, w, req)
+		return
+	}
 	res, err := h.ix.Ask(ctx, req.Question, options(req))
 	if err != nil {
 		status, code := classify(ctx, err)

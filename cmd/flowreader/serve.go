@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/flowreader/flowreader"
@@ -43,6 +44,7 @@ func (f *indexFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.concurrency, "concurrency", 0, "model calls in flight per answer (0 = the reader's default)")
 	fs.IntVar(&f.budget, "budget", 0, "default chains to read when a request gives none (0 = the preset's: 16 aspects, 11 classic)")
 	f.ep.register(fs)
+	f.ep.registerRerank(fs)
 }
 
 // open loads the graph once and opens it with the configured pipeline.
@@ -67,6 +69,7 @@ func (f *indexFlags) open(ctx context.Context, getenv func(string) string, stder
 		return nil, err
 	}
 	cfg.Embedder, cfg.Model, cfg.Concurrency, cfg.ImageRoot = ms.embedder, ms.model, f.concurrency, f.images
+	cfg.Reranker = ms.reranker
 	if f.budget > 0 {
 		cfg.Budget = f.budget
 	}
@@ -78,7 +81,7 @@ func (f *indexFlags) open(ctx context.Context, getenv func(string) string, stder
 	if err != nil {
 		return nil, err
 	}
-	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
+	if name := embedderName(p.Embedder()); g.Embedder != "" && strings.TrimSuffix(name, ":latest") != strings.TrimSuffix(g.Embedder, ":latest") {
 		fmt.Fprintf(stderr, "%s: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", cmd, f.graphFile, g.Embedder, name, g.Dim)
 	}
 	if ms.model != nil {

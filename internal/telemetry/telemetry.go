@@ -37,9 +37,16 @@ const (
 	KeyCallKind      = "flowreader.call.kind"
 	KeyEmbedKind     = "flowreader.embed.kind"
 	KeyEmbedInputs   = "flowreader.embed.inputs"
+	// KeyFirstPiece is a streamed call's time to its first piece of text,
+	// in seconds; EventFirstPiece marks that moment on the call's span.
+	KeyFirstPiece   = "flowreader.call.time_to_first_piece"
+	EventFirstPiece = "first piece"
 
 	OpChat       = "chat"
 	OpEmbeddings = "embeddings"
+	// OpRerank is a reranker call (no GenAI convention names one).
+	OpRerank        = "rerank"
+	KeyRerankInputs = "flowreader.rerank.inputs"
 )
 
 // Metric names of the GenAI semantic conventions.

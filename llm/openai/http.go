@@ -35,6 +35,34 @@ func (t transport) do(ctx context.Context, method, url string, body any) ([]byte
 }
 
 func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]byte, error) {
+	resp, err := t.send(ctx, method, url, body, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return t.read(ctx, resp.Body)
+}
+
+// read reads a 2xx answer's body, at most maxBody bytes.
+func (t transport) read(ctx context.Context, body io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, t.maxBody+1))
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("openai: reading response: %w", cerr)
+		}
+		return nil, fmt.Errorf("%w: reading response: %v", llm.ErrUnavailable, err)
+	}
+	if int64(len(data)) > t.maxBody {
+		return nil, fmt.Errorf("%w: response larger than %d bytes", llm.ErrInvalidOutput, t.maxBody)
+	}
+	return data, nil
+}
+
+// send performs method on url with body (nil for none), asking for the
+// media type accept, and returns a 2xx answer with its body unread (the
+// caller closes it). Any other status is read and returned as an
+// *llm.APIError; the key is not yet redacted.
+func (t transport) send(ctx context.Context, method, url string, body any, accept string) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)
@@ -50,7 +78,7 @@ func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]b
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	if t.key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.key)
 	}
@@ -61,21 +89,18 @@ func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]b
 		}
 		return nil, fmt.Errorf("%w: %s %s: %v", llm.ErrUnavailable, method, termsafe.URL(url), err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("openai: reading response: %w", cerr)
-		}
-		return nil, fmt.Errorf("%w: reading response: %v", llm.ErrUnavailable, err)
-	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, fmt.Errorf("openai: reading response: %w", cerr)
+			}
+			return nil, fmt.Errorf("%w: reading response: %v", llm.ErrUnavailable, err)
+		}
 		return nil, parseError(resp.StatusCode, resp.Header.Get("Retry-After"), data, time.Now())
 	}
-	if int64(len(data)) > t.maxBody {
-		return nil, fmt.Errorf("%w: response larger than %d bytes", llm.ErrInvalidOutput, t.maxBody)
-	}
-	return data, nil
+	return resp, nil
 }
 
 // redactErr removes the key from err's message. An *llm.APIError keeps its
