@@ -56,7 +56,7 @@ func TestMetadataRoundTrip(t *testing.T) {
 	}
 	// A reader of the format before metadata: the flag is unknown to it.
 	old := data[12]
-	if flagsBefore := uint32(flagRecord | flagImageRoot | flagInt8); uint32(old)&^flagsBefore == 0 {
+	if flagsBefore := uint32(flagRecord | flagImageRoot | flagInt8 | flagPageRanges); uint32(old)&^flagsBefore == 0 {
 		t.Fatal("the metadata flag is one an older reader knows")
 	}
 }
@@ -107,4 +107,23 @@ func appendMetadataRaw(b []byte, triples [][3]string) []byte {
 func twice() []byte {
 	one := appendMetadataRaw(nil, [][3]string{{"a", "k", "v"}})
 	return append(binary.AppendUvarint(nil, 2), append(one[1:], one[1:]...)...)
+}
+
+// Metadata (bit 4) and page spans (bit 3) in one file: both flags, both
+// read back.
+func TestMetadataWithPageRanges(t *testing.T) {
+	g := metadataGraph(t)
+	g.Nodes[1].LastPage = g.Nodes[1].Page + 2
+	data := encode(t, g)
+	if f := binary.LittleEndian.Uint32(data[12:]); f != flagRecord|flagPageRanges|flagMetadata {
+		t.Fatalf("flags %b", f)
+	}
+	h, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Nodes[1].LastPage != g.Nodes[1].LastPage || len(h.Metadata) != 2 {
+		t.Fatalf("last page %d, metadata %v", h.Nodes[1].LastPage, h.Metadata)
+	}
+	loadMatchesDecode(t, data)
 }

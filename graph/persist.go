@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"unsafe"
 )
 
@@ -33,12 +34,17 @@ const (
 	// the payload ends with one float32 scale per node, then the nodes'
 	// int8 rows, instead of float32 rows.
 	flagInt8 = 4
+	// flagPageRanges marks a file where some node runs over several pages
+	// (Node.LastPage above Page): every node's page is then followed by
+	// its span LastPage−Page (a uvarint, 0 for one page). Files without a
+	// spanning node keep the flag clear and read as before.
+	flagPageRanges = 8
 	// flagMetadata says that the documents' metadata (Graph.Metadata)
 	// follows the edges and build record. A graph without metadata keeps
 	// it clear, so its file reads in versions from before metadata; a
 	// version that does not know the flag refuses a file that has it
 	// ("unknown flags") rather than drop the metadata.
-	flagMetadata = 8
+	flagMetadata = 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -89,6 +95,9 @@ func write(w io.Writer, g *Graph, root string) error {
 	if g.int8 {
 		flags |= flagInt8
 	}
+	if pageRanges(g) {
+		flags |= flagPageRanges
+	}
 	if root != "" {
 		flags |= flagImageRoot
 	}
@@ -123,7 +132,9 @@ func Save(path string, g *Graph) (err error) {
 		return fmt.Errorf("graph: save: %w", err)
 	}
 	dir := filepath.Dir(path)
-	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-")
+	// The temporary name holds the process ID, so that a later run can
+	// tell a file left by a process that died from one being written.
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return fmt.Errorf("graph: save: %w", err)
 	}
@@ -216,7 +227,7 @@ func checkHeader(h []byte) (uint64, uint32, error) {
 		return 0, 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	flags := binary.LittleEndian.Uint32(h[12:])
-	if flags&^(flagRecord|flagImageRoot|flagInt8|flagMetadata) != 0 {
+	if flags&^(flagRecord|flagImageRoot|flagInt8|flagPageRanges|flagMetadata) != 0 {
 		return 0, 0, fmt.Errorf("%w: unknown flags", ErrFormat)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])
