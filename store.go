@@ -32,7 +32,8 @@ var ErrUnavailable = errors.New("flowreader: store unavailable")
 // position.
 //
 // A Store must be safe for concurrent use. Errors of a store that cannot
-// be reached for now wrap [ErrUnavailable]. A store has no optional
+// be reached for now wrap [ErrUnavailable]; a collection the store does
+// not hold is an error wrapping [ErrNoGraph]. A store has no optional
 // capabilities yet.
 type Store interface {
 	// Candidates reads, from one committed version of the collection, the

@@ -329,3 +329,36 @@ func TestConformanceMultihop(t *testing.T) {
 		})
 	}
 }
+
+// TestConformancePgvector: a synthetic collection on PGlite with pgvector,
+// the dense candidates from its HNSW index (under a filter, pgvector's
+// iterative scan): the nodes read overlap the reference's by at least
+// 0.98, with and without filters.
+func TestConformancePgvector(t *testing.T) {
+	t.Parallel()
+	c := synth.NewCollection(1200, 32, 12, 11)
+	docs := c.Documents()
+	res := runConformance(t, confCase{
+		name: "pgvector", cfg: flowreader.Config{Embedder: c.Embedder(), Candidates: 64}, docs: docs, questions: c.Questions,
+		filters: []flowreader.Filter{{Metadata: map[string]string{"part": "odd"}}, {IDs: []string{docs[1].ID, docs[3].ID}}},
+	}, func(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) []storeUnderTest {
+		ctx := context.Background()
+		s, err := Open(ctx, pgtest.StartPGlite(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		if !s.ann || !s.iterative {
+			t.Fatalf("PGlite with pgvector: ann %v, iterative scans %v; want both", s.ann, s.iterative)
+		}
+		if err := s.Import(ctx, "pgvector", g); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := p.OpenStore(ctx, s, "pgvector")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []storeUnderTest{{"postgres-hnsw", ix, false}}
+	})
+	checkOverlap(t, res)
+}

@@ -22,8 +22,8 @@ import (
 
 var (
 	// ErrNotFound is returned for a collection the database does not
-	// hold.
-	ErrNotFound = errors.New("pgstore: no such collection")
+	// hold. It wraps flowreader.ErrNoGraph, which a server maps to 404.
+	ErrNotFound error = &kindError{"pgstore: no such collection", flowreader.ErrNoGraph}
 	// ErrExists is returned by Import for a collection name that is taken.
 	ErrExists = errors.New("pgstore: collection exists")
 	// ErrConflict is returned by Update when the collection changed since
@@ -33,7 +33,7 @@ var (
 	// ErrUnavailable wraps errors of a database that cannot be reached or
 	// is shutting down or starting: the request may succeed later. It
 	// wraps flowreader.ErrUnavailable, which a server maps to 503.
-	ErrUnavailable = fmt.Errorf("pgstore: %w", flowreader.ErrUnavailable)
+	ErrUnavailable error = &kindError{"pgstore: store unavailable", flowreader.ErrUnavailable}
 	// ErrSchema is returned by Open for a database whose flowreader schema
 	// is newer than this library reads.
 	ErrSchema = errors.New("pgstore: unsupported schema version")
@@ -72,6 +72,16 @@ type Store struct {
 	// index's.
 	exact bool
 }
+
+// kindError is a sentinel that is also one of package flowreader's, for
+// errors.Is, with a message of its own.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
 
 // collMeta is what Store.colls caches of a collection.
 type collMeta struct {

@@ -37,8 +37,9 @@ type coll struct {
 	version int64
 }
 
-// ErrNotFound is a collection the store does not hold.
-var ErrNotFound = fmt.Errorf("memstore: no such collection")
+// ErrNotFound is a collection the store does not hold; it wraps
+// flowreader.ErrNoGraph, as the Store interface asks.
+var ErrNotFound = fmt.Errorf("memstore: no such collection: %w", flowreader.ErrNoGraph)
 
 // Put makes g the collection name's (a new version when it exists).
 func (s *Store) Put(name string, g *graph.Graph) {
