@@ -28,7 +28,7 @@ import (
 func benchCommand() command {
 	return command{
 		name:    "bench",
-		summary: "measure build and question cost on a synthetic collection (bench scale), or a server under load and attack (bench serve)",
+		summary: "measure build and question cost on a synthetic collection (bench scale), a server under load and attack (bench serve), or a collection in PostgreSQL with replicas (bench store)",
 		run:     runBench,
 	}
 }
@@ -44,9 +44,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "serve" {
 		return runBenchServe(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "store" {
+		return runBenchStore(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "store-replica" { // bench store's replica processes
+		return runBenchStoreReplica(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "scale" {
-		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]\n       flowreader bench serve -g GRAPHFILE [--clients 64] [--duration 60s] [-- SERVE FLAGS]")
-		return fmt.Errorf("want the benchmark name scale or serve: %w", errUsage)
+		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]\n       flowreader bench serve -g GRAPHFILE [--clients 64] [--duration 60s] [-- SERVE FLAGS]\n       flowreader bench store --nodes N --dim D [--store URL] [--int8] [--replicas 2] [--clients 8]")
+		return fmt.Errorf("want the benchmark name scale, serve or store: %w", errUsage)
 	}
 	fs := flag.NewFlagSet("bench scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
