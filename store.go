@@ -13,6 +13,7 @@ import (
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/flowhook"
+	"github.com/flowreader/flowreader/internal/scorehook"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -178,10 +179,14 @@ func (ix *Index) scoreStore(ctx context.Context, q score.Query, f Filter) (*scor
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
-	s, err := cs.Score(ix.p.scoring, q)
+	if cs == nil {
+		return nil, fmt.Errorf("flowreader: score: the store returned no candidates and no error")
+	}
+	x, err := scorehook.ScoreCandidates(cs, ix.p.scoring, q)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
+	s := x.(*score.Scores)
 	sq := &storeQuestion{cs: cs, text: make([]bool, cs.Graph.Len())}
 	key := weak.Make(s)
 	b.questions.Store(key, sq)

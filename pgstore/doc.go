@@ -77,6 +77,6 @@
 //
 // Errors wrap the driver's: errors.As with *pgconn.PgError gives the
 // server's SQLSTATE. A database that cannot be reached, is shutting down
-// or is starting gives errors wrapping [ErrUnavailable] (a server maps it
+// or is starting gives errors wrapping [flowreader.ErrUnavailable] (a server maps it
 // to 503); the pool reconnects by itself once it is back.
 package pgstore

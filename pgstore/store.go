@@ -30,10 +30,6 @@ var (
 	// the version the update was made from: another writer committed
 	// first, and applying this one would silently undo its change.
 	ErrConflict = errors.New("pgstore: collection changed since the update's base version")
-	// ErrUnavailable wraps errors of a database that cannot be reached or
-	// is shutting down or starting: the request may succeed later. It
-	// wraps flowreader.ErrUnavailable, which a server maps to 503.
-	ErrUnavailable error = &kindError{"pgstore: store unavailable", flowreader.ErrUnavailable}
 	// ErrSchema is returned by Open for a database whose flowreader schema
 	// is newer than this library reads.
 	ErrSchema = errors.New("pgstore: unsupported schema version")
@@ -215,13 +211,13 @@ func (s *Store) Close() { s.pool.Close() }
 // wrap makes err a store error of operation op: a PostgreSQL error keeps
 // its type (errors.As with *pgconn.PgError gives the SQLSTATE), and an
 // error of a database that cannot be reached, or is shutting down or
-// starting, also wraps ErrUnavailable. nil stays nil.
+// starting, also wraps flowreader.ErrUnavailable. nil stays nil.
 func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if unavailable(err) {
-		return fmt.Errorf("pgstore: %s: %w: %w", op, ErrUnavailable, err)
+		return fmt.Errorf("pgstore: %s: %w: %w", op, flowreader.ErrUnavailable, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, err)
 }

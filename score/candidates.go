@@ -66,7 +66,7 @@ func (s *candState) next() uint32 {
 // those Score gives it; HMean and RMean estimate the whole graph's means
 // from the entry nodes (exact for the BM25 and reference parts). The cost
 // grows with m and the postings of the query terms, not with the graph's
-// size. It is [Index.Candidates], then [Candidates.Score].
+// size. It is the candidate set ([Candidates]), then its scores.
 //
 // It fails as Score does, and with [ErrConfig] when m < 1.
 func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
@@ -76,23 +76,24 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 		}
 		return ix.Score(c, q)
 	}
-	cs, err := ix.Candidates(c, q, m)
+	cs, err := ix.candidateSet(c, q, m)
 	if err != nil {
 		return nil, err
 	}
-	return cs.Score(c, q)
+	return cs.score(c, q)
 }
 
-// Candidates reads the candidate set of ScoreCandidates from the index:
+// candidateSet reads the candidate set of ScoreCandidates from the index:
 // the candidate subgraph with the whole graph's statistics, which
-// [Candidates.Score] scores (Rank and KeywordDF are left nil: a router
+// Candidates.score scores (Rank and KeywordDF are left nil: a router
 // opened on this graph has them). A store answers a question with the same
-// set (see [Candidates]).
+// set (see [Candidates]); the library's stores reach it through
+// internal/scorehook.
 //
 // It fails with [ErrConfig] when c is invalid, m < 1 or Query.Nodes is not
 // ascending nodes of the graph, and with [ErrEmbedding] when the query
 // embedding does not fit the graph.
-func (ix *Index) Candidates(c Config, q Query, m int) (*Candidates, error) {
+func (ix *Index) candidateSet(c Config, q Query, m int) (*Candidates, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("%w: %d candidates", ErrConfig, m)
 	}

@@ -13,7 +13,7 @@ import (
 // every node of the collection is scored. [Index.ScoreCandidates] reads it
 // from an in-memory graph; a store that keeps a collection elsewhere (the
 // Store of package flowreader, implemented by package pgstore) reads it
-// per question, and [Candidates.Score] scores it either way. Every
+// per question, and the index over it scores it either way. Every
 // per-node slice is aligned with Graph's nodes; a nil one reads as zeros
 // (or, for the keys and names, as none).
 type Candidates struct {
@@ -70,7 +70,7 @@ type Candidates struct {
 	KeywordDF map[string]int32
 }
 
-// Score scores the candidates for q under c as Index.Score scores them in
+// score scores the candidates for q under c as Index.Score scores them in
 // the whole collection: relevance with the collection's BM25 range, the
 // classic signals over the subgraph, and the hop step over the candidates'
 // names and Link edges. HMean and RMean are the collection's means,
@@ -80,7 +80,7 @@ type Candidates struct {
 // It fails with [ErrConfig] when c is invalid or cs's parts disagree (a
 // slice of another length than the nodes, a node out of range, nodes not
 // ascending) and with [ErrEmbedding] as Score does.
-func (cs *Candidates) Score(c Config, q Query) (*Scores, error) {
+func (cs *Candidates) score(c Config, q Query) (*Scores, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

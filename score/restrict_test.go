@@ -135,7 +135,7 @@ func TestCandidatesCheck(t *testing.T) {
 	ix := NewIndex(g)
 	q := Query{Text: g.Nodes[3].Summary, Embedding: g.Embedding(3)}
 	good := ix.candidates(Config{}, q, 8, nil)
-	if _, err := good.Score(Config{}, q); err != nil {
+	if _, err := good.score(Config{}, q); err != nil {
 		t.Fatal(err)
 	}
 	for name, spoil := range map[string]func(c *Candidates){
@@ -152,12 +152,12 @@ func TestCandidatesCheck(t *testing.T) {
 		c := *good
 		c.Nodes = slices.Clone(good.Nodes)
 		spoil(&c)
-		if _, err := c.Score(Config{}, q); !errors.Is(err, ErrConfig) {
+		if _, err := c.score(Config{}, q); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	var nilc *Candidates
-	if _, err := nilc.Score(Config{}, q); !errors.Is(err, ErrConfig) {
+	if _, err := nilc.score(Config{}, q); !errors.Is(err, ErrConfig) {
 		t.Errorf("nil: %v", err)
 	}
 }

@@ -53,7 +53,7 @@ func (ix *Index) Score(c Config, q Query) (*Scores, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ix.restricted(c, q, keep).Score(c, q)
+		return ix.restricted(c, q, keep).score(c, q)
 	}
 	sc, err := ix.compute(c, q)
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package memstore is a flowreader.Store over in-memory graphs, one per
 // collection: what a store returns for a question, computed from the whole
-// graph (score.Index.Candidates, with the routing statistics a router
+// graph (score's candidate set, with the routing statistics a router
 // opened on the whole graph reads). Tests of the index over a store use
 // it, and the conformance suite compares other stores with it. A
 // collection's positions are its graph's node indexes.
@@ -15,6 +15,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/flowhook"
+	"github.com/flowreader/flowreader/internal/scorehook"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -116,10 +117,11 @@ func (s *Store) Candidates(ctx context.Context, name string, q score.Query, m in
 			}
 		}
 	}
-	cs, err := c.ix.Candidates(cfg, q, m)
+	x, err := scorehook.Candidates(c.ix, cfg, q, m)
 	if err != nil {
 		return nil, err
 	}
+	cs := x.(*score.Candidates)
 	cs.Version = c.version
 	cs.Rank = make([]int32, len(cs.Nodes))
 	cs.KeywordDF = map[string]int32{}
