@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/flowreader/flowreader"
@@ -176,6 +177,12 @@ func parseFilter(s string) (flowreader.Filter, error) {
 	}
 	if dec.More() {
 		return f, fmt.Errorf("--filter %q: data after the object: %w", s, errUsage)
+	}
+	if slices.Contains(f.IDs, "") {
+		return f, fmt.Errorf("--filter %q: an empty document ID: %w", s, errUsage)
+	}
+	if _, ok := f.Metadata[""]; ok {
+		return f, fmt.Errorf("--filter %q: an empty metadata key: %w", s, errUsage)
 	}
 	return f, nil
 }
