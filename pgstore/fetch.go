@@ -746,13 +746,14 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32
 	b := &pgx.Batch{}
 	var nbs [][]int64
 	var kds [][]int16
-	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, kwnorm
+	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, kwnorm, last_page
 FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, picks).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (
 				nd                graph.Node
 				seq               int64
 				page, ord, sumLen int32
+				lastPage          int32
 				mod               int16
 				ln, sc            float32
 				refs, kwnorm      []string
@@ -760,7 +761,7 @@ FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, pic
 				adj, emb          []byte
 				rank              int32
 			)
-			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &kwnorm); err != nil {
+			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &kwnorm, &lastPage); err != nil {
 				return err
 			}
 			f.rank = append(f.rank, rank)
@@ -769,7 +770,7 @@ FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, pic
 			if err != nil {
 				return err
 			}
-			nd.Page, nd.Order, nd.Modality = int(page), int(ord), graph.Modality(mod)
+			nd.Page, nd.Order, nd.Modality, nd.LastPage = int(page), int(ord), graph.Modality(mod), int(lastPage)
 			if len(nd.Keywords) == 0 {
 				nd.Keywords = nil
 			}

@@ -250,7 +250,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	// What scoring and routing read of every candidate: one row.
-	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale", "rank", "kwnorm"}
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale", "rank", "kwnorm", "last_page"}
 	rank := w.ranks()
 	kwDF := map[string]int32{}
 	i = a
@@ -283,7 +283,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			kwDF[k]++
 		}
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[k], kn}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[k], kn, int32(nd.LastPage)}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)
@@ -521,6 +521,11 @@ func docHashes(g *graph.Graph) []docHash {
 		h := hs[nd.Doc]
 		h.str(nd.ID).str(nd.Section).str(nd.Content).str(nd.Caption).str(nd.Footnote).str(nd.Summary).str(nd.ImageText).str(nd.Context)
 		h.num(int64(nd.Page)).num(int64(nd.Order)).num(int64(nd.Modality))
+		if nd.LastPage > nd.Page {
+			// Only then: the hashes of single-page nodes stay those of
+			// schema 1.
+			h.num(int64(nd.LastPage))
+		}
 		h.num(int64(len(nd.Keywords)))
 		for _, s := range nd.Keywords {
 			h.str(s)

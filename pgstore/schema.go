@@ -140,11 +140,13 @@ CREATE TABLE flowreader.titles (
 `,
 	// 2: what the router reads of the whole collection and what filters
 	// select by: each node's rank in its document's reading order and its
-	// normalised keywords (cands), the collection's node frequency of each
+	// normalised keywords (cands), the last page of a node over several
+	// (cands.last_page, Node.LastPage; 0 for one page), the collection's node frequency of each
 	// normalised keyword (keywords), each document's nodes as seq ranges
 	// (documents). The backfill computes them for existing collections.
 	`
-ALTER TABLE flowreader.cands ADD COLUMN rank int4 NOT NULL DEFAULT 0, ADD COLUMN kwnorm text[] NOT NULL DEFAULT '{}';
+ALTER TABLE flowreader.cands ADD COLUMN rank int4 NOT NULL DEFAULT 0, ADD COLUMN kwnorm text[] NOT NULL DEFAULT '{}',
+	ADD COLUMN last_page int4 NOT NULL DEFAULT 0;
 ALTER TABLE flowreader.documents ADD COLUMN ranges int8[] NOT NULL DEFAULT '{}';
 CREATE TABLE flowreader.keywords (
 	coll int4 NOT NULL,

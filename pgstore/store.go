@@ -350,7 +350,7 @@ func (s *Store) Nodes(ctx context.Context, collection string, positions []int) (
 	b.Queue(`SELECT true FROM flowreader.collections WHERE name = $1`, collection).QueryRow(func(r pgx.Row) error {
 		return r.Scan(&found)
 	})
-	b.Queue(`SELECT n.seq, n.id, n.doc, c.page, c.ord, c.modality, c.section, c.keywords,
+	b.Queue(`SELECT n.seq, n.id, n.doc, c.page, c.last_page, c.ord, c.modality, c.section, c.keywords,
 	n.content, n.caption, n.footnote, n.summary, n.tags, n.image_text, n.image_path, n.image_mime, n.context
 FROM flowreader.nodes n JOIN flowreader.cands c ON c.coll = n.coll AND c.seq = n.seq
 WHERE n.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND n.seq = ANY($2)`, collection, seqs).Query(func(rows pgx.Rows) error {
@@ -358,15 +358,16 @@ WHERE n.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND n.seq
 			var (
 				nd           graph.Node
 				seq          int64
-				page, ord    int32
+				page, last   int32
+				ord          int32
 				mod          int16
 				ipath, imime string
 			)
-			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords,
+			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &last, &ord, &mod, &nd.Section, &nd.Keywords,
 				&nd.Content, &nd.Caption, &nd.Footnote, &nd.Summary, &nd.Tags, &nd.ImageText, &ipath, &imime, &nd.Context); err != nil {
 				return err
 			}
-			nd.Page, nd.Order, nd.Modality = int(page), int(ord), graph.Modality(mod)
+			nd.Page, nd.LastPage, nd.Order, nd.Modality = int(page), int(last), int(ord), graph.Modality(mod)
 			if len(nd.Keywords) == 0 {
 				nd.Keywords = nil
 			}
