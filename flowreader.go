@@ -338,9 +338,12 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 		}
 		dim = len(v[0])
 	}
-	g, err := graph.LoadDim(path, dim)
+	g, err := graph.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: load: %w", err)
+	}
+	if g.Dim != dim {
+		return nil, fmt.Errorf("flowreader: load: %w: %s has dimension %d (embedder %q), want %d", graph.ErrDimension, path, g.Dim, g.Embedder, dim)
 	}
 	return p.Open(ctx, g)
 }

@@ -190,7 +190,7 @@ func (c Config) addContext(blocks []block, items []graph.Item) {
 	}
 	k := 0
 	for i := range items {
-		if !items[i].Modality.Visual() {
+		if items[i].Modality == graph.ModalityText {
 			continue
 		}
 		p := at[k]

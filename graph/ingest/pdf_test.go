@@ -175,7 +175,7 @@ func TestPDFLocal(t *testing.T) {
 		if os.Getenv("FLOWREADER_PDF_VISUAL") != "" {
 			text = ""
 			for _, it := range doc.Items {
-				if it.Modality.Visual() {
+				if it.Modality != graph.ModalityText {
 					text += fmt.Sprintf("p%d %v %.80q %v\n", it.Page+1, it.Modality, it.Caption, it.Image)
 				}
 			}
