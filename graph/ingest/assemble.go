@@ -13,7 +13,8 @@ import (
 // carries as context (G2-Reader).
 const defaultContextWords = 1000
 
-// Config configures [Config.Read], [Config.FS] and [Config.Path]. The zero value is G2-Reader's setup.
+// Config configures [Config.Read] and [Config.FS]; [Path] uses the zero
+// value, which is G2-Reader's setup.
 type Config struct {
 	// ChunkSize is the largest text chunk in characters (runes); 0 means
 	// 3,000.

@@ -337,9 +337,9 @@ func TestFixtureImagesDecode(t *testing.T) {
 	}
 }
 
-// readOne ingests one file or MinerU folder, as Path does when given it.
+// readOne ingests one file or MinerU folder with c, as Path does when given it.
 func readOne(c Config, p string) (graph.Document, error) {
-	docs, err := c.Path(p)
+	docs, err := c.path(p)
 	if err != nil {
 		return graph.Document{}, err
 	}
