@@ -18,6 +18,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/score"
@@ -312,7 +313,7 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 	}
 	for _, c := range build {
 		t.Run("build/"+c.name, func(t *testing.T) {
-			for _, cache := range []llm.Store{nil, llm.MemoryStore()} {
+			for _, cache := range []llm.Store{nil, llmutil.NewMemoryStore()} {
 				p, err := flowreader.New(flowreader.Config{Embedder: c.emb, Cache: cache})
 				if err != nil {
 					t.Fatal(err)
