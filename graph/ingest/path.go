@@ -102,7 +102,7 @@ func (c Config) Read(ctx context.Context, p string) ([]graph.Document, Report, e
 // does): os.DirFS would otherwise follow a link out of its folder. A PDF
 // is copied to a private temporary file for its reader.
 func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Document, Report, error) {
-	if _, err := c.ocrLanguage(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, Report{}, err
 	}
 	tmp := &tempDir{}
@@ -144,7 +144,7 @@ func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Docume
 }
 
 func (c Config) read(ctx context.Context, p string) ([]graph.Document, Report, bool, error) {
-	if _, err := c.ocrLanguage(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, Report{}, false, err
 	}
 	st, err := os.Stat(p)

@@ -189,7 +189,7 @@ func TestReliabilityGarbageIngest(t *testing.T) {
 	}
 	pdf := filepath.Join(dir, "x.pdf")
 	os.WriteFile(pdf, append([]byte("%PDF-1.7\n"), garbage...), 0o644)
-	if _, err := ingestOne(ingest.Config{PDFReader: ingest.PDFReaderGo}, pdf); !errors.Is(err, ingest.ErrFormat) {
+	if _, err := ingestOne(ingest.Config{PDFReader: "go"}, pdf); !errors.Is(err, ingest.ErrFormat) {
 		t.Fatalf("PDF on garbage: %v", err)
 	}
 	other := filepath.Join(dir, "x.bin")
