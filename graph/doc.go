@@ -6,10 +6,11 @@
 //
 // # Model
 //
-// A [Graph] has N nodes ([Node]) in document order, then item order; node i
-// of document d has ID "d#i" ([Document.ItemNode]). Row i of [Graph.Emb] is
-// the embedding e_i of node i, L2-normalised (a zero row stays zero), so
-// that cos(e_u, e_v) is a dot product ([Graph.Cos]).
+// A [Graph] has N nodes ([Node]) in document order, then item order; the
+// node of item i of document d has ID "d#i" and Order i, and carries the
+// item's fields. Row i of [Graph.Emb] is the embedding e_i of node i,
+// L2-normalised (a zero row stays zero), so that cos(e_u, e_v) is a dot
+// product ([Graph.Cos]).
 //
 // Edges ([Edge]) join U < V; one pair of nodes has one edge, whose Kind is
 // the set of reasons for it ([EdgeKind]):
@@ -141,8 +142,8 @@
 // its nodes, fails with [ErrFormat], never a panic. Files without a flag
 // (written by New's graphs and by versions before the record, graphs
 // without metadata) read as before; versions before a flag refuse files
-// with it (unknown flags) rather than drop what it carries;
-// [LoadDim] also checks the dimension against the query embedder's
-// ([ErrDimension]). Load reads the file once and aliases node strings and
+// with it (unknown flags) rather than drop what it carries. The caller
+// compares [Graph].Dim with its query embedder's dimension ([ErrDimension]
+// names that mismatch). Load reads the file once and aliases node strings and
 // embeddings into that buffer.
 package graph

@@ -102,7 +102,7 @@ func (cs *Candidates) score(c Config, q Query) (*Scores, error) {
 		s.meanCos = make([]float64, n)
 	}
 	for i := range g.Nodes {
-		s.visual[i] = g.Nodes[i].Modality.Visual()
+		s.visual[i] = g.Nodes[i].Modality != graph.ModalityText
 	}
 	for i, ks := range cs.RefKeys {
 		for _, k := range ks {
