@@ -103,7 +103,7 @@ flags:
 	case *storeURL != "" && (*dotFile != "" || *mermaidFile != "" || *images != ""):
 		return fmt.Errorf("--dot, --mermaid and --images read a graph file, not --store: %w", errUsage)
 	case *graphFile == "" && *storeURL == "":
-		return fmt.Errorf("-g GRAPHFILE (or --store URL --collection NAME) is required: %w", errUsage)
+		return fmt.Errorf("-g GRAPHFILE is required (or --store URL --collection NAME): %w", errUsage)
 	case question == "":
 		return fmt.Errorf("no QUESTION given: %w", errUsage)
 	case *concurrency < 0:

@@ -211,7 +211,7 @@ flags:
 	case *storeURL != "" && f.images != "":
 		return fmt.Errorf("--images reads a graph file's images, not --store's: %w", errUsage)
 	case *storeURL == "" && f.graphFile == "":
-		return fmt.Errorf("-g GRAPHFILE (or --store URL) is required: %w", errUsage)
+		return fmt.Errorf("-g GRAPHFILE is required (or --store URL): %w", errUsage)
 	}
 	tokens, err := serveTokens(*tokenFile, getenv)
 	if err != nil {
