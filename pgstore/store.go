@@ -132,7 +132,6 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	pool.Reset() // connections made before the vector extension lack its types
 	s.pool = pool
 	return s, nil
 }
@@ -152,6 +151,16 @@ EXISTS (SELECT FROM pg_available_extensions WHERE name = 'vector'), pg_is_in_rec
 	if !installed && available && !standby {
 		_, err := c.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector`)
 		installed = err == nil
+		if installed {
+			// The one connection made so far (this one) met no vector
+			// types when it connected; later ones get them in
+			// AfterConnect. Registering here rather than resetting the
+			// pool spares a reconnect, which PGlite's socket server
+			// refused under load.
+			if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+				return wrap("open", err)
+			}
+		}
 	}
 	if installed {
 		var ext string
