@@ -95,6 +95,6 @@
 // server's SQLSTATE. A database that cannot be reached, is shutting down
 // or is starting gives errors wrapping flowreader.ErrUnavailable (a
 // server maps it to 503); the pool reconnects by itself once it is back.
-// An unknown collection is [ErrNotFound], which wraps
-// flowreader.ErrNoGraph (a server maps it to 404).
+// An unknown collection is an error wrapping flowreader.ErrNoGraph (a
+// server maps it to 404).
 package pgstore

@@ -93,7 +93,7 @@ func ExampleStore_Candidates() {
 	switch {
 	case errors.Is(err, flowreader.ErrUnavailable):
 		fmt.Println("the database is down for now; retry")
-	case errors.Is(err, pgstore.ErrNotFound):
+	case errors.Is(err, flowreader.ErrNoGraph):
 		fmt.Println("no such collection")
 	case err != nil:
 		log.Fatal(err)

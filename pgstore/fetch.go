@@ -473,7 +473,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		rollback(conn)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("pgstore: fetch %q: %w", name, ErrNotFound)
+			return nil, fmt.Errorf("pgstore: fetch %q: %w", name, errNotFound)
 		}
 		return nil, wrap("fetch", err)
 	}

@@ -21,9 +21,6 @@ import (
 )
 
 var (
-	// ErrNotFound is returned for a collection the database does not
-	// hold. It wraps flowreader.ErrNoGraph, which a server maps to 404.
-	ErrNotFound error = &kindError{"pgstore: no such collection", flowreader.ErrNoGraph}
 	// ErrExists is returned by Import for a collection name that is taken.
 	ErrExists = errors.New("pgstore: collection exists")
 	// ErrConflict is returned by Update when the collection changed since
@@ -68,6 +65,10 @@ type Store struct {
 	// index's.
 	exact bool
 }
+
+// errNotFound is a collection the database does not hold: it wraps
+// flowreader.ErrNoGraph (errors.Is), which a server maps to 404.
+var errNotFound error = &kindError{"pgstore: no such collection", flowreader.ErrNoGraph}
 
 // kindError is a sentinel that is also one of package flowreader's, for
 // errors.Is, with a message of its own.
@@ -187,7 +188,7 @@ func (s *Store) meta(ctx context.Context, q interface {
 	var m collMeta
 	err := q.QueryRow(ctx, `SELECT id, dim, ann, nodes FROM flowreader.collections WHERE name = $1`, name).Scan(&m.id, &m.dim, &m.ann, &m.nodes)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return m, fmt.Errorf("pgstore: %q: %w", name, ErrNotFound)
+		return m, fmt.Errorf("pgstore: %q: %w", name, errNotFound)
 	}
 	if err != nil {
 		return m, wrap("collection", err)
@@ -300,7 +301,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		var id int32
 		if err := tx.QueryRow(ctx, `SELECT id FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("pgstore: drop %q: %w", name, ErrNotFound)
+				return fmt.Errorf("pgstore: drop %q: %w", name, errNotFound)
 			}
 			return wrap("drop", err)
 		}
@@ -392,7 +393,7 @@ WHERE n.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND n.seq
 	})
 	err := s.pool.SendBatch(ctx, b).Close()
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && !found {
-		return nil, fmt.Errorf("pgstore: nodes of %q: %w", collection, ErrNotFound)
+		return nil, fmt.Errorf("pgstore: nodes of %q: %w", collection, errNotFound)
 	}
 	if err != nil {
 		return nil, wrap("nodes", err)

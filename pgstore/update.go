@@ -43,7 +43,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	)
 	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id, &version, &dim, &i8, &nextSeq, &ann)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("pgstore: update %q: %w", name, ErrNotFound)
+		return 0, fmt.Errorf("pgstore: update %q: %w", name, errNotFound)
 	}
 	if err != nil {
 		return 0, wrap("update", err)

@@ -164,7 +164,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameCollection(t, s, "c", p, ga)
-	if _, err := s.Update(ctx, "missing", 1, ga); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Update(ctx, "missing", 1, ga); !errors.Is(err, errNotFound) {
 		t.Fatalf("missing collection: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func inspectStore(ctx context.Context, url, name string, stdout io.Writer) error
 			termsafe.Text(c.Name), c.Version, c.Nodes, c.Documents, format, c.Dim, termsafe.Text(orUnknown(c.Embedder)))
 	}
 	if name != "" && !found {
-		return fmt.Errorf("collection %q: %w", name, pgstore.ErrNotFound)
+		return fmt.Errorf("collection %q: no such collection: %w", name, flowreader.ErrNoGraph)
 	}
 	if name == "" && len(cs) == 0 {
 		fmt.Fprintln(stdout, "no collections")
