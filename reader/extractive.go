@@ -64,6 +64,10 @@ type scored struct {
 	// prevShare of the previous unit's ("The default is 512" after the
 	// sentence that names the setting).
 	eff float64
+	// cos is the unit's cosine with the question (0 without an
+	// embedder or below 0); ref is 1 when its node is the figure or table
+	// the question names.
+	cos, ref float64
 }
 
 // prevShare is how much of the previous unit's score a unit inherits: a
@@ -107,52 +111,9 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err erro
 			}
 		}
 	}
-	var us []scored
-	for k, v := range nodes {
-		n := &in.Graph.Nodes[v]
-		ctx := map[string]bool{}
-		for _, t := range stems(n.Doc + " " + n.Section + " " + n.Caption) {
-			ctx[t] = true
-		}
-		prev := -1
-		for _, u := range units(n) {
-			// A heading restates its section's name; it is no answer.
-			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
-				continue
-			}
-			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev, terms: stems(u.text)})
-			prev = len(us) - 1
-		}
-	}
-	q := analyse(in.Question)
-	qrefs := refs(in.Question)
-	lex, idf := bm25(q.terms, us)
-	w := 0.0
-	var cos []float64
-	if e.Embedder != nil && len(us) > 0 {
-		var err error
-		cos, err = e.cosines(ctx, in.Question, us)
-		if err != nil {
-			return nil, err
-		}
-		w = embeddingWeight
-	}
-	for i := range us {
-		// A unit that says nothing beyond the question's own words (a
-		// heading that repeats it) cannot answer it.
-		if !novel(us[i].terms, q.set) {
-			continue
-		}
-		us[i].score = (1 - w) * (lex[i] + refBoost*refMatch(qrefs, &in.Graph.Nodes[us[i].node], us[i].u))
-		if cos != nil {
-			us[i].score += w * math.Max(cos[i], 0)
-		}
-	}
-	for i := range us {
-		us[i].eff = us[i].score
-		if p := us[i].prev; p >= 0 && us[i].score > 0 {
-			us[i].eff = math.Max(us[i].eff, prevShare*us[p].score)
-		}
+	q, us, idf, err := e.rank(ctx, in.Question, in.Graph, nodes)
+	if err != nil {
+		return nil, err
 	}
 	ans = &Answer{Trace: tr}
 	best, ok := e.answer(in, q, us, idf)
@@ -170,6 +131,63 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err erro
 	ans.Confidence = best.confidence
 	ans.Citations = best.citations
 	return ans, nil
+}
+
+// rank splits the nodes into units and scores each against the question:
+// the fused BM25 and cosine score, and eff, the score with context. It
+// returns the question read, the units in node order and the question
+// terms' idf.
+func (e *Extractive) rank(ctx context.Context, qtext string, g *graph.Graph, nodes []int) (*question, []scored, map[string]float64, error) {
+	var us []scored
+	for k, v := range nodes {
+		n := &g.Nodes[v]
+		ctx := map[string]bool{}
+		for _, t := range stems(n.Doc + " " + n.Section + " " + n.Caption) {
+			ctx[t] = true
+		}
+		prev := -1
+		for _, u := range units(n) {
+			// A heading restates its section's name; it is no answer.
+			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
+				continue
+			}
+			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev, terms: stems(u.text)})
+			prev = len(us) - 1
+		}
+	}
+	q := analyse(qtext)
+	qrefs := refs(qtext)
+	lex, idf := bm25(q.terms, us)
+	w := 0.0
+	var cos []float64
+	if e.Embedder != nil && len(us) > 0 {
+		var err error
+		cos, err = e.cosines(ctx, qtext, us)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		w = embeddingWeight
+	}
+	for i := range us {
+		// A unit that says nothing beyond the question's own words (a
+		// heading that repeats it) cannot answer it.
+		if !novel(us[i].terms, q.set) {
+			continue
+		}
+		us[i].ref = refMatch(qrefs, &g.Nodes[us[i].node], us[i].u)
+		us[i].score = (1 - w) * (lex[i] + refBoost*us[i].ref)
+		if cos != nil {
+			us[i].cos = math.Max(cos[i], 0)
+			us[i].score += w * us[i].cos
+		}
+	}
+	for i := range us {
+		us[i].eff = us[i].score
+		if p := us[i].prev; p >= 0 && us[i].score > 0 {
+			us[i].eff = math.Max(us[i].eff, prevShare*us[p].score)
+		}
+	}
+	return q, us, idf, nil
 }
 
 // reading is the extractive reader's answer before it is returned.
