@@ -72,11 +72,21 @@ type Config struct {
 	// 0 means 16.
 	Budget int
 	// Reranker, when set, reranks the question's most relevant nodes
-	// before routing, as a cross-encoder reads each with the question, and
-	// its scores are fused into the node score h that routing, selection
-	// and reading use (see the package doc, "Reranking"). Nil leaves
-	// scoring as it is (llm/openai's Reranker serves vLLM's, TEI's and
-	// Infinity's /rerank).
+	// before routing, as a cross-encoder reads each with the question: the
+	// top RerankTop nodes by h (ties by index) get ρ_v ∈ [0, 1] on their
+	// caption and text (at most 2,000 characters), fused into h as
+	//
+	//	h̃_v = (1−w)·h_v + w·ρ_v   (ρ_v = 0 for the nodes not reranked)
+	//	h'_v = h̃_v · max_u h_u / max_u h̃_u
+	//
+	// with w = RerankWeight. The rescaling keeps h's scale, which the
+	// aspects router's demand floor is set against. h' is the score that
+	// routing, selection and reading use and every result reports, and
+	// score.Scores.Steps ends in "rerank"; the classic preset's sources and
+	// sinks, and h̄, are taken before reranking. A failed rerank call fails
+	// the question (llm.WrapReranker adds retries). Nil leaves scoring as
+	// it is (llm/openai's Reranker serves vLLM's, TEI's and Infinity's
+	// /rerank).
 	Reranker llm.Reranker
 	// RerankTop is how many nodes are reranked: the top RerankTop by h;
 	// 0 means 64.
@@ -202,9 +212,6 @@ func New(cfg Config) (*Pipeline, error) {
 	case !(cfg.RerankWeight >= 0 && cfg.RerankWeight <= 1):
 		return nil, fmt.Errorf("%w: RerankWeight %v is outside [0, 1]", ErrConfig, cfg.RerankWeight)
 	}
-	if p.scoring == (score.Config{}) {
-		p.scoring = score.Config{}
-	}
 	if err := p.scoring.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
 	}
@@ -219,9 +226,8 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	p.embedder = cfg.Embedder
 	if p.embedder == nil {
-		g := local.Embedder()
-		p.embedder = g
-		p.notes = append(p.notes, "embedded default embedder: "+g.Name()+" (offline GloVe word vectors, no server)")
+		p.embedder = local.Embedder()
+		p.notes = append(p.notes, "embedded default embedder: "+p.embedder.(llm.Namer).Name()+" (offline GloVe word vectors, no server)")
 	}
 	if err := p.observe(); err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func (e *Evidence) toJSON() evidenceJSON {
 		j.Chains = []EvidenceChain{}
 	}
 	if j.Routing.Aspects == nil {
-		j.Routing.Aspects = []AspectSummary{}
+		j.Routing.Aspects = []aspectSummary{}
 	}
 	if j.Scoring == nil {
 		j.Scoring = []string{}

@@ -107,7 +107,8 @@ func (p *Pipeline) observeBuild(ctx context.Context, docs []graph.Document) (con
 			return
 		}
 		if err != nil {
-			l.InfoContext(ctx, "flowreader: build failed", "error", err, "duration", time.Since(start))
+			l.InfoContext(ctx, "flowreader: build failed", telemetry.ErrorAttr(err), "duration", time.Since(start))
+			l.DebugContext(ctx, "flowreader: build error", "error", err)
 			return
 		}
 		l.InfoContext(ctx, "flowreader: build done", "nodes", g.Len(), "edges", len(g.Edges),
@@ -142,7 +143,8 @@ func (p *Pipeline) observeOpen(ctx context.Context, g *graph.Graph) (context.Con
 		telemetry.End(span, err)
 		if l := p.obs.Logger(); l != nil {
 			if err != nil {
-				l.InfoContext(ctx, "flowreader: open failed", "error", err)
+				l.InfoContext(ctx, "flowreader: open failed", telemetry.ErrorAttr(err))
+				l.DebugContext(ctx, "flowreader: open error", "error", err)
 				return
 			}
 			l.InfoContext(ctx, "flowreader: open", "nodes", g.Len(), "edges", len(g.Edges),

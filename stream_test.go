@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/internal/lab/synth"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -101,7 +102,7 @@ func TestAskStream(t *testing.T) {
 // answer as one delta too.
 func TestAskStreamWithoutStreaming(t *testing.T) {
 	plain := streamModel()
-	for name, m := range map[string]llm.Model{"offline": nil, "model without streaming": llm.ModelFunc(plain.Generate)} {
+	for name, m := range map[string]llm.Model{"offline": nil, "model without streaming": llmfunc.Model(plain.Generate)} {
 		t.Run(name, func(t *testing.T) {
 			cfg := flowreader.Config{}
 			cfg.Model = m
@@ -174,7 +175,7 @@ func TestAskStreamCancelStopsModelCalls(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	build := streamModel()
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if !armed.Load() {
 			return build.Generate(ctx, req)
 		}

@@ -7,13 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flowreadertest"
-	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
-	"github.com/flowreader/flowreader/llm/openai"
 	"github.com/flowreader/flowreader/pgstore"
 )
 
@@ -45,7 +42,7 @@ func harbour() []string {
 // In a test, t is the test's *testing.T; here it is report.
 func Example() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 
 	q := "How many tern nests did the North Mole hold in 2025?"
 	fmt.Println(flowreadertest.EvidenceContains(t, ix, q, "248 tern nests"))
@@ -60,7 +57,7 @@ func Example() {
 // A failing assertion says what the evidence held.
 func ExampleReadsAtMost_failure() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	ok := flowreadertest.ReadsAtMost(t, ix, "What was the peak gust of Storm Elin?", 1)
 	fmt.Println(ok)
 	// Output:
@@ -75,7 +72,7 @@ func ExampleReadsAtMost_failure() {
 // Evidence lists the nodes that would be read, for assertions of your own.
 func ExampleEvidence() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	ev := flowreadertest.Evidence(t, ix, "What was the peak gust of Storm Elin?")
 	fmt.Println(ev[0].Doc, len(ev))
 	// Output:
@@ -103,36 +100,11 @@ func ExampleGolden() {
 	// false
 }
 
-// A server that rate-limits the first attempt of every request: the
-// middleware's retry honours Retry-After and the second attempt succeeds.
-func ExampleNewFaultServer() {
-	t := report{}
-	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{
-		RateLimited:     1,
-		MaxFaultsPerKey: 1,
-		RetryAfter:      10 * time.Millisecond,
-		Chat:            func(prompt string) string { return "echo: " + prompt },
-	})
-	defer s.Close() // a testing.TB closes it at cleanup
-	chat, err := openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", HTTPClient: s.Client()})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	m := llm.Wrap(chat, llm.Middleware{Attempts: 3})
-	resp, err := m.Generate(context.Background(), llm.UserText("hello"))
-	fmt.Println(resp.Text, err)
-	fmt.Println(s.Counts()["429"], s.Counts()["ok"])
-	// Output:
-	// echo: hello <nil>
-	// 1 1
-}
-
 // A small fixture folder (Markdown and text here; MinerU folders and PDFs
 // too) in one call.
 func ExampleFolder() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Folder(t, "testdata/fixture"))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Folder(t, "testdata/fixture"))
 	fmt.Println(flowreadertest.Cites(t, ix, "How high was the spring tide at the harbour gauge?", "tides.txt"))
 	// Output:
 	// true

@@ -5,8 +5,9 @@
 // conversation of ordered text and image parts into text or JSON; a
 // [Reranker] scores texts against a query, as a cross-encoder does. Adapters
 // live in subpackages: openai for OpenAI-compatible HTTP servers such as
-// vLLM, local for the embedded offline embedder, fake for tests.
-// [EmbedderFunc] and [ModelFunc] adapt plain functions.
+// vLLM (with openai/openaitest, a fault-injecting server for tests), local
+// for the embedded offline embedder, fake for tests. A backend of your own
+// is a type with the interface's methods.
 //
 // # Optional capabilities
 //

@@ -40,17 +40,24 @@ func ExampleWrap_stack() {
 	// Output: 1
 }
 
+// flakyEmbedder fails its first call, as a backend whose connection was
+// reset would.
+type flakyEmbedder struct{ calls int }
+
+func (f *flakyEmbedder) Embed(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+	if f.calls++; f.calls == 1 {
+		return nil, llm.ErrUnavailable
+	}
+	return [][]float32{{1, 0}}, nil
+}
+
+func (f *flakyEmbedder) Dimension() int { return 2 }
+
 func ExampleWrapEmbedder() {
-	calls := 0
-	flaky := llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
-		if calls++; calls == 1 {
-			return nil, llm.ErrUnavailable // e.g. connection reset
-		}
-		return [][]float32{{1, 0}}, nil
-	})
+	flaky := &flakyEmbedder{}
 	e := llm.WrapEmbedder(flaky, llm.Middleware{Attempts: 2, BaseDelay: time.Millisecond})
 	v, err := e.Embed(context.Background(), []string{"x"}, llm.KindQuery)
-	fmt.Println(v, err, calls)
+	fmt.Println(v, err, flaky.calls)
 	// Output: [[1 0]] <nil> 2
 }
 
@@ -69,16 +76,20 @@ func ExampleDirStore() {
 	// expensive answer 1
 }
 
+// router sends the workers' calls to small, every other call to big.
+type router struct{ big, small llm.Model }
+
+func (r router) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if llm.PurposeOf(ctx) == "worker" {
+		return r.small.Generate(ctx, req)
+	}
+	return r.big.Generate(ctx, req)
+}
+
 // A middleware reads the purpose the pipeline sets on each call's context:
 // here it sends the workers' many short calls to a cheaper model.
 func ExamplePurposeOf() {
-	big, small := &fake.Model{Default: "big"}, &fake.Model{Default: "small"}
-	route := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		if llm.PurposeOf(ctx) == "worker" {
-			return small.Generate(ctx, req)
-		}
-		return big.Generate(ctx, req)
-	})
+	route := router{big: &fake.Model{Default: "big"}, small: &fake.Model{Default: "small"}}
 	ctx := context.Background()
 	for _, p := range []llm.Purpose{"worker", "reasoner"} {
 		resp, _ := route.Generate(llm.WithPurpose(ctx, p), llm.UserText("…"))

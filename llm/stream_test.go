@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -56,7 +57,7 @@ func collect(t *testing.T, m llm.Model, req *llm.Request) ([]string, *llm.Respon
 }
 
 func TestWrapKeepsStreamer(t *testing.T) {
-	plain := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	plain := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		return &llm.Response{Text: "x"}, nil
 	})
 	if _, ok := llm.Wrap(plain, llm.Middleware{Attempts: 3}).(llm.Streamer); ok {

@@ -143,12 +143,7 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	}
 	defer conn.Release()
 	qu := unitVec(q.Embedding)
-	kw := q.Keywords
-	if kw == nil {
-		kw = score.Keywords(q.Text)
-	} else {
-		kw = score.Keywords(joinWords(kw))
-	}
+	kw := scorehook.Keywords(q.Text, q.Keywords)
 	var refKeys [][]string
 	var flatKeys []string
 	if c.RefBoost >= 0 { // zero is the default boost, negative none
@@ -875,17 +870,6 @@ func unitVec(q []float32) []float32 {
 		u[i] = float32(float64(x) * inv)
 	}
 	return u
-}
-
-func joinWords(ws []string) string {
-	out := ""
-	for i, w := range ws {
-		if i > 0 {
-			out += " "
-		}
-		out += w
-	}
-	return out
 }
 
 // candTF holds a candidate's frequencies of the query terms, by the

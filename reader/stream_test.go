@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -217,7 +218,7 @@ func TestReadStreams(t *testing.T) {
 // answer once, whole.
 func TestReadWithoutStreamingModel(t *testing.T) {
 	fm := defaultScript().Model()
-	plain := llm.ModelFunc(fm.Generate)
+	plain := llmfunc.Model(fm.Generate)
 	for _, rd := range []Reader{&VLM{Model: plain}, &Extractive{}} {
 		in := input(t, 4, 0.1)
 		var pieces []piece

@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"errors"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,7 +153,7 @@ func TestConcurrentRound(t *testing.T) {
 	var started atomic.Int32
 	all := make(chan struct{})
 	var once sync.Once
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if n := started.Add(1); n == want {
 			once.Do(func() { close(all) })
 		}
@@ -179,7 +180,7 @@ func TestConcurrentRound(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	var in, peak atomic.Int32
 	base := defaultScript().Model()
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		n := in.Add(1)
 		defer in.Add(-1)
 		for {
@@ -203,7 +204,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestCancellationStopsCalls(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var started atomic.Int32
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		started.Add(1)
 		<-ctx.Done()
 		return nil, ctx.Err()

@@ -75,7 +75,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	text.WriteString(fill(after, "$Q$", r.in.Question))
 	flush()
 	return &llm.Request{
-		Messages:    []llm.Message{{Role: llm.RoleUser, Parts: parts}},
+		Messages:    []llm.Message{{Role: "user", Parts: parts}},
 		Temperature: 0,
 		TopP:        1,
 	}, images

@@ -11,6 +11,7 @@ import (
 // package internal/scorehook); each is the code NewIndex runs.
 func init() {
 	scorehook.K1, scorehook.B, scorehook.Epsilon = bm25K1, bm25B, bm25Epsilon
+	scorehook.Keywords = func(text string, given []string) []string { return keywords(Query{Text: text, Keywords: given}) }
 	scorehook.NewTerms = func() scorehook.Terms { return &hookTerms{st: newStemmer()} }
 	scorehook.NodeRefKeys = func(nd *graph.Node) []string {
 		var out []string

@@ -25,7 +25,7 @@ const eventWriteTimeout = 10 * time.Second
 // with the error body a non-streamed ask answers. ctx is the call's (its
 // slot and timeout); a failed write, or the client going away, cancels it,
 // which ends every model call of the question.
-func (h *handler) askStream(ctx context.Context, w http.ResponseWriter, req Request) {
+func (h *handler) askStream(ctx context.Context, w http.ResponseWriter, req Request) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rc := http.NewResponseController(w)
@@ -64,19 +64,23 @@ func (h *handler) askStream(ctx context.Context, w http.ResponseWriter, req Requ
 	res, err := h.ix.Ask(ctx, req.Question, o)
 	if err == nil || werr != nil {
 		_ = rc.SetWriteDeadline(time.Time{})
-		return
+		if err == nil {
+			err = werr
+		}
+		return err
 	}
 	_, code := classify(ctx, err)
-	body := errorBody{SchemaVersion: flowreader.SchemaVersion, Error: errorInfo{code, err.Error()}}
-	if res != nil {
+	body := errorBody{SchemaVersion: flowreader.SchemaVersion, Error: errorInfo{code, bound(err.Error())}}
+	if res != nil && req.Partial {
 		body.Partial = res
 	}
 	b, merr := json.Marshal(body)
 	if merr != nil {
-		b, _ = json.Marshal(errorBody{SchemaVersion: flowreader.SchemaVersion, Error: errorInfo{code, err.Error()}})
+		b, _ = json.Marshal(errorBody{SchemaVersion: flowreader.SchemaVersion, Error: errorInfo{code, bound(err.Error())}})
 	}
 	send("error", b)
 	_ = rc.SetWriteDeadline(time.Time{})
+	return err
 }
 
 // progress reports an ask's steps to an MCP client that asked for progress

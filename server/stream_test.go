@@ -122,27 +122,30 @@ func TestAskStream(t *testing.T) {
 }
 
 // A failure after the stream began is an "error" event with the error body
-// of a non-streamed ask, the partial result included.
+// of a non-streamed ask, the partial result included when asked for.
 func TestAskStreamError(t *testing.T) {
 	m := &fake.Model{Rules: []fake.Rule{
 		{Contains: "EVIDENCE PATHS", Err: fmt.Errorf("reasoner: %w", llm.ErrUnavailable)},
 		{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`},
 	}, Default: `{"status": "supported", "answer": "31", "evidence": "East Arm | 97 | 31"}`}
 	ts := newServer(t, index(t, flowreader.Config{Model: m}), server.Options{})
-	resp := postStream(t, context.Background(), ts.URL, `{"question": "`+question+`", "stream": true}`)
-	defer resp.Body.Close()
-	evs := readEvents(t, resp.Body, nil)
-	last := evs[len(evs)-1]
-	var e errorBody
-	if last.event != "error" || json.Unmarshal([]byte(last.data), &e) != nil || e.Error.Code != "model_failed" || len(e.Partial) == 0 {
-		t.Fatalf("last event %+v", last)
-	}
-	for _, ev := range evs {
-		if ev.event == "done" {
-			t.Fatal("done after a failure")
+	for _, partial := range []bool{false, true} {
+		resp := postStream(t, context.Background(), ts.URL, fmt.Sprintf(`{"question": %q, "stream": true, "partial": %v}`, question, partial))
+		evs := readEvents(t, resp.Body, nil)
+		resp.Body.Close()
+		last := evs[len(evs)-1]
+		var e errorBody
+		if last.event != "error" || json.Unmarshal([]byte(last.data), &e) != nil || e.Error.Code != "model_failed" || (len(e.Partial) > 0) != partial {
+			t.Fatalf("partial %v: last event %+v", partial, last)
+		}
+		for _, ev := range evs {
+			if ev.event == "done" {
+				t.Fatal("done after a failure")
+			}
 		}
 	}
 }
+
 
 // blockingModel answers the question type at once and blocks every other
 // call until its context ends, recording when each call started and

@@ -99,8 +99,8 @@ func TestModel(t *testing.T) {
 	}
 	req := &llm.Request{
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "Be brief."}}},
-			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "How many nests?"}, {Image: &llm.Image{Data: []byte{1, 2, 3}, MIME: "image/png"}}}},
+			{Role: "system", Parts: []llm.Part{{Text: "Be brief."}}},
+			{Role: "user", Parts: []llm.Part{{Text: "How many nests?"}, {Image: &llm.Image{Data: []byte{1, 2, 3}, MIME: "image/png"}}}},
 		},
 		JSONSchema: []byte(`{"type":"object"}`), SchemaName: "answer", Temperature: 0.5, MaxTokens: 64,
 	}

@@ -149,9 +149,9 @@ func meta(resp *llm.Response, meta *schema.ResponseMeta) {
 func message(msg llm.Message) *schema.Message {
 	out := &schema.Message{Role: schema.User}
 	switch msg.Role {
-	case llm.RoleSystem:
+	case "system":
 		out.Role = schema.System
-	case llm.RoleAssistant:
+	case "assistant":
 		out.Role = schema.Assistant
 	}
 	images := false

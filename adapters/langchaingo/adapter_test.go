@@ -84,7 +84,7 @@ func TestModelOverOpenAIProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &llm.Request{
-		Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+		Messages: []llm.Message{{Role: "user", Parts: []llm.Part{
 			{Text: "How many nests?"}, {Image: &llm.Image{Data: []byte{1, 2, 3}, MIME: "image/png"}}}}},
 		JSONSchema: []byte(`{"type":"object","properties":{"answer":{"type":"string"}}}`), SchemaName: "answer",
 		MaxTokens: 64, Seed: 7,

@@ -123,9 +123,9 @@ func (m *Model) generate(ctx context.Context, req *llm.Request, extra ...llms.Ca
 
 func role(r llm.Role) llms.ChatMessageType {
 	switch r {
-	case llm.RoleSystem:
+	case "system":
 		return llms.ChatMessageTypeSystem
-	case llm.RoleAssistant:
+	case "assistant":
 		return llms.ChatMessageTypeAI
 	}
 	return llms.ChatMessageTypeHuman

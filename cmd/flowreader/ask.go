@@ -148,7 +148,7 @@ flags:
 		g.ImageRoot = "."
 	}
 	if ms.model != nil {
-		warnMissingImages(stderr, g, g.ImageRoot)
+		warnMissingImages(stderr, "ask", g, g.ImageRoot)
 	}
 	opt := flowreader.Options{Budget: *budget} // 0: the preset's
 	if *budget > g.Len() && g.Len() > 0 {
@@ -309,7 +309,7 @@ func loadForEmbedder(ctx context.Context, path string, e llm.Embedder, question 
 // warnMissingImages warns when the graph's images are not found under root:
 // the reader then silently falls back to text renderings of tables and
 // figures, which a user who passed the wrong --images would want to know.
-func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
+func warnMissingImages(w io.Writer, cmd string, g *graph.Graph, root string) {
 	missing, total, first := 0, 0, ""
 	for i := range g.Nodes {
 		img := g.Nodes[i].Image
@@ -325,7 +325,7 @@ func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
 		}
 	}
 	if missing > 0 {
-		fmt.Fprintf(w, "ask: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", missing, total, termsafe.Text(root), termsafe.Text(first))
+		fmt.Fprintf(w, "%s: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", cmd, missing, total, termsafe.Text(root), termsafe.Text(first))
 	}
 }
 

@@ -44,6 +44,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	strict := fs.Bool("strict", false, "fail when a document file is skipped or read with warnings (files of other types are only listed)")
 	useInt8 := fs.Bool("int8", false, "store embeddings as int8 with a scale per row: a quarter of the memory and file size of float32 (with --update, the graph keeps its own format)")
 	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
+	prune := fs.Bool("prune", false, "with --update and FILE arguments: drop the graph's documents that are not among them (without it such an update is refused)")
 	var ep endpoints
 	ep.register(fs)
 	var tel telemetryFlags
@@ -77,7 +78,10 @@ With --update and an existing GRAPHFILE, the documents are compared by ID
 and content with the ones the graph was built from, and only the changes
 are applied: new and changed documents are analysed and embedded, removed
 ones dropped, and the edges they touch recomputed; the file written is the
-one a fresh build would write. Graphs built with a model (LLM evolution
+one a fresh build would write. Given files (not only folders), an update
+that would drop documents not among them is refused unless --prune says
+so: updating one edited file must not empty the rest of the graph. Graphs
+built with a model (LLM evolution
 rounds), with other settings or by an older version cannot be updated:
 build them once without --update.
 
@@ -206,6 +210,11 @@ flags:
 				termsafe.Text(*out), map[bool]string{false: "float32", true: "int8"}[old.Int8Embeddings()])
 		}
 	}
+	if old != nil && !*prune {
+		if err := checkPrune(old, docs, pathArgs); err != nil {
+			return err
+		}
+	}
 	var g *graph.Graph
 	var diff graph.Diff
 	if old != nil {
@@ -232,6 +241,7 @@ flags:
 	if old != nil {
 		changes = printDiff(stdout, diff, len(docs))
 	}
+	removeStaleTemps(*out, stderr)
 	if err := graph.Save(*out, g); err != nil {
 		return err
 	}

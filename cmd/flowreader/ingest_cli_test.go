@@ -183,15 +183,14 @@ func TestBuildInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := bufio.NewScanner(stderr)
-			if when == "build" { // wait for the ingest report's last line
-				for lines.Scan() && !strings.HasPrefix(lines.Text(), "build: ingested") {
-				}
-			} else {
-				// The first file's line: the process is up (its signal
-				// handler is set before any work) and ingesting. A fixed
-				// sleep instead raced the process's start on a loaded
-				// machine, where Ctrl-C then killed it before the handler.
-				lines.Scan()
+			// Wait until the process is ready: its first notes come after
+			// the signal handler is installed (main) and just before the
+			// ingest; a signal sent earlier would kill it outright.
+			ready := "build: note: no model configured"
+			if when == "build" { // the ingest report's last line
+				ready = "build: ingested"
+			}
+			for lines.Scan() && !strings.HasPrefix(lines.Text(), ready) {
 			}
 			sent := time.Now()
 			cmd.Process.Signal(os.Interrupt)

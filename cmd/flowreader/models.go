@@ -149,7 +149,7 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if url == "" {
 			url = cfg.BaseURL
 		}
-		m.describe = append(m.describe, fmt.Sprintf("embedder %s at %s", emb.Name(), termsafe.URL(url)))
+		m.describe = append(m.describe, fmt.Sprintf("embedder %s at %s", emb.(llm.Namer).Name(), termsafe.URL(url)))
 	}
 	if cfg.RerankURL != "" {
 		r, err := openai.NewReranker(cfg)

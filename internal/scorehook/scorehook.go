@@ -32,6 +32,10 @@ var NewTerms func() Terms
 // (its figure or table label, references in its keywords).
 var NodeRefKeys func(nd *graph.Node) []string
 
+// Keywords returns BM25's query terms for a question's text, or for the
+// caller's own keywords when given is not nil (score.Query.Keywords).
+var Keywords func(text string, given []string) []string
+
 // QueryRefKeys returns, for each reference a question makes, in order, the
 // keys it is looked up by.
 var QueryRefKeys func(question string) [][]string

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/purpose"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestStage(t *testing.T) {
 // and is one span that records when its first piece came; a model that
 // does not stream is not made to look as if it did.
 func TestWrapStreamer(t *testing.T) {
-	plain := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return &llm.Response{Text: "x"}, nil })
+	plain := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return &llm.Response{Text: "x"}, nil })
 	if _, ok := WrapModel(plain, nil).(llm.Streamer); ok {
 		t.Fatal("wrapper of a model without streaming streams")
 	}
@@ -189,7 +190,7 @@ var sink *llm.Response
 // purpose set on the context as the readers do.
 func BenchmarkGenerate(b *testing.B) {
 	resp := &llm.Response{Text: "x", Usage: llm.Usage{PromptTokens: 3}}
-	m := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
+	m := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
 	req := llm.UserText("q")
 	ctx, _ := tally.With(context.Background())
 	for _, c := range []struct {

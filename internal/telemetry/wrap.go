@@ -174,7 +174,7 @@ func (w *model) call(ctx context.Context, req *llm.Request, do func(ctx context.
 			args = append(args, slog.Duration("first_piece", firstAt))
 		}
 		if err != nil {
-			args = append(args, slog.String("error_type", errorType(err)))
+			args = append(args, slog.String("error_type", ErrorType(err)))
 		}
 		o.log.DebugContext(ctx, "model call", args...)
 	}
@@ -243,7 +243,7 @@ func (w *embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 		args := []any{slog.String("model", w.name), slog.String("kind", kindName),
 			slog.Int("inputs", len(texts)), slog.Int("input_tokens", in), slog.Duration("duration", elapsed)}
 		if err != nil {
-			args = append(args, slog.String("error_type", errorType(err)))
+			args = append(args, slog.String("error_type", ErrorType(err)))
 		}
 		o.log.DebugContext(ctx, "embedding call", args...)
 	}
@@ -254,7 +254,7 @@ func (w *embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 // its error.type alone: a backend's error message may quote the request.
 func endCall(span trace.Span, err error) {
 	if err != nil {
-		t := errorType(err)
+		t := ErrorType(err)
 		span.SetAttributes(attribute.String(KeyErrorType, t))
 		span.SetStatus(codes.Error, t)
 	}
@@ -281,7 +281,7 @@ func (o *Obs) record(ctx context.Context, op, name string, purpose llm.Purpose, 
 	}
 	dattrs := attrs
 	if err != nil {
-		dattrs = append(attrs[:len(attrs):len(attrs)], attribute.String(KeyErrorType, errorType(err)))
+		dattrs = append(attrs[:len(attrs):len(attrs)], attribute.String(KeyErrorType, ErrorType(err)))
 	}
 	o.duration.Record(ctx, d.Seconds(), metric.WithAttributes(dattrs...))
 	if !usage || err != nil {
@@ -293,9 +293,9 @@ func (o *Obs) record(ctx context.Context, op, name string, purpose llm.Purpose, 
 	}
 }
 
-// errorType is the error.type attribute: the sentinel of package llm the
+// ErrorType is the error.type attribute: the sentinel of package llm the
 // error wraps, the HTTP status of an API error, or the error's Go type.
-func errorType(err error) string {
+func ErrorType(err error) string {
 	var api *llm.APIError
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -386,7 +386,7 @@ func (w *reranker) Rerank(ctx context.Context, query string, texts []string) ([]
 	if o.debug(ctx) {
 		args := []any{slog.String("model", w.name), slog.Int("inputs", len(texts)), slog.Int("input_tokens", in), slog.Duration("duration", elapsed)}
 		if err != nil {
-			args = append(args, slog.String("error_type", errorType(err)))
+			args = append(args, slog.String("error_type", ErrorType(err)))
 		}
 		o.log.DebugContext(ctx, "rerank call", args...)
 	}

@@ -46,11 +46,12 @@ func ExampleFromEnv() {
 		return
 	}
 	chat, err := openai.NewChat(cfg)
-	fmt.Println(chat.Name(), err)
+	fmt.Println(chat.(llm.Namer).Name(), err)
 }
 
-// Streaming: the answer's pieces arrive as the server writes them.
-func ExampleChat_GenerateStream() {
+// Streaming: the model NewChat returns is an llm.Streamer, whose answer's
+// pieces arrive as the server writes them.
+func ExampleNewChat_stream() {
 	// A stand-in for a server streaming server-sent events.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -64,7 +65,7 @@ func ExampleChat_GenerateStream() {
 	defer srv.Close()
 
 	chat, _ := openai.NewChat(openai.Config{BaseURL: srv.URL, Model: "llama3.2"})
-	resp, err := chat.GenerateStream(context.Background(), llm.UserText("Capital of France?"), func(piece string) {
+	resp, err := chat.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("Capital of France?"), func(piece string) {
 		fmt.Printf("piece %q\n", piece)
 	})
 	fmt.Println(resp.Text, resp.FinishReason, resp.Usage.CompletionTokens, err)
@@ -84,7 +85,7 @@ func ExampleNewChat_ollama() {
 	}
 	chat, _ := openai.NewChat(cfg)
 	emb, _ := openai.NewEmbedder(cfg)
-	fmt.Println(chat.Name(), emb.Name())
+	fmt.Println(chat.(llm.Namer).Name(), emb.(llm.Namer).Name())
 	// Output: qwen2.5vl:7b nomic-embed-text
 }
 

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -505,7 +506,7 @@ func TestOllamaThinkingModel(t *testing.T) {
 		t.Fatalf("%+v, %v", resp, err)
 	}
 	var pieces []string
-	resp, err = c.GenerateStream(context.Background(), llm.UserText("capital?"), func(p string) { pieces = append(pieces, p) })
+	resp, err = c.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("capital?"), func(p string) { pieces = append(pieces, p) })
 	if err != nil || resp.Text != "<output>Paris</output>" || strings.Join(pieces, "") != resp.Text {
 		t.Fatalf("stream: %q, %+v, %v", pieces, resp, err)
 	}
@@ -519,8 +520,8 @@ func TestOllamaModelNames(t *testing.T) {
 	o.reply = func(*ollamaChat) string { return "ok" }
 	a, _ := NewChat(ollamaConfig(o.URL, "llama3.2"))
 	b, _ := NewChat(ollamaConfig(o.URL, "llama3.2:latest"))
-	if a.Name() != b.Name() {
-		t.Fatalf("names %q and %q for one Ollama model", a.Name(), b.Name())
+	if a.(llm.Namer).Name() != b.(llm.Namer).Name() {
+		t.Fatalf("names %q and %q for one Ollama model", a.(llm.Namer).Name(), b.(llm.Namer).Name())
 	}
 	for _, m := range []string{"llama3.2", "llama3.2:latest", "qwen2.5vl:7b"} {
 		c, _ := NewChat(ollamaConfig(o.URL, m))
@@ -531,8 +532,8 @@ func TestOllamaModelNames(t *testing.T) {
 			t.Fatalf("sent %q for %q", o.lastChat().Model, m)
 		}
 	}
-	if n, _ := NewChat(ollamaConfig(o.URL, "qwen2.5vl:7b")); n.Name() != "qwen2.5vl:7b" {
-		t.Fatalf("name %q", n.Name())
+	if n, _ := NewChat(ollamaConfig(o.URL, "qwen2.5vl:7b")); n.(llm.Namer).Name() != "qwen2.5vl:7b" {
+		t.Fatalf("name %q", n.(llm.Namer).Name())
 	}
 	c, _ := NewChat(ollamaConfig(o.URL, "llama3.3:70b"))
 	var calls atomic.Int32
@@ -545,7 +546,7 @@ func TestOllamaModelNames(t *testing.T) {
 }
 
 func countCalls(m llm.Model, n *atomic.Int32) llm.Model {
-	return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	return llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		n.Add(1)
 		return m.Generate(ctx, req)
 	})
@@ -582,7 +583,7 @@ func TestOllamaImages(t *testing.T) {
 	img.Set(3, 3, color.RGBA{200, 10, 10, 255})
 	var buf bytes.Buffer
 	png.Encode(&buf, img)
-	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+	req := &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{
 		{Text: "Figure 1:"}, {Image: &llm.Image{Data: buf.Bytes(), MIME: "image/png"}}, {Text: "What is red?"},
 	}}}}
 	c, _ := NewChat(ollamaConfig(o.URL, "qwen2.5vl:7b"))
@@ -608,7 +609,7 @@ func TestOllamaStream(t *testing.T) {
 	o.reply = func(*ollamaChat) string { return "The capital of France is Paris." }
 	c, _ := NewChat(ollamaConfig(o.URL+"/v1", "llama3.2"))
 	var pieces []string
-	resp, err := c.GenerateStream(context.Background(), llm.UserText("q"), func(p string) { pieces = append(pieces, p) })
+	resp, err := c.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("q"), func(p string) { pieces = append(pieces, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,8 +680,8 @@ func TestOllamaEmbeddings(t *testing.T) {
 	}
 	cfg := ollamaConfig(o.URL, "")
 	cfg.EmbedModel = "nomic-embed-text:latest"
-	if e3, _ := NewEmbedder(cfg); e3.Name() != e.Name() {
-		t.Fatalf("names %q and %q for one Ollama model", e3.Name(), e.Name())
+	if e3, _ := NewEmbedder(cfg); e3.(llm.Namer).Name() != e.(llm.Namer).Name() {
+		t.Fatalf("names %q and %q for one Ollama model", e3.(llm.Namer).Name(), e.(llm.Namer).Name())
 	}
 	// An unpulled embedding model is a 404.
 	cfg.EmbedModel = "mxbai-embed-large"

@@ -31,7 +31,7 @@ import (
 // llm.ErrInvalidOutput. Cancelling ctx closes the connection, which stops
 // the generation on servers that notice (vLLM and Ollama abort a request
 // whose client has gone).
-func (c *Chat) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+func (c *chat) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
 	body, err := c.body(req, true)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (c *Chat) GenerateStream(ctx context.Context, req *llm.Request, onText func
 	return resp, nil
 }
 
-func (c *Chat) readStream(ctx context.Context, body map[string]any, onText func(string)) (*llm.Response, error) {
+func (c *chat) readStream(ctx context.Context, body map[string]any, onText func(string)) (*llm.Response, error) {
 	url := c.base + "/chat/completions"
 	hr, err := c.tr.send(ctx, http.MethodPost, url, body, "text/event-stream")
 	if err != nil {
@@ -64,11 +64,12 @@ func (c *Chat) readStream(ctx context.Context, body map[string]any, onText func(
 		}
 		return resp, nil
 	}
-	return readEvents(ctx, newSSEReader(hr.Body, c.tr.maxBody), onText)
+	return readEvents(ctx, newSSEReader(hr.Body, c.tr.maxBody), onText, c.tr.key)
 }
 
-// readEvents reads a chat completion's events from s.
-func readEvents(ctx context.Context, s *sseReader, onText func(string)) (*llm.Response, error) {
+// readEvents reads a chat completion's events from s; key is redacted from
+// an error event's message before it is cut (see parseError).
+func readEvents(ctx context.Context, s *sseReader, onText func(string), key string) (*llm.Response, error) {
 	var (
 		text     strings.Builder
 		resp     = &llm.Response{}
@@ -104,7 +105,7 @@ func readEvents(ctx context.Context, s *sseReader, onText func(string)) (*llm.Re
 			return nil, err
 		}
 		if c.errRaw != nil {
-			return nil, streamError(c.errRaw)
+			return nil, streamError(c.errRaw, key)
 		}
 		if c.text != "" {
 			text.WriteString(c.text)
@@ -125,7 +126,7 @@ func readEvents(ctx context.Context, s *sseReader, onText func(string)) (*llm.Re
 // its status is the member's numeric code when that is an HTTP error
 // status (vLLM sends one), else 500, so that a server failing mid-stream
 // counts as a temporary failure.
-func streamError(raw []byte) *llm.APIError {
+func streamError(raw []byte, key string) *llm.APIError {
 	status := 500
 	var obj struct {
 		Code any `json:"code"`
@@ -137,5 +138,5 @@ func streamError(raw []byte) *llm.APIError {
 	}
 	body := make([]byte, 0, len(raw)+10)
 	body = append(append(append(body, `{"error":`...), raw...), '}')
-	return parseError(status, "", body, time.Now())
+	return parseError(status, "", body, time.Now(), key)
 }

@@ -39,8 +39,12 @@ func writeEvents(w http.ResponseWriter, body map[string]any, pieces []string) {
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
-func stream(t *testing.T, c *Chat, ctx context.Context) ([]string, *llm.Response, error) {
+func stream(t *testing.T, m llm.Model, ctx context.Context) ([]string, *llm.Response, error) {
 	t.Helper()
+	c, ok := m.(llm.Streamer)
+	if !ok {
+		t.Fatalf("%T does not stream", m)
+	}
 	var got []string
 	resp, err := c.GenerateStream(ctx, llm.UserText("q"), func(p string) { got = append(got, p) })
 	return got, resp, err
@@ -164,7 +168,7 @@ func TestStreamCancelClosesConnection(t *testing.T) {
 	c, _ := NewChat(chatConfig(srv.URL))
 	ctx, cancel := context.WithCancel(context.Background())
 	var got []string
-	_, err := c.GenerateStream(ctx, llm.UserText("q"), func(p string) {
+	_, err := c.(llm.Streamer).GenerateStream(ctx, llm.UserText("q"), func(p string) {
 		got = append(got, p)
 		cancel()
 	})
@@ -187,7 +191,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		resp, err := readEvents(context.Background(), newSSEReader(strings.NewReader(in), 1<<30), func(string) {})
+		resp, err := readEvents(context.Background(), newSSEReader(strings.NewReader(in), 1<<30), func(string) {}, "")
 		if err != nil || resp.Usage.CompletionTokens != n {
 			b.Fatal(resp, err)
 		}
