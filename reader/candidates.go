@@ -120,6 +120,9 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			if q.head != "" && nextToHead(ws, c.a, c.b, q.head) {
 				c.score += headBonus
 			}
+			if keyed(ws, c.a, q) {
+				c.score += headBonus
+			}
 			if (q.kind == kindNumber) && c.b-c.a > 1 && hasQuestionTerm(ws[c.b-1], q) {
 				// "2 epochs" for "how many epochs": the value counts what
 				// the question counts.
@@ -245,6 +248,30 @@ func nextToHead(ws []word, a, b int, head string) bool {
 		}
 	}
 	return false
+}
+
+// keyLinks are the words that bind a value to the key before it ("the
+// default is 512", "default to 4", "size of 8").
+var keyLinks = wordSet(`is are was were to of equals`)
+
+// keyed reports whether the span starting at word a is the value of a
+// question term written right before it as a key: "Default: 64", "top_k =
+// 40", "defaults to 4". The value bound to the key the question names is
+// preferred over the values written after it ("(Default: 64, 0 =
+// disabled)").
+func keyed(ws []word, a int, q *question) bool {
+	k := a - 1
+	if k < 0 {
+		return false
+	}
+	if ws[k].text != "=" && !keyLinks[strings.ToLower(ws[k].text)] {
+		// "Default: 64": the key ends with a colon.
+		return strings.HasSuffix(ws[k].tail, ":") && hasQuestionTerm(ws[k], q)
+	}
+	if ws[k].brk || k == 0 {
+		return false
+	}
+	return !ws[k-1].brk && hasQuestionTerm(ws[k-1], q)
 }
 
 // bridgeUnits is how many of the best prose units lend their terms to
@@ -416,6 +443,9 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 				sc.start, sc.end = off+ws[sc.a].start, off+ws[sc.b-1].end
 				sc.text = c[ws[sc.a].start:ws[sc.b-1].end]
 				sc.score = (unitWeight*s.eff/maxEff+nearWeight*(0.5*near+0.5*in))*sc.fit + head + prior(s.pos)
+				if keyed(ws, sc.a, q) {
+					sc.score += headBonus
+				}
 				out = append(out, sc)
 			}
 		}

@@ -294,12 +294,32 @@ func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int,
 		s, e := spanIn(c.u.raw, text)
 		if k == 0 && mark[1] > 0 {
 			s, e = mark[0], mark[1]
+			if t, ok := markedCell(c.u, mark); ok {
+				text = t
+			}
 		}
 		r.citations = append(r.citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1, Span: [2]int{s, e}})
 		parts = append(parts, text)
 	}
 	r.text = strings.Join(parts, " … ")
 	return r
+}
+
+// markedCell is the cell of row u that holds the marked span, with the
+// row's label and the cell's header ("repeat_last_n — Description: … (Default:
+// 64, …)"): the passage of a row is the cell the reader would have
+// answered from, not the column the question's words point to.
+func markedCell(u unit, mark [2]int) (string, bool) {
+	if u.kind != unitRow {
+		return "", false
+	}
+	for j := 1; j < len(u.cells) && j < len(u.header); j++ {
+		s, e := spanIn(u.raw, u.cells[j])
+		if e-s < len(u.raw) && s <= mark[0] && mark[1] <= e {
+			return fmt.Sprintf("%s — %s: %s", u.cells[0], u.header[j], u.cells[j]), true
+		}
+	}
+	return "", false
 }
 
 // joinQuote finds a and then b in content with only white space between

@@ -74,7 +74,7 @@ func wordsOf(s string) []word {
 }
 
 var (
-	numRE  = regexp.MustCompile(`^[$€£]?\d[\d,]*(?:\.\d+)?(?:[-–/]\d[\d,]*(?:\.\d+)?)?(?:%|[xX×]|[kKMBT]|[KMGT]i?B|ms|[smh]|GHz|MHz|s)?$`)
+	numRE  = regexp.MustCompile(`^[-−]?[$€£]?\d[\d,]*(?:\.\d+)?(?:[-–/]\d[\d,]*(?:\.\d+)?)?(?:%|[xX×]|[kKMBT]|[KMGT]i?B|ms|[smh]|GHz|MHz|s)?$`)
 	yearRE = regexp.MustCompile(`^(?:1[5-9]\d\d|20\d\d)s?$`)
 )
 

@@ -1,0 +1,72 @@
+package reader
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// readNodes answers q over nodes with the extractive reader (no embedder).
+func readNodes(t *testing.T, q string, ns ...graph.Node) *Answer {
+	t.Helper()
+	g, err := graph.New(ns, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := (&Extractive{}).Read(context.Background(), &Input{Question: q, Graph: g, Chains: allChains(g)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ans
+}
+
+// An expansion found by its form answers an acronym question with
+// confidence, though the passage never says "stands for".
+func TestExtractiveAcronymFrameWords(t *testing.T) {
+	ans := readNodes(t, "What does SQA stand for?",
+		graph.Node{ID: "p#0", Doc: "p", Modality: graph.ModalityText, Content: "We leverage four TQA datasets: WikiTableQuestions (WTQ, Pasupat and Liang, 2015), " +
+			"WikiSQL (Zhong et al., 2017), Sequential Question Answering (SQA, Iyyer et al., 2017) and TabFact."},
+		graph.Node{ID: "p#1", Doc: "p", Modality: graph.ModalityText, Content: "Results on SQA are lower for every model."})
+	if ans.Text != "Sequential Question Answering" || ans.LowConfidence() {
+		t.Errorf("got %q (confidence %.2f), want a confident \"Sequential Question Answering\"", ans.Text, ans.Confidence)
+	}
+	q := analyse("What is the full form of SQA?")
+	if q.kind != kindAcronym || len(q.terms) != 1 || q.terms[0] != "sqa" {
+		t.Errorf("analyse: kind %s, terms %v; want acronym, [sqa]", q.kind, q.terms)
+	}
+}
+
+// A value written right after the key the question names ("Default: 64")
+// wins over the values after it, in prose and in a table's cell, and a
+// row's passage is the cell the span is in.
+func TestExtractiveKeyedValue(t *testing.T) {
+	table := "| Parameter | Description | Value Type | Example Usage |\n|---|---|---|---|\n" +
+		"| repeat_last_n | Sets how far back for the model to look back to prevent repetition. (Default: 64, 0 = disabled, -1 = num_ctx) | int | repeat_last_n 64 |\n" +
+		"| num_predict | Maximum number of tokens to predict when generating text. (Default: -1, infinite generation) | int | num_predict 42 |\n" +
+		"| temperature | The temperature of the model. (Default: 0.8) | float | temperature 0.7 |\n"
+	tab := graph.Node{ID: "m#0", Doc: "modelfile", Modality: graph.ModalityTable, Content: table}
+	for _, c := range []struct{ q, want string }{
+		{"What is the default value of repeat_last_n?", "64"},
+		{"How many tokens does num_predict generate by default?", "-1"},
+	} {
+		ans := readNodes(t, c.q, tab)
+		if ans.Text != c.want && !(ans.LowConfidence() && strings.Contains(ans.Text, "(Default: "+c.want)) {
+			t.Errorf("%q: got %q (confidence %.2f), want %q", c.q, ans.Text, ans.Confidence, c.want)
+		}
+	}
+	ans := readNodes(t, "How many draft tokens do separate draft models default to?",
+		graph.Node{ID: "d#0", Doc: "d", Modality: graph.ModalityText, Content: "Separate draft models default to 4 tokens; 0 disables drafting, and at most 16 are kept."})
+	if ans.Text != "4 tokens" && ans.Text != "4" {
+		t.Errorf("got %q (confidence %.2f), want 4", ans.Text, ans.Confidence)
+	}
+	// The key is a question term: a number after another key is no answer.
+	ws := wordsOf("Default: 64, size = 8, 0 = disabled")
+	q := analyse("What is the default size?")
+	for a, want := range map[int]bool{1: true, 4: true, 5: false, 7: false} {
+		if got := keyed(ws, a, q); got != want {
+			t.Errorf("keyed(%q) = %v, want %v", ws[a].text, got, want)
+		}
+	}
+}
