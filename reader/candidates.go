@@ -112,7 +112,7 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			cs = spanCands(i, ws, q, code)
 		}
 		for _, c := range cs {
-			if own(ws, c.a, c.b, q) {
+			if own(ws, c.a, c.b, q) || (isLink(s.u.raw[ws[c.a].start:ws[c.b-1].end]) && !linkNouns[q.head]) {
 				continue
 			}
 			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx)
@@ -248,6 +248,16 @@ func nextToHead(ws []word, a, b int, head string) bool {
 		}
 	}
 	return false
+}
+
+// linkNouns are the heads of questions a web address answers ("which
+// URL", "what link").
+var linkNouns = wordSet(`url urls link links address website site page homepage repository`)
+
+// isLink reports whether span is a web address or Markdown link syntax
+// ("bug](github/gh-ost/issues/687"): a citation's target, not a name.
+func isLink(span string) bool {
+	return strings.Contains(span, "://") || strings.Contains(span, "](") || strings.HasPrefix(strings.ToLower(span), "www.")
 }
 
 // keyLinks are the words that bind a value to the key before it ("the

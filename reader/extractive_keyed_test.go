@@ -70,3 +70,28 @@ func TestExtractiveKeyedValue(t *testing.T) {
 		}
 	}
 }
+
+// A web address or Markdown link syntax is no name, unless the question
+// asks for a link; a lone letter ("There's") adds nothing to a span of
+// the question's own words.
+func TestExtractiveLinksAndOwnWords(t *testing.T) {
+	ans := readNodes(t, "What coercibility does the collation of a column have?",
+		graph.Node{ID: "s#0", Doc: "slides", Modality: graph.ModalityText, Content: "The collation of a column has coercibility Implicit. " +
+			"(From https://dev.mysql.com/doc/refman/8.0/en/charset-collation-coercibility.html)"})
+	if strings.Contains(ans.Text, "://") && !ans.LowConfidence() {
+		t.Errorf("answered with the address: %q", ans.Text)
+	}
+	for span, want := range map[string]bool{"https://example.com/a": true, "bug](github/gh-ost/issues/687": true, "www.example.com": true, "Gh-ost": false} {
+		if isLink(span) != want {
+			t.Errorf("isLink(%q) = %v", span, !want)
+		}
+	}
+	q := analyse("Which schema migration tool has a known breaking bug on MySQL 8?")
+	ws := wordsOf("MySQL 8 There's")
+	if !own(ws, 0, len(ws), q) {
+		t.Error(`"MySQL 8 There's" is not the question's own words`)
+	}
+	if own(ws, 0, 1, analyse("Which database is used?")) {
+		t.Error(`"MySQL" is the question's own words in a question without it`)
+	}
+}
