@@ -296,6 +296,8 @@ func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int,
 			s, e = mark[0], mark[1]
 			if t, ok := markedCell(c.u, mark); ok {
 				text = t
+			} else if t, ok := around(c.u.raw, mark); ok {
+				text = t
 			}
 		}
 		r.citations = append(r.citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1, Span: [2]int{s, e}})
@@ -320,6 +322,44 @@ func markedCell(u unit, mark [2]int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// passageWords is the longest passage answer, in words, around the span
+// the reader would have answered with; passageSide is how many words of
+// context it keeps on each side of the span when it cuts. A slide or a
+// table's line of text has no sentence ends to split it at, and a passage
+// of a hundred words is no answer line.
+const (
+	passageWords = 40
+	passageSide  = 16
+)
+
+// around cuts quote to the span mark with passageSide words each side,
+// when quote is longer than passageWords words; ok is false when it is
+// short enough as it is.
+func around(quote string, mark [2]int) (string, bool) {
+	ws := wordsOf(quote)
+	if len(ws) <= passageWords || mark[1] <= mark[0] {
+		return "", false
+	}
+	a, b := -1, -1
+	for k, w := range ws {
+		if a < 0 && w.end > mark[0] {
+			a = k
+		}
+		if w.start < mark[1] {
+			b = k
+		}
+	}
+	if a < 0 || b < a {
+		return "", false
+	}
+	a, b = max(0, a-passageSide), min(len(ws)-1, b+passageSide)
+	start, end := ws[a].start, ws[b].end
+	if ws[a].open {
+		start = max(0, start-1)
+	}
+	return quote[start:end], true
 }
 
 // joinQuote finds a and then b in content with only white space between

@@ -95,3 +95,23 @@ func TestExtractiveLinksAndOwnWords(t *testing.T) {
 		t.Error(`"MySQL" is the question's own words in a question without it`)
 	}
 }
+
+// A long passage (a slide's text, with no sentence ends) is cut to the
+// span and passageSide words each side; a short one is left whole.
+func TestAround(t *testing.T) {
+	long := strings.Repeat("filler words here ", 20) + "We start each migration process around 6 months after GA " + strings.Repeat("more text follows ", 20)
+	i := strings.Index(long, "around 6 months")
+	got, ok := around(long, [2]int{i, i + len("around 6 months")})
+	if !ok || !strings.Contains(got, "around 6 months") || len(strings.Fields(got)) != 3+2*passageSide || !strings.Contains(long, got) {
+		t.Errorf("around = %q, %v", got, ok)
+	}
+	if _, ok := around("We start around 6 months after GA.", [2]int{9, 24}); ok {
+		t.Error("cut a short passage")
+	}
+	// Through Read: the low-confidence answer line of a long unit is cut.
+	ans := readNodes(t, "How long after GA does Ticketsolve start each MySQL migration?",
+		graph.Node{ID: "s#0", Doc: "slides", Modality: graph.ModalityText, Content: "Ticketsolve " + long})
+	if n := len(strings.Fields(ans.Text)); n > passageWords || !strings.Contains(ans.Text, "6 months") {
+		t.Errorf("answer %q (%d words, confidence %.2f)", ans.Text, n, ans.Confidence)
+	}
+}
