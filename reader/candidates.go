@@ -2,6 +2,7 @@ package reader
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -113,6 +114,9 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 		}
 		for _, c := range cs {
 			if own(ws, c.a, c.b, q) || (isLink(s.u.raw[ws[c.a].start:ws[c.b-1].end]) && !linkNouns[q.head]) {
+				continue
+			}
+			if q.kind != kindPerson && q.kind != kindDate && inCitation(s.u.raw, ws[c.a].start, ws[c.b-1].end) {
 				continue
 			}
 			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx)
@@ -258,6 +262,26 @@ var linkNouns = wordSet(`url urls link links address website site page homepage 
 // ("bug](github/gh-ost/issues/687"): a citation's target, not a name.
 func isLink(span string) bool {
 	return strings.Contains(span, "://") || strings.Contains(span, "](") || strings.HasPrefix(strings.ToLower(span), "www.")
+}
+
+var (
+	// citeAfterRE is what follows an author's name in a citation: "et
+	// al.", ", 2019", "and Liang, 2015".
+	citeAfterRE = regexp.MustCompile(`^\s*(?:et\s+al\b|(?:and|&)\s+\p{Lu}[\p{L}'-]*\s*,?\s*(?:19|20)\d\d|,\s*(?:19|20)\d\d)`)
+	citeYearRE  = regexp.MustCompile(`^(?:19|20)\d\d[a-z]?$`)
+)
+
+// inCitation reports whether raw[start:end] is the author or year of a
+// bibliographic citation ("(Liu et al., 2021)", "(Pasupat and Liang,
+// 2015)", "2022b"): the paper cited, not what the question asks for. The
+// name the citation comes after ("BART (Lewis et al., 2019)") is kept.
+func inCitation(raw string, start, end int) bool {
+	open := strings.LastIndexByte(raw[:start], '(')
+	if open < 0 || strings.IndexByte(raw[open:start], ')') >= 0 {
+		return false
+	}
+	span := raw[start:end]
+	return citeAfterRE.MatchString(raw[end:]) || citeYearRE.MatchString(span)
 }
 
 // keyLinks are the words that bind a value to the key before it ("the

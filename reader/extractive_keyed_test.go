@@ -115,3 +115,25 @@ func TestAround(t *testing.T) {
 		t.Errorf("answer %q (%d words, confidence %.2f)", ans.Text, n, ans.Confidence)
 	}
 }
+
+// The authors and year of a citation are not the model or dataset it
+// cites: "BART (Lewis et al., 2019)" answers with BART.
+func TestInCitation(t *testing.T) {
+	raw := "TAPEX (Liu et al., 2021) is based on BART (Lewis et al., 2019); WikiSQL (Pasupat and Liang, 2015), OmniTab (Jiang et al., 2022b) and ACE05 (ACE05; Doddington et al., 2004)."
+	for span, want := range map[string]bool{"Liu": true, "Lewis": true, "Pasupat": true, "2022b": true, "Doddington": true,
+		"BART": false, "TAPEX": false, "WikiSQL": false} {
+		i := strings.Index(raw, span)
+		if got := inCitation(raw, i, i+len(span)); got != want {
+			t.Errorf("inCitation(%q) = %v, want %v", span, got, want)
+		}
+	}
+	i := strings.Index(raw, "ACE05;")
+	if inCitation(raw, i, i+len("ACE05")) {
+		t.Error(`"ACE05" before the authors is cited as the authors`)
+	}
+	ans := readNodes(t, "On which model is TAPEX based?",
+		graph.Node{ID: "p#0", Doc: "p", Modality: graph.ModalityText, Content: "TAPEX (Liu et al., 2021) is an end-to-end TQA system based on BART (Lewis et al., 2019)."})
+	if !strings.Contains(ans.Text, "BART") || strings.HasPrefix(ans.Text, "Liu") || strings.HasPrefix(ans.Text, "Lewis") {
+		t.Errorf("got %q (confidence %.2f), want BART", ans.Text, ans.Confidence)
+	}
+}
