@@ -12,7 +12,7 @@ import (
 // are not sure and show the best passage with the span highlighted. It was
 // chosen on the tuning half of a question set over real documents
 // (docs/offline-reader.md).
-const ConfidenceThreshold = 0.5
+const ConfidenceThreshold = 0.55
 
 // Weights of a candidate span's score: its unit's score (with context),
 // how close the question's terms stand to it, and a bonus when the noun
