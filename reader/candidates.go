@@ -353,6 +353,15 @@ func bridged(cells []string, bridge map[string]bool) bool {
 	return n >= 2
 }
 
+func colHasHead(col []string, head string) bool {
+	for _, t := range col {
+		if t == head {
+			return true
+		}
+	}
+	return false
+}
+
 // maxEntityWords is the longest cell (in words) other than the first that
 // can name a row.
 const maxEntityWords = 6
@@ -461,6 +470,13 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 		case kindName, kindPerson, kindPlace:
 			if !numeric {
 				fit = 1
+			}
+		case kindDefinition:
+			// "What was the peak gust?" and a column "Peak gust (km/h)":
+			// the cell is the property's value, as a number next to the
+			// noun is in prose.
+			if colHasHead(colTerms, q.head) {
+				fit = propertyFit
 			}
 		}
 		cd := cand{u: i, fit: fit, text: c}

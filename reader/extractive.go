@@ -221,7 +221,7 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 		b := cands[0]
 		second := 0.0
 		for _, c := range cands[1:] {
-			if !strings.EqualFold(strings.TrimSpace(c.text), strings.TrimSpace(b.text)) {
+			if !sameAnswer(c.text, b.text) {
 				second = c.score
 				break
 			}
@@ -360,6 +360,18 @@ func around(quote string, mark [2]int) (string, bool) {
 		start = max(0, start-1)
 	}
 	return quote[start:end], true
+}
+
+// sameAnswer reports whether two candidate texts give the same answer:
+// equal, or one holds the other as whole words ("131" and "131 km/h", a
+// cell and the sentence's span of the same value), so that the confidence
+// margin is taken to the best different answer.
+func sameAnswer(a, b string) bool {
+	x, y := " "+strings.Join(tokens(a), " ")+" ", " "+strings.Join(tokens(b), " ")+" "
+	if strings.TrimSpace(x) == "" || strings.TrimSpace(y) == "" {
+		return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+	}
+	return strings.Contains(x, y) || strings.Contains(y, x)
 }
 
 // joinQuote finds a and then b in content with only white space between

@@ -137,3 +137,23 @@ func TestInCitation(t *testing.T) {
 		t.Errorf("got %q (confidence %.2f), want BART", ans.Text, ans.Confidence)
 	}
 }
+
+// Two spans of one value ("131" in a table, "131 km/h" in a sentence) are
+// one answer: the confidence's margin is taken to the best different
+// answer. A cell under a column named by the question's noun is the
+// property's value.
+func TestExtractiveSameValueTwice(t *testing.T) {
+	for a, want := range map[[2]string]bool{{"131", "131 km/h"}: true, {"131 km/h", "131"}: true, {"131", "1310"}: false,
+		{"96", "131 km/h"}: false, {"Storm Elda", "storm elda"}: true, {"", "131"}: false} {
+		if got := sameAnswer(a[0], a[1]); got != want {
+			t.Errorf("sameAnswer(%q, %q) = %v", a[0], a[1], got)
+		}
+	}
+	ans := readNodes(t, "What was the peak gust?",
+		graph.Node{ID: "t#0", Doc: "station", Modality: graph.ModalityTable,
+			Content: "| Storm | Date | Peak gust (km/h) | Surge (m) |\n|---|---|---|---|\n| Storm Elda | 14 May | 131 | 2.1 |\n| Storm Abel | 9 January | 96 | 0.8 |\n| Storm Iris | 2 November | 104 | 1.2 |"},
+		graph.Node{ID: "t#1", Doc: "station", Modality: graph.ModalityText, Content: "Its peak gust of 131 km/h was measured by the new anemometer after the old one failed."})
+	if ans.LowConfidence() || !strings.Contains(ans.Text, "131") {
+		t.Errorf("got %q (confidence %.2f), want a confident 131", ans.Text, ans.Confidence)
+	}
+}
