@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/flowreader/flowreader"
@@ -45,6 +46,10 @@ type RouterDef struct {
 	Selector string
 	// Doc says what the router is, for --help.
 	Doc string
+	// Param, when set, makes the router with a parameter given in the
+	// router's name as NAME@VALUE (MMR's λ: "hop-mmr@0.8"); the row is named
+	// as given.
+	Param func(v float64) (flow.Router, error)
 }
 
 // Registry maps router, scoring and selector names to constructors. Add
@@ -143,10 +148,24 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 	var out []RouterSpec
 	for _, name := range routers {
 		var def *RouterDef
+		base, param, hasParam := strings.Cut(name, "@")
 		for i := range r.routers {
-			if r.routers[i].Name == name {
+			if r.routers[i].Name == base {
 				def = &r.routers[i]
 			}
+		}
+		if def != nil && hasParam {
+			v, err := strconv.ParseFloat(param, 64)
+			if def.Param == nil || err != nil {
+				return nil, fmt.Errorf("%w: router %q: %s takes no parameter %q", ErrConfig, name, base, param)
+			}
+			rt, err := def.Param(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: router %q: %w", ErrConfig, name, err)
+			}
+			d := *def
+			d.Name, d.Router = name, rt
+			def = &d
 		}
 		if def == nil {
 			names := make([]string, len(r.routers))
@@ -191,11 +210,13 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //	topk          top-k by the default preset's relevance
 //	topk-dense    top-k by cosine only (plain RAG)
 //	mmr, ppr      MMR and personalised-PageRank top-k on the default scoring
+//	              (mmr@λ: MMR with that λ)
 //	shortest, docorder, singlesink, noagreement, nocredit
 //	              the Table 3 ablations of the default aspects router
 //	hop           flow.Hop (hop-aware relevance over title and entity
 //	              links) around the default aspects router
 //	hop-topk      flow.Hop around top-k
+//	hop-mmr       flow.Hop around MMR top-k (hop-mmr@λ: with that λ)
 //
 // Aspects routers read up to the budget: the budget passed to Route is
 // their demand cap F_max (the read cap K of Table 4, 16 in the paper), so a
@@ -226,7 +247,22 @@ func DefaultRegistry() *Registry {
 	}
 	ranked("topk", ScoreAspects, "top-k by the default relevance", &baselines.TopK{})
 	ranked("topk-dense", ScoreDense, "top-k by cosine only", &baselines.TopK{Name: "topk-dense"})
-	ranked("mmr", ScoreAspects, "MMR top-k on h", &baselines.MMRTopK{})
+	mmrLambda := func(hop bool) func(v float64) (flow.Router, error) {
+		return func(v float64) (flow.Router, error) {
+			if !(v > 0 && v <= 1) {
+				return nil, fmt.Errorf("MMR λ %v not in (0, 1]", v)
+			}
+			var rt flow.Router = &baselines.MMRTopK{Lambda: v}
+			if hop {
+				rt = &flow.Hop{Router: rt}
+			}
+			return rt, nil
+		}
+	}
+	r.AddRouter(RouterDef{Name: "mmr", Scoring: ScoreAspects, Ranked: true, BudgetAware: true, Router: &baselines.MMRTopK{}, Param: mmrLambda(false),
+		Doc: "MMR top-k on h (λ 0.7; mmr@λ sets λ)"})
+	r.AddRouter(RouterDef{Name: "hop-mmr", Scoring: ScoreAspects, Ranked: true, BudgetAware: true, Router: &flow.Hop{Router: &baselines.MMRTopK{}}, Param: mmrLambda(true),
+		Doc: "flow.Hop around MMR top-k on h (λ 0.7; hop-mmr@λ sets λ)"})
 	ranked("ppr", ScoreAspects, "personalised PageRank top-k", &baselines.PPRTopK{})
 	ablation := func(name, doc string, set func(a *flow.Aspects)) {
 		a := flow.DefaultAspects()
