@@ -101,6 +101,13 @@ type Aspects struct {
 	// different aspects (flows summed, cost flow-weighted, the aspect of
 	// the larger flow); §3.3 keeps them separate.
 	MergeChains bool
+	// MergeCopies routes every content class (a node and its copies,
+	// graph.Graph.Copies: exact and near-duplicates) as one node: its
+	// lowest node, holding the union of the members' content pairs and the
+	// highest of their relevances, while the other members get none. A
+	// content is then read once, however many documents hold it; the
+	// routing's Scores carry the class relevances it used.
+	MergeCopies bool
 	// Ablation selects a Table 3 variant (AblationNone: the full network).
 	Ablation Ablation
 
@@ -175,6 +182,9 @@ func PaperAspects() *Aspects {
 //     nodes' alignments are computed.
 //   - MergeChains: a selector that picks budget chains does not spend reads
 //     on repeated node sequences.
+//   - MergeCopies: a collection that holds a content twice (a page exported
+//     as .md and .mdx, versions of a report) does not spend reads on the
+//     second copy.
 //
 // The dev-set measurements behind each choice are in docs/experiments.md.
 func DefaultAspects() *Aspects {
@@ -182,6 +192,7 @@ func DefaultAspects() *Aspects {
 	a.DemandRule = DemandBudget
 	a.DemandFloor = 0.25
 	a.MergeChains = true
+	a.MergeCopies = true
 	a.NodeCredit = false
 	a.TerminationShare = 0.2
 	a.PoolLiveArcs = true
@@ -245,6 +256,7 @@ func (a *Aspects) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error)
 		return nil, err
 	}
 	ag := &aspectsGraph{cfg: *a, g: g}
+	ag.openCopies()
 	ag.pairs = ag.pairSet(Edits{})
 	return ag, nil
 }
@@ -259,6 +271,20 @@ type aspectsGraph struct {
 	// (OpenSubgraph); sub is set when g is such a subgraph.
 	whole wholeGraph
 	sub   *subStats
+	// classes and rep are g's content classes and each node's
+	// representative under MergeCopies (nil otherwise, or without copies).
+	classes [][]int32
+	rep     []int32
+}
+
+// openCopies finds the content classes that MergeCopies routes as one node.
+func (ag *aspectsGraph) openCopies() {
+	if !ag.cfg.MergeCopies {
+		return
+	}
+	if ag.classes = copyClasses(ag.g); ag.classes != nil {
+		ag.rep = copyRep(ag.g.Len(), ag.classes)
+	}
 }
 
 // Route builds G+ for the question and solves it; budget is F_max.
@@ -286,8 +312,14 @@ func (ag *aspectsGraph) pairSet(edits Edits) *pairSet {
 	}
 	if ag.sub != nil {
 		pairs := contentPairsOrder(ag.g, contentKinds, ag.sub.order, nil, newEditTable(edits.Edges))
-		return newPairSet(ag.g.Len(), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff))
+		if ag.rep != nil {
+			pairs = mergeCopyPairs(ag.g, pairs, ag.rep)
+		}
+		return newPairSet(ag.g.Len(), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff, nil))
 	}
 	pairs := contentPairs(ag.g, contentKinds, ag.cfg.orderWindow(), nil, newEditTable(edits.Edges))
-	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs))
+	if ag.rep != nil {
+		pairs = mergeCopyPairs(ag.g, pairs, ag.rep)
+	}
+	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs, ag.rep))
 }

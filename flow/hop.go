@@ -21,7 +21,8 @@ import (
 //     Gutiérrez et al., arXiv 2405.14831, §3.2) is raised to
 //     r'_v = max(r_v, 0.99·max r + 0.01·r_v), so that both passages a
 //     comparison question names are read first;
-//  2. with S the Seeds most relevant nodes by r', every node v that a seed u
+//  2. with S the Seeds most relevant nodes by r' (one per content: a
+//     node's copies, graph.Graph.Copies, are not seeds beside it), every node v that a seed u
 //     names by title inherits r*_v = max(r'_v, α r'_u + (1−α) r'_v), and a
 //     node joined to a seed by another Link edge (a shared entity,
 //     [graph.MentionLinks]) inherits with EntityAlpha in place of α.
@@ -221,8 +222,7 @@ func (hg *hopGraph) raise(s *score.Scores) (*score.Scores, error) {
 		r[v] = max(r[v], a*r0[u]+(1-a)*r0[v])
 		h[v] = max(h[v], a*h0[u]+(1-a)*h0[v])
 	}
-	top := byScore(r0)
-	for _, u := range top[:min(hg.seeds, len(top))] {
+	for _, u := range hg.seedNodes(r0) {
 		for _, v := range hg.names[hg.global(u)] {
 			if v, ok := hg.local(int(v)); ok {
 				lift(u, v, hg.alpha)
@@ -243,6 +243,28 @@ func (hg *hopGraph) raise(s *score.Scores) (*score.Scores, error) {
 	s2 := *s
 	s2.R, s2.H = r, h
 	return &s2, nil
+}
+
+// seedNodes returns S, the Seeds nodes most relevant by r, one per content
+// (a node's copies, graph.Graph.Copies, are not seeds beside it: a
+// collection that holds a passage twice still lifts what its Seeds most
+// relevant passages name).
+func (hg *hopGraph) seedNodes(r []float64) []int {
+	var out []int
+	var used []int32
+	for _, u := range byScore(r) {
+		if len(out) == hg.seeds {
+			break
+		}
+		if cs := hg.g.Copies(u); cs != nil {
+			if slices.Contains(used, cs[0]) {
+				continue
+			}
+			used = append(used, cs[0])
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 func maxOf(x []float64) float64 {

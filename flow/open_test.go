@@ -20,7 +20,7 @@ func TestLiteralAspectsIsDefault(t *testing.T) {
 	lit := &Aspects{
 		BridgeWeight: 0.3, CrossModalBonus: 0.2, RelevanceThreshold: 0.5,
 		DemandRule: DemandBudget, DemandFloor: 0.25, EnergyFraction: 0.9, TerminationShare: 0.2,
-		PoolLiveArcs: true, MergeChains: true,
+		PoolLiveArcs: true, MergeChains: true, MergeCopies: true,
 	}
 	if *lit != *DefaultAspects() {
 		t.Fatalf("the literal is not DefaultAspects: %+v", lit)
