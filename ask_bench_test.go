@@ -40,7 +40,7 @@ func askBench(b *testing.B, cfg flowreader.Config) {
 	questions := []string{"w7 w8 w9 w40", "w301 w302 w12", "w1500 w77 w78"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := ix.Ask(ctx, questions[i%len(questions)]); err != nil {
+		if _, err := ix.Ask(ctx, questions[i%len(questions)], flowreader.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,17 +58,11 @@ func (ix *Index) routerOf(ctx context.Context, s *score.Scores) (flow.GraphRoute
 	if s == nil || s.Graph == nil {
 		return ix.router, nil
 	}
-	// The built-in routers price a subgraph's arcs with the whole graph's
-	// statistics when they can (flow's OpenSubgraph): then the candidate
-	// routing follows the full routing's choices.
-	if sr, ok := ix.router.(subgraphOpener); ok {
-		return sr.OpenSubgraph(ctx, s.Graph, s.Candidates)
+	// A router that can prices a subgraph's arcs with the whole graph's
+	// statistics: then the candidate routing follows the full routing's
+	// choices.
+	if so, ok := ix.router.(flow.SubgraphOpener); ok {
+		return so.OpenSubgraph(ctx, s.Graph, s.Candidates)
 	}
 	return ix.p.router.Open(ctx, s.Graph)
-}
-
-// subgraphOpener is the per-graph router that opens routers on candidate
-// subgraphs of its graph with the graph's statistics.
-type subgraphOpener interface {
-	OpenSubgraph(ctx context.Context, sub *graph.Graph, nodes []int) (flow.GraphRouter, error)
 }

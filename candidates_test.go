@@ -3,6 +3,7 @@ package flowreader_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/flowreader/flowreader"
@@ -79,7 +80,7 @@ func TestCandidatesAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := ix.Ask(ctx, q)
+		res, err := ix.Ask(ctx, q, flowreader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,13 +95,15 @@ func TestCandidatesAsk(t *testing.T) {
 		if s.Graph == nil || len(s.Candidates) == 0 || len(s.Candidates) > 8*c || len(s.H) != s.Graph.Len() {
 			t.Fatalf("Candidates %d: %d candidates, %d scores", c, len(s.Candidates), len(s.H))
 		}
-		if len(res.Chains) == 0 {
+		if len(res.Evidence.Chains) == 0 {
 			t.Fatal("no chains")
 		}
-		for _, ch := range res.Chains {
-			for _, v := range ch.Nodes {
-				if s.Graph.Nodes[v].ID != g.Nodes[s.Candidates[v]].ID {
-					t.Fatalf("chain node %d is not candidate %d", v, s.Candidates[v])
+		// The evidence names nodes of the graph the index holds, each a
+		// candidate.
+		for _, ch := range res.Evidence.Chains {
+			for _, n := range ch.Nodes {
+				if _, ok := slices.BinarySearch(s.Candidates, n.Node); !ok || g.Nodes[n.Node].ID != n.ID {
+					t.Fatalf("evidence node %d (%s) is not a candidate of the graph", n.Node, n.ID)
 				}
 			}
 		}

@@ -20,10 +20,11 @@
 // calls made and tokens spent. A [Pipeline] holds the configured parts
 // ([Config]: embedder, model, scoring, router, selector, reader, budget);
 // [New] validates them and fills every zero field with its documented
-// default, so the zero Config is the [Aspects] preset (paper v3) on the
+// default, so the zero Config is the default method (paper v3's aspects
+// formulation with the dev-set changes) on the
 // embedded offline models: a GloVe embedder compiled into the binary and
 // the extractive reader, which [Pipeline.Notes] names. [Classic] is paper
-// v1 and [AspectsPaper] is v3 exactly as written.
+// v1 and [PaperAspects] is v3 exactly as written.
 //
 // An [Index] is a pipeline bound to one graph: Open builds the graph's
 // scoring index and the router's per-graph state once, so every question

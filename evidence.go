@@ -3,11 +3,14 @@ package flowreader
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/reader"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -28,10 +31,18 @@ type Options struct {
 }
 
 // Evidence is what retrieval found for one question: the selected chains
-// with their nodes' text and provenance, and a summary of the routing. Its
-// JSON form (snake_case, durations in milliseconds, with [SchemaVersion])
-// is the contract of the CLI's ask --json and of the server's
-// /v1/retrieve; decoding it back gives the same exported fields.
+// with their nodes' text, score and provenance, and a summary of the
+// routing. [Index.Answer] reads it as it is: drop chains or nodes from
+// Chains and the reader reads what is left.
+//
+// Its JSON form ([Evidence.MarshalJSON]: snake_case, durations in
+// milliseconds, with [SchemaVersion]) is the contract of the CLI's ask
+// --json and of the server's /v1/retrieve; decoding it back gives the same
+// exported fields, and an Index over the same graph answers the decoded
+// Evidence as it answers the original. What decoding loses is the state
+// only System 2 needs: the scores of every node and the routing's flow
+// network, which its pass edits and re-solves. Without them the gate still
+// runs, and a fired gate is reported as skipped (System2.Skipped).
 type Evidence struct {
 	// SchemaVersion is [SchemaVersion].
 	SchemaVersion int    `json:"schema_version"`
@@ -41,19 +52,20 @@ type Evidence struct {
 	// Chains are the selected chains in reading order.
 	Chains  []EvidenceChain `json:"chains"`
 	Routing RoutingSummary  `json:"routing"`
+	// Scoring names the scoring steps that ran (score.Scores.Steps), "hop"
+	// among them when the hop step raised the scores.
+	Scoring []string `json:"scoring"`
 	// Notes lists the embedded defaults in use (see [Pipeline.Notes]).
 	Notes []string `json:"notes"`
-	// StagesMS is the wall time of score, route and select, in
-	// milliseconds.
-	StagesMS map[string]float64 `json:"stages_ms"`
+	// Stages is the wall time of score, route and select.
+	Stages map[string]time.Duration `json:"-"`
 	// Scores is the node score h of every graph node by node index, only
 	// with Options.Scores.
 	Scores []float64 `json:"scores,omitempty"`
 
-	// What Answer needs, kept from the steps.
+	// The steps' values, kept for System 2 (nil in a decoded Evidence).
 	scores  *score.Scores
 	routing *flow.Routing
-	chains  []flow.Chain
 }
 
 // EvidenceChain is one selected chain: its nodes in routed order
@@ -88,10 +100,13 @@ type EvidenceNode struct {
 	// Image is the node's image path, slash-separated and relative to the
 	// collection root; empty when it has none.
 	Image string `json:"image,omitempty"`
-	// Score is the node score h in [0, 1]; Flow the routed flow through
-	// the node, summed over every routed chain (read or not).
-	Score float64 `json:"score"`
-	Flow  float64 `json:"flow"`
+	// Score is the node score h in [0, 1] that routing and selection used
+	// and the reader reads; Raised says the hop step raised it
+	// (score.Scores.Raised). Flow is the routed flow through the node,
+	// summed over every routed chain (read or not).
+	Score  float64 `json:"score"`
+	Raised bool    `json:"raised,omitempty"`
+	Flow   float64 `json:"flow"`
 }
 
 // RoutingSummary is the routing behind the evidence (see [flow.Routing]
@@ -126,45 +141,36 @@ type AspectSummary struct {
 
 // budget is the budget of one call: Options.Budget or the pipeline's,
 // clamped (see Options.Budget).
-func (ix *Index) budget(opts []Options) (Options, int, error) {
-	var o Options
-	switch len(opts) {
-	case 0:
-	case 1:
-		o = opts[0]
-	default:
-		return o, 0, fmt.Errorf("%w: %d Options given, at most one", ErrConfig, len(opts))
-	}
+func (ix *Index) budget(o Options) (int, error) {
 	if o.Budget < 0 {
-		return o, 0, fmt.Errorf("%w: Options.Budget %d is negative", ErrConfig, o.Budget)
+		return 0, fmt.Errorf("%w: Options.Budget %d is negative", ErrConfig, o.Budget)
 	}
 	if o.Budget == 0 {
-		return o, ix.p.budget, nil
+		return ix.p.budget, nil
 	}
-	return o, min(o.Budget, max(ix.g.Len(), ix.p.budget)), nil
+	return min(o.Budget, max(ix.g.Len(), ix.p.budget)), nil
 }
 
 // Retrieve finds the evidence for a question without reading it: Score,
 // Route and Select with the call's budget. On an error after the question
 // was accepted (a failed embedder, a cancelled context) it returns the
-// partial evidence (the steps done, in StagesMS) with the error; for an
+// partial evidence (the steps done, in Stages) with the error; for an
 // empty question (ErrQuestion) or bad options (ErrConfig) it returns nil.
-func (ix *Index) Retrieve(ctx context.Context, question string, opts ...Options) (*Evidence, error) {
-	o, budget, err := ix.budget(opts)
+func (ix *Index) Retrieve(ctx context.Context, question string, o Options) (*Evidence, error) {
+	budget, err := ix.budget(o)
 	if err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
-	ev := &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
-		Notes: append([]string{}, ix.p.notes...), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}}}
+	ev := ix.newEvidence(question, budget)
 	// Each step is one call between two laps, the place for a log line or
 	// a span per step.
 	t := time.Now()
 	lap := func(stage string) {
 		now := time.Now()
-		ev.StagesMS[stage] = millis(now.Sub(t))
+		ev.Stages[stage] = now.Sub(t)
 		t = now
 	}
 	if ev.scores, err = ix.Score(ctx, question); err != nil {
@@ -175,36 +181,51 @@ func (ix *Index) Retrieve(ctx context.Context, question string, opts ...Options)
 		return ev, err
 	}
 	lap("route")
-	if ev.chains, err = ix.observeSelect(ctx, ev.routing, budget); err != nil {
+	chains, err := ix.observeSelect(ctx, ev.routing, budget)
+	if err != nil {
 		return ev, err
 	}
 	lap("select")
-	ix.fill(ev, o.Scores)
+	ix.fill(ev, chains, o.Scores)
 	return ev, nil
 }
 
-// evidence is the Evidence of steps run outside Retrieve (Index.Answer's
-// arguments).
-func (ix *Index) evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain, budget int) *Evidence {
-	ev := &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
-		Notes: append([]string{}, ix.p.notes...), StagesMS: map[string]float64{}, Routing: RoutingSummary{Aspects: []AspectSummary{}},
-		scores: s, routing: r, chains: chains}
-	ix.fill(ev, false)
+// Evidence is the Evidence of steps run one by one (Score, Route, Select),
+// for [Index.Answer]: the chains' nodes with their text and scores, the
+// routing's summary, and the scores and routing that System 2 edits. The
+// budget is the pipeline's, as Route and Select use it.
+func (ix *Index) Evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) *Evidence {
+	ev := ix.newEvidence(question, ix.p.budget)
+	ev.scores, ev.routing = s, r
+	ix.fill(ev, chains, false)
 	return ev
 }
 
-// fill sets the exported fields of ev from its steps' values.
-func (ix *Index) fill(ev *Evidence, withScores bool) {
+func (ix *Index) newEvidence(question string, budget int) *Evidence {
+	return &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
+		Scoring: []string{}, Notes: append([]string{}, ix.p.notes...), Stages: map[string]time.Duration{},
+		Routing: RoutingSummary{Aspects: []AspectSummary{}}}
+}
+
+// fill sets the exported fields of ev from its steps' values and the
+// selected chains.
+func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 	// With candidates (Config.Candidates) the steps ran on a subgraph; the
 	// evidence names nodes of the index's graph.
-	g := ix.graphOf(ev.scores)
+	s := ev.scores
+	g := ix.graphOf(s)
 	var cand []int
-	if ev.scores != nil {
-		cand = ev.scores.Candidates
-	}
 	var h []float64
-	if ev.scores != nil && len(ev.scores.H) == g.Len() {
-		h = ev.scores.H
+	raised := map[int]bool{}
+	if s != nil {
+		cand = s.Candidates
+		ev.Scoring = append(ev.Scoring, s.Steps...)
+		if len(s.H) == g.Len() {
+			h = s.H
+		}
+		for _, v := range s.Raised {
+			raised[v] = true
+		}
 	}
 	if withScores && h != nil {
 		if cand == nil {
@@ -232,21 +253,21 @@ func (ix *Index) fill(ev *Evidence, withScores bool) {
 			}
 		}
 	}
-	ev.Chains = make([]EvidenceChain, 0, len(ev.chains))
-	for _, c := range ev.chains {
+	ev.Chains = make([]EvidenceChain, 0, len(chains))
+	for _, c := range chains {
 		ec := EvidenceChain{Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect, Nodes: make([]EvidenceNode, 0, len(c.Nodes))}
 		for _, v := range c.Nodes {
 			if v < 0 || v >= g.Len() {
 				continue
 			}
 			n := evidenceNode(g, v, h, through[v])
-			n.Node = graphNode(ev.scores, v)
+			n.Node = graphNode(s, v)
+			n.Raised = raised[v]
 			ec.Nodes = append(ec.Nodes, n)
 		}
 		ev.Chains = append(ev.Chains, ec)
 	}
 }
-
 func evidenceNode(g *graph.Graph, v int, h []float64, flow float64) EvidenceNode {
 	n := &g.Nodes[v]
 	e := EvidenceNode{Node: v, ID: n.ID, Doc: n.Doc, Page: n.Page, Modality: n.Modality.String(), Title: n.Section,
@@ -273,6 +294,118 @@ func nodeText(n *graph.Node) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// read is what the reader reads for an Evidence: the graph whose node
+// indexes the chains use, the chains, and the relevance per node of it.
+type read struct {
+	g      *graph.Graph
+	chains []flow.Chain
+	rel    []float64
+	// nodes maps g's nodes to the index's graph (node i of g is nodes[i]);
+	// nil when g is the index's graph.
+	nodes []int
+	// state is true when g is the graph the evidence's steps ran on, so
+	// System 2 can edit their routing.
+	state bool
+}
+
+// reading lays out ev for the reader: over the graph its steps ran on when
+// ev holds them and names only nodes they scored, else over the subgraph
+// of ev's nodes. Either way the chains are ev.Chains as they are now
+// (after any filtering) and each node's relevance is its EvidenceNode.Score.
+// A node that is not the index's (out of range, or another ID) is an
+// error wrapping ErrEvidence.
+func (ix *Index) reading(ev *Evidence) (*read, error) {
+	var all []int
+	for k, c := range ev.Chains {
+		for j, n := range c.Nodes {
+			if n.Node < 0 || n.Node >= ix.g.Len() || ix.g.Nodes[n.Node].ID != n.ID {
+				return nil, fmt.Errorf("%w: chain %d node %d: %d %q is not a node of the index's graph", ErrEvidence, k, j, n.Node, n.ID)
+			}
+			if math.IsNaN(n.Score) || math.IsInf(n.Score, 0) {
+				return nil, fmt.Errorf("%w: chain %d node %d: score %v", ErrEvidence, k, j, n.Score)
+			}
+			all = append(all, n.Node)
+		}
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	rd := &read{}
+	if s := ev.scores; s != nil && ev.routing != nil && len(s.H) == ix.graphOf(s).Len() {
+		rd.g, rd.nodes, rd.state = ix.graphOf(s), s.Candidates, true
+		for _, v := range all {
+			if _, ok := rd.local(v); !ok {
+				rd.state = false // a node the steps did not score
+				break
+			}
+		}
+	}
+	if !rd.state {
+		sub := make([]int32, len(all))
+		for i, v := range all {
+			sub[i] = int32(v)
+		}
+		rd.g, rd.nodes = ix.g.Subgraph(sub), all
+	}
+	if rd.state {
+		rd.rel = ev.scores.H
+	} else {
+		rd.rel = make([]float64, rd.g.Len())
+	}
+	copied := !rd.state
+	for _, c := range ev.Chains {
+		if len(c.Nodes) == 0 {
+			continue // every node dropped: nothing to read
+		}
+		fc := flow.Chain{Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect, Nodes: make([]int, len(c.Nodes))}
+		for j, n := range c.Nodes {
+			v, _ := rd.local(n.Node)
+			fc.Nodes[j] = v
+			if rd.rel[v] != n.Score {
+				if !copied { // the caller changed a score: read theirs
+					rd.rel, copied = slices.Clone(rd.rel), true
+				}
+				rd.rel[v] = n.Score
+			}
+		}
+		rd.chains = append(rd.chains, fc)
+	}
+	return rd, nil
+}
+
+// local is node v of the index's graph as a node of rd.g.
+func (rd *read) local(v int) (int, bool) {
+	if rd.nodes == nil {
+		return v, true
+	}
+	return slices.BinarySearch(rd.nodes, v)
+}
+
+// global is node v of rd.g as a node of the index's graph.
+func (rd *read) global(v int) int {
+	if rd.nodes == nil || v < 0 || v >= len(rd.nodes) {
+		return v
+	}
+	return rd.nodes[v]
+}
+
+// toIndex rewrites the node indexes of a (citations, drafts) from rd.g's to
+// the index's graph's.
+func (rd *read) toIndex(a *reader.Answer) {
+	if a == nil || rd.nodes == nil {
+		return
+	}
+	for i := range a.Citations {
+		a.Citations[i].Node = rd.global(a.Citations[i].Node)
+	}
+	for i := range a.Drafts {
+		nodes := make([]int, len(a.Drafts[i].Nodes))
+		for j, v := range a.Drafts[i].Nodes {
+			nodes[j] = rd.global(v)
+		}
+		a.Drafts[i].Nodes = nodes
+	}
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -33,7 +33,7 @@ func ExampleConfig_tracing() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := ix.Ask(ctx, "How strong were the gusts of the storm that flooded the East Arm?")
+	res, err := ix.Ask(ctx, "How strong were the gusts of the storm that flooded the East Arm?", flowreader.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

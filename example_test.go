@@ -31,7 +31,7 @@ func docs() []graph.Document {
 
 func Example() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects()) // no endpoints: embedded defaults
+	p, err := flowreader.New(flowreader.Config{}) // no endpoints: embedded defaults
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := ix.Ask(ctx, "How many nests did the East Arm have in 2025?")
+	res, err := ix.Ask(ctx, "How many nests did the East Arm have in 2025?", flowreader.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func cites(res *flowreader.Result, id string) bool {
 }
 
 func ExamplePipeline_Build() {
-	p, _ := flowreader.New(flowreader.Aspects())
+	p, _ := flowreader.New(flowreader.Config{})
 	g, err := p.Build(context.Background(), docs())
 	if err != nil {
 		log.Fatal(err)
@@ -95,7 +95,7 @@ func open(cfg flowreader.Config) *flowreader.Index {
 }
 
 func ExampleIndex_Score() {
-	ix := open(flowreader.Aspects())
+	ix := open(flowreader.Config{})
 	s, err := ix.Score(context.Background(), "Which storm had gusts of 131 km/h?")
 	if err != nil {
 		log.Fatal(err)
@@ -113,7 +113,7 @@ func ExampleIndex_Score() {
 
 func ExampleIndex_Route() {
 	ctx := context.Background()
-	ix := open(flowreader.Aspects())
+	ix := open(flowreader.Config{})
 	s, _ := ix.Score(ctx, "Why did the East Arm lose nests?")
 	r, err := ix.Route(ctx, s)
 	if err != nil {
@@ -142,12 +142,12 @@ func ExampleIndex_Select() {
 
 func ExampleIndex_Answer() {
 	ctx := context.Background()
-	ix := open(flowreader.Aspects())
+	ix := open(flowreader.Config{})
 	q := "What was the surge of Storm Elda?"
 	s, _ := ix.Score(ctx, q)
 	r, _ := ix.Route(ctx, s)
 	chains, _ := ix.Select(ctx, r)
-	res, err := ix.Answer(ctx, q, s, r, chains)
+	res, err := ix.Answer(ctx, ix.Evidence(q, s, r, chains))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func ExampleIndex_Answer() {
 
 func ExamplePipeline_Load() {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Aspects())
+	p, _ := flowreader.New(flowreader.Config{})
 	g, _ := p.Build(ctx, docs())
 	dir, err := os.MkdirTemp("", "flowreader-example")
 	if err != nil {
@@ -173,7 +173,7 @@ func ExamplePipeline_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := ix.Ask(ctx, "How many nests did the North Mole have in 2025?")
+	res, err := ix.Ask(ctx, "How many nests did the North Mole have in 2025?", flowreader.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func ExamplePipeline_Load() {
 // for a caller that answers with its own model.
 func ExampleIndex_Retrieve() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -211,5 +211,5 @@ func ExampleIndex_Retrieve() {
 	// Output:
 	// budget: 2 router: aspects
 	// survey#1 table p.1 score 1.00: Breakwater | Nests 2024 | Nests 2025
-	// survey#2 text p.1 score 0.71: The East Arm lost its tern colony after the May storm flooded its lower sections.
+	// survey#2 text p.1 score 0.89: The East Arm lost its tern colony after the May storm flooded its lower sections.
 }

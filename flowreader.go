@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -30,11 +31,18 @@ var (
 	ErrNoGraph = errors.New("flowreader: no graph (nil or without nodes)")
 	// ErrQuestion is returned for an empty question.
 	ErrQuestion = errors.New("flowreader: empty question")
+	// ErrEvidence is returned by Answer for an Evidence that names a node
+	// the index's graph does not have (an index out of range, or another
+	// node ID: evidence retrieved from another graph) or a non-finite
+	// score.
+	ErrEvidence = errors.New("flowreader: evidence does not fit the index's graph")
 )
 
 // Config configures a Pipeline. Every field is independent, and the zero
 // value of each means the documented default, so the zero Config is the
-// Aspects preset with the embedded offline models. Every pluggable part is
+// default method (paper v3's aspects formulation with the dev-set
+// changes: hybrid relevance, the hop step, the budget as demand) with the
+// embedded offline models. Every pluggable part is
 // an interface; New never modifies a value it is given.
 type Config struct {
 	// Embedder embeds nodes (llm.KindDocument) and questions (llm.KindQuery). Nil
@@ -46,17 +54,22 @@ type Config struct {
 	// analysis at build time and the extractive reader; Notes says so.
 	Model llm.Model
 
-	// Scoring configures query scoring. The zero value means
-	// score.AspectsConfig(): hybrid dense + BM25 relevance.
+	// Scoring configures query scoring; its zero value is score's
+	// default: hybrid dense + BM25 relevance and the hop step (passages the
+	// question or its most relevant passages name by title inherit
+	// relevance; collections without such titles are left as they were).
 	Scoring score.Config
-	// Router routes the evidence flow. Nil means the Aspects preset's,
-	// flow.DefaultAspects() behind flow.Hop. To use another min-cost flow
-	// solver, set the Solver of the router given here.
+	// Router routes the evidence flow. Nil means &flow.Aspects{}, the
+	// default aspects router. To use another min-cost flow solver, set the
+	// Solver of the router given here.
 	Router flow.Router
 	// Selector picks the chains to read. Nil means selector.Annealed{}.
 	Selector selector.Selector
-	// Budget is the number of chains read; the aspects router routes flow
-	// for that many distinct nodes (paper v3 §3.3). 0 means 16.
+	// Budget is K, the read budget (paper v3's read cap, §3.3 and Table 4):
+	// one number that bounds both steps after scoring, the router's flow
+	// (the aspects router routes for at most K distinct nodes, F_max) and
+	// the selector's chains (at most K, selector.Selector's maxChains).
+	// 0 means 16.
 	Budget int
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
 	// when a Model is set, else reader.Extractive.
@@ -120,28 +133,11 @@ type Config struct {
 	Int8Embeddings bool
 }
 
-// Aspects is the default preset, equal to the zero Config: the v3 aspect
-// formulation (paper v3 §3) with hybrid dense + BM25 relevance, routing by
-// flow.DefaultAspects behind flow.Hop (hop-aware relevance: passages the
-// question or its most relevant passages name by title inherit relevance;
-// it leaves collections without such titles as they were), annealed
-// replicator selection of 16 chains, no System 2.
-func Aspects() Config {
-	return Config{
-		Scoring:  score.AspectsConfig(),
-		Router:   &flow.Hop{Router: flow.DefaultAspects()},
-		Selector: selector.Annealed{},
-		Budget:   16,
-	}
-}
-
-// AspectsPaper is paper v3 as specified: dense relevance with the
-// reference boost, and flow.PaperAspects routing.
-func AspectsPaper() Config {
-	c := Aspects()
-	c.Scoring = score.AspectsPaperConfig()
-	c.Router = flow.PaperAspects()
-	return c
+// PaperAspects is paper v3 as specified: dense relevance with the
+// reference boost and no hop step (score.PaperAspects), and
+// flow.PaperAspects routing; the rest as the zero Config.
+func PaperAspects() Config {
+	return Config{Scoring: score.PaperAspects(), Router: flow.PaperAspects()}
 }
 
 // Classic is the v1 formulation (paper v1 §3): fused score h, MMR sources,
@@ -150,8 +146,8 @@ func AspectsPaper() Config {
 // System-2 pass.
 func Classic() Config {
 	return Config{
-		Scoring:        score.ClassicConfig(),
-		Router:         flow.DefaultClassic(),
+		Scoring:        score.Classic(),
+		Router:         &flow.Classic{},
 		Selector:       selector.Replicator{},
 		Budget:         11,
 		ClassicPrompts: true,
@@ -171,7 +167,7 @@ type Pipeline struct {
 	selector selector.Selector
 	reader   reader.Reader
 	judge    reader.Judge // nil: System 2 off
-	finder   finder
+	proposer proposer
 	budget   int
 	cfg      Config
 	notes    []string
@@ -181,7 +177,7 @@ type Pipeline struct {
 // documented defaults; an invalid field is an error wrapping ErrConfig that
 // names it.
 func New(cfg Config) (*Pipeline, error) {
-	p := &Pipeline{cfg: cfg, finder: flowFinder{}, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
+	p := &Pipeline{cfg: cfg, proposer: flowProposer{}, model: cfg.Model, scoring: cfg.Scoring, router: cfg.Router, selector: cfg.Selector, reader: cfg.Reader, budget: cfg.Budget}
 	switch {
 	case cfg.Budget < 0:
 		return nil, fmt.Errorf("%w: Budget %d is negative", ErrConfig, cfg.Budget)
@@ -189,18 +185,13 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: Concurrency %d is negative", ErrConfig, cfg.Concurrency)
 	}
 	if p.scoring == (score.Config{}) {
-		p.scoring = score.AspectsConfig()
+		p.scoring = score.Config{}
 	}
 	if err := p.scoring.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
 	}
 	if p.router == nil {
-		p.router = Aspects().Router
-	}
-	if v, ok := p.router.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: Router: %w", ErrConfig, err)
-		}
+		p.router = &flow.Aspects{}
 	}
 	if p.selector == nil {
 		p.selector = selector.Annealed{}
@@ -287,17 +278,21 @@ func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err erro
 	// The scoring index and the router's per-graph state are independent:
 	// on a large graph each takes seconds, so they are made side by side.
 	idx := make(chan *score.Index, 1)
-	go func() { idx <- score.NewIndex(g) }()
+	go func() {
+		ix := score.NewIndex(g)
+		ix.Prepare(p.scoring)
+		idx <- ix
+	}()
 	gr, err := p.router.Open(ctx, g)
 	scores := <-idx
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: open: %w", err)
 	}
 	// Questions on this graph are routed on candidate subgraphs: the
-	// whole-graph statistics those routers take (flow's OpenSubgraph) are
-	// computed here, not by the first question.
-	if sp, ok := gr.(interface{ PrepareSubgraphs() }); ok && p.candidates(g) > 0 {
-		sp.PrepareSubgraphs()
+	// whole-graph statistics those routers take are computed here, not by
+	// the first question.
+	if so, ok := gr.(flow.SubgraphOpener); ok && p.candidates(g) > 0 {
+		so.PrepareSubgraphs()
 	}
 	return &Index{p: p, g: g, scores: scores, router: gr}, nil
 }
@@ -395,19 +390,24 @@ func (ix *Index) sel(ctx context.Context, r *flow.Routing, budget int) ([]flow.C
 	return chains, nil
 }
 
-// Result is everything Ask produced: the answer and the values that
-// explain it. Its JSON form ([Result.MarshalJSON]) is the contract of the
-// CLI's ask --json and of the server's /v1/ask.
+// Result is everything Answer (and so Ask) produced: the answer and the
+// values that explain it. Its JSON form ([Result.MarshalJSON]) is the
+// contract of the CLI's ask --json and of the server's /v1/ask. Node
+// indexes in the answer (citations, drafts) and in Evidence are of the
+// index's graph; those in Scores, Routing and System2's routing and chains
+// are of the graph the steps ran on (Scores.Graph, the candidate subgraph,
+// when there is one).
 type Result struct {
 	// Answer is the reader's answer; never nil in a Result, even a partial
 	// one (then it holds what the reader did before it failed, or nothing).
 	*reader.Answer
+	// Evidence is what was read: the chains with their nodes' text,
+	// scores and provenance, and the routing summary.
+	Evidence *Evidence
+	// Scores and Routing are the steps' values behind the evidence; nil
+	// when the evidence was decoded from JSON.
 	Scores  *score.Scores
 	Routing *flow.Routing
-	Chains  []flow.Chain
-	// Evidence is the read chains with their nodes' text and provenance,
-	// and the routing summary (what Retrieve returns).
-	Evidence *Evidence
 	// System2 is the account of the gate and the System-2 pass; nil when
 	// System 2 is off.
 	System2 *System2
@@ -415,8 +415,8 @@ type Result struct {
 	// configured); show them to users so that offline answers are not
 	// mistaken for model answers.
 	Notes []string
-	// Stages is the wall time of each step done: score, route, select and
-	// answer.
+	// Stages is the wall time of each step done: the evidence's (score,
+	// route, select) and answer.
 	Stages map[string]time.Duration
 	// Usage counts the calls made through the pipeline's Model and
 	// Embedder for this result, with their tokens: by Ask, the question's
@@ -424,80 +424,84 @@ type Result struct {
 	Usage llm.Totals
 }
 
-// Answer reads the selected chains and answers the question; with System 2
-// on, the gate may then trigger one System-2 pass (re-route, re-select,
-// re-read). With no chains, the answer is empty and says why, and no model
-// call is spent.
+// Answer reads the evidence and answers its question: the chains of
+// ev.Chains as they are (a caller may drop chains or nodes first, and the
+// reader reads what is left), each node's relevance its
+// EvidenceNode.Score. With System 2 on, the gate may then trigger one
+// System-2 pass (re-route, re-select, re-read), which needs the steps'
+// state an Evidence decoded from JSON does not carry (see [Evidence]).
+// With no chains, the answer is empty and says why, and no model call is
+// spent.
 //
 // When reading fails or the context is cancelled, Answer returns a partial
 // Result with the error: the evidence, and in Result.Answer what the reader
 // did before it stopped (its drafts, and in Trace the calls made and tokens
 // spent, when the reader reports them; see [reader.Reader]), and the
-// System-2 account so far. Only invalid input (ErrQuestion) gives a nil
-// Result.
-func (ix *Index) Answer(ctx context.Context, question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) (*Result, error) {
-	if strings.TrimSpace(question) == "" {
+// System-2 account so far. Invalid input gives a nil Result: a nil
+// Evidence or an empty question (ErrQuestion), or a node that is not the
+// index's graph's (ErrEvidence).
+func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err error) {
+	if ev == nil || strings.TrimSpace(ev.Question) == "" {
 		return nil, ErrQuestion
 	}
-	return ix.answer(ctx, ix.evidence(question, s, r, chains, ix.p.budget))
-}
-
-// answer reads ev's chains with ev's budget (see Answer).
-func (ix *Index) answer(ctx context.Context, ev *Evidence) (res *Result, err error) {
-	res = &Result{Answer: &reader.Answer{}, Scores: ev.scores, Routing: ev.routing, Chains: ev.chains, Evidence: ev, Notes: ix.p.Notes()}
+	rd, err := ix.reading(ev)
+	if err != nil {
+		return nil, err
+	}
+	res = ix.result(ev)
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	ctx, done := ix.observeAnswer(ctx, len(ev.chains))
+	ctx, done := ix.observeAnswer(ctx, len(rd.chains))
 	defer func() { done(res, err) }()
-	in := &reader.Input{Question: ev.Question, Graph: ix.graphOf(ev.scores), Chains: ev.chains}
-	if ev.scores != nil {
-		in.Relevance = ev.scores.H
-	}
-	a, err := ix.read(ctx, in)
+	t := time.Now()
+	a, err := ix.read(ctx, &reader.Input{Question: ev.Question, Graph: rd.g, Chains: rd.chains, Relevance: rd.rel})
 	if a != nil {
 		res.Answer = a
+	}
+	if err == nil && ix.p.judge != nil && len(rd.chains) > 0 {
+		err = ix.observeSystem2(ctx, ev, rd, res)
+	}
+	// Every answer in the result names nodes of the index's graph.
+	rd.toIndex(res.Answer)
+	if tr := res.System2; tr != nil {
+		if tr.System1 != nil && tr.System1 != res.Answer {
+			rd.toIndex(tr.System1)
+		}
+		if tr.Answer != nil && tr.Answer != res.Answer && tr.Answer != tr.System1 {
+			rd.toIndex(tr.Answer)
+		}
 	}
 	if err != nil {
 		return res, fmt.Errorf("flowreader: answer: %w", err)
 	}
-	if ix.p.judge != nil && len(ev.chains) > 0 {
-		if err := ix.observeSystem2(ctx, ev.Question, res, ev.Budget); err != nil {
-			return res, fmt.Errorf("flowreader: answer: %w", err)
-		}
-	}
+	res.Stages["answer"] = time.Since(t)
 	return res, nil
 }
 
-// Ask answers one question: Retrieve, then Answer over the evidence, with
-// the call's options.
+// result is the Result of ev before reading.
+func (ix *Index) result(ev *Evidence) *Result {
+	return &Result{Answer: &reader.Answer{}, Evidence: ev, Scores: ev.scores, Routing: ev.routing,
+		Notes: ix.p.Notes(), Stages: maps.Clone(ev.Stages)}
+}
+
+// Ask answers one question: [Index.Retrieve], then [Index.Answer] over the
+// evidence.
 //
 // The error contract: for an empty question (ErrQuestion) or bad options
 // (ErrConfig) the Result is nil; on any later failure, a failed model call
 // or a cancelled context, the Result is non-nil alongside the error and
 // holds what was done: Stages of the steps completed, the evidence, and the
 // reader's partial answer with its calls and tokens (see [Index.Answer]).
-func (ix *Index) Ask(ctx context.Context, question string, opts ...Options) (res *Result, err error) {
+func (ix *Index) Ask(ctx context.Context, question string, o Options) (res *Result, err error) {
 	ctx, done := ix.observeAsk(ctx)
 	defer func() { done(res, err) }()
-	ev, err := ix.Retrieve(ctx, question, opts...)
-	if ev == nil {
-		return nil, err
-	}
-	stages := map[string]time.Duration{}
-	for k, ms := range ev.StagesMS {
-		stages[k] = time.Duration(ms * float64(time.Millisecond))
-	}
+	ev, err := ix.Retrieve(ctx, question, o)
 	if err != nil {
-		res = &Result{Answer: &reader.Answer{}, Scores: ev.scores, Routing: ev.routing, Chains: ev.chains, Evidence: ev, Notes: ix.p.Notes(), Stages: stages}
-		return res, err
+		if ev == nil {
+			return nil, err
+		}
+		return ix.result(ev), err
 	}
-	// The answer step, one call: the place for its log line or span.
-	t := time.Now()
-	res, err = ix.answer(ctx, ev)
-	if err == nil {
-		stages["answer"] = time.Since(t)
-	}
-	res.Stages = stages
-	return res, err
+	return ix.Answer(ctx, ev)
 }

@@ -49,12 +49,12 @@ func saveLoad(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) (string, *fl
 }
 
 func TestBadInput(t *testing.T) {
-	p, ix := build(t, flowreader.Aspects())
+	p, ix := build(t, flowreader.Config{})
 	ctx := context.Background()
 	if _, err := p.Open(ctx, nil); !errors.Is(err, flowreader.ErrNoGraph) {
 		t.Fatalf("nil graph: %v", err)
 	}
-	if _, err := ix.Ask(ctx, "  \n"); !errors.Is(err, flowreader.ErrQuestion) {
+	if _, err := ix.Ask(ctx, "  \n", flowreader.Options{}); !errors.Is(err, flowreader.ErrQuestion) {
 		t.Fatalf("empty question: %v", err)
 	}
 	empty, err := graph.New(nil, 100, nil, nil)
@@ -65,19 +65,19 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("empty graph: %v", err)
 	}
 	// A question of only stop words is answered, not an error.
-	if _, err := ix.Ask(ctx, "what is the of and"); err != nil {
+	if _, err := ix.Ask(ctx, "what is the of and", flowreader.Options{}); err != nil {
 		t.Fatalf("stop words: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := ix.Ask(cctx, "storm"); !errors.Is(err, context.Canceled) {
+	if _, err := ix.Ask(cctx, "storm", flowreader.Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: %v", err)
 	}
 }
 
 func TestNotesNameEmbeddedDefaults(t *testing.T) {
-	_, ix := build(t, flowreader.Aspects())
-	res, err := ix.Ask(context.Background(), "How many nests on the North Mole in 2025?")
+	_, ix := build(t, flowreader.Config{})
+	res, err := ix.Ask(context.Background(), "How many nests on the North Mole in 2025?", flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,18 +104,18 @@ func TestAskWithModelCallBudget(t *testing.T) {
 	m.On("<output>", "<thought>t</thought><output>31</output>") // the reasoner prompt names the tag
 	m.On("type", `{"type":"value","length":"short"}`)
 	m.Default = workerReply
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Model = m
 	_, ix := build(t, cfg)
 	before := len(m.Calls())
-	res, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?")
+	res, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?", flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Trace.Reader != "vlm" {
 		t.Fatalf("reader %q", res.Trace.Reader)
 	}
-	if want, got := len(res.Chains)+2, len(m.Calls())-before; got != want || res.Trace.Calls != want {
+	if want, got := len(res.Evidence.Chains)+2, len(m.Calls())-before; got != want || res.Trace.Calls != want {
 		t.Fatalf("calls: model saw %d, trace %d, want chains+2 = %d", got, res.Trace.Calls, want)
 	}
 	for _, n := range res.Notes {
@@ -126,26 +126,26 @@ func TestAskWithModelCallBudget(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	for k, cfg := range []flowreader.Config{flowreader.Aspects(), flowreader.AspectsPaper(), flowreader.Classic()} {
+	for k, cfg := range []flowreader.Config{flowreader.Config{}, flowreader.PaperAspects(), flowreader.Classic()} {
 		_, ix := build(t, cfg)
 		q := "Which storm flooded the East Arm, and how strong were its gusts?"
-		a, err := ix.Ask(context.Background(), q)
+		a, err := ix.Ask(context.Background(), q, flowreader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := ix.Ask(context.Background(), q)
+		b, err := ix.Ask(context.Background(), q, flowreader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Text != b.Text || len(a.Chains) != len(b.Chains) {
+		if a.Text != b.Text || len(a.Evidence.Chains) != len(b.Evidence.Chains) {
 			t.Fatalf("preset %d: answers differ", k)
 		}
-		for i := range a.Chains {
-			if a.Chains[i].Flow != b.Chains[i].Flow || len(a.Chains[i].Nodes) != len(b.Chains[i].Nodes) {
+		for i := range a.Evidence.Chains {
+			if a.Evidence.Chains[i].Flow != b.Evidence.Chains[i].Flow || len(a.Evidence.Chains[i].Nodes) != len(b.Evidence.Chains[i].Nodes) {
 				t.Fatalf("preset %d: chain %d differs", k, i)
 			}
-			for j := range a.Chains[i].Nodes {
-				if a.Chains[i].Nodes[j] != b.Chains[i].Nodes[j] {
+			for j := range a.Evidence.Chains[i].Nodes {
+				if a.Evidence.Chains[i].Nodes[j] != b.Evidence.Chains[i].Nodes[j] {
 					t.Fatalf("preset %d: chain %d differs", k, i)
 				}
 			}
@@ -157,18 +157,18 @@ func TestDeterministic(t *testing.T) {
 // and chains.
 func TestZeroConfigIsAspects(t *testing.T) {
 	_, a := build(t, flowreader.Config{})
-	_, b := build(t, flowreader.Aspects())
+	_, b := build(t, flowreader.Config{})
 	q := "Which storm flooded the East Arm, and how strong were its gusts?"
-	ra, err := a.Ask(context.Background(), q)
+	ra, err := a.Ask(context.Background(), q, flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := b.Ask(context.Background(), q)
+	rb, err := b.Ask(context.Background(), q, flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ra.Text != rb.Text || ra.Routing.Router != rb.Routing.Router || ra.Routing.Cost != rb.Routing.Cost || len(ra.Chains) != len(rb.Chains) || len(ra.Chains) == 0 {
-		t.Fatalf("zero config: %q via %s (%d chains), Aspects: %q via %s (%d chains)", ra.Text, ra.Routing.Router, len(ra.Chains), rb.Text, rb.Routing.Router, len(rb.Chains))
+	if ra.Text != rb.Text || ra.Routing.Router != rb.Routing.Router || ra.Routing.Cost != rb.Routing.Cost || len(ra.Evidence.Chains) != len(rb.Evidence.Chains) || len(ra.Evidence.Chains) == 0 {
+		t.Fatalf("zero config: %q via %s (%d chains), Aspects: %q via %s (%d chains)", ra.Text, ra.Routing.Router, len(ra.Evidence.Chains), rb.Text, rb.Routing.Router, len(rb.Evidence.Chains))
 	}
 }
 
@@ -204,7 +204,7 @@ func (plainReader) Read(context.Context, *reader.Input) (*reader.Answer, error) 
 }
 
 func TestLoadChecksDimension(t *testing.T) {
-	p, ix := build(t, flowreader.Aspects())
+	p, ix := build(t, flowreader.Config{})
 	path, ix2 := saveLoad(t, p, ix.Graph())
 	if ix2.Graph().Len() != ix.Graph().Len() {
 		t.Fatalf("loaded %d nodes, saved %d", ix2.Graph().Len(), ix.Graph().Len())
@@ -219,18 +219,18 @@ func TestLoadChecksDimension(t *testing.T) {
 }
 
 func TestBudgetSetsAspectsDemand(t *testing.T) {
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Budget = 3
 	_, ix := build(t, cfg)
-	res, err := ix.Ask(context.Background(), "Which storm flooded the East Arm?")
+	res, err := ix.Ask(context.Background(), "Which storm flooded the East Arm?", flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Routing.Demand > 3 {
 		t.Fatalf("budget 3 routed a demand of %v", res.Routing.Demand)
 	}
-	if len(res.Chains) > 3 {
-		t.Fatalf("budget 3 read %d chains", len(res.Chains))
+	if len(res.Evidence.Chains) > 3 {
+		t.Fatalf("budget 3 read %d chains", len(res.Evidence.Chains))
 	}
 }
 
@@ -238,15 +238,15 @@ func TestBudgetSetsAspectsDemand(t *testing.T) {
 // empty text that says why, for both readers, and spends no model call.
 func TestNoEvidenceIsAnAnswer(t *testing.T) {
 	m := &fake.Model{Default: workerReply}
-	for _, cfg := range []flowreader.Config{flowreader.Aspects(), func() flowreader.Config { c := flowreader.Aspects(); c.Model = m; return c }()} {
+	for _, cfg := range []flowreader.Config{flowreader.Config{}, func() flowreader.Config { c := flowreader.Config{}; c.Model = m; return c }()} {
 		_, ix := build(t, cfg)
 		before := len(m.Calls())
-		res, err := ix.Ask(context.Background(), "?!?")
+		res, err := ix.Ask(context.Background(), "?!?", flowreader.Options{})
 		if err != nil {
 			t.Fatalf("%v: %v", cfg.Model != nil, err)
 		}
-		if len(res.Chains) != 0 {
-			t.Skipf("the scorer found evidence for punctuation: %d chains", len(res.Chains))
+		if len(res.Evidence.Chains) != 0 {
+			t.Skipf("the scorer found evidence for punctuation: %d chains", len(res.Evidence.Chains))
 		}
 		if res.Text != "" || !strings.Contains(res.Trace.Note, "no evidence") || len(m.Calls()) != before {
 			t.Fatalf("answer %q, note %q, %d calls", res.Text, res.Trace.Note, len(m.Calls())-before)
@@ -272,8 +272,8 @@ func (r *openingRouter) Open(ctx context.Context, g *graph.Graph) (flow.GraphRou
 // TestOpenAndLoadOpenRouter checks that Open and Load hand the graph to the
 // router once, and that its error fails them with the cause kept.
 func TestOpenAndLoadOpenRouter(t *testing.T) {
-	r := &openingRouter{Router: flow.DefaultAspects()}
-	cfg := flowreader.Aspects()
+	r := &openingRouter{Router: &flow.Aspects{}}
+	cfg := flowreader.Config{}
 	cfg.Router = r
 	p, ix := build(t, cfg)
 	if len(r.opened) != 1 || r.opened[0] != ix.Graph() {
@@ -284,7 +284,7 @@ func TestOpenAndLoadOpenRouter(t *testing.T) {
 		t.Fatalf("Load opened %d graphs, want the loaded one second", len(r.opened))
 	}
 	for range 3 {
-		if _, err := ix2.Ask(context.Background(), "What is the dataset size?"); err != nil {
+		if _, err := ix2.Ask(context.Background(), "What is the dataset size?", flowreader.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -303,7 +303,7 @@ func TestOpenAndLoadOpenRouter(t *testing.T) {
 // Reroute), selectors and the VLM reader, with a fake model whose workers
 // all disagree, so that the judge finds contradictions and T2 fires.
 func TestSystem2WithRealRouters(t *testing.T) {
-	paper := flowreader.AspectsPaper()
+	paper := flowreader.PaperAspects()
 	paper.System2 = true
 	// The paper's aspects router: the default routes single-node chains on
 	// this collection, which leave T2 no flow edge to re-score.
@@ -321,7 +321,7 @@ func TestSystem2WithRealRouters(t *testing.T) {
 			cfg.Model, cfg.Embedder = m, &fake.Embedder{Dim: 64}
 			ix := quickstart(t, cfg)
 			before := len(m.Calls())
-			res, err := ix.Ask(context.Background(), "How many nests did the North Mole hold in 2025?")
+			res, err := ix.Ask(context.Background(), "How many nests did the North Mole hold in 2025?", flowreader.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

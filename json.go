@@ -17,8 +17,21 @@ const SchemaVersion = 1
 // and per-node arrays are left out (scores only with Options.Scores, the
 // workers' raw replies never).
 type (
+	// evidenceJSON is Evidence's JSON form: its fields, with the stages in
+	// milliseconds.
+	evidenceJSON struct {
+		SchemaVersion int                `json:"schema_version"`
+		Question      string             `json:"question"`
+		Budget        int                `json:"budget"`
+		Chains        []EvidenceChain    `json:"chains"`
+		Routing       RoutingSummary     `json:"routing"`
+		Scoring       []string           `json:"scoring"`
+		Notes         []string           `json:"notes"`
+		StagesMS      map[string]float64 `json:"stages_ms"`
+		Scores        []float64          `json:"scores,omitempty"`
+	}
 	resultJSON struct {
-		*Evidence
+		evidenceJSON
 		// StagesMS shadows Evidence's: every step done, answer included.
 		StagesMS  map[string]float64 `json:"stages_ms"`
 		Answer    string             `json:"answer"`
@@ -91,6 +104,46 @@ type (
 	}
 )
 
+// MarshalJSON writes the evidence in the JSON contract ([SchemaVersion]):
+// its fields in snake_case, with Stages as stages_ms, in milliseconds.
+func (e Evidence) MarshalJSON() ([]byte, error) { return json.Marshal(e.toJSON()) }
+
+// UnmarshalJSON reads the JSON contract back into the exported fields.
+// The steps' values System 2 needs are not in it (see [Evidence]).
+func (e *Evidence) UnmarshalJSON(b []byte) error {
+	var j evidenceJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*e = Evidence{SchemaVersion: j.SchemaVersion, Question: j.Question, Budget: j.Budget, Chains: j.Chains,
+		Routing: j.Routing, Scoring: j.Scoring, Notes: j.Notes, Scores: j.Scores}
+	if j.StagesMS != nil {
+		e.Stages = make(map[string]time.Duration, len(j.StagesMS))
+		for k, ms := range j.StagesMS {
+			e.Stages[k] = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	return nil
+}
+
+func (e *Evidence) toJSON() evidenceJSON {
+	j := evidenceJSON{SchemaVersion: e.SchemaVersion, Question: e.Question, Budget: e.Budget, Chains: e.Chains,
+		Routing: e.Routing, Scoring: e.Scoring, Notes: e.Notes, StagesMS: msMap(e.Stages), Scores: e.Scores}
+	if j.Chains == nil {
+		j.Chains = []EvidenceChain{}
+	}
+	if j.Routing.Aspects == nil {
+		j.Routing.Aspects = []AspectSummary{}
+	}
+	if j.Scoring == nil {
+		j.Scoring = []string{}
+	}
+	if j.Notes == nil {
+		j.Notes = []string{}
+	}
+	return j
+}
+
 // MarshalJSON writes the result in the JSON contract ([SchemaVersion]):
 // the fields of its Evidence (schema_version, question, budget, chains with
 // their nodes, routing, notes), stages_ms for every step done, then answer,
@@ -100,27 +153,19 @@ type (
 func (r Result) MarshalJSON() ([]byte, error) {
 	ev := r.Evidence
 	if ev == nil {
-		ev = &Evidence{SchemaVersion: SchemaVersion, Chains: []EvidenceChain{}, Routing: RoutingSummary{Aspects: []AspectSummary{}}}
-	}
-	if ev.Notes == nil {
-		cp := *ev
-		cp.Notes = []string{}
-		ev = &cp
+		ev = &Evidence{SchemaVersion: SchemaVersion}
 	}
 	a := r.Answer
 	if a == nil {
 		a = &reader.Answer{}
 	}
-	out := resultJSON{Evidence: ev, StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
+	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
 		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
 	for _, c := range a.Citations {
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: graphNode(r.Scores, c.Node), NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
+		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
 	}
 	for _, d := range a.Drafts {
-		nodes := make([]int, len(d.Nodes))
-		for i, v := range d.Nodes {
-			nodes[i] = graphNode(r.Scores, v)
-		}
+		nodes := append([]int{}, d.Nodes...)
 		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: nodes, Flow: d.Flow,
 			Status: string(d.Status), Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images})
 	}

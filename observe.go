@@ -158,7 +158,7 @@ func (ix *Index) observeAsk(ctx context.Context) (context.Context, func(*Result,
 		if span.IsRecording() {
 			span.SetAttributes(usageAttrs(u)...)
 			if res != nil {
-				span.SetAttributes(attribute.Int(attrChains, len(res.Chains)))
+				span.SetAttributes(attribute.Int(attrChains, len(res.Evidence.Chains)))
 			}
 		}
 		telemetry.End(span, err)
@@ -177,7 +177,7 @@ func (ix *Index) observeAsk(ctx context.Context) (context.Context, func(*Result,
 			}
 		}
 		l.DebugContext(ctx, "flowreader: question answered", slog.Group("stages", stages...),
-			"chains", len(res.Chains), "citations", len(res.Citations), usageLog(u))
+			"chains", len(res.Evidence.Chains), "citations", len(res.Citations), usageLog(u))
 	}
 }
 
@@ -247,9 +247,9 @@ func (ix *Index) read(ctx context.Context, in *reader.Input) (*reader.Answer, er
 }
 
 // observeSystem2 runs the gate and the System-2 pass in a span.
-func (ix *Index) observeSystem2(ctx context.Context, question string, res *Result, budget int) error {
+func (ix *Index) observeSystem2(ctx context.Context, ev *Evidence, rd *read, res *Result) error {
 	ctx, span := ix.p.obs.Start(ctx, "flowreader.system2")
-	err := ix.system2(ctx, question, res, budget)
+	err := ix.system2(ctx, ev, rd, res)
 	if tr := res.System2; tr != nil {
 		if span.IsRecording() {
 			span.SetAttributes(attribute.StringSlice("flowreader.system2.triggers", tr.Triggers),

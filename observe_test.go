@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/purpose"
 	"log/slog"
 	"strings"
 	"sync"
@@ -49,7 +50,7 @@ func system2Index(t *testing.T, m llm.Model, cfg Config) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.finder = fakeFinder{cutPairsOut: many(3), cutEdgesOut: many(3), topFlow: [][2]int{{1, 2}, {3, 4}}, srcEdges: [][2]int{{1, 2}}, seeds: []int{7}, aff: 0.4}
+	p.proposer = fakeFinder{cutPairsOut: many(3), cutEdgesOut: many(3), topFlow: [][2]int{{1, 2}, {3, 4}}, srcEdges: [][2]int{{1, 2}}, seeds: []int{7}, aff: 0.4}
 	ix, err := p.Open(context.Background(), fixture.Graph(t))
 	if err != nil {
 		t.Fatal(err)
@@ -60,12 +61,12 @@ func system2Index(t *testing.T, m llm.Model, cfg Config) *Index {
 
 // wantPurpose is the purpose each prompt family must carry.
 var wantPurpose = map[string]llm.Purpose{
-	fixture.MarkQType:    llm.PurposeQuestionType,
-	fixture.MarkJudge:    llm.PurposeJudge,
-	fixture.MarkBridge:   llm.PurposeSystem2,
-	fixture.MarkEdge:     llm.PurposeSystem2,
-	fixture.MarkReasoner: llm.PurposeReasoner,
-	fixture.MarkWorker:   llm.PurposeWorker,
+	fixture.MarkQType:    purpose.QuestionType,
+	fixture.MarkJudge:    purpose.Judge,
+	fixture.MarkBridge:   purpose.System2,
+	fixture.MarkEdge:     purpose.System2,
+	fixture.MarkReasoner: purpose.Reasoner,
+	fixture.MarkWorker:   purpose.Worker,
 }
 
 func purposeByPrompt(prompt string) llm.Purpose {
@@ -93,14 +94,14 @@ func TestPurposeSeenByMiddleware(t *testing.T) {
 		mu.Unlock()
 		return m.Generate(ctx, req)
 	})
-	res, err := system2Index(t, mw, Config{}).Ask(context.Background(), fixture.Question)
+	res, err := system2Index(t, mw, Config{}).Ask(context.Background(), fixture.Question, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.System2 == nil || !res.System2.Ran {
 		t.Fatalf("System 2 did not run: %+v", res.System2)
 	}
-	for _, p := range []llm.Purpose{llm.PurposeWorker, llm.PurposeQuestionType, llm.PurposeReasoner, llm.PurposeJudge, llm.PurposeSystem2} {
+	for _, p := range []llm.Purpose{purpose.Worker, purpose.QuestionType, purpose.Reasoner, purpose.Judge, purpose.System2} {
 		if seen[p] == 0 {
 			t.Errorf("no call with purpose %q (seen %v)", p, seen)
 		}
@@ -130,11 +131,11 @@ func TestPurposeOf(t *testing.T) {
 	if p := llm.PurposeOf(ctx); p != "" {
 		t.Errorf("empty context: %q", p)
 	}
-	ctx = llm.WithPurpose(ctx, llm.PurposeJudge)
-	if p := llm.PurposeOf(llm.WithPurpose(ctx, llm.PurposeWorker)); p != llm.PurposeWorker {
+	ctx = llm.WithPurpose(ctx, purpose.Judge)
+	if p := llm.PurposeOf(llm.WithPurpose(ctx, purpose.Worker)); p != purpose.Worker {
 		t.Errorf("inner purpose %q", p)
 	}
-	if p := llm.PurposeOf(ctx); p != llm.PurposeJudge {
+	if p := llm.PurposeOf(ctx); p != purpose.Judge {
 		t.Errorf("outer purpose %q", p)
 	}
 }
@@ -166,7 +167,7 @@ func TestSpansOfAsk(t *testing.T) {
 	m := system2Script().Model()
 	ix := system2Index(t, named{m}, Config{TracerProvider: tp})
 	exp.Reset() // the open span
-	res, err := ix.Ask(context.Background(), fixture.Question)
+	res, err := ix.Ask(context.Background(), fixture.Question, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +213,11 @@ func TestSpansOfAsk(t *testing.T) {
 		out += int(a["gen_ai.usage.output_tokens"].AsInt64())
 		parent := byID[s.Parent.SpanID().String()].Name
 		switch llm.Purpose(kind) {
-		case llm.PurposeWorker, llm.PurposeReasoner, llm.PurposeQuestionType:
+		case purpose.Worker, purpose.Reasoner, purpose.QuestionType:
 			if parent != "flowreader.read" {
 				t.Errorf("%s call under %q", kind, parent)
 			}
-		case llm.PurposeJudge, llm.PurposeSystem2:
+		case purpose.Judge, purpose.System2:
 			if parent != "flowreader.system2" {
 				t.Errorf("%s call under %q", kind, parent)
 			}
@@ -310,7 +311,7 @@ func TestNoGlobalProvider(t *testing.T) {
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
 	t.Cleanup(func() { otel.SetTracerProvider(prev) })
 	ix := system2Index(t, system2Script().Model(), Config{})
-	if _, err := ix.Ask(context.Background(), fixture.Question); err != nil {
+	if _, err := ix.Ask(context.Background(), fixture.Question, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(exp.GetSpans()); n != 0 {
@@ -375,7 +376,7 @@ func (h recFloat) Record(_ context.Context, v float64, opts ...metric.RecordOpti
 func TestMetrics(t *testing.T) {
 	mp := &recMeter{ints: map[string]int64{}, obs: map[string]int{}}
 	m := system2Script().Model()
-	res, err := system2Index(t, m, Config{MeterProvider: mp}).Ask(context.Background(), fixture.Question)
+	res, err := system2Index(t, m, Config{MeterProvider: mp}).Ask(context.Background(), fixture.Question, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +430,7 @@ func TestLogsKeepContentOut(t *testing.T) {
 		}
 		m := system2Script().Model()
 		ix := system2Index(t, m, Config{Logger: l})
-		if _, err := ix.Ask(context.Background(), fixture.Question); err != nil {
+		if _, err := ix.Ask(context.Background(), fixture.Question, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range append(bm.Calls(), m.Calls()...) {
@@ -484,7 +485,7 @@ func TestLoggerLevels(t *testing.T) {
 	var buf bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ix := system2Index(t, system2Script().Model(), Config{Logger: l})
-	if _, err := ix.Ask(context.Background(), fixture.Question); err != nil {
+	if _, err := ix.Ask(context.Background(), fixture.Question, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if buf.Len() != 0 {

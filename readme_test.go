@@ -30,7 +30,7 @@ func readmeAPI(ctx context.Context) error {
 			log.Printf("skipped %s: %v", f.Path, f.Err)
 		}
 	}
-	p, err := flowreader.New(flowreader.Aspects()) // or Classic(), AspectsPaper(); set Model, Embedder
+	p, err := flowreader.New(flowreader.Config{}) // or Classic(), PaperAspects(); set Model, Embedder
 	if err != nil {
 		return err
 	}
@@ -46,13 +46,14 @@ func readmeAPI(ctx context.Context) error {
 		return err
 	}
 	q := "Which storm flooded the East Arm?"
-	res, err := ix.Ask(ctx, q) // Retrieve, then read
+	res, err := ix.Ask(ctx, q, flowreader.Options{}) // Retrieve, then Answer
 	if err != nil {
 		return err
 	}
-	fmt.Println(res.Text) // the answer; res.Citations, res.Chains, res.Stages explain it
+	fmt.Println(res.Text) // the answer; res.Citations, res.Evidence, res.Stages explain it
 
-	// The evidence alone, with a per-call budget, for your own model:
+	// Ask is these two: retrieve the evidence (per-call budget), look at
+	// it, keep what you trust, and the reader reads what is left.
 	ev, err := ix.Retrieve(ctx, q, flowreader.Options{Budget: 8})
 	if err != nil {
 		return err
@@ -61,6 +62,11 @@ func readmeAPI(ctx context.Context) error {
 		for _, n := range c.Nodes {
 			fmt.Println(n.Doc, n.Page, n.Modality, n.Score, n.Text) // page 0-based
 		}
+	}
+	ev.Chains = ev.Chains[:min(len(ev.Chains), 4)] // or log it, send it as JSON, read it with your own model
+	res, err = ix.Answer(ctx, ev)
+	if err != nil {
+		return err
 	}
 
 	// Or step by step:
@@ -76,10 +82,11 @@ func readmeAPI(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err = ix.Answer(ctx, q, s, r, chains)
+	res, err = ix.Answer(ctx, ix.Evidence(q, s, r, chains))
 	if err != nil {
 		return err
 	}
+	fmt.Println(res.Text)
 	return nil
 }
 

@@ -28,10 +28,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 const nestsQ = "How many nests did the East Arm have in 2025?"
 
 func TestRetrieve(t *testing.T) {
-	_, ix := build(t, flowreader.Aspects())
+	_, ix := build(t, flowreader.Config{})
 	g := ix.Graph()
 	ctx := context.Background()
-	ev, err := ix.Retrieve(ctx, nestsQ)
+	ev, err := ix.Retrieve(ctx, nestsQ, flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +42,8 @@ func TestRetrieve(t *testing.T) {
 		t.Error("per-node scores without Options.Scores")
 	}
 	for _, st := range []string{"score", "route", "select"} {
-		if _, ok := ev.StagesMS[st]; !ok {
-			t.Errorf("no stage %s in %v", st, ev.StagesMS)
+		if _, ok := ev.Stages[st]; !ok {
+			t.Errorf("no stage %s in %v", st, ev.Stages)
 		}
 	}
 	if ev.Routing.Router != "aspects" || ev.Routing.ChainsRouted < len(ev.Chains) || len(ev.Routing.Aspects) == 0 {
@@ -99,18 +99,17 @@ func TestRetrieve(t *testing.T) {
 
 	for _, c := range []struct {
 		q    string
-		opts []flowreader.Options
+		opts flowreader.Options
 		want error
 	}{
-		{" ", nil, flowreader.ErrQuestion},
-		{nestsQ, []flowreader.Options{{Budget: -1}}, flowreader.ErrConfig},
-		{nestsQ, []flowreader.Options{{}, {}}, flowreader.ErrConfig},
+		{" ", flowreader.Options{}, flowreader.ErrQuestion},
+		{nestsQ, flowreader.Options{Budget: -1}, flowreader.ErrConfig},
 	} {
-		ev, err := ix.Retrieve(ctx, c.q, c.opts...)
+		ev, err := ix.Retrieve(ctx, c.q, c.opts)
 		if !errors.Is(err, c.want) || ev != nil {
 			t.Errorf("%q %v: %v, evidence %v", c.q, c.opts, err, ev)
 		}
-		res, err := ix.Ask(ctx, c.q, c.opts...)
+		res, err := ix.Ask(ctx, c.q, c.opts)
 		if !errors.Is(err, c.want) || res != nil {
 			t.Errorf("ask %q %v: %v, result %v", c.q, c.opts, err, res)
 		}
@@ -119,7 +118,7 @@ func TestRetrieve(t *testing.T) {
 
 func stripTimes(ev *flowreader.Evidence) flowreader.Evidence {
 	e := *ev
-	e.StagesMS = nil
+	e.Stages = nil
 	return e
 }
 
@@ -129,7 +128,7 @@ func TestAskOptions(t *testing.T) {
 	m.On("<output>", "<thought>t</thought><output>31</output>")
 	m.On("type", `{"type":"value","length":"short"}`)
 	m.Default = workerReply
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Model = m
 	_, ix := build(t, cfg)
 	ctx := context.Background()
@@ -142,8 +141,8 @@ func TestAskOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Chains) != len(ev.Chains) || res.Evidence.Budget != 2 || !reflect.DeepEqual(stripTimes(exported(res.Evidence)), stripTimes(exported(ev))) {
-		t.Errorf("ask read %d chains (budget %d), retrieve gave %d", len(res.Chains), res.Evidence.Budget, len(ev.Chains))
+	if len(res.Evidence.Chains) != len(ev.Chains) || res.Evidence.Budget != 2 || !reflect.DeepEqual(stripTimes(exported(res.Evidence)), stripTimes(exported(ev))) {
+		t.Errorf("ask read %d chains (budget %d), retrieve gave %d", len(res.Evidence.Chains), res.Evidence.Budget, len(ev.Chains))
 	}
 	if got := len(m.Calls()) - before; got != len(ev.Chains)+2 {
 		t.Errorf("%d model calls for %d chains", got, len(ev.Chains))
@@ -170,17 +169,17 @@ func TestAskPartialResult(t *testing.T) {
 			{Contains: "type", Respond: usage(`{"type":"value","length":"short"}`)},
 			{Respond: usage(workerReply)},
 		}}
-		cfg := flowreader.Aspects()
+		cfg := flowreader.Config{}
 		cfg.Model = m
 		_, ix := build(t, cfg)
-		res, err := ix.Ask(context.Background(), nestsQ)
+		res, err := ix.Ask(context.Background(), nestsQ, flowreader.Options{})
 		if !errors.Is(err, reader.ErrReasoner) || !errors.Is(err, llm.ErrUnavailable) {
 			t.Fatalf("error %v", err)
 		}
 		if res == nil || res.Answer == nil || res.Evidence == nil {
 			t.Fatalf("no partial result: %+v", res)
 		}
-		n := len(res.Chains)
+		n := len(res.Evidence.Chains)
 		if n == 0 || len(res.Evidence.Chains) != n || res.Text != "" || len(res.Drafts) != n {
 			t.Errorf("partial: %d chains, %d drafts, text %q", n, len(res.Drafts), res.Text)
 		}
@@ -217,12 +216,12 @@ func TestAskPartialResult(t *testing.T) {
 				return &llm.Response{Text: workerReply, Usage: llm.Usage{PromptTokens: 7}}, ctx.Err()
 			}},
 		}}
-		cfg := flowreader.Aspects()
+		cfg := flowreader.Config{}
 		cfg.Model = m
 		cfg.Concurrency = 1
 		_, ix := build(t, cfg)
 		armed.Store(true)
-		res, err := ix.Ask(ctx, nestsQ)
+		res, err := ix.Ask(ctx, nestsQ, flowreader.Options{})
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("error %v", err)
 		}
@@ -234,10 +233,10 @@ func TestAskPartialResult(t *testing.T) {
 		}
 	})
 	t.Run("cancelled before", func(t *testing.T) {
-		_, ix := build(t, flowreader.Aspects())
+		_, ix := build(t, flowreader.Config{})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		res, err := ix.Ask(ctx, nestsQ)
+		res, err := ix.Ask(ctx, nestsQ, flowreader.Options{})
 		if !errors.Is(err, context.Canceled) || res == nil || res.Answer == nil || res.Text != "" {
 			t.Fatalf("%v, %+v", err, res)
 		}
@@ -280,7 +279,7 @@ func TestJSONSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ix.Ask(ctx, q)
+	res, err := ix.Ask(ctx, q, flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +408,7 @@ func lineDiff(want, got string) string {
 // With candidates forced on, the steps run on a subgraph, and the evidence
 // and the JSON contract still name nodes of the index's graph.
 func TestRetrieveCandidatesNameGraphNodes(t *testing.T) {
-	cfg := flowreader.Aspects()
+	cfg := flowreader.Config{}
 	cfg.Candidates = 1
 	var pairs []string
 	words := []string{"harbour", "storm", "tern", "nests", "gust", "mole", "ridge", "kestrel", "flood", "survey"}
@@ -420,7 +419,7 @@ func TestRetrieveCandidatesNameGraphNodes(t *testing.T) {
 	ix := flowreadertest.Open(t, cfg, flowreadertest.Passages(pairs...))
 	g := ix.Graph()
 	ctx := context.Background()
-	res, err := ix.Ask(ctx, "How many kestrel nests were counted in the storm report?")
+	res, err := ix.Ask(ctx, "How many kestrel nests were counted in the storm report?", flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,13 +26,9 @@ const (
 	reweightBound = 0.30
 	// bridgeAccept: a T1 bridge is added when its B.5 SCORE exceeds it.
 	bridgeAccept = 0.10
-	// scoredPairs caps the T1 bridge candidates and every list of edges
-	// re-scored by B.6 (left open by the paper).
-	scoredPairs = 8
-	// seedDepth and newSeeds shape T3's source expansion: BFS to depth 2
-	// from the sources, the 8 best new nodes by φ.
-	seedDepth = 2
-	newSeeds  = 8
+	// flow.Routing.Propose caps the T1 bridge candidates and every list of
+	// edges re-scored by B.6 at 8, and finds T3's seeds by BFS to depth 2
+	// (left open by the paper).
 	// maxCalls bounds the model calls of one answer with System 2, the
 	// paper's worst case; scorer calls are cut so that the re-read and the
 	// synthesis still fit.
@@ -95,21 +91,25 @@ func (t *System2) spent(j reader.Judgement) {
 	t.CompletionTokens += j.CompletionTokens
 }
 
-// system2 runs the gate on res (read by System 1) and, when it fires, the
-// one System-2 pass: plan every fired trigger's edits, re-route once,
-// re-select, re-read (reusing identical chains) and keep the new answer
-// when it has support. Only a cancelled context or a failed judge call
-// that the judge reports is an error; a pass that cannot run says why.
-func (ix *Index) system2(ctx context.Context, question string, res *Result, budget int) error {
+// system2 runs the gate on res (read by System 1 from rd, the reading of
+// ev) and, when it fires, the one System-2 pass: plan every fired
+// trigger's edits, re-route once, re-select, re-read (reusing identical
+// chains) and keep the new answer when it has support. Only a cancelled
+// context or a failed judge call that the judge reports is an error; a
+// pass that cannot run says why.
+func (ix *Index) system2(ctx context.Context, ev *Evidence, rd *read, res *Result) error {
 	start := time.Now()
 	tr := &System2{Saturation: 1}
 	res.System2 = tr
 	defer func() { tr.Total = time.Since(start) }()
-	if res.Routing != nil {
-		tr.Saturation = res.Routing.Saturation
+	switch {
+	case ev.routing != nil:
+		tr.Saturation = ev.routing.Saturation
+	case ev.Routing.Router != "": // a decoded Evidence: its summary
+		tr.Saturation = ev.Routing.Saturation
 	}
 	s1 := res.Answer
-	j, err := ix.p.judge.Consistency(ctx, question, s1.Drafts)
+	j, err := ix.p.judge.Consistency(ctx, ev.Question, s1.Drafts)
 	tr.spent(j)
 	if err != nil {
 		return err
@@ -119,26 +119,27 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 	if len(tr.Triggers) == 0 {
 		return nil
 	}
+	if !rd.state {
+		tr.Skipped = "the evidence carries no routing to edit (decoded, or naming nodes its steps did not score)"
+		return nil
+	}
 
-	gr, err := ix.routerOf(ctx, res.Scores)
+	gr, err := ix.routerOf(ctx, ev.scores)
 	if err != nil {
 		return err
 	}
 	rr, ok := gr.(flow.Rerouter)
-	switch {
-	case !ok:
+	if !ok {
 		tr.Skipped = "the router cannot re-route (no flow.Rerouter)"
 		return nil
-	case res.Routing == nil || res.Scores == nil:
-		tr.Skipped = "no routing or scores to edit"
-		return nil
 	}
-	edits, err := ix.planEdits(ctx, question, res, tr, budget)
+	edits, err := ix.planEdits(ctx, ev, res, tr)
 	if err != nil {
 		return err
 	}
 	tr.Edits = edits
-	next, err := rr.Reroute(ctx, res.Scores, budget, res.Routing, edits)
+	budget := ev.Budget
+	next, err := rr.Reroute(ctx, ev.scores, budget, ev.routing, edits)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -159,7 +160,7 @@ func (ix *Index) system2(ctx context.Context, question string, res *Result, budg
 		return nil
 	}
 	tr.Ran = true
-	s2, err := ix.read(ctx, &reader.Input{Question: question, Graph: ix.graphOf(res.Scores), Chains: tr.Chains, Relevance: res.Scores.H, Earlier: s1})
+	s2, err := ix.read(ctx, &reader.Input{Question: ev.Question, Graph: rd.g, Chains: tr.Chains, Relevance: rd.rel, Earlier: s1})
 	if err != nil {
 		if ctx.Err() != nil {
 			// The partial re-read (its calls and tokens) stays on the account.
@@ -206,14 +207,14 @@ func gate(c, sigma float64, supported int) (triggers []string, reason string) {
 // T1 bridges across the min cut scored by B.5 and cut edges re-scored by
 // B.6; T2 the top-decile-flow edges re-scored by B.6; T3 new seeds by BFS
 // and their edges re-scored by B.6; each score applied by the damped update.
-func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr *System2, budget int) (flow.Edits, error) {
-	g, s, prev := ix.graphOf(res.Scores), res.Scores, res.Routing
+// The candidates come from flow.Routing.Propose.
+func (ix *Index) planEdits(ctx context.Context, ev *Evidence, res *Result, tr *System2) (flow.Edits, error) {
+	g, s, prev := ix.graphOf(ev.scores), ev.scores, ev.routing
+	prop := ix.p.proposer.propose(g, s, prev, flow.Triggers{LowSaturation: has(tr.Triggers, triggerSaturation),
+		LowConsistency: has(tr.Triggers, triggerConsistency), NoSupport: has(tr.Triggers, triggerNoSupport)})
 	// Scorer calls get what is left after the re-read and the synthesis.
-	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - budget - 1
+	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - ev.Budget - 1
 	take := func(ps [][2]int) [][2]int {
-		if len(ps) > scoredPairs {
-			ps = ps[:scoredPairs]
-		}
 		if n := max(left, 0); len(ps) > n {
 			tr.ScorerCut += len(ps) - n
 			ps = ps[:n]
@@ -223,7 +224,7 @@ func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr
 	}
 	var edits flow.Edits
 	reweight := func(ps [][2]int) error {
-		j, err := ix.p.judge.ScorePairs(ctx, question, g, ps, false)
+		j, err := ix.p.judge.ScorePairs(ctx, ev.Question, g, ps, false)
 		tr.spent(j)
 		if err != nil {
 			return err
@@ -232,15 +233,15 @@ func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr
 			if math.IsNaN(j.Scores[i]) {
 				continue
 			}
-			old := ix.p.finder.affinity(g, prev, p[0], p[1])
+			old := prop.Affinity(p[0], p[1])
 			edits.Edges = append(edits.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: damped(old, j.Scores[i])})
 			tr.Reweighted++
 		}
 		return nil
 	}
 	if has(tr.Triggers, triggerSaturation) {
-		ps := take(ix.p.finder.cutPairs(g, s, prev, scoredPairs))
-		j, err := ix.p.judge.ScorePairs(ctx, question, g, ps, true)
+		ps := take(prop.Bridges)
+		j, err := ix.p.judge.ScorePairs(ctx, ev.Question, g, ps, true)
 		tr.spent(j)
 		if err != nil {
 			return edits, err
@@ -253,62 +254,45 @@ func (ix *Index) planEdits(ctx context.Context, question string, res *Result, tr
 			edits.Edges = append(edits.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: damped(init, j.Scores[i]), Add: true})
 			tr.Bridges++
 		}
-		if err := reweight(take(ix.p.finder.cutEdges(g, prev, scoredPairs))); err != nil {
+		if err := reweight(take(prop.CutEdges)); err != nil {
 			return edits, err
 		}
 	}
 	if has(tr.Triggers, triggerConsistency) {
-		if err := reweight(take(ix.p.finder.topFlowEdges(prev))); err != nil {
+		if err := reweight(take(prop.TopFlow)); err != nil {
 			return edits, err
 		}
 	}
 	if has(tr.Triggers, triggerNoSupport) {
-		seeds := ix.p.finder.expandSources(g, s, prev, seedDepth, newSeeds)
-		edits.Sources = append(edits.Sources, seeds...)
-		tr.Seeds = len(seeds)
-		srcs := append(append([]int(nil), prev.Sources...), seeds...)
-		if err := reweight(take(ix.p.finder.sourceEdges(g, prev, srcs, scoredPairs))); err != nil {
+		edits.Sources = append(edits.Sources, prop.Seeds...)
+		tr.Seeds = len(prop.Seeds)
+		if err := reweight(take(prop.SeedEdges)); err != nil {
 			return edits, err
 		}
 	}
 	return edits, nil
 }
 
-// damped is the damped re-weighting of paper v1 §3.5, clipped to [0, 1]
+// damped is the damped re-weighting of paper v1 §3.5,
+// p_old + sign(Δ)·min(ε_w, |Δ|) with Δ = λ(p̂ − p_old), clipped to [0, 1]
 // (which only bites for affinities outside [0, 1] to begin with).
 func damped(pOld, pHat float64) float64 {
-	return math.Min(1, math.Max(0, flow.Damped(pOld, pHat, reweightRate, reweightBound)))
+	d := reweightRate * (pHat - pOld)
+	p := pOld + math.Copysign(math.Min(reweightBound, math.Abs(d)), d)
+	return math.Min(1, math.Max(0, p))
 }
 
-// finder finds the candidates System 2 scores and edits (paper v1 §3.5).
-// flowFinder, the flow package's functions, is the only production one;
-// tests substitute theirs to pin the candidates.
-type finder interface {
-	cutPairs(g *graph.Graph, s *score.Scores, r *flow.Routing, k int) [][2]int
-	cutEdges(g *graph.Graph, r *flow.Routing, k int) [][2]int
-	topFlowEdges(r *flow.Routing) [][2]int
-	expandSources(g *graph.Graph, s *score.Scores, r *flow.Routing, depth, k int) []int
-	sourceEdges(g *graph.Graph, r *flow.Routing, sources []int, k int) [][2]int
-	affinity(g *graph.Graph, r *flow.Routing, u, v int) float64
+// proposer finds the candidates System 2 scores and edits (paper v1 §3.5).
+// flowProposer, flow.Routing.Propose, is the only production one; tests
+// substitute theirs to pin the candidates.
+type proposer interface {
+	propose(g *graph.Graph, s *score.Scores, r *flow.Routing, t flow.Triggers) flow.Proposal
 }
 
-type flowFinder struct{}
+type flowProposer struct{}
 
-func (flowFinder) cutPairs(g *graph.Graph, s *score.Scores, r *flow.Routing, k int) [][2]int {
-	return flow.CutPairs(g, s, r, k)
-}
-func (flowFinder) cutEdges(g *graph.Graph, r *flow.Routing, k int) [][2]int {
-	return flow.CutEdges(g, r, k)
-}
-func (flowFinder) topFlowEdges(r *flow.Routing) [][2]int { return flow.TopFlowEdges(r) }
-func (flowFinder) expandSources(g *graph.Graph, s *score.Scores, r *flow.Routing, depth, k int) []int {
-	return flow.ExpandSources(g, s, r, depth, k)
-}
-func (flowFinder) sourceEdges(g *graph.Graph, r *flow.Routing, sources []int, k int) [][2]int {
-	return flow.SourceEdges(g, r, sources, k)
-}
-func (flowFinder) affinity(g *graph.Graph, r *flow.Routing, u, v int) float64 {
-	return r.Affinity(g, u, v)
+func (flowProposer) propose(g *graph.Graph, s *score.Scores, r *flow.Routing, t flow.Triggers) flow.Proposal {
+	return r.Propose(g, s, t)
 }
 
 func has(xs []string, x string) bool {

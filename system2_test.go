@@ -2,6 +2,7 @@ package flowreader
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -57,16 +58,22 @@ type fakeFinder struct {
 	aff                                         float64
 }
 
-func (f fakeFinder) cutPairs(*graph.Graph, *score.Scores, *flow.Routing, int) [][2]int {
-	return f.cutPairsOut
+// propose returns the pinned candidates of the fired triggers, at most 8
+// per list as flow.Routing.Propose does.
+func (f fakeFinder) propose(_ *graph.Graph, _ *score.Scores, _ *flow.Routing, t flow.Triggers) flow.Proposal {
+	eight := func(ps [][2]int) [][2]int { return ps[:min(len(ps), 8)] }
+	p := flow.Proposal{Affinity: func(int, int) float64 { return f.aff }}
+	if t.LowSaturation {
+		p.Bridges, p.CutEdges = eight(f.cutPairsOut), eight(f.cutEdgesOut)
+	}
+	if t.LowConsistency {
+		p.TopFlow = eight(f.topFlow)
+	}
+	if t.NoSupport {
+		p.Seeds, p.SeedEdges = f.seeds, eight(f.srcEdges)
+	}
+	return p
 }
-func (f fakeFinder) cutEdges(*graph.Graph, *flow.Routing, int) [][2]int { return f.cutEdgesOut }
-func (f fakeFinder) topFlowEdges(*flow.Routing) [][2]int                { return f.topFlow }
-func (f fakeFinder) expandSources(*graph.Graph, *score.Scores, *flow.Routing, int, int) []int {
-	return f.seeds
-}
-func (f fakeFinder) sourceEdges(*graph.Graph, *flow.Routing, []int, int) [][2]int { return f.srcEdges }
-func (f fakeFinder) affinity(*graph.Graph, *flow.Routing, int, int) float64       { return f.aff }
 
 // many returns n distinct pairs.
 func many(n int) [][2]int {
@@ -79,14 +86,14 @@ func many(n int) [][2]int {
 
 // s2 is a System-2 index over the fixture with the classic prompts, a fake
 // router whose first routing has saturation sigma, and pinned candidates.
-func s2(t *testing.T, m llm.Model, fr *fakeRouter, sigma float64, fnd finder, budget int) *Index {
+func s2(t *testing.T, m llm.Model, fr *fakeRouter, sigma float64, fnd proposer, budget int) *Index {
 	t.Helper()
 	fr.first = &flow.Routing{Router: "test", Saturation: sigma}
 	p, err := New(Config{Embedder: &fake.Embedder{Dim: 4}, Model: m, Router: fr, Selector: firstChains{}, Budget: budget, ClassicPrompts: true, System2: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.finder = fnd
+	p.proposer = fnd
 	ix, err := p.Open(context.Background(), fixture.Graph(t))
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +108,7 @@ func answer(t *testing.T, ix *Index, chains []flow.Chain) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ix.Answer(context.Background(), fixture.Question, s, r, chains)
+	res, err := ix.Answer(context.Background(), ix.Evidence(fixture.Question, s, r, chains))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,5 +336,37 @@ func TestSystem2WorstCaseCallBudget(t *testing.T) {
 	}
 	if !tr.Ran || fr.calls != 1 || tr.ScorerCut == 0 {
 		t.Errorf("System 2 %+v, reroutes %d", tr, fr.calls)
+	}
+}
+
+// TestSystem2DecodedEvidence: an Evidence decoded from JSON carries no
+// routing to edit; the gate still runs on its summary's saturation and a
+// fired gate says why the pass was skipped, without re-routing.
+func TestSystem2DecodedEvidence(t *testing.T) {
+	fr := &fakeRouter{next: &flow.Routing{Saturation: 1, Chains: []flow.Chain{{Nodes: []int{1}, Flow: 1}}}}
+	ix := s2(t, fixture.DefaultScript().Model(), fr, 0.1, fakeFinder{cutPairsOut: [][2]int{{0, 3}}, aff: 0.4}, 2)
+	s := &score.Scores{H: fixture.Relevance(ix.g.Len()), R: fixture.Relevance(ix.g.Len())}
+	r, err := ix.router.Route(context.Background(), s, ix.p.budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(ix.Evidence(fixture.Question, s, r, fixture.Chains(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev Evidence
+	if err := json.Unmarshal(b, &ev); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Answer(context.Background(), &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.System2
+	if tr == nil || tr.Saturation != 0.1 || !has(tr.Triggers, triggerSaturation) || tr.Ran || !strings.Contains(tr.Skipped, "no routing") {
+		t.Fatalf("System 2 %+v", tr)
+	}
+	if fr.calls != 0 {
+		t.Errorf("re-routed %d times without a routing", fr.calls)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // analysed and embedded.
 func ExamplePipeline_Update() {
 	ctx := context.Background()
-	p, _ := flowreader.New(flowreader.Aspects())
+	p, _ := flowreader.New(flowreader.Config{})
 	g, err := p.Build(ctx, docs())
 	if err != nil {
 		log.Fatal(err)

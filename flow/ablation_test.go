@@ -14,7 +14,7 @@ func TestAblationRouters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := routeOn(ctx, ablated(AblationShortestPath), g, s)
+	sp, err := routeOn(ctx, ablated(ablShortestPath), g, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,14 +26,14 @@ func TestAblationRouters(t *testing.T) {
 	if len(sp.Chains) > len(sp.Aspects) || sp.Cost > base.Cost+1e-9 {
 		t.Fatalf("shortest path: %d chains for %d aspects, cost %g vs %g", len(sp.Chains), len(sp.Aspects), sp.Cost, base.Cost)
 	}
-	ss, _ := routeOn(ctx, ablated(AblationSingleSink), g, s)
+	ss, _ := routeOn(ctx, ablated(ablSingleSink), g, s)
 	if len(ss.Aspects) != 1 || math.Abs(ss.Aspects[0].Capacity-ss.Demand) > 1e-9 {
 		t.Fatal("single sink: want A = 1 with d_1 = F0")
 	}
 	if ss.Kappa == base.Kappa {
 		t.Fatal("single sink: κ not recomputed")
 	}
-	do, _ := routeOn(ctx, ablated(AblationDocumentOrder), g, s)
+	do, _ := routeOn(ctx, ablated(ablDocumentOrder), g, s)
 	if !do.acyclic() {
 		t.Fatal("doc order: cycle")
 	}

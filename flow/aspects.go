@@ -10,39 +10,6 @@ import (
 	"github.com/flowreader/flowreader/score"
 )
 
-// DemandRule selects the demand F0 of an aspects network.
-type DemandRule int
-
-const (
-	// DemandRatio is paper v3's participation ratio (Σ z)²/Σ z² of the
-	// excess relevance z_v = max(0, h_v − τ) (§3.2, Eq. 3).
-	DemandRatio DemandRule = iota
-	// DemandBudget is F0 = the read budget, but no more than the number of
-	// nodes with h_v ≥ DemandFloor: the flow reads as many nodes as top-k
-	// would, yet never pads the budget with nodes far below the best one (a
-	// small corpus with off-topic documents).
-	DemandBudget
-)
-
-// Ablation selects one of paper v3's Table 3 variants of the aspects
-// network (§4.3).
-type Ablation int
-
-const (
-	// AblationNone is the full network.
-	AblationNone Ablation = iota
-	// AblationShortestPath removes the unit capacities of entry, content
-	// and terminal arcs (d_a kept): every unit takes the cheapest path.
-	AblationShortestPath
-	// AblationDocumentOrder orients content arcs by (document, reading
-	// order, index) instead of by relevance; the network stays a DAG.
-	AblationDocumentOrder
-	// AblationSingleSink keeps one aspect terminal (A = 1, d_1 = F0).
-	AblationSingleSink
-	// AblationNoAgreement sets the agreement ω ≡ 1 in the node credit.
-	AblationNoAgreement
-)
-
 // contentKinds are the graph edges that become content arcs (paper v3
 // §3.1: LLM links and kNN edges; reading order comes from paperOrderWindow).
 const contentKinds = graph.EdgeKNN | graph.EdgeLink
@@ -57,59 +24,97 @@ const feasibility = 0.99
 // spectral aspect terminals with capacities d_a summing to the demand F0,
 // and one min-cost flow whose decomposition gives the chains.
 //
-// Start from [PaperAspects] (§3 exactly) or [DefaultAspects] and change
-// fields; the zero value is rejected with [ErrConfig]. An Aspects holds
-// settings only: [Aspects.Open] does the work of one graph, and the value
-// may be shared by many graphs and goroutines.
+// The zero Aspects is the default, meant for score's default hybrid
+// relevance; [PaperAspects] is §3 exactly as written. Every other variant,
+// the Table 3 ablations included, is a change of fields: a field's zero
+// value is the default's, and a setting whose default is not zero is
+// switched off by a negative value. An Aspects holds settings only:
+// [Aspects.Open] does the work of one graph, and the value may be shared
+// by many graphs and goroutines.
+//
+// The default differs from the paper in five settings, each measured on
+// the dev sets (docs/experiments.md):
+//
+//   - the demand is the budget, capped by the nodes with h ≥ 0.25: under
+//     hybrid relevance a few nodes near h = 1 dominate Σ z², so the
+//     participation ratio asks for far fewer nodes than the reader reads;
+//     the floor keeps a small corpus from being padded with off-topic
+//     nodes;
+//   - no node credit: with hybrid relevance the mean h̄ is low, so the
+//     credit (ω h_v − h̄) pays for chains of weak predecessors that push
+//     ranked evidence out;
+//   - b = 0.2: the spectral alignment cost, whose leading direction is the
+//     corpus mean rather than a facet of the question, no longer outweighs
+//     relevance;
+//   - κ's spreads pooled over the arcs that can carry flow, and only live
+//     nodes' alignments computed;
+//   - chains with equal node sequences merged: a selector that picks
+//     budget chains does not spend reads on repeated node sequences.
 type Aspects struct {
 	// Solver solves the network; nil means &mcf.SSP{}.
 	Solver mcf.Solver
 	// BridgeWeight β and CrossModalBonus γ weigh the bridge term and the
 	// modality change in p_uv = clip((1−β) gain + β bridge + γ 1[mod
-	// differs], 0, 1) (App. A.2; 0.3 and 0.2).
+	// differs], 0, 1) (App. A.2). Zero means 0.3 and 0.2; negative none.
 	BridgeWeight, CrossModalBonus float64
 	// NodeCredit keeps the credit (ω_uv h_v − h̄) in the traversal cost
-	// w_uv (§3.2); false is Table 3's "− node credit".
+	// w_uv (§3.2, as PaperAspects sets it); the default leaves it out
+	// (Table 3's "− node credit").
 	NodeCredit bool
 	// RelevanceThreshold τ bounds the relevant set C = {h ≥ τ} whose
 	// embeddings give the aspects, and the excess z_v = max(0, h_v − τ) of
-	// DemandRatio (0.5).
+	// the participation ratio. Zero means 0.5; negative means 0.
 	RelevanceThreshold float64
-	// DemandRule selects how F0 is set before the clip to [1, budget]
-	// (paper: DemandRatio, Eq. 3); the budget given to Route is F_max.
-	DemandRule DemandRule
-	// DemandFloor is the relevance h a node needs under DemandBudget to
+	// DemandRatio sets F0 to paper v3's participation ratio (Σ z)²/Σ z² of
+	// the excess relevance z_v = max(0, h_v − τ) (§3.2, Eq. 3), as
+	// PaperAspects does. The default sets F0 to the budget, but no more
+	// than the number of nodes with h_v ≥ DemandFloor: the flow reads as
+	// many nodes as top-k would, yet never pads the budget with nodes far
+	// below the best one. Either is clipped to [1, budget]; the budget
+	// given to Route is F_max.
+	DemandRatio bool
+	// DemandFloor is the relevance h a node needs, without DemandRatio, to
 	// count toward the demand and to be routed at all: nodes below it get
-	// no entry capacity, and since arcs climb in h no chain reaches them
-	// (0: every node counts).
+	// no entry capacity, and since arcs climb in h no chain reaches them.
+	// Zero means 0.25; negative means every node counts.
 	DemandFloor float64
 	// EnergyFraction η: the aspects are the fewest leading singular
-	// vectors holding η of ‖M‖²_F (§3.2; 0.9).
+	// vectors holding η of ‖M‖²_F (§3.2). Zero means 0.9.
 	EnergyFraction float64
 	// TerminationShare b sets the termination scale
-	// κ = b/(1−b) · sd(w_uv)/sd(c_a(v)) (App. A.3, Eq. 10; 0.634).
+	// κ = b/(1−b) · sd(w_uv)/sd(c_a(v)) (App. A.3, Eq. 10; the paper's
+	// 0.634). Zero means 0.2; negative means 0.
 	TerminationShare float64
-	// PoolLiveArcs computes κ's spreads over the arcs whose tail the source
-	// reaches, the only ones that can carry flow, instead of over every arc
-	// (the paper). Dead arcs cannot influence the flow, but pooled they let
-	// nodes that can never be routed (under DemandFloor, most of a large
-	// corpus) set the cost scale of the ones that can; it also spares the
-	// alignments c_a(v) of dead nodes. It equals pooling every arc when
-	// every node is live.
-	PoolLiveArcs bool
-	// MergeChains merges chains with identical node sequences that end in
-	// different aspects (flows summed, cost flow-weighted, the aspect of
-	// the larger flow); §3.3 keeps them separate.
-	MergeChains bool
-	// MergeCopies routes every content class (a node and its copies,
-	// graph.Graph.Copies: exact and near-duplicates) as one node: its
-	// lowest node, holding the union of the members' content pairs and the
-	// highest of their relevances, while the other members get none. A
-	// content is then read once, however many documents hold it; the
-	// routing's Scores carry the class relevances it used.
-	MergeCopies bool
-	// Ablation selects a Table 3 variant (AblationNone: the full network).
-	Ablation Ablation
+	// PoolEveryArc computes κ's spreads over every arc, as the paper does
+	// (PaperAspects sets it). The default pools the arcs whose tail the
+	// source reaches, the only ones that can carry flow: dead arcs cannot
+	// influence the flow, but pooled they let nodes that can never be
+	// routed (under DemandFloor, most of a large corpus) set the cost
+	// scale of the ones that can; it also spares the alignments c_a(v) of
+	// dead nodes. Both are equal when every node is live.
+	PoolEveryArc bool
+	// SplitChains keeps chains with identical node sequences that end in
+	// different aspects apart, as §3.3 does (PaperAspects sets it). The
+	// default merges them (flows summed, cost flow-weighted, the aspect of
+	// the larger flow).
+	SplitChains bool
+	// KeepCopies routes the copies of one content (graph.Graph.Copies:
+	// exact and near-duplicates) as separate nodes, as the paper does
+	// (PaperAspects sets it). The default routes each content class as one
+	// node: its lowest node, holding the union of the members' content
+	// pairs and the highest of their relevances, while the other members
+	// get none; a content is then read once, however many documents hold
+	// it, and the routing's Scores carry the class relevances it used.
+	KeepCopies bool
+
+	// The Table 3 variants of the network (§4.3). ShortestPath removes the
+	// unit capacities of entry, content and terminal arcs (d_a kept):
+	// every unit takes the cheapest path. DocumentOrder orients content
+	// arcs by (document, reading order, index) instead of by relevance;
+	// the network stays a DAG. SingleSink keeps one aspect terminal
+	// (A = 1, d_1 = F0). NoAgreement sets the agreement ω ≡ 1 in the node
+	// credit.
+	ShortestPath, DocumentOrder, SingleSink, NoAgreement bool
 
 	// noPrune solves the whole network, not only its live part: the
 	// reference the pruning is tested against.
@@ -153,65 +158,54 @@ func (a *Aspects) orderWindow() int {
 // ±1; orientation by (h, index); β = 0.3, γ = 0.2, binary bridge with
 // cutoff ⌈√N⌉; Δ, ω and node credit on; τ = 0.5, F0 ∈ [1, budget] by the
 // participation ratio; η = 0.9; b = 0.634 with κ's spreads over every arc;
-// unit capacities.
+// unit capacities; chains kept apart; copies routed as separate nodes.
 func PaperAspects() *Aspects {
 	return &Aspects{
-		BridgeWeight:       0.30,
-		CrossModalBonus:    0.20,
-		NodeCredit:         true,
-		RelevanceThreshold: 0.50,
-		EnergyFraction:     0.90,
-		TerminationShare:   0.634,
+		NodeCredit:       true,
+		DemandRatio:      true,
+		TerminationShare: 0.634,
+		PoolEveryArc:     true,
+		SplitChains:      true,
+		KeepCopies:       true,
 	}
 }
 
-// DefaultAspects returns the default preset, meant for the hybrid dense +
-// BM25 relevance of score.AspectsConfig: PaperAspects with these changes.
-//
-//   - DemandBudget with DemandFloor 0.25: under hybrid relevance a few
-//     nodes near h = 1 dominate Σ z², so the participation ratio asks for
-//     far fewer nodes than the reader reads; the floor keeps a small corpus
-//     from being padded with off-topic nodes.
-//   - No node credit: with hybrid relevance the mean h̄ is low, so the
-//     credit (ω h_v − h̄) pays for chains of weak predecessors that push
-//     ranked evidence out.
-//   - b = 0.2: the spectral alignment cost, whose leading direction is the
-//     corpus mean rather than a facet of the question, no longer outweighs
-//     relevance.
-//   - PoolLiveArcs: only arcs that can carry flow set κ, and only live
-//     nodes' alignments are computed.
-//   - MergeChains: a selector that picks budget chains does not spend reads
-//     on repeated node sequences.
-//   - MergeCopies: a collection that holds a content twice (a page exported
-//     as .md and .mdx, versions of a report) does not spend reads on the
-//     second copy.
-//
-// The dev-set measurements behind each choice are in docs/experiments.md.
-func DefaultAspects() *Aspects {
-	a := PaperAspects()
-	a.DemandRule = DemandBudget
-	a.DemandFloor = 0.25
-	a.MergeChains = true
-	a.MergeCopies = true
-	a.NodeCredit = false
-	a.TerminationShare = 0.2
-	a.PoolLiveArcs = true
-	return a
+// settings returns a with every zero field set to its default and every
+// negative "off" value to 0: the values the router reads. Open calls it
+// once; the result is never passed through it again.
+func (a *Aspects) settings() Aspects {
+	c := *a
+	def := func(x *float64, d float64) {
+		switch {
+		case *x == 0:
+			*x = d
+		case *x < 0:
+			*x = 0
+		}
+	}
+	def(&c.BridgeWeight, 0.3)
+	def(&c.CrossModalBonus, 0.2)
+	def(&c.RelevanceThreshold, 0.5)
+	def(&c.DemandFloor, 0.25)
+	def(&c.TerminationShare, 0.2)
+	if c.EnergyFraction == 0 {
+		c.EnergyFraction = 0.9
+	}
+	return c
 }
 
 // name is the router's name in Routing.Router.
 func (a *Aspects) name() string {
-	switch a.Ablation {
-	case AblationShortestPath:
+	switch {
+	case a.ShortestPath:
 		return "shortest-path"
-	case AblationDocumentOrder:
+	case a.DocumentOrder:
 		return "doc-order"
-	case AblationSingleSink:
+	case a.SingleSink:
 		return "single-sink"
-	case AblationNoAgreement:
+	case a.NoAgreement:
 		return "no-agreement"
-	}
-	if a.DemandRule == DemandRatio {
+	case a.DemandRatio:
 		return "aspects-paper"
 	}
 	return "aspects"
@@ -219,25 +213,21 @@ func (a *Aspects) name() string {
 
 func (a *Aspects) validate() error {
 	bad := func(field string, v float64, want string) error {
-		return fmt.Errorf("%w: Aspects.%s %g not in %s; start from PaperAspects()", ErrConfig, field, v, want)
+		return fmt.Errorf("%w: Aspects.%s %g not in %s", ErrConfig, field, v, want)
 	}
 	switch {
-	case !(a.EnergyFraction > 0 && a.EnergyFraction <= 1):
-		return bad("EnergyFraction", a.EnergyFraction, "(0, 1]")
-	case !(a.TerminationShare >= 0 && a.TerminationShare < 1):
-		return bad("TerminationShare", a.TerminationShare, "[0, 1)")
-	case !(a.DemandFloor >= 0 && a.DemandFloor <= 1):
-		return bad("DemandFloor", a.DemandFloor, "[0, 1]")
+	case !(a.EnergyFraction >= 0 && a.EnergyFraction <= 1):
+		return bad("EnergyFraction", a.EnergyFraction, "(0, 1] (0 for the default)")
+	case !(a.TerminationShare < 1) || math.IsInf(a.TerminationShare, -1):
+		return bad("TerminationShare", a.TerminationShare, "[0, 1) (0 for the default, negative for none)")
+	case !(a.DemandFloor <= 1) || math.IsInf(a.DemandFloor, -1):
+		return bad("DemandFloor", a.DemandFloor, "[0, 1] (0 for the default, negative for none)")
 	case math.IsNaN(a.BridgeWeight):
 		return bad("BridgeWeight", a.BridgeWeight, "the reals")
 	case math.IsNaN(a.CrossModalBonus):
 		return bad("CrossModalBonus", a.CrossModalBonus, "the reals")
 	case math.IsNaN(a.RelevanceThreshold):
 		return bad("RelevanceThreshold", a.RelevanceThreshold, "the reals")
-	case a.DemandRule < DemandRatio || a.DemandRule > DemandBudget:
-		return fmt.Errorf("%w: Aspects.DemandRule %d unknown", ErrConfig, a.DemandRule)
-	case a.Ablation < AblationNone || a.Ablation > AblationNoAgreement:
-		return fmt.Errorf("%w: Aspects.Ablation %d unknown", ErrConfig, a.Ablation)
 	}
 	return nil
 }
@@ -255,7 +245,7 @@ func (a *Aspects) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ag := &aspectsGraph{cfg: *a, g: g}
+	ag := &aspectsGraph{cfg: a.settings(), g: g}
 	ag.openCopies()
 	ag.pairs = ag.pairSet(Edits{})
 	return ag, nil
@@ -264,7 +254,7 @@ func (a *Aspects) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error)
 // aspectsGraph routes the questions of one graph with the settings of the
 // Aspects it was opened from.
 type aspectsGraph struct {
-	cfg   Aspects
+	cfg   Aspects // after settings()
 	g     *graph.Graph
 	pairs *pairSet // without edits; shared and read-only
 	// whole is what routers on candidate subgraphs of g take from it
@@ -272,14 +262,15 @@ type aspectsGraph struct {
 	whole wholeGraph
 	sub   *subStats
 	// classes and rep are g's content classes and each node's
-	// representative under MergeCopies (nil otherwise, or without copies).
+	// representative (nil under KeepCopies, or without copies).
 	classes [][]int32
 	rep     []int32
 }
 
-// openCopies finds the content classes that MergeCopies routes as one node.
+// openCopies finds the content classes routed as one node (unless
+// KeepCopies).
 func (ag *aspectsGraph) openCopies() {
-	if !ag.cfg.MergeCopies {
+	if ag.cfg.KeepCopies {
 		return
 	}
 	if ag.classes = copyClasses(ag.g); ag.classes != nil {

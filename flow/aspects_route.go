@@ -36,7 +36,7 @@ type aspectsQuery struct {
 	hbar float64
 
 	src, snk, base int
-	unit           float64 // capacity of unit arcs (f0 under AblationShortestPath)
+	unit           float64 // capacity of unit arcs (f0 under ShortestPath)
 	floor          bool    // nodes below DemandFloor get no entry
 	entries        int     // nodes with an entry arc of positive capacity
 	live           []bool  // nil: every node is live
@@ -102,7 +102,8 @@ func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	tNet += time.Since(t2)
 
 	q.result(r, net, fmax)
-	r.Timings = Timings{Network: tNet, SVD: tSVD}
+	r.stage("network", tNet)
+	r.stage("svd", tSVD)
 	if f <= mcf.Eps {
 		if !q.lazy {
 			r.Flow = make([]float64, net.NumArcs())
@@ -113,19 +114,19 @@ func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, 
 		return nil, err
 	}
 	q.aspectFlows(r)
-	if a.MergeChains {
+	if !a.SplitChains {
 		r.Chains = mergeChains(r.Chains)
 	}
 	return r, nil
 }
 
 // aspects finds the aspect terminals: at most round(F0), |C| (and one
-// under AblationSingleSink) leading singular pairs of M, with capacities
+// under SingleSink) leading singular pairs of M, with capacities
 // d_a = F0 σ_a²/Σσ² (paper v3 §3.2).
 func (q *aspectsQuery) aspects() error {
 	k := int(math.Floor(q.f0 + 0.5))
 	k = min(k, len(q.c))
-	if q.a.Ablation == AblationSingleSink {
+	if q.a.SingleSink {
 		k = min(k, 1)
 	}
 	k = max(k, 1)
@@ -153,10 +154,10 @@ func (q *aspectsQuery) prune() {
 	}
 	q.src, q.snk, q.base = n, n+1, n+2
 	q.unit = 1.0
-	if a.Ablation == AblationShortestPath {
+	if a.ShortestPath {
 		q.unit = q.f0
 	}
-	q.floor = a.DemandRule == DemandBudget
+	q.floor = !a.DemandRatio
 	// Nodes below the floor get an entry arc of capacity 0 (arc ids stay
 	// aligned with node ids): since arcs climb in h, no chain reaches them.
 	// in marks the others (when unit can carry flow at all).
@@ -173,16 +174,16 @@ func (q *aspectsQuery) prune() {
 		entered = 0
 	}
 	q.nLive = n
-	if !a.noPrune || a.PoolLiveArcs {
+	if !a.noPrune || !a.PoolEveryArc {
 		// Entry depends on h alone and, by relevance, arcs climb in h: the
 		// entered nodes are closed under the arcs.
-		q.live, q.nLive = liveFromPairs(in, entered, q.ps, q.orient, q.unit, a.Ablation != AblationDocumentOrder)
+		q.live, q.nLive = liveFromPairs(in, entered, q.ps, q.orient, q.unit, !a.DocumentOrder)
 	}
-	// Under PoolLiveArcs with a dead part, κ pools the live arcs (those
+	// Unless PoolEveryArc, with a dead part, κ pools the live arcs (those
 	// with a live tail) and the live terminal nodes' alignments only; the
 	// others are never priced unless the full network is asked for.
-	q.poolLive = a.PoolLiveArcs && q.live != nil
-	q.needMaxFlow = a.Ablation != AblationShortestPath && float64(min(len(q.terms), q.entries)) < q.f0
+	q.poolLive = !a.PoolEveryArc && q.live != nil
+	q.needMaxFlow = !a.ShortestPath && float64(min(len(q.terms), q.entries)) < q.f0
 	q.lazy = q.poolLive && !a.noPrune && !q.needMaxFlow
 }
 
@@ -198,7 +199,7 @@ func (q *aspectsQuery) price() {
 		q.all = q.a.contentArcs(q.g, q.h, q.hbar, q.ps, q.orient)
 		q.arcs = q.all
 	}
-	// Under PoolLiveArcs only live terminal nodes get an alignment; the
+	// Unless PoolEveryArc, only live terminal nodes get an alignment; the
 	// others keep 0 and stay out of κ's pool.
 	q.aligned = q.terms
 	if q.poolLive {
@@ -399,11 +400,11 @@ func participation(h []float64, tau, fmin, fmax float64) float64 {
 	return math.Min(math.Max(s1*s1/s2, fmin), fmax)
 }
 
-// demand is F0 under the router's DemandRule, clipped to [minDemand,
+// demand is F0 under the router's demand rule, clipped to [minDemand,
 // budget] (minDemand lowered to the budget when above it).
 func (a *Aspects) demand(h []float64, budget float64) float64 {
 	fmin := math.Min(a.minDemand(), budget)
-	if a.DemandRule == DemandBudget {
+	if !a.DemandRatio {
 		n := 0
 		for _, x := range h {
 			if x >= a.DemandFloor {
@@ -531,7 +532,7 @@ func (a *Aspects) contentArcs(g *graph.Graph, h []float64, hbar float64, ps *pai
 
 // price orients pair i and prices it with
 // w_uv = (1 − p_uv) − Δ_uv − (ω_uv h_v − h̄) (paper v3 §3.2, App. A.2), the
-// credit only under NodeCredit and ω ≡ 1 under AblationNoAgreement.
+// credit only under NodeCredit and ω ≡ 1 under NoAgreement.
 func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, i int, orient func(int) (int, int)) arc {
 	p := &ps.pairs[i]
 	u, v := orient(i)
@@ -546,7 +547,7 @@ func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, 
 	w -= h[v] - h[u]
 	if a.NodeCredit {
 		omega := 1.0
-		if a.Ablation != AblationNoAgreement {
+		if !a.NoAgreement {
 			omega = p.cos
 		}
 		w -= omega*h[v] - hbar
@@ -571,7 +572,7 @@ func clip01(x float64) float64 {
 
 // before reports whether the arc between u and v goes u→v.
 func (a *Aspects) before(g *graph.Graph, h []float64, u, v int) bool {
-	if a.Ablation == AblationDocumentOrder {
+	if a.DocumentOrder {
 		x, y := &g.Nodes[u], &g.Nodes[v]
 		if x.Doc != y.Doc {
 			return x.Doc < y.Doc

@@ -21,6 +21,8 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 		t.Fatal("aspect network has a directed cycle")
 	}
 	checkFlow(t, r)
+	set := a.settings()
+	a = &set
 	f0 := a.demand(s.H, float64(budget))
 	if math.Abs(r.Demand-f0) > 1e-12 {
 		t.Fatalf("demand %g, want F0 %g", r.Demand, f0)
@@ -64,7 +66,7 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 		}
 		for i := 1; i < len(c.Nodes); i++ {
 			u, v := c.Nodes[i-1], c.Nodes[i]
-			if a.Ablation != AblationDocumentOrder && !(s.H[u] < s.H[v] || (s.H[u] == s.H[v] && u < v)) {
+			if !a.DocumentOrder && !(s.H[u] < s.H[v] || (s.H[u] == s.H[v] && u < v)) {
 				t.Fatalf("chain %v steps down in (h, index) at %d→%d", c.Nodes, u, v)
 			}
 		}
@@ -83,7 +85,7 @@ func TestAspectsInvariantsSynthetic(t *testing.T) {
 		n := 20 + int(seed)*15
 		g := synthGraph(t, n, 24, seed)
 		s := handScores(t, g, seed)
-		for _, a := range []*Aspects{PaperAspects(), noCredit(), ablated(AblationNoAgreement), ablated(AblationSingleSink), ablated(AblationDocumentOrder)} {
+		for _, a := range []*Aspects{PaperAspects(), noCredit(), ablated(ablNoAgreement), ablated(ablSingleSink), ablated(ablDocumentOrder)} {
 			r, err := routeOn(ctx, a, g, s)
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, a.name(), err)
@@ -102,7 +104,7 @@ func TestAspectsSettings(t *testing.T) {
 	variants := map[string]func(a *Aspects){
 		"b02":    func(a *Aspects) { a.TerminationShare = 0.2 },
 		"order0": func(a *Aspects) { a.testOrderWindow = -1 },
-		"merge":  func(a *Aspects) { a.MergeChains = true },
+		"merge":  func(a *Aspects) { a.SplitChains = false },
 		"fmax32": func(a *Aspects) {},
 	}
 	for _, name := range []string{"b02", "order0", "merge", "fmax32"} {
@@ -137,7 +139,7 @@ func TestAspectsMatchLP(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := synthGraph(t, 4+int(seed), 5, seed+100)
 		s := handScores(t, g, seed)
-		for _, base := range []*Aspects{PaperAspects(), ablated(AblationShortestPath), ablated(AblationDocumentOrder)} {
+		for _, base := range []*Aspects{PaperAspects(), ablated(ablShortestPath), ablated(ablDocumentOrder)} {
 			r, err := routeOn(ctx, base, g, s)
 			if err != nil {
 				t.Fatal(err)

@@ -89,13 +89,13 @@ func BenchmarkPipeline(b *testing.B) {
 		sel    selector.Selector
 	}
 	forms := []form{
-		{"aspects", score.AspectsConfig(), flow.DefaultAspects(), false, selector.Annealed{}},
-		{"aspects-warm", score.AspectsConfig(), flow.DefaultAspects(), true, selector.Annealed{}},
-		{"aspects-paper", score.AspectsPaperConfig(), flow.PaperAspects(), false, selector.Annealed{}},
+		{"aspects", score.Config{}, &flow.Aspects{}, false, selector.Annealed{}},
+		{"aspects-warm", score.Config{}, &flow.Aspects{}, true, selector.Annealed{}},
+		{"aspects-paper", score.PaperAspects(), flow.PaperAspects(), false, selector.Annealed{}},
 		// The default preset on the candidate subgraph of the 256 highest-h
 		// nodes and their neighbours.
-		{"candidates256", score.AspectsConfig(), &baselines.Candidates{M: 256}, false, selector.Annealed{}},
-		{"classic", score.ClassicConfig(), flow.DefaultClassic(), false, selector.Replicator{}},
+		{"candidates256", score.Config{}, &baselines.Candidates{M: 256}, false, selector.Annealed{}},
+		{"classic", score.Classic(), &flow.Classic{}, false, selector.Replicator{}},
 	}
 	ctx := context.Background()
 	for _, sz := range sizes {
@@ -122,7 +122,7 @@ func BenchmarkPipeline(b *testing.B) {
 					}
 				}
 				base, baseCPU := cosineTime(g, q)
-				var st flow.Timings
+				st := map[string]time.Duration{}
 				var scoreT, selT time.Duration
 				b.ResetTimer()
 				c0 := cputime.Now()
@@ -148,10 +148,9 @@ func BenchmarkPipeline(b *testing.B) {
 						b.Fatal(err)
 					}
 					selT += time.Since(t1)
-					st.Network += r.Timings.Network
-					st.SVD += r.Timings.SVD
-					st.Solve += r.Timings.Solve
-					st.Decompose += r.Timings.Decompose
+					for k, d := range r.Stages {
+						st[k] += d
+					}
 				}
 				cpu := (cputime.Now() - c0) / time.Duration(b.N)
 				b.StopTimer()
@@ -166,10 +165,10 @@ func BenchmarkPipeline(b *testing.B) {
 				b.ReportMetric(float64(per)/float64(base), "x-cosine")
 				b.ReportMetric(float64(base)/1e6, "cosine-ms")
 				b.ReportMetric(ms(scoreT), "score-ms")
-				b.ReportMetric(ms(st.Network), "network-ms")
-				b.ReportMetric(ms(st.SVD), "svd-ms")
-				b.ReportMetric(ms(st.Solve), "solve-ms")
-				b.ReportMetric(ms(st.Decompose), "decomp-ms")
+				b.ReportMetric(ms(st["network"]), "network-ms")
+				b.ReportMetric(ms(st["svd"]), "svd-ms")
+				b.ReportMetric(ms(st["solve"]), "solve-ms")
+				b.ReportMetric(ms(st["decompose"]), "decomp-ms")
 				b.ReportMetric(ms(selT), "select-ms")
 			})
 		}
@@ -185,13 +184,13 @@ func BenchmarkTwoGraphs(b *testing.B) {
 	ctx := context.Background()
 	const n, dim = 16384, 100
 	g1, g2 := benchGraph(b, n, dim), benchGraph(b, n+1, dim)
-	rt := flow.DefaultAspects()
+	rt := &flow.Aspects{}
 	scores := func(g *graph.Graph) *score.Scores {
 		q := append([]float32(nil), g.Embedding(1)...)
 		for j := range q {
 			q[j] += g.Embedding(2)[j]
 		}
-		s, err := score.NewIndex(g).Score(score.AspectsConfig(), score.Query{Text: g.Nodes[1].Summary[:40], Embedding: q})
+		s, err := score.NewIndex(g).Score(score.Config{}, score.Query{Text: g.Nodes[1].Summary[:40], Embedding: q})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,20 +18,21 @@ import (
 // σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
 //
 // The sources, the sinks and their answerability a_v come with the scores
-// (score.ClassicConfig computes them); Route rejects scores without them
-// with [ErrScores]. Start from [DefaultClassic]; the zero value is rejected
-// with [ErrConfig].
+// (score.Classic computes them); Route rejects scores without them
+// with [ErrScores]. The zero Classic is paper v1; a field's zero value is
+// the paper's.
 type Classic struct {
 	// Solver solves the network; nil means &mcf.SSP{}.
 	Solver mcf.Solver
 	// MinEdgeWeight r_min prunes graph edges of weight below it, compared
-	// in float32 like score.Config.KeepEdge, so that an edge of weight
-	// float32(0.22) survives 0.22 (paper v1: 0.22, score.ClassicConfig's
-	// RMin, so that scoring and routing prune alike).
+	// in float32 as score does, so that an edge of weight float32(0.22)
+	// survives 0.22 (paper v1: 0.22, score.Classic's MinEdgeWeight, so
+	// that scoring and routing prune alike). Zero means 0.22; negative
+	// keeps every edge.
 	MinEdgeWeight float64
-	// Demand is the demand F (6).
+	// Demand is the demand F; zero means 6.
 	Demand float64
-	// MaxPaths caps the decomposition (60).
+	// MaxPaths caps the decomposition; zero means 60.
 	MaxPaths int
 }
 
@@ -39,19 +40,29 @@ type Classic struct {
 // graph as built (paper v1).
 const classicKinds = graph.EdgeOrder | graph.EdgeKNN | graph.EdgeLink
 
-// DefaultClassic returns paper v1's constants.
-func DefaultClassic() *Classic {
-	return &Classic{
-		MinEdgeWeight: 0.22,
-		Demand:        6,
-		MaxPaths:      60,
+// settings returns c with every zero field set to paper v1's value: the
+// values the router reads.
+func (c *Classic) settings() Classic {
+	s := *c
+	switch {
+	case s.MinEdgeWeight == 0:
+		s.MinEdgeWeight = 0.22
+	case s.MinEdgeWeight < 0:
+		s.MinEdgeWeight = math.Inf(-1)
 	}
+	if s.Demand == 0 {
+		s.Demand = 6
+	}
+	if s.MaxPaths == 0 {
+		s.MaxPaths = 60
+	}
+	return s
 }
 
 func (c *Classic) validate() error {
 	switch {
-	case !(c.Demand > 0) || math.IsInf(c.Demand, 0):
-		return fmt.Errorf("%w: Classic.Demand %g, want > 0; start from DefaultClassic()", ErrConfig, c.Demand)
+	case !(c.Demand >= 0) || math.IsInf(c.Demand, 0):
+		return fmt.Errorf("%w: Classic.Demand %g, want > 0 (0 for the default)", ErrConfig, c.Demand)
 	case c.MaxPaths < 0:
 		return fmt.Errorf("%w: Classic.MaxPaths %d is negative", ErrConfig, c.MaxPaths)
 	case math.IsNaN(c.MinEdgeWeight):
@@ -72,7 +83,7 @@ func (c *Classic) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cg := &classicGraph{cfg: *c, g: g}
+	cg := &classicGraph{cfg: c.settings(), g: g}
 	cg.pairs = cg.contentPairs(Edits{})
 	return cg, nil
 }
@@ -130,7 +141,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	}
 	t0 := time.Now()
 	if s.Sources == nil || s.Sinks == nil || s.A == nil {
-		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with score.ClassicConfig", ErrScores)
+		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with score.Classic", ErrScores)
 	}
 	h := s.H
 	sources := dedupKeep(append(append([]int(nil), s.Sources...), edits.Sources...))
@@ -172,7 +183,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	r.MaxFlow = fmax
 	r.Saturation = math.Min(fmax/c.Demand, 1)
 	r.Aspects = nil
-	r.Timings.Network = time.Since(t0)
+	r.stage("network", time.Since(t0))
 	f := math.Min(c.Demand, fmax)
 	if f <= mcf.Eps {
 		r.Flow = make([]float64, net.NumArcs())

@@ -39,11 +39,11 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			b.ResetTimer()
 			c0 := cputime.Now()
 			for range b.N {
-				s, err := ix.ScoreCandidates(score.ClassicConfig(), score.Query{Text: question, Embedding: q}, 256)
+				s, err := ix.ScoreCandidates(score.Classic(), score.Query{Text: question, Embedding: q}, 256)
 				if err != nil {
 					b.Fatal(err)
 				}
-				gr, err := flow.DefaultClassic().Open(ctx, s.Graph)
+				gr, err := (&flow.Classic{}).Open(ctx, s.Graph)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -57,7 +57,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			g := benchGraph(b, n, 100)
 			ix := score.NewIndex(g)
 			q := append([]float32(nil), g.Embedding(1)...)
-			gr, err := flow.DefaultClassic().Open(ctx, g)
+			gr, err := (&flow.Classic{}).Open(ctx, g)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			b.ResetTimer()
 			c0 := cputime.Now()
 			for range b.N {
-				s, err := ix.Score(score.ClassicConfig(), score.Query{Text: question, Embedding: q})
+				s, err := ix.Score(score.Classic(), score.Query{Text: question, Embedding: q})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -19,7 +19,7 @@ func TestClassicCapacitiesAndSaturation(t *testing.T) {
 		g := synthGraph(t, 30+10*int(seed), 16, seed)
 		s := handScores(t, g, seed)
 		for _, f := range []float64{0.5, 6, 1000} {
-			c := DefaultClassic()
+			c := &Classic{}
 			c.Demand = f
 			r, err := routeOn(ctx, c, g, s)
 			if err != nil {
@@ -49,7 +49,7 @@ func TestClassicCapacitiesAndSaturation(t *testing.T) {
 					want = s.A[u]
 				default:
 					want = math.Min(s.H[u], s.H[v])
-					wantCost := 1 - r.Affinity(g, u, v)*(s.H[u]+s.H[v])/2
+					wantCost := 1 - r.affinity(g, u, v)*(s.H[u]+s.H[v])/2
 					if math.Abs(cost-wantCost) > 1e-12 {
 						t.Fatalf("arc %d→%d cost %g, want %g", u, v, cost, wantCost)
 					}
@@ -73,12 +73,12 @@ func TestClassicMatchesLPAndIsDeterministic(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := synthGraph(t, 12, 6, seed+40)
 		s := handScores(t, g, seed)
-		c := DefaultClassic()
+		c := &Classic{}
 		r, err := routeOn(ctx, c, g, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c2 := DefaultClassic()
+		c2 := &Classic{}
 		c2.Solver = mcftest.LP{}
 		r2, err := routeOn(ctx, c2, g, s)
 		if err != nil {
@@ -105,21 +105,21 @@ func TestClassicErrors(t *testing.T) {
 	} {
 		aspectScores := *s
 		drop(&aspectScores)
-		_, err := routeOn(ctx, DefaultClassic(), g, &aspectScores)
-		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "score.ClassicConfig") {
+		_, err := routeOn(ctx, &Classic{}, g, &aspectScores)
+		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "score.Classic") {
 			t.Fatalf("scores without sources or sinks: %v", err)
 		}
 	}
-	if _, err := routeOn(ctx, &Classic{}, g, s); !errors.Is(err, ErrConfig) {
-		t.Fatalf("zero Classic: %v", err)
+	if _, err := routeOn(ctx, &Classic{Demand: -1}, g, s); !errors.Is(err, ErrConfig) {
+		t.Fatalf("negative demand: %v", err)
 	}
 	bad := *s
 	bad.H = s.H[:3]
-	if _, err := routeOn(ctx, DefaultClassic(), g, &bad); !errors.Is(err, ErrScores) {
+	if _, err := routeOn(ctx, &Classic{}, g, &bad); !errors.Is(err, ErrScores) {
 		t.Fatalf("short H: %v", err)
 	}
-	if _, err := routeOn(ctx, &Aspects{}, g, s); !errors.Is(err, ErrConfig) {
-		t.Fatalf("zero Aspects: %v", err)
+	if _, err := routeOn(ctx, &Aspects{EnergyFraction: 2}, g, s); !errors.Is(err, ErrConfig) {
+		t.Fatalf("EnergyFraction 2: %v", err)
 	}
 	if _, err := routeOn(ctx, PaperAspects(), g, &bad); !errors.Is(err, ErrScores) {
 		t.Fatalf("aspects short H: %v", err)
@@ -129,7 +129,7 @@ func TestClassicErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	es := scoresFor(empty, nil)
-	for _, rt := range []Router{PaperAspects(), DefaultClassic()} {
+	for _, rt := range []Router{PaperAspects(), &Classic{}} {
 		r, err := routeOn(ctx, rt, empty, es)
 		if err != nil || len(r.Chains) != 0 {
 			t.Fatalf("%T on empty graph: %v %v", rt, r, err)

@@ -61,10 +61,10 @@ func withCopies(t *testing.T, g *graph.Graph, copy bool) *graph.Graph {
 }
 
 // A collection that holds a document twice routes as the collection that
-// holds it once: MergeCopies makes each copied node and its copy one node
+// holds it once: the default (not KeepCopies) makes each copied node and its copy one node
 // of the network (the original, the lower index) with the union of their
 // pairs, and a keyword's document frequency counts it once.
-func TestMergeCopiesRoutesAsOnce(t *testing.T) {
+func TestCopiesRouteAsOnce(t *testing.T) {
 	ctx := context.Background()
 	base := synthGraph(t, 120, 16, 5)
 	once, twice := withCopies(t, base, false), withCopies(t, base, true)
@@ -82,11 +82,11 @@ func TestMergeCopiesRoutesAsOnce(t *testing.T) {
 		s1 := handScores(t, once, seed)
 		s2 := scoresFor(twice, s1.Query)
 		for _, budget := range []int{2, 5, 16} {
-			want, err := routeAt(ctx, DefaultAspects(), once, s1, budget)
+			want, err := routeAt(ctx, &Aspects{}, once, s1, budget)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := routeAt(ctx, DefaultAspects(), twice, s2, budget)
+			got, err := routeAt(ctx, &Aspects{}, twice, s2, budget)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,9 +106,8 @@ func TestMergeCopiesRoutesAsOnce(t *testing.T) {
 					t.Fatalf("copy %d keeps h %v", v, got.Scores.H[v])
 				}
 			}
-			// Without MergeCopies the copies are read.
-			plain := DefaultAspects()
-			plain.MergeCopies = false
+			// With KeepCopies the copies are read.
+			plain := &Aspects{KeepCopies: true}
 			r, err := routeAt(ctx, plain, twice, s2, budget)
 			if err != nil {
 				t.Fatal(err)
@@ -131,32 +130,3 @@ func readsCopy(r *Routing, n int) bool {
 	return false
 }
 
-// Hop's seeds are one per content: a passage held twice does not take two
-// of the Seeds places.
-func TestHopSeedsOnePerContent(t *testing.T) {
-	twice := withCopies(t, synthGraph(t, 40, 8, 3), true)
-	hr, err := (&Hop{Router: DefaultAspects(), Seeds: 3}).Open(context.Background(), twice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hg := hr.(interface{ seedNodes([]float64) []int })
-	r := make([]float64, twice.Len())
-	for v := range r {
-		r[v] = float64(v) / float64(len(r)) // the copies (highest indexes) first
-	}
-	seeds := hg.seedNodes(r)
-	seen := map[int32]bool{}
-	for _, v := range seeds {
-		k := int32(v)
-		if cs := twice.Copies(v); cs != nil {
-			k = cs[0]
-		}
-		if seen[k] {
-			t.Fatalf("seeds %v hold one content twice", seeds)
-		}
-		seen[k] = true
-	}
-	if len(seeds) != 3 {
-		t.Fatalf("%d seeds", len(seeds))
-	}
-}

@@ -46,8 +46,8 @@ func TestDegenerateInputs(t *testing.T) {
 	cases = append(cases, tc{"all h equal", flat, eq})
 	noEdges := mk(5, 2, []float32{1, 0, 0.9, 0.1, 0.5, 0.5, 0.1, 0.9, 0, 1}, nil)
 	cases = append(cases, tc{"no edges", noEdges, scoresFor(noEdges, []float32{1, 0})})
-	routers := []Router{PaperAspects(), DefaultAspects(), ablated(AblationShortestPath), ablated(AblationDocumentOrder),
-		ablated(AblationSingleSink), ablated(AblationNoAgreement), noCredit(), DefaultClassic()}
+	routers := []Router{PaperAspects(), &Aspects{}, ablated(ablShortestPath), ablated(ablDocumentOrder),
+		ablated(ablSingleSink), ablated(ablNoAgreement), noCredit(), &Classic{}}
 	for _, c := range cases {
 		for _, rt := range routers {
 			r, err := routeOn(ctx, rt, c.g, c.s)
@@ -64,10 +64,10 @@ func TestDegenerateInputs(t *testing.T) {
 				t.Fatalf("%s / %s: σ = %g", c.name, r.Router, r.Saturation)
 			}
 			_ = r.String()
-			_ = CutPairs(c.g, c.s, r, 4)
-			_ = CutEdges(c.g, r, 4)
-			_ = TopFlowEdges(r)
-			_ = ExpandSources(c.g, c.s, r, 2, 4)
+			_ = cutPairs(c.g, c.s, r, 4)
+			_ = cutEdges(c.g, r, 4)
+			_ = topFlowEdges(r)
+			_ = expandSources(c.g, c.s, r, 2, 4)
 		}
 	}
 }

@@ -37,12 +37,12 @@
 // eigen-decomposition of the d×d Gram matrix MᵀM when |C| > d) when
 // min(|C|, d) is small, else from Lanczos on MᵀM as an operator.
 //
-// [PaperAspects] is exactly that. [DefaultAspects], for hybrid dense + BM25
-// relevance, sets the demand to the budget (capped by the nodes above a
-// relevance floor, [DemandBudget]), drops the node credit, lowers b to 0.2,
-// pools κ's spreads over the arcs that can carry flow and merges chains
-// with equal node sequences. The Table 3 variants (§4.3) are the
-// [Ablation] setting.
+// [PaperAspects] is exactly that. The zero [Aspects], the default for
+// hybrid dense + BM25 relevance, sets the demand to the budget (capped by
+// the nodes above a relevance floor), drops the node credit, lowers b to
+// 0.2, pools κ's spreads over the arcs that can carry flow and merges
+// chains with equal node sequences. The Table 3 variants (§4.3) are
+// fields of Aspects.
 //
 // # Classic (paper v1)
 //
@@ -51,16 +51,23 @@
 // with cost 1 − w_uv(h_u+h_v)/2 (Eq. 5) and capacity min(h_u, h_v); the
 // demand F = 6 is routed up to the max flow f_max, with saturation
 // σ = min(f_max/F, 1), and decomposed into at most 60 paths. The sources,
-// sinks and answerabilities are the scores' (score.ClassicConfig: |S| = |T|
+// sinks and answerabilities are the scores' (score.Classic: |S| = |T|
 // = 8, λ_MMR = 0.7, β_v = 0.05), so that scoring and routing cannot
 // disagree on them.
 //
 // # System 2
 //
-// [CutPairs], [CutEdges], [TopFlowEdges], [ExpandSources], [SourceEdges]
-// and [Damped] compute paper v1's System-2 edits as pure functions of a
-// [Routing], and [Routing.Affinity] reads a pair's affinity after earlier
-// edits; a [Rerouter] applies the edits and solves again.
+// [Routing.Propose] is paper v1's System 2's one entry point into a
+// routing: for the gate's fired [Triggers] it returns the [Proposal] of
+// pairs and seeds to score, and their current affinities; a [Rerouter]
+// applies the resulting [Edits] and solves again.
+//
+// # Capabilities
+//
+// A GraphRouter may implement these optional interfaces, which callers
+// assert: [Rerouter] (apply System-2 edits and solve again; both routers of
+// this package) and [SubgraphOpener] (open routers on candidate subgraphs
+// priced with the whole graph's statistics; the aspects router).
 //
 // Every router is deterministic: fixed node order, ties broken by index,
 // no map iteration where order matters.

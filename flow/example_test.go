@@ -62,7 +62,7 @@ func ExampleClassic_Open() {
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
 	s.Sources, s.Sinks = []int{0}, []int{2}
 	ctx := context.Background()
-	gr, err := flow.DefaultClassic().Open(ctx, g)
+	gr, err := (&flow.Classic{}).Open(ctx, g)
 	if err != nil {
 		panic(err)
 	}
@@ -79,18 +79,11 @@ func ExampleClassic_Open() {
 	// [0 1 2] flow 0.70
 }
 
-func ExampleDamped() {
-	// A System-2 scorer rates an edge of affinity 0.4 at 0.9: the damped rule
-	// moves it by λ(0.9 − 0.4) = 0.3, the bound.
-	fmt.Printf("%.2f\n", flow.Damped(0.4, 0.9, 0.6, 0.3))
-	// Output: 0.70
-}
-
 // An ablation of Table 3 is a setting of the aspects router.
-func ExampleAblation() {
+func ExampleAspects_singleSink() {
 	g, s := tiny()
 	a := flow.PaperAspects()
-	a.Ablation = flow.AblationSingleSink
+	a.SingleSink = true
 	ctx := context.Background()
 	gr, err := a.Open(ctx, g)
 	if err != nil {
@@ -112,7 +105,7 @@ func ExampleRerouter() {
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
 	s.Sources, s.Sinks = []int{0}, []int{3}
 	ctx := context.Background()
-	gr, err := flow.DefaultClassic().Open(ctx, g)
+	gr, err := (&flow.Classic{}).Open(ctx, g)
 	if err != nil {
 		panic(err)
 	}
@@ -121,10 +114,13 @@ func ExampleRerouter() {
 		panic(err)
 	}
 	fmt.Printf("before: saturation %.2f\n", r.Saturation)
+	// T1 fired: bridge every proposed pair with the damped update of the
+	// affinity toward a scorer's 0.8 (λ = 0.6, bound 0.3).
 	var e flow.Edits
-	for _, p := range flow.CutPairs(g, s, r, 8) {
+	prop := r.Propose(g, s, flow.Triggers{LowSaturation: true})
+	for _, p := range prop.Bridges {
 		old := max(g.Cos(p[0], p[1]), 0)
-		e.Edges = append(e.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: flow.Damped(old, 0.8, 0.6, 0.3), Add: true})
+		e.Edges = append(e.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: old + min(0.3, 0.6*(0.8-old)), Add: true})
 	}
 	r2, err := gr.(flow.Rerouter).Reroute(ctx, s, 11, r, e)
 	if err != nil {

@@ -135,11 +135,30 @@ func rerouteOn(ctx context.Context, r Router, g *graph.Graph, s *score.Scores, p
 }
 
 // ablated is PaperAspects with a Table 3 ablation.
-func ablated(ab Ablation) *Aspects {
+func ablated(ab ablation) *Aspects {
 	a := PaperAspects()
-	a.Ablation = ab
+	switch ab {
+	case ablShortestPath:
+		a.ShortestPath = true
+	case ablDocumentOrder:
+		a.DocumentOrder = true
+	case ablSingleSink:
+		a.SingleSink = true
+	case ablNoAgreement:
+		a.NoAgreement = true
+	}
 	return a
 }
+
+// ablation names one of the Table 3 variants (the fields of Aspects).
+type ablation int
+
+const (
+	ablShortestPath ablation = iota + 1
+	ablDocumentOrder
+	ablSingleSink
+	ablNoAgreement
+)
 
 // noCredit is PaperAspects without the node credit.
 func noCredit() *Aspects {

@@ -38,8 +38,8 @@ func TestKappaPoolLiveArcs(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := synthGraph(t, 40+int(seed)*30, 16, seed)
 		s := handScores(t, g, seed)
-		live, all := DefaultAspects(), DefaultAspects()
-		live.PoolLiveArcs, all.PoolLiveArcs = true, false
+		live, all := &Aspects{}, &Aspects{}
+		live.PoolEveryArc, all.PoolEveryArc = false, true
 		r, err := routeOn(ctx, live, g, s)
 		if err != nil {
 			t.Fatal(err)
@@ -75,14 +75,15 @@ func TestKappaPoolLiveArcs(t *testing.T) {
 				c = append(c, math.Max(0, dot))
 			}
 		}
-		want := live.TerminationShare / (1 - live.TerminationShare) * popSD(w) / popSD(c)
+		b := live.settings().TerminationShare
+		want := b / (1 - b) * popSD(w) / popSD(c)
 		if math.Abs(r.Kappa-want) > 1e-4*want {
 			t.Fatalf("seed %d: κ %v, oracle %v (%d live arcs, %d alignments)", seed, r.Kappa, want, len(w), len(c))
 		}
 		checkFlow(t, r)
 
 		// Every node live: the pools are the same.
-		live.DemandFloor, all.DemandFloor = 0, 0
+		live.DemandFloor, all.DemandFloor = -1, -1
 		r, err = routeOn(ctx, live, g, s)
 		if err != nil {
 			t.Fatal(err)
@@ -94,6 +95,6 @@ func TestKappaPoolLiveArcs(t *testing.T) {
 		sameRouting(t, fmt.Sprintf("seed %d floor 0", seed), r, ra)
 	}
 	if differs == 0 {
-		t.Fatal("PoolLiveArcs never changed κ: the oracle check does not bite")
+		t.Fatal("pooling the live arcs never changed κ: the oracle check does not bite")
 	}
 }

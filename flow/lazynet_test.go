@@ -90,11 +90,11 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 			t.Fatalf("%s: %s %v, want %v", name, what, a, b)
 		}
 	}
-	eq("CutPairs", CutPairs(g, s, got, 6), CutPairs(g, s, want, 6))
-	eq("CutEdges", CutEdges(g, got, 6), CutEdges(g, want, 6))
-	eq("TopFlowEdges", TopFlowEdges(got), TopFlowEdges(want))
-	eq("SourceEdges", SourceEdges(g, got, got.nodes(), 6), SourceEdges(g, want, want.nodes(), 6))
-	eq("ExpandSources", ExpandSources(g, s, got, 2, 4), ExpandSources(g, s, want, 2, 4))
+	eq("CutPairs", cutPairs(g, s, got, 6), cutPairs(g, s, want, 6))
+	eq("CutEdges", cutEdges(g, got, 6), cutEdges(g, want, 6))
+	eq("TopFlowEdges", topFlowEdges(got), topFlowEdges(want))
+	eq("SourceEdges", sourceEdges(g, got, got.nodes(), 6), sourceEdges(g, want, want.nodes(), 6))
+	eq("ExpandSources", expandSources(g, s, got, 2, 4), expandSources(g, s, want, 2, 4))
 	eq("Nodes", got.nodes(), want.nodes())
 }
 
@@ -106,10 +106,10 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 func TestLazyFullNetworkIsExact(t *testing.T) {
 	ctx := context.Background()
 	variants := map[string]func() *Aspects{
-		"default": DefaultAspects,
-		"floor10": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.1; return a },
-		"floor60": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.6; return a },
-		"uncap":   func() *Aspects { a := DefaultAspects(); a.Ablation = AblationShortestPath; return a },
+		"default": func() *Aspects { return &Aspects{} },
+		"floor10": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.1; return a },
+		"floor60": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.6; return a },
+		"uncap":   func() *Aspects { a := &Aspects{}; a.ShortestPath = true; return a },
 		"paper":   PaperAspects,
 	}
 	names := []string{"default", "floor10", "floor60", "uncap", "paper"}
@@ -151,10 +151,10 @@ func TestLazyFullNetworkIsExact(t *testing.T) {
 
 			// System 2: edit the cut's pairs and the top-flow edges, reroute.
 			var e Edits
-			for _, p := range CutPairs(g, s, want, 2) {
+			for _, p := range cutPairs(g, s, want, 2) {
 				e.Edges = append(e.Edges, EdgeEdit{U: p[0], V: p[1], Affinity: 0.9})
 			}
-			for _, p := range TopFlowEdges(want) {
+			for _, p := range topFlowEdges(want) {
 				e.Edges = append(e.Edges, EdgeEdit{U: p[0], V: p[1], Affinity: 0.05})
 			}
 			got2, err := rerouteOn(ctx, a, g, s, got, e)

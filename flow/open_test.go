@@ -11,21 +11,20 @@ import (
 )
 
 // TestLiteralAspectsIsDefault requires an Aspects written as a literal with
-// DefaultAspects' settings to route exactly like the preset: constructors
-// set no hidden state.
+// the default's values to route exactly like the zero Aspects: the
+// defaults are the documented values and nothing else.
 func TestLiteralAspectsIsDefault(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 150, 16, 21)
 	s := handScores(t, g, 21)
 	lit := &Aspects{
 		BridgeWeight: 0.3, CrossModalBonus: 0.2, RelevanceThreshold: 0.5,
-		DemandRule: DemandBudget, DemandFloor: 0.25, EnergyFraction: 0.9, TerminationShare: 0.2,
-		PoolLiveArcs: true, MergeChains: true, MergeCopies: true,
+		DemandFloor: 0.25, EnergyFraction: 0.9, TerminationShare: 0.2,
 	}
-	if *lit != *DefaultAspects() {
-		t.Fatalf("the literal is not DefaultAspects: %+v", lit)
+	if lit.settings() != (&Aspects{}).settings() {
+		t.Fatalf("the literal's settings are not the default's: %+v", lit.settings())
 	}
-	want, err := routeOn(ctx, DefaultAspects(), g, s)
+	want, err := routeOn(ctx, &Aspects{}, g, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestLiteralAspectsIsDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got.Chains, want.Chains) || got.Cost != want.Cost || got.Kappa != want.Kappa {
-		t.Fatal("a literal Aspects routes differently from DefaultAspects")
+		t.Fatal("a literal Aspects routes differently from the zero Aspects")
 	}
 }
 
@@ -45,7 +44,7 @@ func TestOpenSharesNothing(t *testing.T) {
 	ctx := context.Background()
 	g1, g2 := synthGraph(t, 90, 16, 22), synthGraph(t, 120, 16, 23)
 	s1, s2 := handScores(t, g1, 22), handScores(t, g2, 23)
-	for _, rt := range []Router{DefaultAspects(), PaperAspects(), DefaultClassic()} {
+	for _, rt := range []Router{&Aspects{}, PaperAspects(), &Classic{}} {
 		before := reflect.ValueOf(rt).Elem().Interface()
 		want1, err := routeOn(ctx, rt, g1, s1)
 		if err != nil {
@@ -100,7 +99,7 @@ func TestBudgetIsFMax(t *testing.T) {
 	g := synthGraph(t, 150, 16, 24)
 	s := handScores(t, g, 24)
 	for _, budget := range []int{1, 4, 16} {
-		r, err := routeAt(ctx, DefaultAspects(), g, s, budget)
+		r, err := routeAt(ctx, &Aspects{}, g, s, budget)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,11 +107,11 @@ func TestBudgetIsFMax(t *testing.T) {
 			t.Fatalf("budget %d: demand %g", budget, r.Demand)
 		}
 	}
-	r, err := routeAt(ctx, DefaultAspects(), g, s, 4)
+	r, err := routeAt(ctx, &Aspects{}, g, s, 4)
 	if err != nil || r.Demand != 4 {
-		t.Fatalf("budget 4 under DemandBudget: demand %v, %v", r.Demand, err)
+		t.Fatalf("budget 4 under the budget demand: demand %v, %v", r.Demand, err)
 	}
-	for _, rt := range []Router{DefaultAspects(), DefaultClassic()} {
+	for _, rt := range []Router{&Aspects{}, &Classic{}} {
 		for _, budget := range []int{0, -3} {
 			if _, err := routeAt(ctx, rt, g, s, budget); !errors.Is(err, ErrConfig) {
 				t.Fatalf("%T budget %d: %v", rt, budget, err)
@@ -130,15 +129,13 @@ func TestValidationNamesTheField(t *testing.T) {
 	aspects := map[string]func(a *Aspects){
 		"EnergyFraction":     func(a *Aspects) { a.EnergyFraction = 1.5 },
 		"TerminationShare":   func(a *Aspects) { a.TerminationShare = 1 },
-		"DemandFloor":        func(a *Aspects) { a.DemandFloor = -1 },
+		"DemandFloor":        func(a *Aspects) { a.DemandFloor = 1.5 },
 		"BridgeWeight":       func(a *Aspects) { a.BridgeWeight = nan },
 		"CrossModalBonus":    func(a *Aspects) { a.CrossModalBonus = nan },
 		"RelevanceThreshold": func(a *Aspects) { a.RelevanceThreshold = nan },
-		"DemandRule":         func(a *Aspects) { a.DemandRule = 7 },
-		"Ablation":           func(a *Aspects) { a.Ablation = 9 },
 	}
 	for field, set := range aspects {
-		a := DefaultAspects()
+		a := &Aspects{}
 		set(a)
 		_, err := a.Open(ctx, g)
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Aspects."+field) {
@@ -146,12 +143,12 @@ func TestValidationNamesTheField(t *testing.T) {
 		}
 	}
 	classic := map[string]func(c *Classic){
-		"Demand":        func(c *Classic) { c.Demand = 0 },
+		"Demand":        func(c *Classic) { c.Demand = -1 },
 		"MaxPaths":      func(c *Classic) { c.MaxPaths = -1 },
 		"MinEdgeWeight": func(c *Classic) { c.MinEdgeWeight = nan },
 	}
 	for field, set := range classic {
-		c := DefaultClassic()
+		c := &Classic{}
 		set(c)
 		_, err := c.Open(ctx, g)
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Classic."+field) {

@@ -55,22 +55,22 @@ func sameRouting(t *testing.T, name string, got, want *Routing) {
 func TestPrunedRoutingIsExact(t *testing.T) {
 	ctx := context.Background()
 	variants := map[string]func() *Aspects{
-		"default": DefaultAspects,
+		"default": func() *Aspects { return &Aspects{} },
 		"paper":   PaperAspects,
-		"floor10": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.1; return a },
-		"floor60": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.6; return a },
-		"floor90": func() *Aspects { a := DefaultAspects(); a.DemandFloor = 0.9; return a },
+		"floor10": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.1; return a },
+		"floor60": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.6; return a },
+		"floor90": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.9; return a },
 		"docorder": func() *Aspects {
-			a := DefaultAspects()
-			a.Ablation = AblationDocumentOrder
+			a := &Aspects{}
+			a.DocumentOrder = true
 			a.DemandFloor = 0.5
 			return a
 		},
-		"uncap":   func() *Aspects { a := DefaultAspects(); a.Ablation = AblationShortestPath; return a },
-		"credit":  func() *Aspects { a := DefaultAspects(); a.NodeCredit = true; return a },
-		"single":  func() *Aspects { a := DefaultAspects(); a.Ablation = AblationSingleSink; return a },
-		"nomerge": func() *Aspects { a := DefaultAspects(); a.MergeChains = false; return a },
-		"poolall": func() *Aspects { a := DefaultAspects(); a.PoolLiveArcs = false; return a },
+		"uncap":   func() *Aspects { a := &Aspects{}; a.ShortestPath = true; return a },
+		"credit":  func() *Aspects { a := &Aspects{}; a.NodeCredit = true; return a },
+		"single":  func() *Aspects { a := &Aspects{}; a.SingleSink = true; return a },
+		"nomerge": func() *Aspects { a := &Aspects{}; a.SplitChains = true; return a },
+		"poolall": func() *Aspects { a := &Aspects{}; a.PoolEveryArc = true; return a },
 	}
 	names := []string{"default", "paper", "floor10", "floor60", "floor90", "docorder", "uncap", "credit",
 		"single", "nomerge", "poolall"}
@@ -225,7 +225,7 @@ func TestLiveNodes(t *testing.T) {
 // ByRelevance: with arcs oriented toward higher (h, index) and entry by an
 // h floor, the entered nodes are exactly the nodes the walk reaches.
 func TestLiveClosedByRelevance(t *testing.T) {
-	a := DefaultAspects()
+	a := &Aspects{}
 	for seed := uint64(1); seed <= 200; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 12))
 		n := 2 + rng.IntN(40)
@@ -287,7 +287,7 @@ func TestClip01(t *testing.T) {
 // arc prices, bit for bit.
 func TestKappaMatchesPopSD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	a := DefaultAspects()
+	a := &Aspects{}
 	for trial := 0; trial < 50; trial++ {
 		arcs := make([]arc, rng.IntN(300))
 		w := make([]float64, len(arcs))

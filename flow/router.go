@@ -22,7 +22,7 @@ type Router interface {
 type GraphRouter interface {
 	// Route routes the evidence for one question's scores (of that graph);
 	// budget is the number of distinct nodes the caller will read (aspects:
-	// the read cap F_max of paper v3, and the demand under DemandBudget;
+	// the read cap F_max of paper v3, and the demand unless Aspects.DemandRatio;
 	// classic: unused, its demand F is a setting). budget <= 0 is an
 	// ErrConfig-wrapped error.
 	Route(ctx context.Context, s *score.Scores, budget int) (*Routing, error)
@@ -33,6 +33,22 @@ type GraphRouter interface {
 // one pass, then one re-solve). Both routers of this package have it.
 type Rerouter interface {
 	Reroute(ctx context.Context, s *score.Scores, budget int, prev *Routing, e Edits) (*Routing, error)
+}
+
+// SubgraphOpener is an optional capability of a GraphRouter: open routers
+// on candidate subgraphs of its graph (score.Index.ScoreCandidates) that
+// price every arc as the whole graph's router does, so that a candidate
+// routing follows the whole routing's choices. The aspects router has it.
+type SubgraphOpener interface {
+	// PrepareSubgraphs computes now the whole-graph statistics that
+	// OpenSubgraph needs (O(N), once), so that a large graph's first
+	// candidate question does not pay for them.
+	PrepareSubgraphs()
+	// OpenSubgraph opens a router on sub, the subgraph of the opened graph
+	// induced by nodes (ascending indexes of it: node i of sub is
+	// nodes[i], as graph.Graph.Subgraph makes it). Its cost is in sub's
+	// size.
+	OpenSubgraph(ctx context.Context, sub *graph.Graph, nodes []int) (GraphRouter, error)
 }
 
 // EdgeEdit sets the affinity of the content pair {U, V}. The affinity
@@ -69,6 +85,8 @@ var (
 	_ Router   = (*Classic)(nil)
 	_ Rerouter = (*aspectsGraph)(nil)
 	_ Rerouter = (*classicGraph)(nil)
+
+	_ SubgraphOpener = (*aspectsGraph)(nil)
 )
 
 func checkScores(g *graph.Graph, s *score.Scores) error {

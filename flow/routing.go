@@ -41,17 +41,12 @@ type Aspect struct {
 	Fed int
 }
 
-// Timings splits a routing's wall time by stage.
-type Timings struct {
-	Network, SVD, Solve, Decompose time.Duration
-}
-
 // Routing is the result of routing one query: chains and the quantities that
 // explain them.
 type Routing struct {
 	// Router names the formulation that produced the routing: "classic",
-	// "aspects" ("aspects-paper" under the paper's demand rule
-	// DemandRatio), an ablation's "shortest-path", "doc-order",
+	// "aspects" ("aspects-paper" under the paper's demand rule,
+	// Aspects.DemandRatio), an ablation's "shortest-path", "doc-order",
 	// "single-sink" or "no-agreement", or a baseline's own name.
 	Router string
 	// Chains in decomposition order.
@@ -70,8 +65,9 @@ type Routing struct {
 	Distinct int
 	// Scores are the scores the routing used; selectors read h from here.
 	Scores *score.Scores
-	// Timings is the split of wall time by stage.
-	Timings Timings
+	// Stages is the wall time of each stage done: "network" (building
+	// it), "svd" (the aspects), "solve" and "decompose".
+	Stages map[string]time.Duration
 
 	// Network is the solved flow network, nil for ranked baselines. Content
 	// node v is network node v; Source and Sink are s and t; the aspect
@@ -214,11 +210,11 @@ func (r *Routing) cutSide() ([]bool, error) {
 	return c.side, c.err
 }
 
-// Affinity returns the current affinity of the content pair {u, v}: the last
+// affinity returns the current affinity of the content pair {u, v}: the last
 // System-2 edit of the pair if any, else the graph edge's weight max(cos, 0),
 // else 0 (no edge). It is the value that replaces max(cos, 0) in the classic
 // cost (Eq. 5) and in the aspects gain.
-func (r *Routing) Affinity(g *graph.Graph, u, v int) float64 {
+func (r *Routing) affinity(g *graph.Graph, u, v int) float64 {
 	if a, ok := lastEdit(r.Edits.Edges, u, v); ok {
 		return a.Affinity
 	}
@@ -285,9 +281,17 @@ func (r *Routing) String() string {
 		}
 		b.WriteString("\n")
 	}
-	t := r.Timings
-	fmt.Fprintf(&b, "timings: network %v svd %v solve %v decompose %v\n", t.Network, t.SVD, t.Solve, t.Decompose)
+	t := r.Stages
+	fmt.Fprintf(&b, "timings: network %v svd %v solve %v decompose %v\n", t["network"], t["svd"], t["solve"], t["decompose"])
 	return b.String()
+}
+
+// stage adds d to the wall time of stage.
+func (r *Routing) stage(name string, d time.Duration) {
+	if r.Stages == nil {
+		r.Stages = map[string]time.Duration{}
+	}
+	r.Stages[name] += d
 }
 
 // distinct counts the distinct nodes over chains.

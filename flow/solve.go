@@ -46,7 +46,7 @@ func solve(ctx context.Context, solver mcf.Solver, r *Routing, f float64, live *
 	if err != nil {
 		return nil, nil, fmt.Errorf("flow: %s: solve: %w", r.Router, err)
 	}
-	r.Timings.Solve = time.Since(t)
+	r.stage("solve", time.Since(t))
 	r.Flow, r.Cost, r.Routed = sol.Flow, sol.Cost, sol.Routed
 	if live != nil {
 		// Dropped arcs carry no flow; adding their zero terms to Cost
@@ -85,7 +85,7 @@ func decompose(r *Routing, net *mcf.Network, flow []float64, maxChains int, live
 		}
 	}
 	r.Distinct = distinct(r.Chains)
-	r.Timings.Decompose = time.Since(t)
+	r.stage("decompose", time.Since(t))
 	return nil
 }
 

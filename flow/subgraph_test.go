@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/score"
 )
@@ -21,20 +20,18 @@ import (
 func TestOpenSubgraphRoutesAsWholeGraph(t *testing.T) {
 	g := synth.Topics(t, 4000, 32)
 	ctx := context.Background()
-	router := &Hop{Router: DefaultAspects()}
+	router := &Aspects{}
 	whole, err := router.Open(ctx, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	so, ok := whole.(interface {
-		OpenSubgraph(context.Context, *graph.Graph, []int) (GraphRouter, error)
-	})
+	so, ok := whole.(SubgraphOpener)
 	if !ok {
-		t.Fatal("Hop over aspects has no OpenSubgraph")
+		t.Fatal("the aspects router is not a SubgraphOpener")
 	}
 	ix := score.NewIndex(g)
-	cfg := score.AspectsConfig()
-	floor := DefaultAspects().DemandFloor
+	cfg := score.Config{}
+	floor := 0.25 // the default DemandFloor
 	checked, plainDiffers := 0, false
 	for k := range 24 {
 		v := (k*2477 + 11) % g.Len()
@@ -112,79 +109,19 @@ func TestOpenSubgraphRoutesAsWholeGraph(t *testing.T) {
 	}
 }
 
-// TestHopOpenSubgraph checks that Hop opened on a subgraph raises a node as
-// the whole graph's Hop does: names and the title-mention pairs are the
-// whole graph's, looked up through the subgraph's node map.
-func TestHopOpenSubgraph(t *testing.T) {
-	g := hopGraph4(t)
-	ctx := context.Background()
-	whole, err := (&Hop{Router: rankRouter{}}).Open(ctx, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	so := whole.(interface {
-		OpenSubgraph(context.Context, *graph.Graph, []int) (GraphRouter, error)
-	})
-	q := "Where did the director of the harbour film study?"
-	for _, c := range []struct {
-		nodes []int
-		r     []float64
-		want  []float64
-	}{
-		// The film names its director: 0.9·1 + 0.1·0.1.
-		{[]int{0, 1, 3}, []float64{1, 0.1, 0.2}, []float64{1, 0.91, 0.2}},
-		// The director's entity link to the other teacher is not a
-		// title mention in the whole graph (sub pair (0, 1) is the whole
-		// graph's (1, 3)): 0.6·1 + 0.4·0.1.
-		{[]int{1, 3}, []float64{1, 0.1}, []float64{1, 0.64}},
-	} {
-		sub := g.Subgraph(int32s(c.nodes))
-		sr, err := so.OpenSubgraph(ctx, sub, c.nodes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &score.Scores{Question: q, R: c.r, H: append([]float64(nil), c.r...)}
-		r, err := sr.Route(ctx, s, len(c.nodes))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, w := range c.want {
-			if math.Abs(r.Scores.R[i]-w) > 1e-12 {
-				t.Errorf("nodes %v: raised r %v, want %v", c.nodes, r.Scores.R, c.want)
-				break
-			}
-		}
-	}
-}
-
-func int32s(x []int) []int32 {
-	out := make([]int32, len(x))
-	for i, v := range x {
-		out[i] = int32(v)
-	}
-	return out
-}
-
-// TestPrepareSubgraphs: Hop over aspects prepares its inner router's
-// whole-graph statistics on request, as OpenSubgraph would on first use.
+// TestPrepareSubgraphs: the aspects router prepares its whole-graph
+// statistics on request, as OpenSubgraph would on first use.
 func TestPrepareSubgraphs(t *testing.T) {
 	g := synth.Topics(t, 600, 16)
-	gr, err := (&Hop{Router: DefaultAspects()}).Open(context.Background(), g)
+	gr, err := (&Aspects{}).Open(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ok := gr.(interface{ PrepareSubgraphs() })
+	p, ok := gr.(SubgraphOpener)
 	if !ok {
-		t.Fatal("Hop over aspects has no PrepareSubgraphs")
+		t.Fatal("the aspects router is not a SubgraphOpener")
 	}
-	var inner GraphRouter
-	switch h := gr.(type) {
-	case *hopRerouter:
-		inner = h.hopGraph.inner
-	case *hopGraph:
-		inner = h.inner
-	}
-	ag, _ := inner.(*aspectsGraph)
+	ag, _ := gr.(*aspectsGraph)
 	if ag == nil || ag.whole.pos != nil {
 		t.Fatal("whole-graph statistics computed before they were asked for")
 	}

@@ -16,12 +16,83 @@ import (
 // keeps T1 linear in N.
 const maxCutCandidates = 256
 
-// Damped is paper v1's System-2 re-weighting rule:
-// p_old + sign(Δ)·min(bound, |Δ|) with Δ = λ(p̂ − p_old); λ = 0.6 and
-// bound ε_w = 0.3 in the paper.
-func Damped(pOld, pHat, lambda, bound float64) float64 {
-	d := lambda * (pHat - pOld)
-	return pOld + math.Copysign(math.Min(bound, math.Abs(d)), d)
+// System 2's candidates (paper v1 §3.5): the constants the paper leaves
+// open.
+const (
+	// proposedPairs caps every list of pairs a Proposal holds.
+	proposedPairs = 8
+	// seedDepth and newSeeds shape T3's source expansion: BFS to depth 2
+	// from the sources, the 8 best new nodes by φ.
+	seedDepth = 2
+	newSeeds  = 8
+)
+
+// Triggers are the dual-process gate's triggers that fired (paper v1
+// §3.5); each asks a Proposal for its candidates.
+type Triggers struct {
+	// LowSaturation is T1 (σ < ξ): bridges across the min cut, and the
+	// content edges crossing it.
+	LowSaturation bool
+	// LowConsistency is T2 (c < τ): the content edges of the top decile of
+	// flow.
+	LowConsistency bool
+	// NoSupport is T3 (no supported answer): new seeds by BFS from the
+	// sources, and the content edges at the sources.
+	NoSupport bool
+}
+
+// Proposal is what paper v1's System 2 (§3.5) scores before it edits a
+// routing: each fired trigger's candidates, best first, at most 8 pairs
+// per list (the paper leaves the number open), nil for a trigger that did
+// not fire or a routing without a network. A caller scores the pairs with
+// a model (prompts B.5 and B.6), sets each pair's new affinity by the
+// damped update from Affinity, and applies the edits with a [Rerouter].
+// [Routing.Propose] is the entry point.
+type Proposal struct {
+	// Bridges are T1's candidate new edges: pairs (u, v) of content nodes
+	// with u on the source side of a minimum s–t cut and v on the sink
+	// side, that no content edge joins, by (h_u + h_v)/2.
+	Bridges [][2]int
+	// CutEdges are T1's content edges of the routed network that cross
+	// the cut, by affinity·(h_u + h_v)/2.
+	CutEdges [][2]int
+	// TopFlow are T2's content edges carrying flow, the top decile by
+	// flow (at least one).
+	TopFlow [][2]int
+	// Seeds are T3's new seeds: the content nodes within 2 hops of the
+	// sources that are not sources, the 8 best by φ (h without it).
+	Seeds []int
+	// SeedEdges are T3's content edges of the routed network at a source
+	// or a new seed, by affinity·(h_u + h_v)/2.
+	SeedEdges [][2]int
+	// Affinity is the current affinity of the pair {u, v}: the routing's
+	// last System-2 edit of the pair if any, else the graph edge's weight
+	// max(cos, 0), else 0. It replaces max(cos, 0) in the classic cost
+	// (Eq. 5) and in the aspects gain.
+	Affinity func(u, v int) float64
+}
+
+// Propose finds the candidates of the fired triggers for r, routed over g
+// with the scores s (paper v1 §3.5). It is System 2's one entry point into
+// a routing; the min cut is computed once per routing.
+func (r *Routing) Propose(g *graph.Graph, s *score.Scores, t Triggers) Proposal {
+	p := Proposal{Affinity: func(u, v int) float64 { return r.affinity(g, u, v) }}
+	if t.LowSaturation {
+		p.Bridges = cutPairs(g, s, r, proposedPairs)
+		p.CutEdges = cutEdges(g, r, proposedPairs)
+	}
+	if t.LowConsistency {
+		p.TopFlow = topFlowEdges(r)
+		if len(p.TopFlow) > proposedPairs {
+			p.TopFlow = p.TopFlow[:proposedPairs]
+		}
+	}
+	if t.NoSupport {
+		p.Seeds = expandSources(g, s, r, seedDepth, newSeeds)
+		srcs := append(append([]int(nil), r.Sources...), p.Seeds...)
+		p.SeedEdges = sourceEdges(g, r, srcs, proposedPairs)
+	}
+	return p
 }
 
 // netPairs lists the routed network's arcs between content nodes as
@@ -91,7 +162,7 @@ func sortPairs(ps []scoredPair) {
 // a content arc of the routed network, the top k by cos(e_u, e_v)·(h_u+h_v)/2
 // (ties by pair), among the maxCutCandidates highest-h nodes of each side.
 // It is nil when the routing has no network.
-func CutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
+func cutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
 	side, err := r.cutSide()
 	if err != nil || side == nil || k <= 0 {
 		return nil
@@ -156,7 +227,7 @@ func CutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
 // edges incident to a cut node (a content endpoint of any network arc that
 // crosses the cut, source and sink arcs included), each group ranked by
 // affinity·(h_u+h_v)/2 (ties by pair).
-func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
+func cutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 	side, err := r.cutSide()
 	if err != nil || side == nil || k <= 0 || r.Scores == nil {
 		return nil
@@ -178,7 +249,7 @@ func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 		}
 	}
 	for _, p := range pairs {
-		sp := scoredPair{p: p, score: r.Affinity(g, p[0], p[1]) * (h[p[0]] + h[p[1]]) / 2}
+		sp := scoredPair{p: p, score: r.affinity(g, p[0], p[1]) * (h[p[0]] + h[p[1]]) / 2}
 		switch {
 		case side[p[0]] != side[p[1]]:
 			crossing = append(crossing, sp)
@@ -200,7 +271,7 @@ func CutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 
 // TopFlowEdges returns T2's edges: the content edges carrying flow, the top
 // decile of them by flow (at least one; ties by pair), as unordered pairs.
-func TopFlowEdges(r *Routing) [][2]int {
+func topFlowEdges(r *Routing) [][2]int {
 	pairs, flow := netPairs(r)
 	var used []scoredPair
 	for i, p := range pairs {
@@ -222,7 +293,7 @@ func TopFlowEdges(r *Routing) [][2]int {
 // github.com/yourbasic/graph), not already sources, the top k by φ (h when
 // the scores carry no Phi; ties by index). It is nil when the routing has no
 // explicit sources (aspects: every node is a source).
-func ExpandSources(g *graph.Graph, s *score.Scores, r *Routing, depth, k int) []int {
+func expandSources(g *graph.Graph, s *score.Scores, r *Routing, depth, k int) []int {
 	if len(r.Sources) == 0 || k <= 0 || depth <= 0 {
 		return nil
 	}
@@ -258,7 +329,7 @@ func ExpandSources(g *graph.Graph, s *score.Scores, r *Routing, depth, k int) []
 
 // SourceEdges returns up to k content edges of the routed network incident
 // to the given sources, ranked by affinity·(h_u+h_v)/2 (ties by pair).
-func SourceEdges(g *graph.Graph, r *Routing, sources []int, k int) [][2]int {
+func sourceEdges(g *graph.Graph, r *Routing, sources []int, k int) [][2]int {
 	if k <= 0 || r.Scores == nil {
 		return nil
 	}
@@ -271,7 +342,7 @@ func SourceEdges(g *graph.Graph, r *Routing, sources []int, k int) [][2]int {
 	var c []scoredPair
 	for _, p := range pairs {
 		if in[p[0]] || in[p[1]] {
-			c = append(c, scoredPair{p: p, score: r.Affinity(g, p[0], p[1]) * (h[p[0]] + h[p[1]]) / 2})
+			c = append(c, scoredPair{p: p, score: r.affinity(g, p[0], p[1]) * (h[p[0]] + h[p[1]]) / 2})
 		}
 	}
 	sortPairs(c)

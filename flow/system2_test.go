@@ -17,8 +17,8 @@ func TestDamped(t *testing.T) {
 		{0.9, 0.0, 0.6},  // Δ = −0.54, clipped to −0.3
 	}
 	for _, c := range cases {
-		if got := Damped(c.old, c.hat, 0.6, 0.3); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("Damped(%g, %g) = %g, want %g", c.old, c.hat, got, c.want)
+		if got := damped(c.old, c.hat, 0.6, 0.3); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("damped(%g, %g) = %g, want %g", c.old, c.hat, got, c.want)
 		}
 	}
 }
@@ -27,7 +27,7 @@ func lowSaturation(t *testing.T) (*Classic, *Routing) {
 	t.Helper()
 	g := synthGraph(t, 90, 16, 21)
 	s := handScores(t, g, 21)
-	c := DefaultClassic()
+	c := &Classic{}
 	c.Demand = 100
 	r, err := routeOn(context.Background(), c, g, s)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestCutPairsExact(t *testing.T) {
 		}
 		return all[i].p[1] < all[j].p[1]
 	})
-	got := CutPairs(g, s, r, 8)
+	got := cutPairs(g, s, r, 8)
 	if len(got) != min(8, len(all)) || len(got) == 0 {
 		t.Fatalf("got %d pairs, oracle %d", len(got), len(all))
 	}
@@ -83,7 +83,7 @@ func TestCutPairsExact(t *testing.T) {
 			t.Fatalf("pair %d: %v, oracle %v", i, p, all[i].p)
 		}
 	}
-	ce := CutEdges(g, r, 8)
+	ce := cutEdges(g, r, 8)
 	if len(ce) == 0 || len(ce) > 8 {
 		t.Fatalf("CutEdges gave %d", len(ce))
 	}
@@ -112,7 +112,7 @@ func TestTopFlowEdgesAndSources(t *testing.T) {
 			used++
 		}
 	}
-	top := TopFlowEdges(r)
+	top := topFlowEdges(r)
 	if len(top) != (used+9)/10 || len(top) == 0 {
 		t.Fatalf("top decile: %d of %d used", len(top), used)
 	}
@@ -132,7 +132,7 @@ func TestTopFlowEdgesAndSources(t *testing.T) {
 		}
 	}
 
-	ext := ExpandSources(g, s, r, 2, 8)
+	ext := expandSources(g, s, r, 2, 8)
 	if len(ext) == 0 || len(ext) > 8 {
 		t.Fatalf("ExpandSources gave %d", len(ext))
 	}
@@ -174,7 +174,7 @@ func TestTopFlowEdgesAndSources(t *testing.T) {
 			}
 		}
 	}
-	se := SourceEdges(g, r, ext, 8)
+	se := sourceEdges(g, r, ext, 8)
 	for _, p := range se {
 		in := false
 		for _, v := range ext {
@@ -192,13 +192,13 @@ func TestClassicReroute(t *testing.T) {
 	s := handScores(t, g, 21)
 	c, r := lowSaturation(t)
 	// Zero the affinity of the busiest edge, add a bridge, add seeds.
-	top := TopFlowEdges(r)[0]
-	bridge := CutPairs(g, s, r, 1)[0]
-	newSrc := ExpandSources(g, s, r, 2, 2)
+	top := topFlowEdges(r)[0]
+	bridge := cutPairs(g, s, r, 1)[0]
+	newSrc := expandSources(g, s, r, 2, 2)
 	e := Edits{
 		Edges: []EdgeEdit{
 			{U: top[0], V: top[1], Affinity: 0},
-			{U: bridge[0], V: bridge[1], Affinity: Damped(math.Max(g.Cos(bridge[0], bridge[1]), 0), 0.9, 0.6, 0.3), Add: true},
+			{U: bridge[0], V: bridge[1], Affinity: damped(math.Max(g.Cos(bridge[0], bridge[1]), 0), 0.9, 0.6, 0.3), Add: true},
 		},
 		Sources: newSrc,
 	}
@@ -207,7 +207,7 @@ func TestClassicReroute(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFlow(t, r2)
-	if r2.Affinity(g, top[0], top[1]) != 0 {
+	if r2.affinity(g, top[0], top[1]) != 0 {
 		t.Fatal("edit not visible through Affinity")
 	}
 	foundBridge, foundTop := false, false
@@ -260,7 +260,7 @@ func TestAspectsReroute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	top := TopFlowEdges(r)
+	top := topFlowEdges(r)
 	if len(top) == 0 {
 		t.Skip("no content arc carries flow")
 	}
@@ -278,11 +278,18 @@ func TestAspectsReroute(t *testing.T) {
 		x, y, _, w := fullNet(r2).Arc(id)
 		if x < n && y < n && canon(x, y) == canon(u, v) {
 			_, _, _, wOld := fullNet(r).Arc(id)
-			if w > wOld+1e-12 && gain(r.Affinity(g, u, v)) < 1 {
+			if w > wOld+1e-12 && gain(r.affinity(g, u, v)) < 1 {
 				t.Fatalf("raising the gain raised the cost: %g → %g", wOld, w)
 			}
 			return
 		}
 	}
 	t.Fatal("edited arc not found")
+}
+
+// damped is paper v1's System-2 re-weighting rule (the root's System 2
+// applies it): p_old + sign(Δ)·min(bound, |Δ|) with Δ = λ(p̂ − p_old).
+func damped(pOld, pHat, lambda, bound float64) float64 {
+	d := lambda * (pHat - pOld)
+	return pOld + math.Copysign(math.Min(bound, math.Abs(d)), d)
 }

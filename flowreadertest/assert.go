@@ -24,7 +24,7 @@ func Evidence(t TB, ix *flowreader.Index, question string) []graph.Node {
 }
 
 func evidence(t TB, ix *flowreader.Index, question string) ([]graph.Node, error) {
-	ev, err := ix.Retrieve(testContext(t), question)
+	ev, err := ix.Retrieve(testContext(t), question, flowreader.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func Cites(t TB, ix *flowreader.Index, question, doc string) bool {
 	if h, ok := t.(helperT); ok {
 		h.Helper()
 	}
-	res, err := ix.Ask(testContext(t), question)
+	res, err := ix.Ask(testContext(t), question, flowreader.Options{})
 	if err != nil {
 		t.Errorf("flowreadertest: Cites(%q): %v", question, err)
 		return false

@@ -146,7 +146,7 @@ func ExampleOpen() {
 	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
 	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
 
-	res, err := ix.Ask(context.Background(), "What was the peak gust of Storm Elin?")
+	res, err := ix.Ask(context.Background(), "What was the peak gust of Storm Elin?", flowreader.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

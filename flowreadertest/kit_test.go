@@ -31,7 +31,7 @@ func TestRetrieval(t *testing.T) {
 	flowreadertest.ReadsAtMost(t, ix, q, 16)
 	flowreadertest.Cites(t, ix, q, "storms")
 
-	res, err := ix.Ask(t.Context(), q)
+	res, err := ix.Ask(t.Context(), q, flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDeterministic(t *testing.T) {
 		for _, n := range flowreadertest.Evidence(t, ix, q) {
 			ids = append(ids, n.ID)
 		}
-		res, err := ix.Ask(t.Context(), q)
+		res, err := ix.Ask(t.Context(), q, flowreader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestOpenWithFakeModel(t *testing.T) {
 	m.On("<output>", "<output>41 m/s</output>")
 	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
 	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
-	res, err := ix.Ask(t.Context(), "What was the peak gust of Storm Elin?")
+	res, err := ix.Ask(t.Context(), "What was the peak gust of Storm Elin?", flowreader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package flowreadertest_test
 
 import (
+	"github.com/flowreader/flowreader"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func TestWithTestify(t *testing.T) {
 	require.NotEmpty(t, ev)
 	assert.Equal(t, "survey-2025", ev[0].Doc)
 
-	res, err := ix.Ask(t.Context(), q)
+	res, err := ix.Ask(t.Context(), q, flowreader.Options{})
 	require.NoError(t, err)
 	assert.Contains(t, res.Text, "248")
 }

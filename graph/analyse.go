@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/purpose"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 	fallbacks := 0
 	var mu sync.Mutex
 	keep := make([]bool, len(nodes))
-	g, gctx := errgroup.WithContext(llm.WithPurpose(ctx, llm.PurposeAnalysis))
+	g, gctx := errgroup.WithContext(llm.WithPurpose(ctx, purpose.Analysis))
 	g.SetLimit(b.concurrency())
 	for i := range nodes {
 		if gctx.Err() != nil {

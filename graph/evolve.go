@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/purpose"
 	"regexp"
 	"sort"
 	"strconv"
@@ -77,7 +78,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 				cands := candidates(int32(i), nb[i*k:(i+1)*k], links[i])
 				req := llm.UserText(b.linkPromptFor(nodes, i, cands))
 				req.JSONSchema, req.SchemaName = []byte(schemaLink), "node_linking"
-				resp, err := m.Generate(llm.WithPurpose(gctx, llm.PurposeEvolution), req)
+				resp, err := m.Generate(llm.WithPurpose(gctx, purpose.Evolution), req)
 				if err != nil {
 					return fmt.Errorf("graph: %s, node %s: %w", stage, nodes[i].ID, err)
 				}

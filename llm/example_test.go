@@ -74,13 +74,13 @@ func ExampleDirStore() {
 func ExamplePurposeOf() {
 	big, small := &fake.Model{Default: "big"}, &fake.Model{Default: "small"}
 	route := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		if llm.PurposeOf(ctx) == llm.PurposeWorker {
+		if llm.PurposeOf(ctx) == "worker" {
 			return small.Generate(ctx, req)
 		}
 		return big.Generate(ctx, req)
 	})
 	ctx := context.Background()
-	for _, p := range []llm.Purpose{llm.PurposeWorker, llm.PurposeReasoner} {
+	for _, p := range []llm.Purpose{"worker", "reasoner"} {
 		resp, _ := route.Generate(llm.WithPurpose(ctx, p), llm.UserText("…"))
 		fmt.Println(p, resp.Text)
 	}

@@ -8,28 +8,16 @@ import "context"
 // a reasoner call (PurposeOf) — to route cheap steps to a cheaper model, to
 // budget, or to label telemetry. It is unrelated to [Kind], which says what
 // an embedded text is.
+//
+// The pipeline's purposes (paper v1 App. A and B number the prompts) are
+// "analysis" (build-time node analysis, P1/P2), "evolution" (a build-time
+// evolution round, P3), "worker" (a worker reading one chain, B.2),
+// "question_type" (the reader's question-type classification), "reasoner"
+// (the synthesis of the drafts into the answer, B.3), "judge" (the
+// dual-process gate's consistency judge, B.4) and "system2" (a System-2
+// scorer call: a bridge, B.5, or an edge re-weighting, B.6). A reader's
+// Trace.CallsByKind counts its calls under the same names.
 type Purpose string
-
-// The purposes of the calls the pipeline makes (paper v1 App. A and B
-// number the prompts).
-const (
-	// PurposeAnalysis is the build-time node analysis (prompts P1/P2).
-	PurposeAnalysis Purpose = "analysis"
-	// PurposeEvolution is a build-time evolution round (prompt P3).
-	PurposeEvolution Purpose = "evolution"
-	// PurposeWorker is a worker reading one chain (B.2).
-	PurposeWorker Purpose = "worker"
-	// PurposeQuestionType is the question-type classification of the
-	// reader.
-	PurposeQuestionType Purpose = "question_type"
-	// PurposeReasoner is the synthesis of the drafts into the answer (B.3).
-	PurposeReasoner Purpose = "reasoner"
-	// PurposeJudge is the dual-process gate's consistency judge (B.4).
-	PurposeJudge Purpose = "judge"
-	// PurposeSystem2 is a System-2 scorer call: a bridge (B.5) or an edge
-	// re-weighting (B.6) (paper v1 §3.5).
-	PurposeSystem2 Purpose = "system2"
-)
 
 type purposeKey struct{}
 
@@ -37,7 +25,7 @@ type purposeKey struct{}
 // WithPurpose allocates only the context for them.
 var boxed = func() map[Purpose]any {
 	m := map[Purpose]any{}
-	for _, p := range []Purpose{PurposeAnalysis, PurposeEvolution, PurposeWorker, PurposeQuestionType, PurposeReasoner, PurposeJudge, PurposeSystem2} {
+	for _, p := range []Purpose{"analysis", "evolution", "worker", "question_type", "reasoner", "judge", "system2"} {
 		m[p] = p
 	}
 	return m

@@ -123,7 +123,7 @@ type Trace struct {
 	Note string
 	// Calls, PromptTokens and CompletionTokens count model calls and tokens
 	// spent by this Read; CallsByKind splits Calls by purpose ("worker",
-	// "qtype", "reasoner").
+	// "question_type", "reasoner": the calls' llm.Purpose).
 	Calls            int
 	PromptTokens     int
 	CompletionTokens int

@@ -4,16 +4,18 @@ import (
 	"context"
 	"sync"
 
+	"github.com/flowreader/flowreader/internal/purpose"
 	"github.com/flowreader/flowreader/llm"
 )
 
-// Call kinds counted in Trace.CallsByKind.
+// Call kinds counted in Trace.CallsByKind: the calls' purposes
+// (llm.Purpose), so that a trace and a middleware name a call alike.
 const (
-	kindWorker   = "worker"
-	kindQType    = "qtype"
-	kindReasoner = "reasoner"
-	kindJudge    = "judge"
-	kindBridge   = "bridge"
+	kindWorker   = string(purpose.Worker)
+	kindQType    = string(purpose.QuestionType)
+	kindReasoner = string(purpose.Reasoner)
+	kindJudge    = string(purpose.Judge)
+	kindBridge   = "bridge" // both System-2 kinds are purpose.System2
 	kindEdge     = "edge"
 )
 
@@ -33,12 +35,12 @@ func newMeter(m llm.Model) *meter { return &meter{m: m, byKind: map[string]int{}
 // purposes maps the call kinds to the purposes set on each call's context,
 // so that a middleware around the model can tell them apart.
 var purposes = map[string]llm.Purpose{
-	kindWorker:   llm.PurposeWorker,
-	kindQType:    llm.PurposeQuestionType,
-	kindReasoner: llm.PurposeReasoner,
-	kindJudge:    llm.PurposeJudge,
-	kindBridge:   llm.PurposeSystem2,
-	kindEdge:     llm.PurposeSystem2,
+	kindWorker:   purpose.Worker,
+	kindQType:    purpose.QuestionType,
+	kindReasoner: purpose.Reasoner,
+	kindJudge:    purpose.Judge,
+	kindBridge:   purpose.System2,
+	kindEdge:     purpose.System2,
 }
 
 func (t *meter) generate(ctx context.Context, kind string, req *llm.Request) (*llm.Response, error) {

@@ -124,11 +124,11 @@ func benchScore(b *testing.B, c Config) {
 
 // BenchmarkScoreAspects scores one query with the default preset (hybrid r,
 // reference boost, h = r / max r).
-func BenchmarkScoreAspects(b *testing.B) { benchScore(b, AspectsConfig()) }
+func BenchmarkScoreAspects(b *testing.B) { benchScore(b, Config{}) }
 
 // BenchmarkScoreClassic scores one query with the classic preset (BM25, φ,
 // PageRank, fusion, MMR sources, sinks).
-func BenchmarkScoreClassic(b *testing.B) { benchScore(b, ClassicConfig()) }
+func BenchmarkScoreClassic(b *testing.B) { benchScore(b, Classic()) }
 
 // BenchmarkCosinePass is the reference for the ratios: one brute-force pass
 // of cosines between a unit query and every node embedding.
@@ -172,7 +172,7 @@ func BenchmarkRatio(b *testing.B) {
 	for _, p := range []struct {
 		name string
 		c    Config
-	}{{"aspects", AspectsConfig()}, {"classic", ClassicConfig()}} {
+	}{{"aspects", Config{}}, {"classic", Classic()}} {
 		for _, sz := range benchSizes {
 			b.Run(p.name+"/"+benchName(sz.n, sz.d), func(b *testing.B) {
 				if testing.Short() && sz.n > 10000 {
@@ -212,7 +212,7 @@ func BenchmarkRatio(b *testing.B) {
 func BenchmarkClassicSignals(b *testing.B) {
 	_, ix := benchGraph(b, 10000, 100)
 	question, q := benchQuery(100)
-	c := ClassicConfig()
+	c := Classic()
 	sc, err := ix.Score(c, Query{Text: question, Embedding: q})
 	if err != nil {
 		b.Fatal(err)

@@ -84,7 +84,7 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 	lexical, bmLo, bmHi, bmSum := ix.bm25Top(st, kw, m)
 	var refNodes []int32
 	refCount := 0
-	if c.RefBoost > 0 {
+	if c.refBoost() > 0 {
 		seen := st.next()
 		for _, r := range refs {
 			for _, k := range queryKeys(r) {
@@ -149,11 +149,12 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 	}
 	// The whole graph's means, estimated: the dense part from the entry
 	// nodes, the BM25 and reference parts exactly.
-	rMean := (1 - c.BM25Weight) * cosMean
-	if c.BM25Weight > 0 && bmHi > bmLo {
-		rMean += c.BM25Weight * (bmSum - float64(ix.n)*bmLo) / (bmHi - bmLo) / float64(ix.n)
+	alpha := c.bm25Weight()
+	rMean := (1 - alpha) * cosMean
+	if alpha > 0 && bmHi > bmLo {
+		rMean += alpha * (bmSum - float64(ix.n)*bmLo) / (bmHi - bmLo) / float64(ix.n)
 	}
-	rMean += c.RefBoost * float64(refCount) / float64(ix.n)
+	rMean += c.refBoost() * float64(refCount) / float64(ix.n)
 	sc.RMean = min(rMean, 1)
 	sc.HMean = 0
 	if rMax := slices.Max(sc.R); rMax > 0 {
@@ -162,6 +163,11 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 			sc.HMean = min(sc.RMean, 1)
 		}
 	}
+	// The hop step reads the whole graph's title index: a node is raised
+	// in the subgraph as in the whole graph (what a node names and the
+	// titles a question names do not depend on which nodes are
+	// candidates).
+	ix.raise(c, sc, sub.g, sc.Candidates)
 	return sc, nil
 }
 

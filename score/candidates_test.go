@@ -22,7 +22,7 @@ func scoreCandidatesMatchesScore(t *testing.T, g *graph.Graph) {
 	ix := NewIndex(g)
 	for qi, src := range []int{5, 700, 2999} {
 		q := Query{Text: g.Nodes[src].Summary, Embedding: g.Embedding(src)}
-		for _, c := range []Config{AspectsConfig(), ClassicConfig()} {
+		for _, c := range []Config{Config{}, Classic()} {
 			full, err := ix.Score(c, q)
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +61,7 @@ func scoreCandidatesMatchesScore(t *testing.T, g *graph.Graph) {
 			}
 		}
 	}
-	if _, err := ix.ScoreCandidates(AspectsConfig(), Query{Embedding: g.Embedding(0)}, 0); !errors.Is(err, ErrConfig) {
+	if _, err := ix.ScoreCandidates(Config{}, Query{Embedding: g.Embedding(0)}, 0); !errors.Is(err, ErrConfig) {
 		t.Fatalf("m = 0: %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestScoreCandidatesConcurrent(t *testing.T) {
 	ix := NewIndex(g)
 	want := make([][]int, 8)
 	for k := range want {
-		s, err := ix.ScoreCandidates(AspectsConfig(), Query{Text: g.Nodes[k*97].Summary, Embedding: g.Embedding(k * 97)}, 32)
+		s, err := ix.ScoreCandidates(Config{}, Query{Text: g.Nodes[k*97].Summary, Embedding: g.Embedding(k * 97)}, 32)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestScoreCandidatesConcurrent(t *testing.T) {
 		go func() {
 			for r := 0; r < 5; r++ {
 				for k := range want {
-					s, err := ix.ScoreCandidates(AspectsConfig(), Query{Text: g.Nodes[k*97].Summary, Embedding: g.Embedding(k * 97)}, 32)
+					s, err := ix.ScoreCandidates(Config{}, Query{Text: g.Nodes[k*97].Summary, Embedding: g.Embedding(k * 97)}, 32)
 					if err != nil {
 						done <- err
 						return

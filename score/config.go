@@ -5,23 +5,26 @@ import (
 	"math"
 )
 
-// Config holds the constants of query scoring. Start from a preset
-// ([AspectsConfig], [AspectsPaperConfig] or [ClassicConfig]) and change
-// fields. A zero field switches its signal off where its comment says so;
-// the zero Config is dense relevance alone, r = max(cos,0) and
-// h = r / max r.
+// Config holds the constants of query scoring. The zero Config is the
+// default: hybrid relevance r = clip(0.5·max(cos,0) + 0.5·BM25 + 0.3·ℓ, 0, 1),
+// the aspect score h = r / max r, and the hop step. [PaperAspects] is paper
+// v3 as written and [Classic] paper v1; every other variant is a change of
+// fields.
 //
-// The paper's ablations are single fields: no BM25 is BM25Weight = 0
-// (Scores.BM25 is nil), no reference boost RefBoost = 0 (Scores.Ref is nil),
-// no propagation PropagationWeight = 0 (Scores.Phi is nil), no diffusion
-// DiffusionWeight = 0 (Scores.Psi is nil), and relevance only (classic)
-// RelevanceWeight = 1 with the other two weights 0.
+// A field's zero value is the default's: a weight whose default is not
+// zero (BM25Weight, RefBoost, HopAlpha, HopEntityAlpha) is switched off by
+// a negative value. The paper's ablations are single fields: no BM25 is
+// BM25Weight < 0 (Scores.BM25 is nil), no reference boost RefBoost < 0
+// (Scores.Ref is nil), no hop step HopAlpha < 0, no propagation
+// PropagationWeight = 0 (Scores.Phi is nil), no diffusion
+// DiffusionWeight = 0 (Scores.Psi is nil).
 type Config struct {
 	// BM25Weight is α in r = (1-α)·max(cos,0) + α·b + ρ_ref·ℓ (paper v1
-	// §3.3: 0.5). Zero means dense relevance only.
+	// §3.3: 0.5). Zero means 0.5; negative means dense relevance only.
 	BM25Weight float64
 	// RefBoost is ρ_ref, the boost of a node whose references meet the
-	// question's (paper v3 §3.1, Eq. 1: 0.3). Zero switches it off.
+	// question's (paper v3 §3.1, Eq. 1: 0.3). Zero means 0.3; negative
+	// switches it off.
 	RefBoost float64
 	// RawCosine makes the dense term the cosine itself instead of
 	// max(cos,0), as in paper v3's r = clip(cos + ρ_ref·ℓ, 0, 1) (Eq. 1).
@@ -34,23 +37,36 @@ type Config struct {
 	// h = r / max r (paper v3 §3.1).
 	Fusion bool
 	// RelevanceWeight, PropagationWeight and DiffusionWeight are λ_r, λ_φ
-	// and λ_ψ (paper v1 Table 5: 0.5, 0.3, 0.2), used with Fusion only. A
-	// zero weight switches its signal off (it is then not computed). They
-	// must sum to at most 1 so that h stays in [0,1].
+	// and λ_ψ (paper v1 Table 5: 0.5, 0.3, 0.2, as [Classic] sets them),
+	// read with Fusion only. A zero weight switches its signal off (it is
+	// then not computed). They must sum to at most 1 so that h stays in
+	// [0,1], and to more than 0.
 	RelevanceWeight, PropagationWeight, DiffusionWeight float64
 
 	// MinEdgeWeight is r_min: φ and ψ see only the edges of weight w ≥ r_min
-	// (paper v1 Table 5: 0.22). Zero keeps every edge.
+	// (paper v1 Table 5: 0.22, as [Classic] sets it). Zero keeps every edge.
 	MinEdgeWeight float64
 
 	// Sources is |S|, the number of sources picked by maximal marginal
-	// relevance with weight λ_MMR = 0.7 (paper v1 §3.4: 8); zero picks none
-	// (Scores.Sources is nil).
+	// relevance with weight λ_MMR = 0.7 (paper v1 §3.4: 8, as [Classic]
+	// sets it); zero picks none (Scores.Sources is nil).
 	Sources int
 	// Sinks is |T|, the number of sinks by answerability with visual bonus
-	// β_v = 0.05 (paper v1 §3.4: 8); zero switches answerability off
-	// (Scores.A and Sinks are nil).
+	// β_v = 0.05 (paper v1 §3.4: 8, as [Classic] sets it); zero switches
+	// answerability off (Scores.A and Sinks are nil).
 	Sinks int
+
+	// HopSeeds is |S| of the hop step, the most relevant nodes whose
+	// relevance the nodes they name inherit (0 means 5).
+	HopSeeds int
+	// HopAlpha is α of the hop step, the share of a seed's relevance a node
+	// it names by title inherits, in (0, 1). Zero means 0.9; negative
+	// switches the hop step off.
+	HopAlpha float64
+	// HopEntityAlpha is the share inherited over the graph's other Link
+	// edges (a shared entity, graph.MentionLinks), below 1. Zero means
+	// 0.6; negative means none.
+	HopEntityAlpha float64
 }
 
 // The classic score's constants, which no preset changes (paper v1
@@ -86,33 +102,50 @@ const (
 	pprSeeds = 8
 )
 
-// ClassicConfig is the classic formulation (paper v1 §3.3–3.4):
+// Classic is the classic formulation (paper v1 §3.3–3.4):
 // r = 0.5·max(cos,0) + 0.5·BM25, edges below 0.22 pruned, φ and ψ,
 // h = 0.5r + 0.3φ + 0.2ψ, 8 MMR sources and 8 sinks by answerability. No
-// reference boost.
-func ClassicConfig() Config {
+// reference boost, no hop step.
+func Classic() Config {
 	return Config{
-		BM25Weight:      0.5,
+		RefBoost:        -1,
 		Fusion:          true,
 		RelevanceWeight: 0.5, PropagationWeight: 0.3, DiffusionWeight: 0.2,
 		MinEdgeWeight: 0.22,
 		Sources:       8,
 		Sinks:         8,
+		HopAlpha:      -1,
 	}
 }
 
-// AspectsPaperConfig is the aspect formulation exactly as paper v3 §3.1
-// states it: r = clip(cos + 0.3·ℓ, 0, 1), h = r / max r. No BM25.
-func AspectsPaperConfig() Config {
-	return Config{RefBoost: 0.3, RawCosine: true}
+// PaperAspects is the aspect formulation exactly as paper v3 §3.1 states
+// it: r = clip(cos + 0.3·ℓ, 0, 1), h = r / max r. No BM25, no hop step.
+func PaperAspects() Config {
+	return Config{BM25Weight: -1, RawCosine: true, HopAlpha: -1}
 }
 
-// AspectsConfig is the default: the aspect formulation with hybrid
-// relevance r = clip(0.5·max(cos,0) + 0.5·BM25 + 0.3·ℓ, 0, 1) and
-// h = r / max r. BM25 is back from paper v1 because with a static embedder
-// it is the largest single gain in evidence recall.
-func AspectsConfig() Config {
-	return Config{BM25Weight: 0.5, RefBoost: 0.3}
+// bm25Weight and refBoost are α and ρ_ref after the defaults (0 when off).
+func (c Config) bm25Weight() float64 { return weight(c.BM25Weight, 0.5) }
+func (c Config) refBoost() float64   { return weight(c.RefBoost, 0.3) }
+
+// weight is a weight field's value: def for 0, 0 for negative.
+func weight(x, def float64) float64 {
+	switch {
+	case x == 0:
+		return def
+	case x < 0:
+		return 0
+	}
+	return x
+}
+
+// hop returns the hop step's settings and whether it is on.
+func (c Config) hop() (hopSettings, bool) {
+	st := hopSettings{seeds: c.HopSeeds, alpha: weight(c.HopAlpha, 0.9), entity: weight(c.HopEntityAlpha, 0.6)}
+	if st.seeds == 0 {
+		st.seeds = 5
+	}
+	return st, c.HopAlpha >= 0
 }
 
 // usesPhi and usesPsi report whether φ and ψ are computed.
@@ -129,7 +162,16 @@ func (c Config) Validate() error {
 		name string
 		v    float64
 	}{
-		{"BM25Weight", c.BM25Weight}, {"RefBoost", c.RefBoost},
+		{"BM25Weight", c.BM25Weight}, {"RefBoost", c.RefBoost}, {"HopAlpha", c.HopAlpha}, {"HopEntityAlpha", c.HopEntityAlpha},
+	} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return bad("%s = %v, want a finite value", f.name, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
 		{"RelevanceWeight", c.RelevanceWeight}, {"PropagationWeight", c.PropagationWeight},
 		{"DiffusionWeight", c.DiffusionWeight}, {"MinEdgeWeight", c.MinEdgeWeight},
 	} {
@@ -145,8 +187,16 @@ func (c Config) Validate() error {
 			c.RelevanceWeight+c.PropagationWeight+c.DiffusionWeight)
 	case c.Sources < 0:
 		return bad("Sources = %d, want ≥ 0", c.Sources)
+	case c.Fusion && c.RelevanceWeight+c.PropagationWeight+c.DiffusionWeight == 0:
+		return bad("Fusion with RelevanceWeight, PropagationWeight and DiffusionWeight all 0 (start from Classic())")
 	case c.Sinks < 0:
 		return bad("Sinks = %d, want ≥ 0", c.Sinks)
+	case c.HopSeeds < 0:
+		return bad("HopSeeds = %d, want ≥ 0", c.HopSeeds)
+	case c.HopAlpha >= 1:
+		return bad("HopAlpha = %v, want < 1", c.HopAlpha)
+	case c.HopEntityAlpha >= 1:
+		return bad("HopEntityAlpha = %v, want < 1", c.HopEntityAlpha)
 	}
 	return nil
 }

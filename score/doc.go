@@ -5,8 +5,8 @@
 //
 // Build an [Index] once per graph with [NewIndex]; [Index.Score] then
 // scores each [Query] (its text and its embedding, made by the caller)
-// under a [Config]: [AspectsConfig] (the default), [AspectsPaperConfig] or
-// [ClassicConfig].
+// under a [Config]: the zero Config (the default), [PaperAspects] or
+// [Classic].
 //
 // # Relevance
 //
@@ -31,6 +31,33 @@
 // # Aspect score (paper v3 §3.1)
 //
 //	h_v = r_v / max_u r_u      (h = 0 when max r = 0)
+//
+// # Hop-aware relevance (the default's last step)
+//
+// The bridge passage of a multi-hop question is named by a relevant
+// passage but is not similar to the question itself, so no arc of a
+// relevance-climbing flow network reaches it. For collections of titled
+// passages (a node's title is its Section), the hop step lifts it:
+//
+//  1. a node whose title the question names (HippoRAG's query entities,
+//     Gutiérrez et al., arXiv 2405.14831, §3.2) is raised to
+//     x'_v = max(x_v, 0.99·max x + 0.01·x_v), for x = r and x = h, so that
+//     both passages a comparison question names are read first;
+//  2. with S the HopSeeds (5) nodes of highest r', every node v that a
+//     seed u names by title inherits x*_v = max(x'_v, α x'_u + (1−α) x'_v)
+//     (α = HopAlpha, 0.9), and a node joined to a seed by another Link edge
+//     (a shared entity, graph.MentionLinks) with HopEntityAlpha (0.6).
+//
+// A seed keeps its score and α < 1 keeps a named node below its namer.
+// Titles are matched as graph.MentionLinks matches them. R and H hold the
+// raised values, so the scores a question reports are the ones routing,
+// selection and reading used; [Scores.Steps] says the step ran and
+// [Scores.Raised] which nodes it raised. h̄ and r̄ are of the scores before
+// it. Over a candidate subgraph the step reads the whole graph's title
+// index, so a candidate is raised as in the whole graph. Its inputs are
+// explicit (the nodes the question names, what each scored node names,
+// each scored node's Link neighbours), not the whole graph: a collection
+// without titles is left as it was.
 //
 // # Classic score (paper v1 §3.3)
 //

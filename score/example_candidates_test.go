@@ -25,7 +25,7 @@ func ExampleIndex_ScoreCandidates() {
 		panic(err)
 	}
 	ix := score.NewIndex(g)
-	s, err := ix.ScoreCandidates(score.AspectsConfig(), score.Query{Text: "solar power", Embedding: []float32{1, 0}}, 1)
+	s, err := ix.ScoreCandidates(score.Config{}, score.Query{Text: "solar power", Embedding: []float32{1, 0}}, 1)
 	if err != nil {
 		panic(err)
 	}

@@ -30,7 +30,7 @@ func ExampleIndex_Score() {
 	// The question's embedding comes from the embedder the graph was built
 	// with (here a made-up one).
 	q := score.Query{Text: "What does Figure 2 say about accuracy?", Embedding: []float32{1, 0}}
-	sc, err := ix.Score(score.AspectsConfig(), q)
+	sc, err := ix.Score(score.Config{}, q)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -47,9 +47,9 @@ func ExampleIndex_Score() {
 	// d#2 cos 0.00 bm25 0.00 ref 0 r 0.00 h 0.00
 }
 
-func ExampleAspectsPaperConfig() {
+func ExamplePaperAspects() {
 	ix := score.NewIndex(exampleGraph())
-	sc, err := ix.Score(score.AspectsPaperConfig(), score.Query{Text: "How much does training cost?", Embedding: []float32{0, 1}})
+	sc, err := ix.Score(score.PaperAspects(), score.Query{Text: "How much does training cost?", Embedding: []float32{0, 1}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,9 +58,9 @@ func ExampleAspectsPaperConfig() {
 	// h = [0.00 0.60 1.00], mean h = 0.53
 }
 
-func ExampleClassicConfig() {
+func ExampleClassic() {
 	ix := score.NewIndex(exampleGraph())
-	c := score.ClassicConfig()
+	c := score.Classic()
 	c.Sources, c.Sinks = 2, 2
 	sc, err := ix.Score(c, score.Query{Text: "accuracy", Embedding: []float32{1, 0}})
 	if err != nil {
@@ -87,7 +87,7 @@ func ExampleIndex_Score_keywords() {
 	// BM25 over keywords the caller chose (say, a language model's) instead
 	// of the question's own words.
 	q := score.Query{Text: "How expensive was it?", Embedding: []float32{0, 1}, Keywords: []string{"training", "cost"}}
-	sc, err := ix.Score(score.AspectsConfig(), q)
+	sc, err := ix.Score(score.Config{}, q)
 	if err != nil {
 		log.Fatal(err)
 	}

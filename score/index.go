@@ -55,10 +55,29 @@ type Index struct {
 	scratch sync.Pool // *scratch, per-query working arrays
 	cands   sync.Pool // *candState, ScoreCandidates' working space
 
+	// hopTitles is the hop step's title index, made on first use.
+	hopTitles lazyTitles
+
 	// bmFixed, for a candidate subgraph's index, normalises BM25 by the
 	// whole graph's range [bmLo, bmHi] instead of the subgraph's.
 	bmFixed    bool
 	bmLo, bmHi float64
+}
+
+// Prepare makes now the per-graph state that scoring under c builds on
+// first use: the title index of the hop step and, for the classic score,
+// the pruned adjacency of φ and ψ. Without it the first question pays for
+// them (seconds at a million nodes).
+func (ix *Index) Prepare(c Config) {
+	if ix == nil || ix.g == nil {
+		return
+	}
+	if _, on := c.hop(); on {
+		ix.titleIndex()
+	}
+	if c.usesPhi() || c.usesPsi() {
+		ix.adjacency(c.MinEdgeWeight)
+	}
 }
 
 // NewIndex builds the index of g. The graph must not change while the

@@ -103,7 +103,7 @@ func TestPaperTabReal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []Config{ClassicConfig(), AspectsConfig(), AspectsPaperConfig()} {
+		for _, c := range []Config{Classic(), Config{}, PaperAspects()} {
 			s, err := ix.Score(c, Query{Text: rec.Question, Embedding: qv[0]})
 			if err != nil {
 				t.Fatal(err)

@@ -40,7 +40,7 @@ func TestBM25HandComputed(t *testing.T) {
 	if want := []float64{idf, idf * 5 / 4.0625, 0}; !near(raw[0], want[0], 1e-12) || !near(raw[1], want[1], 1e-12) || raw[2] != 0 {
 		t.Errorf("raw BM25 = %v, want %v", raw, want)
 	}
-	c := Config{BM25Weight: 1}
+	c := Config{BM25Weight: 1, RefBoost: -1, HopAlpha: -1}
 	sc, err := ix.Score(c, Query{Text: "apple"})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 	g := mustGraph(t, nodes, 2, emb, nil)
 	q := []float32{2, 0} // not unit: Score normalises
 
-	paper, err := scoreVec(g, AspectsPaperConfig(), "What does Figure 2 show?", q)
+	paper, err := scoreVec(g, PaperAspects(), "What does Figure 2 show?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 
 	// The default preset: r = clip(0.5 max(cos,0) + 0.5 BM25 + 0.3ℓ, 0, 1).
 	// "cats" is the only query word in the index, in node 1 only: BM25 = (0,1,0,0).
-	def, err := scoreVec(g, AspectsConfig(), "Do cats appear in Figure 2?", q)
+	def, err := scoreVec(g, Config{}, "Do cats appear in Figure 2?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +115,8 @@ func TestRelevanceHandComputed(t *testing.T) {
 			t.Errorf("default node %d: r = %v, h = %v, want %v, %v", i, def.R[i], def.H[i], wantR[i], wantR[i]/0.8)
 		}
 	}
-	// Switches: no BM25, no reference boost (the zero Config).
-	off, err := scoreVec(g, Config{}, "Do cats appear in Figure 2?", q)
+	// Switches: no BM25, no reference boost.
+	off, err := scoreVec(g, Config{BM25Weight: -1, RefBoost: -1}, "Do cats appear in Figure 2?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 }
 
 func TestDegenerate(t *testing.T) {
-	presets := map[string]Config{"aspects": AspectsConfig(), "paper": AspectsPaperConfig(), "classic": ClassicConfig()}
+	presets := map[string]Config{"aspects": Config{}, "paper": PaperAspects(), "classic": Classic()}
 	for _, name := range []string{"aspects", "paper", "classic"} {
 		c := presets[name]
 		s := func(g *graph.Graph, text string, q []float32) (*Scores, error) { return scoreVec(g, c, text, q) }
@@ -197,8 +197,8 @@ func TestDegenerate(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	for name, c := range map[string]Config{"classic": ClassicConfig(), "paper": AspectsPaperConfig(),
-		"aspects": AspectsConfig(), "zero": {}} {
+	for name, c := range map[string]Config{"classic": Classic(), "paper": PaperAspects(),
+		"aspects": Config{}, "dense": {BM25Weight: -1, RefBoost: -1, HopAlpha: -1}} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -207,7 +207,7 @@ func TestConfigValidate(t *testing.T) {
 		field string
 		set   func(*Config)
 	}{
-		{"BM25Weight", func(c *Config) { c.BM25Weight = -0.1 }},
+		{"BM25Weight", func(c *Config) { c.BM25Weight = math.Inf(-1) }},
 		{"BM25Weight", func(c *Config) { c.BM25Weight = 1.5 }},
 		{"RefBoost", func(c *Config) { c.RefBoost = math.NaN() }},
 		{"RelevanceWeight + PropagationWeight + DiffusionWeight", func(c *Config) { c.RelevanceWeight = 0.9 }},
@@ -217,7 +217,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	g := randomGraph(t, 1, 5, 4, 0)
 	for i, b := range bad {
-		c := ClassicConfig()
+		c := Classic()
 		b.set(&c)
 		err := c.Validate()
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), b.field) {

@@ -39,7 +39,12 @@ func (ix *Index) Score(c Config, q Query) (*Scores, error) {
 	if err := checkQuery(ix.g, q); err != nil {
 		return nil, err
 	}
-	return ix.compute(c, q)
+	sc, err := ix.compute(c, q)
+	if err != nil {
+		return nil, err
+	}
+	ix.raise(c, sc, ix.g, nil)
+	return sc, nil
 }
 
 // checkQuery checks that q's embedding has g's dimension and finite values.
@@ -100,7 +105,9 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	// zero stays (0 − 0)/(hi − 0) = 0, so only non-zero scores are divided.
 	var lo, span float64
 	scale := false
-	if c.BM25Weight > 0 {
+	sc.Steps = append(sc.Steps, "cosine")
+	if c.bm25Weight() > 0 {
+		sc.Steps = append(sc.Steps, "bm25")
 		sc.BM25 = make([]float64, n)
 		if ix.bm25(sc.BM25, sc.Keywords) {
 			var hi float64
@@ -116,7 +123,8 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 		}
 	}
 	refs := false
-	if c.RefBoost > 0 {
+	if c.refBoost() > 0 {
+		sc.Steps = append(sc.Steps, "ref")
 		sc.Ref = make([]float64, n)
 		refs = ix.refMatch(sc.Ref, sc.Refs)
 	}
@@ -125,7 +133,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	// node (no reference matched) are not added: adding +0 would not change
 	// r, which is (1 − α)·max(cos, 0) ≥ +0 or raw and then clipped.
 	rSum, rMax := 0.0, 0.0
-	alpha := c.BM25Weight
+	alpha, boost := c.bm25Weight(), c.refBoost()
 	for i := range sc.R {
 		d := sc.Cos[i]
 		if !c.RawCosine {
@@ -141,7 +149,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 			r += alpha * b
 		}
 		if refs {
-			r += c.RefBoost * sc.Ref[i]
+			r += boost * sc.Ref[i]
 		}
 		r = min(max(r, 0), 1)
 		sc.R[i] = r
@@ -161,6 +169,7 @@ func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 			}
 		}
 	} else {
+		sc.Steps = append(sc.Steps, "fusion")
 		if c.usesPhi() || c.usesPsi() {
 			a := ix.adjacency(c.MinEdgeWeight)
 			buf := ix.getScratch()

@@ -13,7 +13,7 @@ import (
 // -race.
 func TestConcurrentDeterministic(t *testing.T) {
 	g := randomGraph(t, 5, 200, 8, 400)
-	for _, c := range []Config{ClassicConfig(), AspectsConfig()} {
+	for _, c := range []Config{Classic(), Config{}} {
 		ix := NewIndex(g)
 		want := make([]*Scores, 8)
 		for i := range want {
@@ -45,7 +45,7 @@ func TestIndexMinEdgeWeight(t *testing.T) {
 	ix := NewIndex(g)
 	q := Query{Text: "flow graph", Embedding: randomQuery(6, 6)}
 	for _, rmin := range []float64{0.22, 0.5, 0.22} {
-		c := ClassicConfig()
+		c := Classic()
 		c.MinEdgeWeight = rmin
 		got, err := ix.Score(c, q)
 		if err != nil {
@@ -62,7 +62,7 @@ func TestQueryKeywords(t *testing.T) {
 	// Three nodes: with two, rank_bm25's idf of a term in one node is ln(1.5/1.5) = 0.
 	g := mustGraph(t, []graph.Node{{Content: "dogs bark"}, {Content: "cats purr"}, {Content: "cows moo"}}, 2, []float32{1, 0, 0, 1, 1, 1}, nil)
 	ix := NewIndex(g)
-	sc, err := ix.Score(AspectsConfig(), Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}, Keywords: []string{"Cats", "the"}})
+	sc, err := ix.Score(Config{}, Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}, Keywords: []string{"Cats", "the"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestQueryKeywords(t *testing.T) {
 		t.Errorf("keywords %q, BM25 %v", sc.Keywords, sc.BM25)
 	}
 	// An empty, non-nil list: no keywords, no rule-based fallback.
-	sc, err = ix.Score(AspectsConfig(), Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}, Keywords: []string{}})
+	sc, err = ix.Score(Config{}, Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}, Keywords: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestQueryKeywords(t *testing.T) {
 		t.Errorf("keywords %q, BM25 %v", sc.Keywords, sc.BM25)
 	}
 	// Nil: the rule-based keywords of the text.
-	sc, _ = ix.Score(AspectsConfig(), Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}})
+	sc, _ = ix.Score(Config{}, Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}})
 	if !reflect.DeepEqual(sc.Keywords, Keywords("Which animal purrs?")) {
 		t.Errorf("keywords %q", sc.Keywords)
 	}

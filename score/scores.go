@@ -20,9 +20,15 @@ type Ref struct {
 // and every node index here (and in a routing of these Scores) is a node of
 // Graph.
 type Scores struct {
-	// Question is the question's text (Query.Text), for routers that read
-	// it (flow.Hop matches the titles it names).
+	// Question is the question's text (Query.Text).
 	Question string
+	// Steps names the scoring steps that ran, in order: "cosine", then
+	// "bm25" and "ref" when their weights are on, "fusion" for the classic
+	// h, and "hop" when the hop step ran (see [Config]).
+	Steps []string
+	// Raised lists the nodes the hop step raised (ascending); R and H hold
+	// their raised values, which routing, selection and reading all use.
+	Raised []int
 	// Query is the query's unit embedding (or zero).
 	Query []float32
 	// Cos is cos(q, e_v).
@@ -31,17 +37,19 @@ type Scores struct {
 	BM25 []float64
 	// Ref is ℓ_v(q) ∈ {0,1}, the reference match (nil when off).
 	Ref []float64
-	// R is the fused relevance r.
+	// R is the fused relevance r, after the hop step.
 	R []float64
 	// Phi is the propagation φ (classic; nil when off).
 	Phi []float64
 	// Psi is the personalised PageRank ψ normalised by its max (classic; nil when off).
 	Psi []float64
-	// H is the node score h in [0,1].
+	// H is the node score h in [0,1], after the hop step.
 	H []float64
 	// A is the answerability a (classic; nil in aspects).
 	A []float64
-	// HMean and RMean are the query's own means h̄ and r̄.
+	// HMean and RMean are the query's own means h̄ and r̄, of the scores
+	// before the hop step (it lifts a handful of nodes; h̄ is the level
+	// the aspects router's node credit measures against).
 	HMean, RMean float64
 	// Refs are the references extracted from the question.
 	Refs []Ref

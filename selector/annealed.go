@@ -12,8 +12,8 @@ import (
 // q_k = max_{v∈π_k} h_v, payoff A_kk = q_k², A_kl = sqrt(q_k q_l)(1 −
 // Jaccard), x⁰ ∝ q; mixing toward uniform with ε_t = 0.2 max(0, 1 − t/20)
 // for t < 20, then pure replicator dynamics until ‖Δx‖₂ < 1e-4 or 200 steps
-// in all; the top-budget chains by x (ties by flow, then q, then index);
-// budget ≤ 0 means 16. It has no settings (see the package comment).
+// in all; the maxChains chains of highest x (ties by flow, then q, then
+// index); maxChains ≤ 0 means 16. It has no settings (see the package comment).
 type Annealed struct{}
 
 // The annealing constants.
@@ -25,21 +25,21 @@ const (
 )
 
 // Select implements Selector.
-func (an Annealed) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
+func (an Annealed) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if r == nil || len(r.Chains) == 0 {
 		return nil, nil
 	}
-	if budget <= 0 {
-		budget = 16
+	if maxChains <= 0 {
+		maxChains = 16
 	}
 	x, q, err := an.weights(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	return pick(r.Chains, order(x, r.Chains, q), budget), nil
+	return pick(r.Chains, order(x, r.Chains, q), maxChains), nil
 }
 
 // Weights returns the final population x over the routing's chains.

@@ -29,9 +29,9 @@ const (
 )
 
 // Select implements Selector. The result holds at most 11 chains, and at
-// most budget when 0 < budget < 11, ordered by x (ties by flow,
+// most maxChains when 0 < maxChains < 11, ordered by x (ties by flow,
 // then index).
-func (rp Replicator) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
+func (rp Replicator) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -43,8 +43,8 @@ func (rp Replicator) Select(ctx context.Context, r *flow.Routing, budget int) ([
 		return nil, err
 	}
 	limit := repMaxPaths
-	if budget > 0 && budget < limit {
-		limit = budget
+	if maxChains > 0 && maxChains < limit {
+		limit = maxChains
 	}
 	idx := order(x, r.Chains, nil)
 	keep := idx[:0:0]

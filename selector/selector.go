@@ -12,7 +12,10 @@ type Selector interface {
 	// Select returns the chosen chains in reading order. It returns
 	// ctx.Err() (and no chains) when ctx is done before it finishes: a
 	// selector whose work grows with the routing checks ctx as it goes.
-	Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error)
+	// maxChains bounds the chains returned (the root passes Config.Budget,
+	// the read budget K; a chain may hold several nodes, so the chains
+	// returned may hold more distinct nodes than maxChains).
+	Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error)
 }
 
 var (
@@ -21,13 +24,14 @@ var (
 	_ Selector = Annealed{}
 )
 
-// Greedy selects the top-budget chains by flow, ties by the chain's largest
-// h, then by decomposition index (paper v3 §3.3). All chains are returned, in
-// that order, when there are at most budget of them (or budget ≤ 0).
+// Greedy selects the maxChains chains of highest flow, ties by the chain's
+// largest h, then by decomposition index (paper v3 §3.3). All chains are
+// returned, in that order, when there are at most maxChains of them (or
+// maxChains ≤ 0).
 type Greedy struct{}
 
 // Select implements Selector.
-func (Greedy) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {
+func (Greedy) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -46,12 +50,12 @@ func (Greedy) Select(ctx context.Context, r *flow.Routing, budget int) ([]flow.C
 		}
 		return maxH(x, h) > maxH(y, h)
 	})
-	return pick(r.Chains, idx, budget), nil
+	return pick(r.Chains, idx, maxChains), nil
 }
 
-func pick(chains []flow.Chain, idx []int, budget int) []flow.Chain {
-	if budget > 0 && len(idx) > budget {
-		idx = idx[:budget]
+func pick(chains []flow.Chain, idx []int, maxChains int) []flow.Chain {
+	if maxChains > 0 && len(idx) > maxChains {
+		idx = idx[:maxChains]
 	}
 	out := make([]flow.Chain, len(idx))
 	for i, k := range idx {

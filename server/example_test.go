@@ -18,7 +18,7 @@ import (
 // served to every request.
 func ExampleNew() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func ExampleNew() {
 // agent runs `flowreader mcp -g FILE` (stdio) or calls /mcp of New's handler.
 func ExampleNewMCP() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

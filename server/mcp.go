@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/flowreader/flowreader"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,7 +30,8 @@ func NewMCP(ix *flowreader.Index, opt Options) (*mcp.Server, error) {
 func newMCP(h *handler) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "flowreader", Version: version()}, nil)
 	mcp.AddTool(s, &mcp.Tool{
-		Name: "retrieve",
+		Name:         "retrieve",
+		OutputSchema: evidenceSchema(),
 		Description: "Retrieve the evidence for a question from the document collection, without answering it: " +
 			"evidence chains routed by min-cost flow, each a list of nodes (text, modality, document, page, title, " +
 			"image path, score) in reading order, and a summary of the routing.",
@@ -61,6 +63,19 @@ func newMCP(h *handler) *mcp.Server {
 		}
 		return nil, res, nil
 	})
+	return s
+}
+
+// evidenceSchema is the retrieve tool's output schema: flowreader.Evidence
+// as its MarshalJSON writes it, the stages in milliseconds (stages_ms),
+// which inference from the struct alone cannot see.
+func evidenceSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[flowreader.Evidence](nil)
+	if err != nil {
+		panic(fmt.Sprintf("server: the schema of flowreader.Evidence: %v", err)) // a programming error
+	}
+	s.Properties["stages_ms"] = &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "number"}}
+	s.Required = append(s.Required, "stages_ms")
 	return s
 }
 

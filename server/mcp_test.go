@@ -101,7 +101,7 @@ func remarshal(v any, out any) error {
 }
 
 func TestMCPInMemory(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	s, err := server.NewMCP(ix, server.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestMCPInMemory(t *testing.T) {
 }
 
 func TestMCPStreamableHTTP(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{})
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)

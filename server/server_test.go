@@ -127,7 +127,7 @@ func do(t *testing.T, method, url, ctype, body string) (int, http.Header, []byte
 const jsonType = "application/json"
 
 func TestEndpoints(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{})
 
 	code, _, b := do(t, "GET", ts.URL+"/healthz", "", "")
@@ -194,7 +194,7 @@ func TestEndpoints(t *testing.T) {
 }
 
 func TestBadRequests(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{MaxBodyBytes: 1 << 10})
 	for _, c := range []struct {
 		name, method, path, ctype, body string
@@ -324,7 +324,7 @@ func TestAskFailureKeepsPartial(t *testing.T) {
 }
 
 func TestNewChecksOptions(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	for _, o := range []server.Options{{MaxInFlight: -1}, {MaxBodyBytes: -1}, {Timeout: -time.Second}} {
 		if _, err := server.New(ix, o); err == nil {
 			t.Errorf("%+v accepted", o)
@@ -340,7 +340,7 @@ func TestNewChecksOptions(t *testing.T) {
 
 // Many clients at once over one index get the answers one client gets.
 func TestConcurrentClients(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	ts := newServer(t, ix, server.Options{MaxInFlight: 64})
 	body := `{"question": "` + question + `", "budget": 3}`
 	_, _, first := do(t, "POST", ts.URL+"/v1/retrieve", jsonType, body)

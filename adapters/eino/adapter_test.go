@@ -229,7 +229,7 @@ func index(t testing.TB, cfg flowreader.Config) *flowreader.Index {
 }
 
 func TestRetriever(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	r, err := einoadapter.NewRetriever(ix, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ func TestPipelineOverAdapters(t *testing.T) {
 	if ix.Graph().Embedder != "eino/emb" {
 		t.Errorf("graph embedder %q", ix.Graph().Embedder)
 	}
-	if _, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?"); err != nil {
+	if _, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?", flowreader.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.got) == 0 {

@@ -223,7 +223,7 @@ func index(t testing.TB, cfg flowreader.Config) *flowreader.Index {
 }
 
 func TestRetriever(t *testing.T) {
-	ix := index(t, flowreader.Aspects())
+	ix := index(t, flowreader.Config{})
 	r, err := lcadapter.NewRetriever(ix, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +273,7 @@ func TestPipelineOverAdapters(t *testing.T) {
 	if ix.Graph().Embedder != "openai/emb" {
 		t.Errorf("graph embedder %q", ix.Graph().Embedder)
 	}
-	if _, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?"); err != nil {
+	if _, err := ix.Ask(context.Background(), "How many nests did the East Arm have in 2025?", flowreader.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.chat) == 0 {

@@ -15,7 +15,7 @@ import (
 // (embedded defaults) becomes a schema.Retriever.
 func ExampleNewRetriever() {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

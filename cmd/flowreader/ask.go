@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,14 +162,15 @@ flags:
 		g = res.Scores.Graph
 	}
 	title := "Q: " + question
+	read := readChains(res)
 	if *dotFile != "" {
-		pic := newPicture(g, res.Routing, res.Chains, maxPictureNodes, title)
+		pic := newPicture(g, res.Routing, read, maxPictureNodes, title)
 		if err := writeFileAtomic(*dotFile, func(w io.Writer) error { return writeDOT(w, pic) }); err != nil {
 			return err
 		}
 	}
 	if *mermaidFile != "" {
-		pic := newPicture(g, res.Routing, res.Chains, maxPictureNodes, title)
+		pic := newPicture(g, res.Routing, read, maxPictureNodes, title)
 		if err := writeFileAtomic(*mermaidFile, func(w io.Writer) error { return writeMermaid(w, pic) }); err != nil {
 			return err
 		}
@@ -351,13 +353,13 @@ func printExplain(w io.Writer, g *graph.Graph, res *flowreader.Result) {
 	if len(r.Sources) > 0 || len(r.Sinks) > 0 {
 		fmt.Fprintf(w, "sources %d, sinks %d\n", len(r.Sources), len(r.Sinks))
 	}
-	fmt.Fprintf(w, "chains: %d routed over %d distinct nodes, %d read (trace: reader %s", len(r.Chains), r.Distinct, len(res.Chains), res.Trace.Reader)
+	fmt.Fprintf(w, "chains: %d routed over %d distinct nodes, %d read (trace: reader %s", len(r.Chains), r.Distinct, len(res.Evidence.Chains), res.Trace.Reader)
 	if s2 := res.System2; s2 != nil {
 		fmt.Fprintf(w, ", gate fired %v, System 2 ran %v", len(s2.Triggers) > 0, s2.Ran)
 	}
 	fmt.Fprintln(w, ")")
 	isRead := make([]bool, len(r.Chains))
-	for k, c := range res.Chains {
+	for k, c := range readChains(res) {
 		if i := indexOfChain(r.Chains, c, isRead); i >= 0 {
 			isRead[i] = true
 		}
@@ -373,6 +375,33 @@ func printExplain(w io.Writer, g *graph.Graph, res *flowreader.Result) {
 		st = append(st, fmt.Sprintf("%s %s", s, res.Stages[s].Round(time.Microsecond)))
 	}
 	fmt.Fprintf(w, "time: %s\n", strings.Join(st, ", "))
+}
+
+// readChains is the chains read (res.Evidence.Chains) in the node indexes
+// of the graph the steps ran on (res.Scores.Graph with candidates), as
+// res.Routing's chains are.
+func readChains(res *flowreader.Result) []flow.Chain {
+	var cand []int
+	if res.Scores != nil {
+		cand = res.Scores.Candidates
+	}
+	out := make([]flow.Chain, 0, len(res.Evidence.Chains))
+	for _, c := range res.Evidence.Chains {
+		fc := flow.Chain{Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect, Nodes: make([]int, 0, len(c.Nodes))}
+		for _, n := range c.Nodes {
+			v := n.Node
+			if cand != nil {
+				i, ok := slices.BinarySearch(cand, v)
+				if !ok {
+					continue
+				}
+				v = i
+			}
+			fc.Nodes = append(fc.Nodes, v)
+		}
+		out = append(out, fc)
+	}
+	return out
 }
 
 func printChain(w io.Writer, g *graph.Graph, tag string, c flow.Chain) {

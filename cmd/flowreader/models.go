@@ -137,9 +137,9 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 func presetConfig(name string) (flowreader.Config, error) {
 	switch name {
 	case "aspects", "":
-		return flowreader.Aspects(), nil
+		return flowreader.Config{}, nil
 	case "aspects-paper":
-		return flowreader.AspectsPaper(), nil
+		return flowreader.PaperAspects(), nil
 	case "classic":
 		return flowreader.Classic(), nil
 	}

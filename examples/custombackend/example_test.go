@@ -69,7 +69,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := ix.Ask(ctx, "What is the rated output of the turbines at the Harlow wind farm?")
+	res, err := ix.Ask(ctx, "What is the rated output of the turbines at the Harlow wind farm?", flowreader.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -52,7 +52,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := flowreader.New(flowreader.Aspects())
+	p, err := flowreader.New(flowreader.Config{})
 	if err != nil {
 		return err
 	}
@@ -86,12 +86,16 @@ func run(ctx context.Context) error {
 		}
 		fmt.Printf("   routing: %s, demand %.2f, routed %.2f, %d chains over %d distinct nodes; reader: %s\n",
 			res.Routing.Router, res.Routing.Demand, res.Routing.Routed, len(res.Routing.Chains), res.Routing.Distinct, res.Trace.Reader)
-		for i, ch := range res.Chains {
+		for i, ch := range res.Evidence.Chains {
 			if i == 5 {
-				fmt.Printf("   ... %d more chains\n", len(res.Chains)-i)
+				fmt.Printf("   ... %d more chains\n", len(res.Evidence.Chains)-i)
 				break
 			}
-			fmt.Printf("   chain %d (flow %.2f): %s\n", i+1, ch.Flow, chainLabel(g, ch.Nodes))
+			nodes := make([]int, len(ch.Nodes))
+			for k, n := range ch.Nodes {
+				nodes[k] = n.Node
+			}
+			fmt.Printf("   chain %d (flow %.2f): %s\n", i+1, ch.Flow, chainLabel(g, nodes))
 		}
 	}
 	return nil

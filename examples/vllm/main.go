@@ -181,9 +181,9 @@ func models(ctx context.Context, o options) (llm.Model, llm.Embedder, error) {
 func preset(name string) (flowreader.Config, error) {
 	switch name {
 	case "aspects":
-		return flowreader.Aspects(), nil
+		return flowreader.Config{}, nil
 	case "aspects-paper":
-		return flowreader.AspectsPaper(), nil
+		return flowreader.PaperAspects(), nil
 	case "classic":
 		return flowreader.Classic(), nil
 	}
@@ -233,7 +233,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	for _, q := range o.questions {
-		res, err := ix.Ask(ctx, q)
+		res, err := ix.Ask(ctx, q, flowreader.Options{})
 		if err != nil {
 			return fmt.Errorf("%q: %w", q, err)
 		}

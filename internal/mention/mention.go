@@ -1,7 +1,7 @@
 // Package mention finds links between titled passages without a language
 // model: passage A names passage B's title, or A and B name one entity
 // (a run of capitalised words). graph.MentionLinks turns them into Link
-// edges and flow.Hop follows them; both read titles from Node.Section.
+// edges and score's hop step follows them; both read titles from Node.Section.
 //
 // Matching is by index, never by comparing pairs of texts: a map from a
 // title's first word to the titles that start with it, walked once over

@@ -57,8 +57,12 @@ func digest(t testing.TB, res *flowreader.Result) string {
 	tr := res.Trace
 	tr.Stages, tr.Total = nil, 0
 	var chains [][]int
-	for _, c := range res.Chains {
-		chains = append(chains, c.Nodes)
+	for _, c := range res.Evidence.Chains {
+		var nodes []int
+		for _, n := range c.Nodes {
+			nodes = append(nodes, n.Node)
+		}
+		chains = append(chains, nodes)
 	}
 	b, err := json.Marshal(struct {
 		Text      string
@@ -99,7 +103,7 @@ func TestLoadConcurrentAsk(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		preset flowreader.Config
-	}{{"classic", flowreader.Classic()}, {"aspects", flowreader.Aspects()}} {
+	}{{"classic", flowreader.Classic()}, {"aspects", flowreader.Config{}}} {
 		preset := c.preset
 		t.Run(c.name, func(t *testing.T) {
 			cfg := preset

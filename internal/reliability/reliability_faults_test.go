@@ -84,7 +84,7 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 		var errs []string
 		for run := 1; run <= 25 && g == nil; run++ {
 			st := newStack(t, s, "", perAttempt)
-			cfg := flowreader.Aspects()
+			cfg := flowreader.Config{}
 			cfg.Model, cfg.Embedder, cfg.Cache, cfg.Concurrency = st.model, st.emb, llm.DirStore(dir), 4
 			cfg.Progress = prog.report
 			p, err := flowreader.New(cfg)
@@ -258,8 +258,8 @@ func TestReliabilityAskUnderFaults(t *testing.T) {
 				t.Fatalf("seed %d: read %d chains, %d drafts, %d failed, %d dropped", seed, a.Trace.ChainsRead, len(a.Drafts), failed, a.Trace.Dropped)
 			}
 		}
-		if s1.Trace.ChainsRead != len(res.Chains) {
-			t.Fatalf("seed %d: System 1 read %d chains of %d selected", seed, s1.Trace.ChainsRead, len(res.Chains))
+		if s1.Trace.ChainsRead != len(res.Evidence.Chains) {
+			t.Fatalf("seed %d: System 1 read %d chains of %d selected", seed, s1.Trace.ChainsRead, len(res.Evidence.Chains))
 		}
 		dropped := map[int]int{1: s1.Trace.Dropped}
 		s2read := 0

@@ -156,7 +156,7 @@ func newStack(t testing.TB, s *faultserver.Server, key string, attempt time.Dura
 // pipeline is the Aspects preset over st, with store as the build cache.
 func (st *stack) pipeline(t testing.TB, store llm.Store) *flowreader.Pipeline {
 	t.Helper()
-	return st.pipelineWith(t, flowreader.Aspects(), store)
+	return st.pipelineWith(t, flowreader.Config{}, store)
 }
 
 // pipelineWith is pipeline with another base configuration.
@@ -212,5 +212,5 @@ func askOn(ctx context.Context, p *flowreader.Pipeline, g *graph.Graph, q string
 	if err != nil {
 		return nil, err
 	}
-	return ix.Ask(ctx, q)
+	return ix.Ask(ctx, q, flowreader.Options{})
 }

@@ -112,7 +112,7 @@ func TestSecurityScaledEmbeddingsNeverPanic(t *testing.T) {
 	if _, err := graph.Load(path); !errors.Is(err, graph.ErrFormat) {
 		t.Fatalf("Load of a crafted file with ×1e37 embeddings = %v, want ErrFormat", err)
 	}
-	for name, cfg := range map[string]flowreader.Config{"classic": flowreader.Classic(), "aspects": flowreader.Aspects(), "aspects-paper": flowreader.AspectsPaper()} {
+	for name, cfg := range map[string]flowreader.Config{"classic": flowreader.Classic(), "aspects": flowreader.Config{}, "aspects-paper": flowreader.PaperAspects()} {
 		cfg.Embedder = &fake.Embedder{}
 		q, err := flowreader.New(cfg)
 		if err != nil {

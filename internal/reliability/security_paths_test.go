@@ -283,15 +283,15 @@ func TestSecurityReaderImageEscapes(t *testing.T) {
 		t.Fatal("an image outside the image root was sent to a worker")
 	}
 	read := map[int]bool{}
-	for _, c := range res.Chains {
+	for _, c := range res.Evidence.Chains {
 		for _, n := range c.Nodes {
-			read[n] = true
+			read[n.Node] = true
 		}
 	}
 	if read[len(paths)-1] && !m.sent(f.ok) {
 		t.Fatal("the local image was not sent either: the test does not bite")
 	}
-	t.Logf("%d chains read; local image sent: %v", len(res.Chains), m.sent(f.ok))
+	t.Logf("%d chains read; local image sent: %v", len(res.Evidence.Chains), m.sent(f.ok))
 }
 
 func texts(nodes []graph.Node) []string {

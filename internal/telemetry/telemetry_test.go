@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"github.com/flowreader/flowreader/internal/purpose"
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -127,7 +128,7 @@ func BenchmarkGenerate(b *testing.B) {
 			for b.Loop() {
 				cctx := ctx
 				if c.purpose {
-					cctx = llm.WithPurpose(ctx, llm.PurposeWorker)
+					cctx = llm.WithPurpose(ctx, purpose.Worker)
 				}
 				r, _ := c.m.Generate(cctx, req)
 				sink = r

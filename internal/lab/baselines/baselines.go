@@ -135,7 +135,7 @@ func ranked(name string, s *score.Scores, order []int, k int, t0 time.Time) *flo
 	r.MaxFlow = r.Routed
 	r.Saturation = math.Min(r.Routed/r.Demand, 1)
 	r.Distinct = len(order)
-	r.Timings.Network = time.Since(t0)
+	r.Stages = map[string]time.Duration{"network": time.Since(t0)}
 	return r
 }
 

@@ -3,6 +3,7 @@ package baselines
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 
@@ -46,7 +47,7 @@ func (c *Candidates) Open(ctx context.Context, g *graph.Graph) (flow.GraphRouter
 	}
 	cg := &candidatesGraph{inner: c.Router, g: g, m: c.M, hops: c.Hops}
 	if cg.inner == nil {
-		cg.inner = flow.DefaultAspects()
+		cg.inner = &flow.Aspects{}
 	}
 	if cg.m <= 0 {
 		cg.m = 256
@@ -100,7 +101,7 @@ func (c *candidatesGraph) Route(ctx context.Context, s *score.Scores, budget int
 	out := &flow.Routing{
 		Router: "candidates(" + r.Router + ")", Scores: s,
 		Demand: r.Demand, Routed: r.Routed, MaxFlow: r.MaxFlow, Saturation: r.Saturation,
-		Aspects: r.Aspects, Kappa: r.Kappa, Cost: r.Cost, Distinct: r.Distinct, Timings: r.Timings,
+		Aspects: r.Aspects, Kappa: r.Kappa, Cost: r.Cost, Distinct: r.Distinct, Stages: maps.Clone(r.Stages),
 		Source: r.Source, Sink: r.Sink, AspectBase: r.AspectBase,
 		Relevant: r.Relevant, ContentArcs: r.ContentArcs, Edits: r.Edits,
 	}
@@ -110,7 +111,10 @@ func (c *candidatesGraph) Route(ctx context.Context, s *score.Scores, budget int
 		out.Chains[i] = ch
 	}
 	out.Sources, out.Sinks = mapNodes(r.Sources, local), mapNodes(r.Sinks, local)
-	out.Timings.Network += prep
+	if out.Stages == nil {
+		out.Stages = map[string]time.Duration{}
+	}
+	out.Stages["network"] += prep
 	return out, nil
 }
 

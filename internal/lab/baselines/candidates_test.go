@@ -15,12 +15,12 @@ func TestCandidatesWholeGraphEqualsInner(t *testing.T) {
 	g := synthGraph(t, 80, 12, 31)
 	s := handScores(t, g, 31)
 	// Classic routes the sources and sinks of classic scoring; these
-	// stand in for score.ClassicConfig's (MMR sources, sinks by a = r).
+	// stand in for score.Classic's (MMR sources, sinks by a = r).
 	classic := *s
 	classic.Sources = score.MMR(g, s.H, 8, 0.7)
 	classic.A = append([]float64(nil), s.R...)
 	classic.Sinks = byScore(classic.A)[:8]
-	for _, inner := range []flow.Router{flow.PaperAspects(), flow.DefaultClassic(), &TopK{}} {
+	for _, inner := range []flow.Router{flow.PaperAspects(), &flow.Classic{}, &TopK{}} {
 		s := s
 		if _, ok := inner.(*flow.Classic); ok {
 			s = &classic

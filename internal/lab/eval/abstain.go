@@ -65,7 +65,7 @@ func QASPERAbstention(ctx context.Context, path string, cfg flowreader.Config) (
 		}
 		out.Papers++
 		ask := func(q string) (string, error) {
-			res, err := ix.Ask(ctx, q)
+			res, err := ix.Ask(ctx, q, flowreader.Options{})
 			if err != nil {
 				return "", fmt.Errorf("eval: qasper %s: %q: %w", id, q, err)
 			}

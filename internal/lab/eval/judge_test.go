@@ -88,7 +88,7 @@ func TestVLMAnswererPrompts(t *testing.T) {
 	for _, c := range []struct {
 		spec RouterSpec
 		v1   bool
-	}{{RouterSpec{Name: "classic", Router: flow.DefaultClassic()}, true}, {RouterSpec{Name: "rank", Router: rankRouter{}}, false}} {
+	}{{RouterSpec{Name: "classic", Router: &flow.Classic{}}, true}, {RouterSpec{Name: "rank", Router: rankRouter{}}, false}} {
 		m := fixture.DefaultScript().Model()
 		ans, err := VLMAnswerer(m)(context.Background(), &c.spec, q, g, s, fixture.Chains(2))
 		if err != nil || ans != "The North Mole had 248 nests in 2025." {

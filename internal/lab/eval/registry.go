@@ -16,8 +16,12 @@ import (
 
 // Scoring names of the default registry.
 const (
-	// ScoreAspects is the default preset's scoring (hybrid relevance).
+	// ScoreAspects is the default preset's scoring (hybrid relevance and
+	// the hop step).
 	ScoreAspects = "aspects"
+	// ScoreRelevance is the default preset's relevance without the hop
+	// step: what top-k and the ablations rank and route by.
+	ScoreRelevance = "relevance"
 	// ScoreAspectsPaper is paper v3's dense relevance with the reference boost.
 	ScoreAspectsPaper = "aspects-paper"
 	// ScoreClassic is paper v1's fused h with φ, ψ, sources and sinks.
@@ -203,87 +207,90 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 // DefaultRegistry holds the routers of the paper's comparisons and the
 // ranked baselines:
 //
-//	aspects       the facade's default preset flowreader.Aspects(): its
-//	              scoring (hybrid relevance), router and selector (annealed)
-//	aspects-paper flowreader.AspectsPaper(): paper v3 exactly
+//	aspects       the facade's default, the zero flowreader.Config: its
+//	              scoring (hybrid relevance and the hop step), router and
+//	              selector (annealed)
+//	aspects-paper flowreader.PaperAspects(): paper v3 exactly
 //	classic       flow.DefaultClassic, paper v1 scoring
-//	topk          top-k by the default preset's relevance
+//	topk          top-k by the default preset's relevance (no hop step)
 //	topk-dense    top-k by cosine only (plain RAG)
-//	mmr, ppr      MMR and personalised-PageRank top-k on the default scoring
-//	              (mmr@λ: MMR with that λ)
+//	mmr, ppr      MMR and personalised-PageRank top-k on the default
+//	              relevance (no hop step; mmr@λ: MMR with that λ)
 //	shortest, docorder, singlesink, noagreement, nocredit
-//	              the Table 3 ablations of the default aspects router
-//	hop           flow.Hop (hop-aware relevance over title and entity
-//	              links) around the default aspects router
-//	hop-topk      flow.Hop around top-k
-//	hop-mmr       flow.Hop around MMR top-k (hop-mmr@λ: with that λ)
+//	              the Table 3 ablations of the default aspects router, on
+//	              the default relevance (no hop step)
+//	hop           the default aspects router on the default scoring with
+//	              its hop step (hop-aware relevance over title and entity
+//	              links): aspects under its earlier name
+//	hop-topk      top-k by the hop-aware scores
+//	hop-mmr       MMR top-k by the hop-aware scores (hop-mmr@λ: with that λ)
 //
 // Aspects routers read up to the budget: the budget passed to Route is
 // their demand cap F_max (the read cap K of Table 4, 16 in the paper), so a
 // budget curve moves the flow's own cap with it (and, with
 // flow.DemandBudget, the demand itself). The presets' settings come from
 // the facade, so that "aspects" here is exactly what
-// flowreader.New(flowreader.Aspects()) runs at the preset's budget. Ranked
+// flowreader.New(flowreader.Config{}) runs at the default budget. Ranked
 // routers list budget nodes. Selectors: greedy (paper v3 §3.5) and annealed
 // (replicator dynamics).
 func DefaultRegistry() *Registry {
 	r := &Registry{}
-	def, paper := flowreader.Aspects(), flowreader.AspectsPaper()
+	// The zero Config's parts, as flowreader.New fills them.
+	def := flowreader.Config{Router: &flow.Aspects{}, Selector: selector.Annealed{}}
+	paper := flowreader.PaperAspects()
 	r.AddScoring(ScoreAspects, def.Scoring)
+	noHop := def.Scoring
+	noHop.HopAlpha = -1
+	r.AddScoring(ScoreRelevance, noHop)
 	r.AddScoring(ScoreAspectsPaper, paper.Scoring)
-	r.AddScoring(ScoreClassic, score.ClassicConfig())
-	r.AddScoring(ScoreDense, score.Config{}) // r = max(cos,0), h = r / max r
+	r.AddScoring(ScoreClassic, score.Classic())
+	r.AddScoring(ScoreDense, score.Config{BM25Weight: -1, RefBoost: -1, HopAlpha: -1}) // r = max(cos,0), h = r / max r
 	r.AddSelector("greedy", selector.Greedy{})
 	r.AddSelector("annealed", selector.Annealed{})
 
 	preset := func(name, doc string, cfg flowreader.Config) {
 		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selectorName(cfg.Selector), Router: cfg.Router})
 	}
-	preset("aspects", "the default preset (flowreader.Aspects: hybrid relevance, demand = budget, no node credit, b = 0.2)", def)
+	preset("aspects", "the default, the zero flowreader.Config (hybrid relevance and the hop step, demand = budget, no node credit, b = 0.2)", def)
 	preset("aspects-paper", "aspects routing exactly as paper v3", paper)
-	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (paper v1)", Router: flow.DefaultClassic()})
+	r.AddRouter(RouterDef{Name: "classic", Scoring: ScoreClassic, Doc: "classic v1 flow (paper v1)", Router: &flow.Classic{}})
 	ranked := func(name, scoring, doc string, rt flow.Router) {
 		r.AddRouter(RouterDef{Name: name, Scoring: scoring, Ranked: true, BudgetAware: true, Doc: doc, Router: rt})
 	}
-	ranked("topk", ScoreAspects, "top-k by the default relevance", &baselines.TopK{})
+	ranked("topk", ScoreRelevance, "top-k by the default relevance", &baselines.TopK{})
 	ranked("topk-dense", ScoreDense, "top-k by cosine only", &baselines.TopK{Name: "topk-dense"})
-	mmrLambda := func(hop bool) func(v float64) (flow.Router, error) {
-		return func(v float64) (flow.Router, error) {
-			if !(v > 0 && v <= 1) {
-				return nil, fmt.Errorf("MMR λ %v not in (0, 1]", v)
-			}
-			var rt flow.Router = &baselines.MMRTopK{Lambda: v}
-			if hop {
-				rt = &flow.Hop{Router: rt}
-			}
-			return rt, nil
+	mmrLambda := func(v float64) (flow.Router, error) {
+		if !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("MMR λ %v not in (0, 1]", v)
 		}
+		return &baselines.MMRTopK{Lambda: v}, nil
 	}
-	r.AddRouter(RouterDef{Name: "mmr", Scoring: ScoreAspects, Ranked: true, BudgetAware: true, Router: &baselines.MMRTopK{}, Param: mmrLambda(false),
+	r.AddRouter(RouterDef{Name: "mmr", Scoring: ScoreRelevance, Ranked: true, BudgetAware: true, Router: &baselines.MMRTopK{}, Param: mmrLambda,
 		Doc: "MMR top-k on h (λ 0.7; mmr@λ sets λ)"})
-	r.AddRouter(RouterDef{Name: "hop-mmr", Scoring: ScoreAspects, Ranked: true, BudgetAware: true, Router: &flow.Hop{Router: &baselines.MMRTopK{}}, Param: mmrLambda(true),
-		Doc: "flow.Hop around MMR top-k on h (λ 0.7; hop-mmr@λ sets λ)"})
-	ranked("ppr", ScoreAspects, "personalised PageRank top-k", &baselines.PPRTopK{})
+	r.AddRouter(RouterDef{Name: "hop-mmr", Scoring: ScoreAspects, Ranked: true, BudgetAware: true, Router: &baselines.MMRTopK{}, Param: mmrLambda,
+		Doc: "MMR top-k on the hop-aware h (λ 0.7; hop-mmr@λ sets λ)"})
+	ranked("ppr", ScoreRelevance, "personalised PageRank top-k", &baselines.PPRTopK{})
 	ablation := func(name, doc string, set func(a *flow.Aspects)) {
-		a := flow.DefaultAspects()
+		a := &flow.Aspects{}
 		set(a)
-		r.AddRouter(RouterDef{Name: name, Scoring: ScoreAspects, BudgetAware: true, Doc: doc, Router: a})
+		r.AddRouter(RouterDef{Name: name, Scoring: ScoreRelevance, BudgetAware: true, Doc: doc, Router: a})
 	}
-	ablation("shortest", "aspects without unit capacities", func(a *flow.Aspects) { a.Ablation = flow.AblationShortestPath })
-	ablation("docorder", "aspects with arcs in document order", func(a *flow.Aspects) { a.Ablation = flow.AblationDocumentOrder })
-	ablation("singlesink", "aspects with one aspect", func(a *flow.Aspects) { a.Ablation = flow.AblationSingleSink })
-	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.Ablation = flow.AblationNoAgreement })
+	ablation("shortest", "aspects without unit capacities", func(a *flow.Aspects) { a.ShortestPath = true })
+	ablation("docorder", "aspects with arcs in document order", func(a *flow.Aspects) { a.DocumentOrder = true })
+	ablation("singlesink", "aspects with one aspect", func(a *flow.Aspects) { a.SingleSink = true })
+	ablation("noagreement", "aspects with ω ≡ 1", func(a *flow.Aspects) { a.NoAgreement = true })
 	ablation("nocredit", "aspects without node credit", func(a *flow.Aspects) { a.NodeCredit = false })
 	r.AddRouter(RouterDef{Name: "hop", Scoring: ScoreAspects, BudgetAware: true, Selector: selectorName(def.Selector),
-		Doc: "flow.Hop (question titles, title mentions α 0.9, entities 0.6, 5 seeds) around the default aspects router", Router: &flow.Hop{Router: flow.DefaultAspects()}})
-	ranked("hop-topk", ScoreAspects, "flow.Hop around top-k", &flow.Hop{Router: &baselines.TopK{Name: "hop-topk"}})
+		Doc: "the default aspects router on the hop-aware scores (question titles, title mentions α 0.9, entities 0.6, 5 seeds): aspects", Router: &flow.Aspects{}})
+	ranked("hop-topk", ScoreAspects, "top-k by the hop-aware scores", &baselines.TopK{Name: "hop-topk"})
 	return r
 }
 
-// selectorName is the registry name of a preset's selector.
+// selectorName is the registry name of a preset's selector (nil: the
+// facade's default, annealed).
 func selectorName(s selector.Selector) string {
 	switch s.(type) {
-	case selector.Annealed, *selector.Annealed:
+	case nil, selector.Annealed, *selector.Annealed:
 		return "annealed"
 	}
 	return "greedy"
