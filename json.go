@@ -41,12 +41,13 @@ type (
 		System2   *system2JSON       `json:"system2,omitempty"`
 	}
 	citationJSON struct {
-		Doc    string `json:"doc"`
-		Page   int    `json:"page"`
-		Node   int    `json:"node"`
-		NodeID string `json:"node_id"`
-		Quote  string `json:"quote"`
-		Chain  int    `json:"chain"`
+		Doc    string   `json:"doc"`
+		Page   int      `json:"page"`
+		Node   int      `json:"node"`
+		NodeID string   `json:"node_id"`
+		Quote  string   `json:"quote"`
+		Chain  int      `json:"chain"`
+		AlsoIn []string `json:"also_in,omitempty"`
 	}
 	draftJSON struct {
 		Chain    int     `json:"chain"`
@@ -162,7 +163,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
 		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
 	for _, c := range a.Citations {
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain})
+		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain, AlsoIn: c.AlsoIn})
 	}
 	for _, d := range a.Drafts {
 		nodes := append([]int{}, d.Nodes...)
