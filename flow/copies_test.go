@@ -129,4 +129,3 @@ func readsCopy(r *Routing, n int) bool {
 	}
 	return false
 }
-
