@@ -2,6 +2,7 @@ package flowreader_test
 
 import (
 	"context"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func askBench(b *testing.B, cfg flowreader.Config) {
 	ctx := context.Background()
 	const n, dim = 1024, 100
 	cfg.Embedder = &fake.Embedder{Dim: dim}
-	cfg.Model = llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+	cfg.Model = llmfunc.Model(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
 		text := `{"status":"supported","answer":"w7","evidence":"w7"}`
 		if p := req.Messages[len(req.Messages)-1].Parts[0].Text; strings.Contains(p, "EVIDENCE PATHS") {
 			text = "<output>w7</output>"

@@ -28,6 +28,14 @@ type Options struct {
 	// Scores asks for the node score h of every graph node in
 	// Evidence.Scores (as long as the graph, so left out by default).
 	Scores bool
+	// Stream, when set, is told each step of Ask's answer as it happens
+	// (see [Event]): the evidence, each worker's draft, the answer's pieces
+	// as the reasoner writes them, the citations, the result. It is called
+	// from the goroutines doing the work, never concurrently; a slow Stream
+	// slows the answer. To stop the answer, cancel Ask's context: every
+	// model call in flight ends. Retrieve keeps it in the Evidence, whose
+	// Answer streams too.
+	Stream func(Event)
 }
 
 // Evidence is what retrieval found for one question: the selected chains
@@ -66,6 +74,8 @@ type Evidence struct {
 	// The steps' values, kept for System 2 (nil in a decoded Evidence).
 	scores  *score.Scores
 	routing *flow.Routing
+	// Options.Stream, told of Answer's steps (nil in a decoded Evidence).
+	stream func(Event)
 }
 
 // EvidenceChain is one selected chain: its nodes in routed order
@@ -130,14 +140,19 @@ type RoutingSummary struct {
 	Relevant     int `json:"relevant"`
 	Distinct     int `json:"distinct_nodes"`
 	ChainsRouted int `json:"chains_routed"`
-	// Aspects are the aspect terminals (aspects formulation only).
-	Aspects []AspectSummary `json:"aspects"`
+	// Aspects are the aspect terminals (aspects formulation only): each
+	// one's singular value σ_a, capacity d_a, the flow that reached it and
+	// the nodes feeding it (paper v3 §3.3, Eq. 6; see [flow.Aspect]).
+	Aspects []struct {
+		Sigma    float64 `json:"sigma"`
+		Capacity float64 `json:"capacity"`
+		Flow     float64 `json:"flow"`
+		Fed      int     `json:"fed"`
+	} `json:"aspects"`
 }
 
-// AspectSummary is one aspect terminal: its singular value σ_a, capacity
-// d_a, the flow that reached it and the nodes feeding it (paper v3 §3.3,
-// Eq. 6).
-type AspectSummary struct {
+// aspectSummary is the type of RoutingSummary.Aspects's elements.
+type aspectSummary = struct {
 	Sigma    float64 `json:"sigma"`
 	Capacity float64 `json:"capacity"`
 	Flow     float64 `json:"flow"`
@@ -170,6 +185,7 @@ func (ix *Index) Retrieve(ctx context.Context, question string, o Options) (*Evi
 		return nil, ErrQuestion
 	}
 	ev := ix.newEvidence(question, budget)
+	ev.stream = o.Stream
 	// Each step is one call between two laps, the place for a log line or
 	// a span per step.
 	t := time.Now()
@@ -209,7 +225,7 @@ func (ix *Index) Evidence(question string, s *score.Scores, r *flow.Routing, cha
 func (ix *Index) newEvidence(question string, budget int) *Evidence {
 	return &Evidence{SchemaVersion: SchemaVersion, Question: question, Budget: budget, Chains: []EvidenceChain{},
 		Scoring: []string{}, Notes: append([]string{}, ix.p.notes...), Stages: map[string]time.Duration{},
-		Routing: RoutingSummary{Aspects: []AspectSummary{}}}
+		Routing: RoutingSummary{Aspects: []aspectSummary{}}}
 }
 
 // fill sets the exported fields of ev from its steps' values and the
@@ -246,9 +262,9 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 	if r := ev.routing; r != nil {
 		ev.Routing = RoutingSummary{Router: r.Router, Demand: r.Demand, Routed: r.Routed, MaxFlow: r.MaxFlow,
 			Saturation: r.Saturation, Kappa: r.Kappa, Cost: r.Cost, Relevant: r.Relevant, Distinct: r.Distinct,
-			ChainsRouted: len(r.Chains), Aspects: make([]AspectSummary, len(r.Aspects))}
+			ChainsRouted: len(r.Chains), Aspects: make([]aspectSummary, len(r.Aspects))}
 		for i, a := range r.Aspects {
-			ev.Routing.Aspects[i] = AspectSummary{Sigma: a.Sigma, Capacity: a.Capacity, Flow: a.Flow, Fed: a.Fed}
+			ev.Routing.Aspects[i] = aspectSummary{Sigma: a.Sigma, Capacity: a.Capacity, Flow: a.Flow, Fed: a.Fed}
 		}
 		for _, c := range r.Chains {
 			for i, v := range c.Nodes {

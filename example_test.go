@@ -2,10 +2,14 @@ package flowreader_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/flowreader/flowreader"
@@ -140,7 +144,30 @@ func ExampleIndex_Select() {
 	// at most 11 paths read: true
 }
 
+// Answer reads the evidence as the caller holds it: here only the first
+// chain Retrieve selected.
 func ExampleIndex_Answer() {
+	ctx := context.Background()
+	ix := open(flowreader.Config{})
+	ev, err := ix.Retrieve(ctx, "What was the surge of Storm Elda?", flowreader.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ev.Chains = ev.Chains[:1] // keep what you trust; the reader reads what is left
+	res, err := ix.Answer(ctx, ev)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text)
+	fmt.Println("chains read:", res.Trace.ChainsRead)
+	// Output:
+	// 2.1 metres
+	// chains read: 1
+}
+
+// The step-by-step path: Score, Route and Select, then the Evidence of
+// those steps, which Answer reads.
+func ExampleIndex_Evidence() {
 	ctx := context.Background()
 	ix := open(flowreader.Config{})
 	q := "What was the surge of Storm Elda?"
@@ -153,7 +180,186 @@ func ExampleIndex_Answer() {
 	}
 	fmt.Println(res.Text)
 	// Output:
-	// Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.
+	// 2.1 metres
+}
+
+func ExampleIndex_Ask() {
+	ix := open(flowreader.Config{})
+	res, err := ix.Ask(context.Background(), "What was the surge of Storm Elda?", flowreader.Options{Budget: 4})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text)
+	fmt.Println("cited:", res.Citations[0].NodeID, "read:", len(res.Evidence.Chains) <= 4)
+	// Output:
+	// 2.1 metres
+	// cited: station#0 read: true
+}
+
+// The JSON contract of the evidence (stages left out here: they are wall
+// times).
+func ExampleEvidence_MarshalJSON() {
+	ix := open(flowreader.Config{})
+	ev, err := ix.Retrieve(context.Background(), "What was the surge of Storm Elda?", flowreader.Options{Budget: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ev.Stages = nil
+	b, err := json.MarshalIndent(ev, "", "  ")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(b))
+	// Output:
+	// {
+	//   "schema_version": 1,
+	//   "question": "What was the surge of Storm Elda?",
+	//   "budget": 1,
+	//   "chains": [
+	//     {
+	//       "flow": 1,
+	//       "cost": 0,
+	//       "aspect": 0,
+	//       "nodes": [
+	//         {
+	//           "node": 3,
+	//           "id": "station#0",
+	//           "doc": "station",
+	//           "page": 0,
+	//           "modality": "text",
+	//           "text": "Storm Elda arrived on 14 May with gusts of 131 km/h and a surge of 2.1 metres.",
+	//           "score": 1,
+	//           "flow": 1
+	//         }
+	//       ]
+	//     }
+	//   ],
+	//   "routing": {
+	//     "router": "aspects",
+	//     "demand": 1,
+	//     "routed": 1,
+	//     "max_flow": 1,
+	//     "saturation": 1,
+	//     "kappa": 0.5063003513655716,
+	//     "cost": 0,
+	//     "relevant": 1,
+	//     "distinct_nodes": 1,
+	//     "chains_routed": 1,
+	//     "aspects": [
+	//       {
+	//         "sigma": 1.0000000037154895,
+	//         "capacity": 1,
+	//         "flow": 1,
+	//         "fed": 1
+	//       }
+	//     ]
+	//   },
+	//   "scoring": [
+	//     "cosine",
+	//     "bm25",
+	//     "ref",
+	//     "hop"
+	//   ],
+	//   "notes": [
+	//     "embedded default embedder: glove-6b-100d-sif (offline GloVe word vectors, no server)",
+	//     "embedded default reader: extractive (no model configured; answers are verbatim spans, not generated)"
+	//   ],
+	//   "stages_ms": {}
+	// }
+}
+
+// An Evidence sent as JSON (to a log, another service, a review step) is
+// answered by an index over the same graph as the original would be.
+func ExampleEvidence_UnmarshalJSON() {
+	ctx := context.Background()
+	ix := open(flowreader.Config{})
+	ev, _ := ix.Retrieve(ctx, "What was the surge of Storm Elda?", flowreader.Options{})
+	b, _ := json.Marshal(ev)
+	var got flowreader.Evidence
+	if err := json.Unmarshal(b, &got); err != nil {
+		log.Fatal(err)
+	}
+	res, err := ix.Answer(ctx, &got)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text)
+	// Output:
+	// 2.1 metres
+}
+
+// The JSON contract of a result: the evidence's fields, then the answer,
+// citations, drafts and trace.
+func ExampleResult_MarshalJSON() {
+	ix := open(flowreader.Config{})
+	res, err := ix.Ask(context.Background(), "What was the surge of Storm Elda?", flowreader.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	fmt.Println(slices.Sorted(maps.Keys(doc)))
+	fmt.Println(doc["answer"])
+	// Output:
+	// [answer budget chains citations confidence drafts low_confidence notes question routing schema_version scoring stages_ms trace]
+	// 2.1 metres
+}
+
+// The zero Config runs on the embedded offline models and says so.
+func ExampleNew() {
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, n := range p.Notes() {
+		fmt.Println(n)
+	}
+	_, err = flowreader.New(flowreader.Config{Budget: -1})
+	fmt.Println(errors.Is(err, flowreader.ErrConfig))
+	// Output:
+	// embedded default embedder: glove-6b-100d-sif (offline GloVe word vectors, no server)
+	// embedded default reader: extractive (no model configured; answers are verbatim spans, not generated)
+	// true
+}
+
+// The paper's variants are constructors; everything else is a field.
+func ExamplePaperAspects() {
+	ctx := context.Background()
+	for _, cfg := range []flowreader.Config{{}, flowreader.PaperAspects(), flowreader.Classic()} {
+		ix := open(cfg)
+		ev, err := ix.Retrieve(ctx, "Why did the East Arm lose nests?", flowreader.Options{})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ev.Routing.Router, ev.Scoring)
+	}
+	// Output:
+	// aspects [cosine bm25 ref hop]
+	// aspects-paper [cosine ref]
+	// classic [cosine bm25 fusion]
+}
+
+func ExamplePipeline_Open() {
+	ctx := context.Background()
+	p, _ := flowreader.New(flowreader.Config{})
+	g, err := p.Build(ctx, docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g) // the graph's scoring index and router state, once
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ix.Graph().Len(), "nodes")
+	_, err = p.Open(ctx, nil)
+	fmt.Println(errors.Is(err, flowreader.ErrNoGraph))
+	// Output:
+	// 5 nodes
+	// true
 }
 
 func ExamplePipeline_Load() {
@@ -212,4 +418,80 @@ func ExampleIndex_Retrieve() {
 	// budget: 2 router: aspects
 	// survey#1 table p.1 score 1.00: Breakwater | Nests 2024 | Nests 2025
 	// survey#2 text p.1 score 0.89: The East Arm lost its tern colony after the May storm flooded its lower sections.
+}
+
+// Streaming: each step of the answer as it happens. With a Model that
+// streams (llm.Streamer, as llm/openai's Chat does), the deltas are the
+// reasoner's tokens; the offline reader gives its answer as one delta.
+func ExampleOptions_stream() {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := p.Build(ctx, docs())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = ix.Ask(ctx, "How many nests did the East Arm have in 2025?", flowreader.Options{
+		Stream: func(e flowreader.Event) {
+			switch e.Kind {
+			case "evidence":
+				fmt.Println("evidence:", len(e.Evidence.Chains) > 0)
+			case "draft":
+				fmt.Println("draft of chain", e.Draft.Chain) // one per worker, as each finishes
+			case "delta":
+				fmt.Println("answer so far grows by", len(e.Text) > 0)
+			case "citations":
+				fmt.Println("citations:", len(e.Citations) > 0)
+			case "done":
+				fmt.Println("done:", e.Result.Trace.Reader)
+			}
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// evidence: true
+	// answer so far grows by true
+	// citations: true
+	// done: extractive
+}
+
+// A reranker (here a stand-in; llm/openai's Reranker speaks vLLM's, TEI's
+// and Infinity's /rerank) fused into relevance before routing.
+func ExampleConfig_reranker() {
+	ctx := context.Background()
+	crossEncoder := rerankerFunc(func(ctx context.Context, q string, texts []string) ([]float64, error) {
+		out := make([]float64, len(texts))
+		for i, t := range texts {
+			if strings.Contains(t, "storm") {
+				out[i] = 0.9
+			}
+		}
+		return out, nil
+	})
+	p, err := flowreader.New(flowreader.Config{Reranker: crossEncoder, RerankTop: 8})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, _ := p.Build(ctx, docs())
+	ix, _ := p.Open(ctx, g)
+	s, err := ix.Score(ctx, "Which storm flooded the East Arm?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.Steps[len(s.Steps)-1], len(s.Reranked) > 0)
+	// Output: rerank true
+}
+
+type rerankerFunc func(ctx context.Context, q string, texts []string) ([]float64, error)
+
+func (f rerankerFunc) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	return f(ctx, q, texts)
 }

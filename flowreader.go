@@ -71,6 +71,29 @@ type Config struct {
 	// the selector's chains (at most K, selector.Selector's maxChains).
 	// 0 means 16.
 	Budget int
+	// Reranker, when set, reranks the question's most relevant nodes
+	// before routing, as a cross-encoder reads each with the question: the
+	// top RerankTop nodes by h (ties by index) get ρ_v ∈ [0, 1] on their
+	// caption and text (at most 2,000 characters), fused into h as
+	//
+	//	h̃_v = (1−w)·h_v + w·ρ_v   (ρ_v = 0 for the nodes not reranked)
+	//	h'_v = h̃_v · max_u h_u / max_u h̃_u
+	//
+	// with w = RerankWeight. The rescaling keeps h's scale, which the
+	// aspects router's demand floor is set against. h' is the score that
+	// routing, selection and reading use and every result reports, and
+	// score.Scores.Steps ends in "rerank"; the classic preset's sources and
+	// sinks, and h̄, are taken before reranking. A failed rerank call fails
+	// the question (llm.WrapReranker adds retries). Nil leaves scoring as
+	// it is (llm/openai's Reranker serves vLLM's, TEI's and Infinity's
+	// /rerank).
+	Reranker llm.Reranker
+	// RerankTop is how many nodes are reranked: the top RerankTop by h;
+	// 0 means 64.
+	RerankTop int
+	// RerankWeight is w in the fusion h' ∝ (1−w)·h + w·ρ: 0 means 0.5, 1
+	// replaces h by the reranker's ρ (nodes not reranked then drop to 0).
+	RerankWeight float64
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
 	// when a Model is set, else reader.Extractive.
 	Reader reader.Reader
@@ -161,6 +184,7 @@ type Pipeline struct {
 	embedder llm.Embedder
 	embed    llm.Embedder // embedder inside the telemetry wrapper
 	model    llm.Model    // Config.Model inside the telemetry wrapper
+	reranker llm.Reranker // Config.Reranker inside the telemetry wrapper
 	obs      *telemetry.Obs
 	scoring  score.Config
 	router   flow.Router
@@ -183,9 +207,10 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, fmt.Errorf("%w: Budget %d is negative", ErrConfig, cfg.Budget)
 	case cfg.Concurrency < 0:
 		return nil, fmt.Errorf("%w: Concurrency %d is negative", ErrConfig, cfg.Concurrency)
-	}
-	if p.scoring == (score.Config{}) {
-		p.scoring = score.Config{}
+	case cfg.RerankTop < 0:
+		return nil, fmt.Errorf("%w: RerankTop %d is negative", ErrConfig, cfg.RerankTop)
+	case !(cfg.RerankWeight >= 0 && cfg.RerankWeight <= 1):
+		return nil, fmt.Errorf("%w: RerankWeight %v is outside [0, 1]", ErrConfig, cfg.RerankWeight)
 	}
 	if err := p.scoring.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: Scoring: %w", ErrConfig, err)
@@ -201,9 +226,8 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	p.embedder = cfg.Embedder
 	if p.embedder == nil {
-		g := local.Embedder()
-		p.embedder = g
-		p.notes = append(p.notes, "embedded default embedder: "+g.Name()+" (offline GloVe word vectors, no server)")
+		p.embedder = local.Embedder()
+		p.notes = append(p.notes, "embedded default embedder: "+p.embedder.(llm.Namer).Name()+" (offline GloVe word vectors, no server)")
 	}
 	if err := p.observe(); err != nil {
 		return nil, err
@@ -350,6 +374,9 @@ func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, e
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
+	if err := ix.rerank(ctx, s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -422,6 +449,8 @@ type Result struct {
 	// Embedder for this result, with their tokens: by Ask, the question's
 	// embedding, the reading and System 2; by Answer, the latter two.
 	Usage llm.Totals
+
+	stream *streamer // Options.Stream, told of the steps
 }
 
 // Answer reads the evidence and answers its question: the chains of
@@ -454,10 +483,17 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	ctx, done := ix.observeAnswer(ctx, len(rd.chains))
 	defer func() { done(res, err) }()
+	res.stream = newStreamer(ev.stream, rd)
+	res.stream.evidence(ev)
 	t := time.Now()
-	a, err := ix.read(ctx, &reader.Input{Question: ev.Question, Graph: rd.g, Chains: rd.chains, Relevance: rd.rel})
+	in := &reader.Input{Question: ev.Question, Graph: rd.g, Chains: rd.chains, Relevance: rd.rel}
+	res.stream.hook(in, 1)
+	a, err := ix.read(ctx, in)
 	if a != nil {
 		res.Answer = a
+	}
+	if err == nil {
+		res.stream.read(a, 1)
 	}
 	if err == nil && ix.p.judge != nil && len(rd.chains) > 0 {
 		err = ix.observeSystem2(ctx, ev, rd, res)
@@ -479,6 +515,7 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 		return res, fmt.Errorf("flowreader: answer: %w", err)
 	}
 	res.Stages["answer"] = time.Since(t)
+	res.stream.done(res)
 	return res, nil
 }
 

@@ -33,12 +33,16 @@ type (
 	resultJSON struct {
 		evidenceJSON
 		// StagesMS shadows Evidence's: every step done, answer included.
-		StagesMS  map[string]float64 `json:"stages_ms"`
-		Answer    string             `json:"answer"`
-		Citations []citationJSON     `json:"citations"`
-		Drafts    []draftJSON        `json:"drafts"`
-		Trace     traceJSON          `json:"trace"`
-		System2   *system2JSON       `json:"system2,omitempty"`
+		StagesMS map[string]float64 `json:"stages_ms"`
+		Answer   string             `json:"answer"`
+		// Confidence is the reader's, low_confidence true when it is
+		// below reader.ConfidenceThreshold (the answer is then a hint).
+		Confidence    float64        `json:"confidence"`
+		LowConfidence bool           `json:"low_confidence"`
+		Citations     []citationJSON `json:"citations"`
+		Drafts        []draftJSON    `json:"drafts"`
+		Trace         traceJSON      `json:"trace"`
+		System2       *system2JSON   `json:"system2,omitempty"`
 	}
 	citationJSON struct {
 		Doc    string   `json:"doc"`
@@ -48,6 +52,9 @@ type (
 		Quote  string   `json:"quote"`
 		Chain  int      `json:"chain"`
 		AlsoIn []string `json:"also_in,omitempty"`
+		// Span is where the answer sits in quote (byte offsets); absent
+		// when the reader does not say.
+		Span *[2]int `json:"span,omitempty"`
 	}
 	draftJSON struct {
 		Chain    int     `json:"chain"`
@@ -134,7 +141,7 @@ func (e *Evidence) toJSON() evidenceJSON {
 		j.Chains = []EvidenceChain{}
 	}
 	if j.Routing.Aspects == nil {
-		j.Routing.Aspects = []AspectSummary{}
+		j.Routing.Aspects = []aspectSummary{}
 	}
 	if j.Scoring == nil {
 		j.Scoring = []string{}
@@ -160,15 +167,11 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if a == nil {
 		a = &reader.Answer{}
 	}
-	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Citations: []citationJSON{},
-		Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
-	for _, c := range a.Citations {
-		out.Citations = append(out.Citations, citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain, AlsoIn: c.AlsoIn})
-	}
+	out := resultJSON{evidenceJSON: ev.toJSON(), StagesMS: msMap(r.Stages), Answer: a.Text, Confidence: a.Confidence,
+		LowConfidence: a.LowConfidence(), Drafts: []draftJSON{}, Trace: traceOf(a.Trace)}
+	out.Citations = citationsOf(a.Citations)
 	for _, d := range a.Drafts {
-		nodes := append([]int{}, d.Nodes...)
-		out.Drafts = append(out.Drafts, draftJSON{Chain: d.Chain, Nodes: nodes, Flow: d.Flow,
-			Status: string(d.Status), Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images})
+		out.Drafts = append(out.Drafts, draftOf(d))
 	}
 	if s := r.System2; s != nil {
 		j := &system2JSON{Consistency: s.Consistency, Pairs: s.Pairs, Contradictions: s.Contradictions,
@@ -182,6 +185,24 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		out.System2 = j
 	}
 	return json.Marshal(out)
+}
+
+func citationsOf(cs []reader.Citation) []citationJSON {
+	out := []citationJSON{}
+	for _, c := range cs {
+		cj := citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain, AlsoIn: c.AlsoIn}
+		if c.Span[1] > 0 {
+			sp := c.Span
+			cj.Span = &sp
+		}
+		out = append(out, cj)
+	}
+	return out
+}
+
+func draftOf(d reader.Draft) draftJSON {
+	return draftJSON{Chain: d.Chain, Nodes: append([]int{}, d.Nodes...), Flow: d.Flow, Status: string(d.Status),
+		Answer: d.Answer, Evidence: d.Evidence, Parsed: d.Parsed, Err: d.Err, Images: d.Images}
 }
 
 func traceOf(t reader.Trace) traceJSON {

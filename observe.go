@@ -34,6 +34,10 @@ const (
 	attrInTokens  = "flowreader.usage.input_tokens"
 	attrOutTokens = "flowreader.usage.output_tokens"
 	attrEmbTokens = "flowreader.usage.embedding_tokens"
+	// attrRerankCalls and attrRerankTokens count Config.Reranker's calls
+	// and the tokens it reports.
+	attrRerankCalls  = "flowreader.usage.rerank_calls"
+	attrRerankTokens = "flowreader.usage.rerank_tokens"
 )
 
 // noSpan is the non-recording span used when tracing is off.
@@ -52,6 +56,9 @@ func (p *Pipeline) observe() error {
 	if p.cfg.Model != nil {
 		p.model = telemetry.WrapModel(p.cfg.Model, o)
 	}
+	if p.cfg.Reranker != nil {
+		p.reranker = telemetry.WrapReranker(p.cfg.Reranker, o)
+	}
 	if l := o.Logger(); l != nil {
 		for _, n := range p.notes {
 			l.Info("flowreader: default in use", "note", n)
@@ -61,12 +68,16 @@ func (p *Pipeline) observe() error {
 }
 
 func usageAttrs(u llm.Totals) []attribute.KeyValue {
-	return []attribute.KeyValue{
+	a := []attribute.KeyValue{
 		attribute.Int(attrCalls, u.Calls),
 		attribute.Int(attrInTokens, u.PromptTokens),
 		attribute.Int(attrOutTokens, u.CompletionTokens),
 		attribute.Int(attrEmbTokens, u.EmbedTokens),
 	}
+	if u.RerankCalls > 0 {
+		a = append(a, attribute.Int(attrRerankCalls, u.RerankCalls), attribute.Int(attrRerankTokens, u.RerankTokens))
+	}
+	return a
 }
 
 func usageLog(u llm.Totals) slog.Attr {
@@ -96,7 +107,8 @@ func (p *Pipeline) observeBuild(ctx context.Context, docs []graph.Document) (con
 			return
 		}
 		if err != nil {
-			l.InfoContext(ctx, "flowreader: build failed", "error", err, "duration", time.Since(start))
+			l.InfoContext(ctx, "flowreader: build failed", telemetry.ErrorAttr(err), "duration", time.Since(start))
+			l.DebugContext(ctx, "flowreader: build error", "error", err)
 			return
 		}
 		l.InfoContext(ctx, "flowreader: build done", "nodes", g.Len(), "edges", len(g.Edges),
@@ -131,7 +143,8 @@ func (p *Pipeline) observeOpen(ctx context.Context, g *graph.Graph) (context.Con
 		telemetry.End(span, err)
 		if l := p.obs.Logger(); l != nil {
 			if err != nil {
-				l.InfoContext(ctx, "flowreader: open failed", "error", err)
+				l.InfoContext(ctx, "flowreader: open failed", telemetry.ErrorAttr(err))
+				l.DebugContext(ctx, "flowreader: open error", "error", err)
 				return
 			}
 			l.InfoContext(ctx, "flowreader: open", "nodes", g.Len(), "edges", len(g.Edges),

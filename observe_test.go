@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/purpose"
 	"log/slog"
 	"strings"
@@ -84,7 +85,7 @@ func TestPurposeSeenByMiddleware(t *testing.T) {
 	m := system2Script().Model()
 	var mu sync.Mutex
 	seen := map[llm.Purpose]int{}
-	mw := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	mw := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		got, want := llm.PurposeOf(ctx), purposeByPrompt(fake.Prompt(req))
 		if got != want {
 			t.Errorf("call %q…: purpose %q, want %q", fake.Prompt(req)[:40], got, want)

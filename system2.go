@@ -160,7 +160,12 @@ func (ix *Index) system2(ctx context.Context, ev *Evidence, rd *read, res *Resul
 		return nil
 	}
 	tr.Ran = true
-	s2, err := ix.read(ctx, &reader.Input{Question: ev.Question, Graph: rd.g, Chains: tr.Chains, Relevance: rd.rel, Earlier: s1})
+	in := &reader.Input{Question: ev.Question, Graph: rd.g, Chains: tr.Chains, Relevance: rd.rel, Earlier: s1}
+	res.stream.hook(in, 2)
+	s2, err := ix.read(ctx, in)
+	if err == nil {
+		res.stream.read(s2, 2)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// The partial re-read (its calls and tokens) stays on the account.

@@ -2,25 +2,25 @@
 // flowreader: it builds an opened [flowreader.Index] from a few inline
 // passages or a small fixture folder in one call, asserts what the evidence
 // for a question holds, compares output with golden files, and starts a
-// fault-injecting OpenAI-compatible server for reliability tests.
+// throwaway PostgreSQL server for tests of a store.
 //
 // # Offline and deterministic
 //
-// [Index] builds the graph with the zero [flowreader.Config]: the GloVe
+// [Open] with the zero [flowreader.Config] builds the graph on the GloVe
 // embedder compiled into the binary (package llm/local), the offline node
 // analysis and the extractive reader. Nothing touches the network or the
 // environment, and the same passages give the same graph, routing and answer
-// bit for bit, so assertions on them are stable. [Open] takes a Config for
-// tests of other parts; the scripted model and hashing embedder of package
-// llm/fake (fake.Model, fake.Embedder) are the fakes to put in it.
+// bit for bit, so assertions on them are stable. Other Configs test other
+// parts; the scripted model and hashing embedder of package llm/fake
+// (fake.Model, fake.Embedder) are the fakes to put in them.
 //
 // # Any testing.TB, and testify
 //
 // Every helper takes a [TB], the two methods testify's require.TestingT has
 // (Errorf and FailNow): a *testing.T or *testing.B, a testify suite's s.T(),
 // or an *assert.CollectT inside assert.EventuallyWithT. Helper is called when
-// t has it, so failures point at the caller's line. Builders ([Index],
-// [Open], [Folder], [Evidence]) stop the test with FailNow when they cannot
+// t has it, so failures point at the caller's line. Builders ([Open],
+// [Folder], [Evidence]) stop the test with FailNow when they cannot
 // do their job; assertions ([EvidenceContains], [ReadsAtMost], [Cites],
 // [Golden]) report with Errorf and return whether they held, like testify's
 // assert, so a test can go on or stop (require.True(t, ...)).
@@ -36,12 +36,13 @@
 // then Golden(t, "testdata/answer.golden", got, *update), and
 // go test -run TestX -update to rewrite.
 //
-// # Faults
+// # PostgreSQL
 //
-// [NewFaultServer] serves POST /v1/chat/completions and /v1/embeddings like a
-// vLLM server, except that a seeded fraction of requests fail as real
-// deployments do: 429 and 503 with Retry-After, 500, a TCP reset, a truncated
-// body, a 200 that is not JSON, a stall. Which request fails is a pure
-// function of the seed, the request body and its attempt number, never of
-// timing, so a failing run replays exactly.
+// [PostgreSQL] starts a throwaway PostgreSQL server for one test (Debian's
+// postgresql-15, in a temporary folder, on a free loopback port) and returns
+// its URL, for tests of code that keeps collections in a database with
+// package pgstore.
+//
+// Package llm/openai/openaitest serves a fault-injecting OpenAI-compatible
+// server for testing a pipeline against a flaky model server.
 package flowreadertest

@@ -6,13 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+	"testing"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flowreadertest"
-	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
-	"github.com/flowreader/flowreader/llm/openai"
+	"github.com/flowreader/flowreader/pgstore"
 )
 
 // report stands in for the *testing.T of a test, so that the examples can
@@ -43,7 +42,7 @@ func harbour() []string {
 // In a test, t is the test's *testing.T; here it is report.
 func Example() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 
 	q := "How many tern nests did the North Mole hold in 2025?"
 	fmt.Println(flowreadertest.EvidenceContains(t, ix, q, "248 tern nests"))
@@ -58,7 +57,7 @@ func Example() {
 // A failing assertion says what the evidence held.
 func ExampleReadsAtMost_failure() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	ok := flowreadertest.ReadsAtMost(t, ix, "What was the peak gust of Storm Elin?", 1)
 	fmt.Println(ok)
 	// Output:
@@ -73,7 +72,7 @@ func ExampleReadsAtMost_failure() {
 // Evidence lists the nodes that would be read, for assertions of your own.
 func ExampleEvidence() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	ev := flowreadertest.Evidence(t, ix, "What was the peak gust of Storm Elin?")
 	fmt.Println(ev[0].Doc, len(ev))
 	// Output:
@@ -101,36 +100,11 @@ func ExampleGolden() {
 	// false
 }
 
-// A server that rate-limits the first attempt of every request: the
-// middleware's retry honours Retry-After and the second attempt succeeds.
-func ExampleNewFaultServer() {
-	t := report{}
-	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{
-		RateLimited:     1,
-		MaxFaultsPerKey: 1,
-		RetryAfter:      10 * time.Millisecond,
-		Chat:            func(prompt string) string { return "echo: " + prompt },
-	})
-	defer s.Close() // a testing.TB closes it at cleanup
-	chat, err := openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", HTTPClient: s.Client()})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	m := llm.Wrap(chat, llm.Middleware{Attempts: 3})
-	resp, err := m.Generate(context.Background(), llm.UserText("hello"))
-	fmt.Println(resp.Text, err)
-	fmt.Println(s.Counts()["429"], s.Counts()["ok"])
-	// Output:
-	// echo: hello <nil>
-	// 1 1
-}
-
 // A small fixture folder (Markdown and text here; MinerU folders and PDFs
 // too) in one call.
 func ExampleFolder() {
 	t := report{}
-	ix := flowreadertest.Index(t, flowreadertest.Folder(t, "testdata/fixture"))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Folder(t, "testdata/fixture"))
 	fmt.Println(flowreadertest.Cites(t, ix, "How high was the spring tide at the harbour gauge?", "tides.txt"))
 	// Output:
 	// true
@@ -154,4 +128,22 @@ func ExampleOpen() {
 	fmt.Println(res.Text, res.Trace.Reader, len(m.Calls()) > 0)
 	// Output:
 	// 41 m/s vlm true
+}
+
+// PostgreSQL gives a test its own PostgreSQL server: pass the URL to
+// pgstore.Open (or pgx) and the server is gone after the test.
+func ExamplePostgreSQL() {
+	test := func(t *testing.T) {
+		url := flowreadertest.PostgreSQL(t)
+		s, err := pgstore.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		cs, err := s.Collections(t.Context())
+		if err != nil || len(cs) != 0 {
+			t.Fatalf("a new database has collections %v (%v)", cs, err)
+		}
+	}
+	_ = test // in a _test.go file: func TestStore(t *testing.T) { ... }
 }

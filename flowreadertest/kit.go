@@ -22,10 +22,13 @@ type TB interface {
 // directly (it marks its caller), so failures point at the test's line.
 type helperT interface{ Helper() }
 
-// testContext is t's context when it has one (testing.TB since Go 1.24:
-// cancelled just before the test's cleanups run), else Background.
+// contextT is the Context method of testing.TB (since Go 1.24): a context
+// cancelled just before the test's cleanups run.
+type contextT interface{ Context() context.Context }
+
+// testContext is t's context when it has one, else Background.
 func testContext(t TB) context.Context {
-	if c, ok := t.(interface{ Context() context.Context }); ok {
+	if c, ok := t.(contextT); ok {
 		return c.Context()
 	}
 	return context.Background()
@@ -44,7 +47,7 @@ func fatalf(t TB, format string, args ...any) {
 // order: the document's ID and Title are id, and each paragraph of text
 // (paragraphs are separated by a blank line) is one text item, so one node
 // of the graph. A trailing id without text gives a document with no items,
-// which [Index] and [Open] reject with a message saying so.
+// which [Open] rejects with a message saying so.
 func Passages(idText ...string) []graph.Document {
 	var docs []graph.Document
 	for i := 0; i < len(idText); i += 2 {
@@ -79,19 +82,9 @@ func Folder(t TB, dir string) []graph.Document {
 	return docs
 }
 
-// Index builds a graph from docs with the zero [flowreader.Config] (the
-// embedded offline models: see the package doc) and opens it. It stops the
-// test when the build fails.
-func Index(t TB, docs []graph.Document) *flowreader.Index {
-	if h, ok := t.(helperT); ok {
-		h.Helper()
-	}
-	return Open(t, flowreader.Config{}, docs)
-}
-
 // Open builds a graph from docs with the pipeline cfg configures and opens
-// it; use it to test with a scripted model (llm/fake), another router or
-// reader, or a budget. It stops the test when the configuration is invalid,
+// it: the zero Config for the offline default (see the package doc), or a
+// scripted model (llm/fake), another router or reader, or a budget. It stops the test when the configuration is invalid,
 // a document has no items or the build fails.
 func Open(t TB, cfg flowreader.Config, docs []graph.Document) *flowreader.Index {
 	if h, ok := t.(helperT); ok {

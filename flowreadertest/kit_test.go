@@ -1,8 +1,6 @@
 package flowreadertest_test
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,13 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/flowreadertest"
-	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
-	"github.com/flowreader/flowreader/llm/openai"
 )
 
 // update is the caller's flag the package doc recommends for Golden.
@@ -24,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestRetrieval is the kit's intended use with a plain *testing.T.
 func TestRetrieval(t *testing.T) {
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	q := "What was the peak gust of the storm that flooded the East Arm?"
 	flowreadertest.EvidenceContains(t, ix, q, "41 metres per second")
 	flowreadertest.EvidenceContains(t, ix, q, "flooded the East Arm")
@@ -43,7 +38,7 @@ func TestFolder(t *testing.T) {
 	if len(docs) != 2 {
 		t.Fatalf("%d documents, want 2", len(docs))
 	}
-	ix := flowreadertest.Index(t, docs)
+	ix := flowreadertest.Open(t, flowreader.Config{}, docs)
 	flowreadertest.Cites(t, ix, "How high was the spring tide at the harbour gauge?", "tides.txt")
 	flowreadertest.EvidenceContains(t, ix, "How many tern nests were on the North Mole?", "248 tern nests")
 }
@@ -53,7 +48,7 @@ func TestDeterministic(t *testing.T) {
 	q := "How many tern nests did the North Mole hold in 2025?"
 	var first []string
 	for i := 0; i < 2; i++ {
-		ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+		ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 		var ids []string
 		for _, n := range flowreadertest.Evidence(t, ix, q) {
 			ids = append(ids, n.ID)
@@ -123,7 +118,7 @@ func run(f func(t flowreadertest.TB)) *recorder {
 }
 
 func TestAssertionsReport(t *testing.T) {
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	q := "What was the peak gust of Storm Elin?"
 	cases := []struct {
 		name string
@@ -151,19 +146,18 @@ func TestBuildersStop(t *testing.T) {
 		f    func(t flowreadertest.TB)
 		want string
 	}{
-		{"odd passages", func(t flowreadertest.TB) { flowreadertest.Index(t, flowreadertest.Passages("a", "text", "b")) }, `document "b" has no text`},
-		{"no documents", func(t flowreadertest.TB) { flowreadertest.Index(t, nil) }, "no documents"},
+		{"odd passages", func(t flowreadertest.TB) {
+			flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages("a", "text", "b"))
+		}, `document "b" has no text`},
+		{"no documents", func(t flowreadertest.TB) { flowreadertest.Open(t, flowreader.Config{}, nil) }, "no documents"},
 		{"bad config", func(t flowreadertest.TB) {
 			flowreadertest.Open(t, flowreader.Config{Budget: -1}, flowreadertest.Passages("a", "text"))
 		}, "Budget"},
 		{"missing folder", func(t flowreadertest.TB) { flowreadertest.Folder(t, "testdata/nonexistent") }, "nonexistent"},
 		{"empty folder", func(t flowreadertest.TB) { flowreadertest.Folder(t, empty) }, "holds no document"},
 		{"empty question", func(t flowreadertest.TB) {
-			flowreadertest.Evidence(t, flowreadertest.Index(t, flowreadertest.Passages(harbour()...)), "")
+			flowreadertest.Evidence(t, flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...)), "")
 		}, "empty question"},
-		{"fault rates", func(t flowreadertest.TB) {
-			flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{RateLimited: 0.6, Reset: 0.6})
-		}, "sum to more than 1"},
 	}
 	for _, c := range cases {
 		r := run(c.f)
@@ -203,56 +197,4 @@ func TestGolden(t *testing.T) {
 	if r.stopped || len(r.errs) != 1 || !strings.Contains(r.errs[0], "update") {
 		t.Fatalf("blocked update: %q", r.errs)
 	}
-}
-
-// A user's reliability test: embeddings through the fault server with
-// retries succeed despite the transient fault classes (a 200 that is not
-// JSON is llm.ErrInvalidOutput, which is not retried), and the server
-// closes at cleanup.
-func TestFaultServerEmbedder(t *testing.T) {
-	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{
-		Seed: 3, RateLimited: 0.1, Internal: 0.1, Unavailable: 0.1, Reset: 0.1, Truncated: 0.1,
-		MaxFaultsPerKey: 2, RetryAfter: time.Millisecond, Dim: 8,
-	})
-	e, err := openai.NewEmbedder(openai.Config{BaseURL: s.URL(), EmbedModel: "e", HTTPClient: s.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := llm.WrapEmbedder(e, llm.Middleware{Attempts: 4, BaseDelay: time.Millisecond})
-	for i := 0; i < 20; i++ {
-		vs, err := w.Embed(context.Background(), []string{"text " + strings.Repeat("x", i)}, llm.KindDocument)
-		if err != nil || len(vs) != 1 || len(vs[0]) != 8 {
-			t.Fatalf("embed %d: %v", i, err)
-		}
-	}
-	c := s.Counts()
-	faults := 0
-	for k, n := range c {
-		if k != "ok" {
-			faults += n
-		}
-	}
-	if c["ok"] != 20 || faults == 0 {
-		t.Fatalf("counts %v: want 20 ok and some faults", c)
-	}
-}
-
-func TestFaultServerAPIKeyAndStall(t *testing.T) {
-	s := flowreadertest.NewFaultServer(t, flowreadertest.FaultConfig{APIKey: "k", Stall: 1, MaxStall: time.Minute})
-	chat, err := openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", APIKey: "wrong", HTTPClient: s.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var apiErr *llm.APIError
-	if _, err := chat.Generate(context.Background(), llm.UserText("x")); !errors.As(err, &apiErr) || apiErr.StatusCode != 401 {
-		t.Fatalf("wrong key: %v", err)
-	}
-	chat, _ = openai.NewChat(openai.Config{BaseURL: s.URL(), Model: "m", APIKey: "k", HTTPClient: s.Client()})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := chat.Generate(ctx, llm.UserText("x")); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("stall: %v", err)
-	}
-	s.Close()
-	s.Close()
 }

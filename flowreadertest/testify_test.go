@@ -16,7 +16,7 @@ import (
 // stops the test on one and assert goes on; Evidence's nodes feed testify's
 // own assertions.
 func TestWithTestify(t *testing.T) {
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	q := "How many tern nests did the North Mole hold in 2025?"
 
 	require.True(t, flowreadertest.EvidenceContains(t, ix, q, "248 tern nests"))
@@ -34,7 +34,7 @@ func TestWithTestify(t *testing.T) {
 
 // Inside assert.EventuallyWithT the helpers take testify's *assert.CollectT.
 func TestWithCollectT(t *testing.T) {
-	ix := flowreadertest.Index(t, flowreadertest.Passages(harbour()...))
+	ix := flowreadertest.Open(t, flowreader.Config{}, flowreadertest.Passages(harbour()...))
 	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		flowreadertest.EvidenceContains(c, ix, "What was the peak gust of Storm Elin?", "41 metres")
 	}, 5*time.Second, 10*time.Millisecond)
@@ -49,7 +49,7 @@ type retrievalSuite struct {
 func (s *retrievalSuite) SetupTest() { s.docs = harbour() }
 
 func (s *retrievalSuite) TestStormIsCited() {
-	ix := flowreadertest.Index(s.T(), flowreadertest.Passages(s.docs...))
+	ix := flowreadertest.Open(s.T(), flowreader.Config{}, flowreadertest.Passages(s.docs...))
 	s.True(flowreadertest.Cites(s.T(), ix, "Which storm flooded the East Arm?", "storms"))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/flowreader/flowreader/internal/lab/cputime"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -71,7 +72,7 @@ func synthCollection(docs, items int) []graph.Document {
 
 // benchModel answers P1/P2/P3 cheaply and deterministically without
 // recording calls (fake.Model keeps every request, too much at 10k nodes).
-var benchModel = llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+var benchModel = llmfunc.Model(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
 	p := req.Messages[0].Parts[0].Text
 	switch {
 	case strings.HasPrefix(p, "Your task"):

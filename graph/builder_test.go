@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"math"
 	"strings"
 	"sync"
@@ -345,7 +346,7 @@ func TestBuildErrors(t *testing.T) {
 	if _, err := (&graph.Builder{Embedder: &fake.Embedder{}}).Build(ctx, evil); !errors.Is(err, graph.ErrDocument) {
 		t.Errorf("traversal: %v", err)
 	}
-	nan := llm.EmbedderFunc(func(_ context.Context, texts []string, _ llm.Kind) ([][]float32, error) {
+	nan := llmfunc.Embedder(func(_ context.Context, texts []string, _ llm.Kind) ([][]float32, error) {
 		out := make([][]float32, len(texts))
 		for i := range out {
 			out[i] = []float32{1, float32(math.NaN())}
@@ -355,7 +356,7 @@ func TestBuildErrors(t *testing.T) {
 	if _, err := (&graph.Builder{Embedder: nan}).Build(ctx, docs); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Errorf("NaN vectors: %v", err)
 	}
-	short := llm.EmbedderFunc(func(_ context.Context, texts []string, _ llm.Kind) ([][]float32, error) {
+	short := llmfunc.Embedder(func(_ context.Context, texts []string, _ llm.Kind) ([][]float32, error) {
 		return make([][]float32, len(texts)-1), nil
 	})
 	if _, err := (&graph.Builder{Embedder: short}).Build(ctx, docs); !errors.Is(err, llm.ErrInvalidOutput) {
@@ -363,7 +364,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	// Dimension 0: taken from the vectors.
 	var calls atomic.Int32
-	free := llm.EmbedderFunc(func(_ context.Context, texts []string, _ llm.Kind) ([][]float32, error) {
+	free := llmfunc.Embedder(func(_ context.Context, texts []string, _ llm.Kind) ([][]float32, error) {
 		calls.Add(1)
 		out := make([][]float32, len(texts))
 		for i, t := range texts {
@@ -409,7 +410,7 @@ func btoi(b bool) int {
 }
 
 // batchOf4 is an embedder that takes at most four texts per call.
-type batchOf4 struct{ llm.EmbedderFunc }
+type batchOf4 struct{ llmfunc.Embedder }
 
 func (batchOf4) MaxBatch() int { return 4 }
 

@@ -15,6 +15,10 @@ type Document struct {
 	Root string
 	// Items are the document's content units in reading order.
 	Items []Item
+	// Metadata holds key/values given at ingest (for example a file's
+	// front matter): what per-call filters select documents by. It does
+	// not change the document's nodes.
+	Metadata map[string]string
 }
 
 // Item is one content unit of a document: a text chunk, a table or a figure.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"unsafe"
 )
 
@@ -114,7 +115,9 @@ func Save(path string, g *Graph) (err error) {
 		return fmt.Errorf("graph: save: %w", err)
 	}
 	dir := filepath.Dir(path)
-	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-")
+	// The temporary name holds the process ID, so that a later run can
+	// tell a file left by a process that died from one being written.
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return fmt.Errorf("graph: save: %w", err)
 	}

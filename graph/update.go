@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/flowreader/flowreader/internal/tally"
@@ -244,13 +245,20 @@ func (b *Builder) updatable(g *Graph) error {
 		return fmt.Errorf("%w: it was built with Window %d, KNN %d, mention links %v, rounds %d; the Builder has %d, %d, %v, %d",
 			ErrUpdate, old.window, old.knn, old.mentions, old.rounds, now.window, now.knn, now.mentions, now.rounds)
 	}
-	if nm, ok := b.Embedder.(llm.Namer); ok && g.Len() > 0 && nm.Name() != g.Embedder {
+	if nm, ok := b.Embedder.(llm.Namer); ok && g.Len() > 0 && !sameModel(nm.Name(), g.Embedder) {
 		return fmt.Errorf("%w: it was embedded by %q, the Builder's embedder is %q", ErrUpdate, g.Embedder, nm.Name())
 	}
 	if d := b.Embedder.Dimension(); g.Len() > 0 && d > 0 && d != g.Dim {
 		return fmt.Errorf("%w: the graph has dimension %d, the embedder %d", ErrDimension, g.Dim, d)
 	}
 	return nil
+}
+
+// sameModel reports whether two model names are one model: equal, or equal
+// but for a trailing ":latest", the tag Ollama gives a name without one
+// (graphs recorded "nomic-embed-text:latest" before llm/openai dropped it).
+func sameModel(a, b string) bool {
+	return strings.TrimSuffix(a, ":latest") == strings.TrimSuffix(b, ":latest")
 }
 
 func analysisName(model bool) string {

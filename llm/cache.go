@@ -51,24 +51,42 @@ type cacheEntry struct {
 // cachedModel answers f's requests from s (see Wrap).
 func cachedModel(f call[*Request, *Response], name string, s Store) call[*Request, *Response] {
 	return func(ctx context.Context, req *Request) (*Response, error) {
-		key, err := requestKey(name, req)
-		if err != nil {
-			return f(ctx, req)
-		}
-		if b, ok := s.Get(key); ok {
-			var e cacheEntry
-			if json.Unmarshal(b, &e) == nil && e.Key == key && e.Response != nil && incomplete(req, e.Response) == "" {
-				return e.Response, nil
-			}
+		key, resp := cacheLookup(name, req, s)
+		if resp != nil {
+			return resp, nil
 		}
 		resp, err := f(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		if b, err := json.Marshal(cacheEntry{Key: key, Response: resp}); err == nil {
-			_ = s.Put(key, b)
+		if key != "" {
+			cacheStore(s, key, resp)
 		}
 		return resp, nil
+	}
+}
+
+// cacheLookup returns req's key ("" when it has none: the request does not
+// encode, and is not cached) and the stored answer, nil on a miss.
+func cacheLookup(name string, req *Request, s Store) (string, *Response) {
+	key, err := requestKey(name, req)
+	if err != nil {
+		return "", nil
+	}
+	if b, ok := s.Get(key); ok {
+		var e cacheEntry
+		if json.Unmarshal(b, &e) == nil && e.Key == key && e.Response != nil && incomplete(req, e.Response) == "" {
+			return key, e.Response
+		}
+	}
+	return key, nil
+}
+
+// cacheStore stores a successful answer; a failed write costs a repeated
+// call later, not this one.
+func cacheStore(s Store, key string, resp *Response) {
+	if b, err := json.Marshal(cacheEntry{Key: key, Response: resp}); err == nil {
+		_ = s.Put(key, b)
 	}
 }
 

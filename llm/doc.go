@@ -2,10 +2,12 @@
 // database/sql/driver: narrow interfaces that backends implement, optional
 // capabilities found by type assertion, and middleware that wraps any
 // backend. An [Embedder] turns texts into vectors; a [Model] turns a
-// conversation of ordered text and image parts into text or JSON. Adapters
+// conversation of ordered text and image parts into text or JSON; a
+// [Reranker] scores texts against a query, as a cross-encoder does. Adapters
 // live in subpackages: openai for OpenAI-compatible HTTP servers such as
-// vLLM, local for the embedded offline embedder, fake for tests.
-// [EmbedderFunc] and [ModelFunc] adapt plain functions.
+// vLLM (with openai/openaitest, a fault-injecting server for tests), local
+// for the embedded offline embedder, fake for tests. A backend of your own
+// is a type with the interface's methods.
 //
 // # Optional capabilities
 //
@@ -16,9 +18,13 @@
 //   - [BatchSizer] (Embedder): the largest batch one call accepts, which the
 //     graph builder then sends;
 //   - [ImageAccepter] (Model): whether image parts may be sent; a model
-//     without it is sent a text rendering of visual nodes.
+//     without it is sent a text rendering of visual nodes;
+//   - [Streamer] (Model): the answer's text in pieces as it is written
+//     (OpenAI-compatible stream: true); a model without it is read whole.
 //
-// The wrappers made by [Wrap] and [WrapEmbedder] forward all three.
+// [Namer] and [BatchSizer] apply to a Reranker too. The wrappers made by
+// [Wrap], [WrapEmbedder] and [WrapReranker] forward every capability of
+// what they wrap, and claim none it lacks.
 //
 // # Errors
 //
@@ -30,9 +36,9 @@
 //
 // # Middleware
 //
-// [Wrap] and [WrapEmbedder] put a cache, retries, a concurrency limit and a
-// rate limit around a backend, in that order from the outside in, as a
-// [Middleware] value asks:
+// [Wrap], [WrapEmbedder] and [WrapReranker] put a cache, retries, a
+// concurrency limit and a rate limit around a backend, in that order from
+// the outside in, as a [Middleware] value asks:
 //
 //	m = llm.Wrap(m, llm.Middleware{Cache: llm.DirStore(dir), Attempts: 4, Concurrency: 8})
 //
@@ -44,9 +50,12 @@
 // reproducible; when the server answered 429 or 503 with a Retry-After R,
 // they wait exactly R instead (and give up if R exceeds MaxRetryAfter).
 // Cache keys are SHA-256 digests of a version tag, the backend's name and
-// the whole request; stores are [MemoryStore] and [DirStore] (one file per
-// entry, written to a temporary file and renamed). A corrupted entry is a
-// miss, never an error.
+// the whole request (for an embedder, each text with its kind; for a
+// reranker, each text with its query); stores are [MemoryStore] and
+// [DirStore] (one file per entry, written to a temporary file and renamed).
+// A corrupted entry is a miss, never an error. A streamed call is retried
+// only while it has passed no text on: a repeat after that would show its
+// caller the same text twice.
 //
 // # Purposes
 //

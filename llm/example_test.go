@@ -40,17 +40,24 @@ func ExampleWrap_stack() {
 	// Output: 1
 }
 
+// flakyEmbedder fails its first call, as a backend whose connection was
+// reset would.
+type flakyEmbedder struct{ calls int }
+
+func (f *flakyEmbedder) Embed(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+	if f.calls++; f.calls == 1 {
+		return nil, llm.ErrUnavailable
+	}
+	return [][]float32{{1, 0}}, nil
+}
+
+func (f *flakyEmbedder) Dimension() int { return 2 }
+
 func ExampleWrapEmbedder() {
-	calls := 0
-	flaky := llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
-		if calls++; calls == 1 {
-			return nil, llm.ErrUnavailable // e.g. connection reset
-		}
-		return [][]float32{{1, 0}}, nil
-	})
+	flaky := &flakyEmbedder{}
 	e := llm.WrapEmbedder(flaky, llm.Middleware{Attempts: 2, BaseDelay: time.Millisecond})
 	v, err := e.Embed(context.Background(), []string{"x"}, llm.KindQuery)
-	fmt.Println(v, err, calls)
+	fmt.Println(v, err, flaky.calls)
 	// Output: [[1 0]] <nil> 2
 }
 
@@ -69,16 +76,20 @@ func ExampleDirStore() {
 	// expensive answer 1
 }
 
+// router sends the workers' calls to small, every other call to big.
+type router struct{ big, small llm.Model }
+
+func (r router) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if llm.PurposeOf(ctx) == "worker" {
+		return r.small.Generate(ctx, req)
+	}
+	return r.big.Generate(ctx, req)
+}
+
 // A middleware reads the purpose the pipeline sets on each call's context:
 // here it sends the workers' many short calls to a cheaper model.
 func ExamplePurposeOf() {
-	big, small := &fake.Model{Default: "big"}, &fake.Model{Default: "small"}
-	route := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		if llm.PurposeOf(ctx) == "worker" {
-			return small.Generate(ctx, req)
-		}
-		return big.Generate(ctx, req)
-	})
+	route := router{big: &fake.Model{Default: "big"}, small: &fake.Model{Default: "small"}}
 	ctx := context.Background()
 	for _, p := range []llm.Purpose{"worker", "reasoner"} {
 		resp, _ := route.Generate(llm.WithPurpose(ctx, p), llm.UserText("…"))
@@ -87,4 +98,44 @@ func ExamplePurposeOf() {
 	// Output:
 	// worker small
 	// reasoner big
+}
+
+// A reranker behind retries and a cache: texts already scored for the
+// same query are not sent again.
+func ExampleWrapReranker() {
+	calls := 0
+	r := rerankFunc(func(ctx context.Context, q string, texts []string) ([]float64, error) {
+		calls++
+		out := make([]float64, len(texts))
+		for i, t := range texts {
+			out[i] = float64(len(t)) / 100
+		}
+		return out, nil
+	})
+	w := llm.WrapReranker(r, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 3})
+	w.Rerank(context.Background(), "q", []string{"a passage", "another passage"})
+	s, err := w.Rerank(context.Background(), "q", []string{"another passage"})
+	fmt.Println(s, err, calls)
+	// Output: [0.15] <nil> 1
+}
+
+type rerankFunc func(ctx context.Context, q string, texts []string) ([]float64, error)
+
+func (f rerankFunc) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	return f(ctx, q, texts)
+}
+
+// A model that streams passes its answer on in pieces; one that does not
+// is read whole. Wrap keeps the capability.
+func ExampleStreamer() {
+	var m llm.Model = llm.Wrap(&fake.Model{Default: "min-cost flow"}, llm.Middleware{Attempts: 3})
+	req := llm.UserText("What routes the evidence?")
+	if s, ok := m.(llm.Streamer); ok {
+		resp, _ := s.GenerateStream(context.Background(), req, func(piece string) { fmt.Printf("%q ", piece) })
+		fmt.Println("→", resp.Text)
+		return
+	}
+	resp, _ := m.Generate(context.Background(), req)
+	fmt.Println(resp.Text)
+	// Output: "min-cost " "flow" → min-cost flow
 }

@@ -33,31 +33,11 @@ type Embedder interface {
 	Dimension() int
 }
 
-// EmbedderFunc adapts a function to the Embedder interface, as
-// net/http.HandlerFunc adapts a function to Handler. Its Dimension is 0,
-// which means "unknown until the first call": consumers (the graph builder)
-// take the dimension from the vectors returned.
-type EmbedderFunc func(ctx context.Context, texts []string, kind Kind) ([][]float32, error)
-
-// Embed calls f.
-func (f EmbedderFunc) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
-	return f(ctx, texts, kind)
-}
-
-// Dimension returns 0: unknown until the first call.
-func (f EmbedderFunc) Dimension() int { return 0 }
-
 // Model generates text (or JSON) from a conversation of text and image parts.
 // Implementations must be safe for concurrent use.
 type Model interface {
 	Generate(ctx context.Context, req *Request) (*Response, error)
 }
-
-// ModelFunc adapts a function to the Model interface.
-type ModelFunc func(ctx context.Context, req *Request) (*Response, error)
-
-// Generate calls f.
-func (f ModelFunc) Generate(ctx context.Context, req *Request) (*Response, error) { return f(ctx, req) }
 
 // Namer is an optional capability of an Embedder or a Model: a stable name,
 // written into graph file headers and made part of cache keys.
@@ -77,15 +57,9 @@ type ImageAccepter interface {
 	AcceptsImages() bool
 }
 
-// Role is the author of a message.
+// Role is the author of a message: "system", "user" or "assistant", as
+// in the OpenAI chat API.
 type Role string
-
-// Message roles of the OpenAI-compatible chat protocol.
-const (
-	RoleSystem    Role = "system"
-	RoleUser      Role = "user"
-	RoleAssistant Role = "assistant"
-)
 
 // Part is one piece of a message: text, or an image. Exactly one of Text or
 // Image is set: Part{Text: s} or Part{Image: &Image{Data: b, MIME: "image/png"}}.
@@ -138,5 +112,5 @@ type Response struct {
 
 // UserText is a convenience for a single-message, text-only request.
 func UserText(prompt string) *Request {
-	return &Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Text: prompt}}}}}
+	return &Request{Messages: []Message{{Role: "user", Parts: []Part{{Text: prompt}}}}}
 }

@@ -108,7 +108,7 @@ func layers[A, R any](f call[A, R], mw Middleware) (call[A, R], bool) {
 
 // Wrap returns m inside the layers mw asks for, or m itself when it asks for
 // none. The wrapper keeps m's optional capabilities ([Namer],
-// [ImageAccepter]).
+// [ImageAccepter], [Streamer]).
 //
 // The cache key of a request is the SHA-256 digest of a version tag, m's
 // Name and the canonical JSON encoding of the whole request (messages with
@@ -124,6 +124,13 @@ func layers[A, R any](f call[A, R], mw Middleware) (call[A, R], bool) {
 // build wants. Settings held by the adapter rather than the request (for
 // example openai.Config's Extra body fields) are not part of the key: use
 // another store when changing them. Concurrent identical misses each call m.
+//
+// A model that implements [Streamer] keeps it, and its streamed calls pass
+// through the same layers: a cache hit is passed on as one piece, a miss is
+// streamed and its whole answer stored. A streamed call is retried only
+// while it has passed no text on; once it has, its failure (an empty or
+// cut-off answer included) is returned as it is, since a repeat would show
+// the caller the same text twice.
 func Wrap(m Model, mw Middleware) Model {
 	f := call[*Request, *Response](m.Generate)
 	if mw.Cache != nil || mw.Attempts > 1 {
@@ -136,7 +143,20 @@ func Wrap(m Model, mw Middleware) Model {
 	if !wrapped {
 		return m
 	}
-	return &wrappedModel{inner: m, gen: f}
+	w := wrappedModel{inner: m, gen: f}
+	s, ok := m.(Streamer)
+	if !ok {
+		return &w
+	}
+	sf := streamOnce(s)
+	if mw.Cache != nil || mw.Attempts > 1 {
+		sf = completeStream(sf)
+	}
+	sf, _ = layers(sf, mw)
+	if mw.Cache != nil {
+		sf = cachedStream(sf, nameOf(m), mw.Cache)
+	}
+	return &wrappedStreamer{wrappedModel: w, stream: sf}
 }
 
 // batch is the argument of one Embed call.

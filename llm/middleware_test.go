@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"os"
 	"path/filepath"
 	"sync"
@@ -150,7 +151,7 @@ func TestIsTemporary(t *testing.T) {
 }
 
 // dim4 is an embedder of dimension 4 answering through f.
-type dim4 struct{ llm.EmbedderFunc }
+type dim4 struct{ llmfunc.Embedder }
 
 func (dim4) Dimension() int { return 4 }
 
@@ -175,7 +176,7 @@ func TestRetryEmbedder(t *testing.T) {
 func TestConcurrency(t *testing.T) {
 	var in, peak atomic.Int32
 	release := make(chan struct{})
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		cur := in.Add(1)
 		for {
 			p := peak.Load()

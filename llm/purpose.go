@@ -57,4 +57,8 @@ type Totals struct {
 	CompletionTokens int `json:"completion_tokens"`
 	EmbedCalls       int `json:"embed_calls"`
 	EmbedTokens      int `json:"embed_tokens"`
+	// RerankCalls and RerankTokens count the calls to a [Reranker] and the
+	// tokens it reports (the llm/openai reranker reports its server's).
+	RerankCalls  int `json:"rerank_calls,omitempty"`
+	RerankTokens int `json:"rerank_tokens,omitempty"`
 }

@@ -15,7 +15,7 @@ const jitter = 0.25
 // isTemporary reports whether a call that failed with err may succeed if
 // repeated (see Middleware.Attempts).
 func isTemporary(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || isAfterOutput(err) {
 		return false
 	}
 	if errors.Is(err, ErrRateLimited) || errors.Is(err, ErrUnavailable) {

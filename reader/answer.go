@@ -32,6 +32,21 @@ type Input struct {
 	// optional: the VLM reader shows the reasoner each chain's most relevant
 	// nodes first (paper v3 §3.4); without it, the first nodes of the chain.
 	Relevance []float64
+	// OnDraft, when set, is told of each worker's draft as soon as it is
+	// read, in the order the workers finish (a draft taken from Earlier is
+	// not told again). OnText, when set, is told the answer as it is
+	// written: the reasoner's reply in pieces when its model streams
+	// (llm.Streamer), the text of its <output> block with thought false
+	// and the rest (its <thought> block) with thought true, tags removed;
+	// otherwise, and by a reader that writes no reply (Extractive), the
+	// answer once it is known, as one piece. The answer pieces are as
+	// written, not yet checked: Answer.Text is the answer (it differs when
+	// the reply has several <output> blocks, none, or an empty one). The
+	// reader never calls the two concurrently; a slow callback slows the
+	// reading, and to stop it, cancel the Read's context. Readers of other
+	// packages may ignore both.
+	OnDraft func(Draft)
+	OnText  func(piece string, thought bool)
 	// Earlier is an earlier reading of the same question, for a re-read
 	// (System 2, paper v1 §3.5): a chain whose node sequence is that of an
 	// earlier draft that did not fail is not read again (greedy decoding
@@ -45,6 +60,12 @@ type Input struct {
 type Answer struct {
 	// Text is the final answer.
 	Text string
+	// Confidence is the extractive reader's estimate, in [0, 1], that Text
+	// is right; below ConfidenceThreshold it is a hint, not an answer (the
+	// first citation is then the best passage, its Span the span the reader
+	// would answer with). 0 when the reader gives no estimate (VLM) or
+	// gives no answer.
+	Confidence float64
 	// Citations point at the nodes that support Text, best first.
 	Citations []Citation
 	// Drafts are the per-chain worker outputs, in reading order.
@@ -70,6 +91,9 @@ type Citation struct {
 	// (graph.Graph.Copies), so that a citation says where else it appears;
 	// the pipeline sets it, readers leave it empty.
 	AlsoIn []string
+	// Span is where the answer sits in Quote: byte offsets [start, end),
+	// for highlighting; {0, 0} when the reader does not say (VLM).
+	Span [2]int
 }
 
 // Draft is one worker's reading of one chain.
@@ -121,7 +145,8 @@ type Trace struct {
 	Dropped int
 	// ReasonerFallback says how the answer was taken when the reasoner's
 	// reply had no <output> tag ("" when it had one): "no_output_tag",
-	// "best_draft" or "empty".
+	// "best_draft" or "empty"; "fallback" when the model failed and
+	// VLM.Fallback answered.
 	ReasonerFallback string
 	// Note explains an empty answer of the extractive reader.
 	Note string
@@ -137,4 +162,12 @@ type Trace struct {
 	// reader); Total the whole Read.
 	Stages map[string]time.Duration
 	Total  time.Duration
+}
+
+// LowConfidence reports whether a has an answer whose confidence the reader
+// estimated below ConfidenceThreshold: a hint to check against its first
+// citation, not an answer. A reader that gives no estimate (Confidence 0)
+// is never low.
+func (a *Answer) LowConfidence() bool {
+	return a != nil && a.Text != "" && a.Confidence > 0 && a.Confidence < ConfidenceThreshold
 }

@@ -8,9 +8,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
 )
@@ -97,5 +101,54 @@ func BenchmarkAnswerLatency(b *testing.B) {
 			b.ReportMetric(float64(total)/float64(b.N)/float64(base), "ratio")
 			b.ReportMetric(float64(base)/1e6, "base-ms")
 		})
+	}
+}
+
+// BenchmarkExtractive16 times one extractive reading of 16 nodes, the
+// default budget, over the repository's own documentation (real prose,
+// lists and tables, ingested as a user's collection would be): the 16
+// longest nodes, one chain each, one question of each answer kind in turn.
+//
+//	go test -run '^$' -bench Extractive16 -benchmem ./reader
+func BenchmarkExtractive16(b *testing.B) {
+	docs, err := ingest.Path(filepath.Join("..", "docs"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var ns []graph.Node
+	for _, d := range docs {
+		for k, it := range d.Items {
+			ns = append(ns, graph.Node{ID: fmt.Sprintf("%s#%d", d.ID, k), Doc: d.ID, Page: it.Page, Order: k,
+				Modality: it.Modality, Section: it.Section, Content: it.Text, Caption: it.Caption})
+		}
+	}
+	sort.SliceStable(ns, func(i, j int) bool { return len(ns[i].Content) > len(ns[j].Content) })
+	ns = ns[:min(16, len(ns))]
+	g, err := graph.New(ns, 0, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	chars := 0
+	for _, n := range ns {
+		chars += len(n.Content)
+	}
+	qs := []string{
+		"How many questions does the QASPER dev slice have?", // number
+		"When was the baseline measured?",                    // date
+		"Which router has the highest evidence recall?",      // name
+		"Who wrote the paper?",                               // person
+		"Where are the figure images written?",               // place
+		"What does MCF stand for?",                           // acronym
+		"What is the abstention rule?",                       // definition
+		"Why does the reader abstain?",                       // other
+	}
+	e := &Extractive{}
+	ctx := context.Background()
+	b.ReportMetric(float64(chars)/16, "chars/node")
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := e.Read(ctx, &Input{Question: qs[i%len(qs)], Graph: g, Chains: allChains(g)}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

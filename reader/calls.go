@@ -45,6 +45,15 @@ var purposes = map[string]llm.Purpose{
 
 func (t *meter) generate(ctx context.Context, kind string, req *llm.Request) (*llm.Response, error) {
 	resp, err := t.m.Generate(llm.WithPurpose(ctx, purposes[kind]), req)
+	t.add(kind, resp)
+	if err == nil && resp == nil {
+		resp = &llm.Response{}
+	}
+	return resp, err
+}
+
+// add counts one call of kind and its usage.
+func (t *meter) add(kind string, resp *llm.Response) {
 	t.mu.Lock()
 	t.calls++
 	t.byKind[kind]++
@@ -53,10 +62,6 @@ func (t *meter) generate(ctx context.Context, kind string, req *llm.Request) (*l
 		t.compl += resp.Usage.CompletionTokens
 	}
 	t.mu.Unlock()
-	if err == nil && resp == nil {
-		resp = &llm.Response{}
-	}
-	return resp, err
 }
 
 func (t *meter) count() int {

@@ -48,20 +48,51 @@
 //
 // # Extractive: the offline reader
 //
-// Extractive needs no generative model: it ranks the sentences, list items
-// and table rows of the chains' nodes by BM25 (idf over those units, k1 = 1.2,
-// b = 0.75, normalised by the best score), fused as (1−w)·BM25 + w·max(cos, 0)
-// with an optional embedder (w = 0.5), and answers with the best unit — for a
-// table row, the cell whose column the question names — and, when the best
-// unit leaves question terms open, the best unit of another node that covers
-// them. A table's header may span several rows (a row-spanning first cell
-// repeated below it, as ingest renders spans): they are merged per column
-// ("REQ" over "Recall" reads "REQ Recall"). The answer line is the cited spans
-// joined by " … " and nothing else. With Q the question's distinct terms and
-// F those found in the cited spans or their settings (document, section,
-// caption, row header), it abstains when |F|/|Q| < 1/2: the answer is empty,
-// without citations, and its note says "no answer in the collection". Its
-// trace says "extractive".
+// Extractive needs no generative model. It ranks the sentences, list items
+// and table rows of the chains' nodes by BM25 (idf over those units, k1 =
+// 1.2, b = 0.75, normalised by the best score), fused as (1−w)·BM25 +
+// w·max(cos, 0) with an optional embedder (w = 0.5); a unit inherits 0.8 of
+// the previous unit's score (a value stated after the sentence that names
+// it). The question's wording gives the answer kind (number, date, person,
+// place, name, acronym expansion, definition, other), and the reader
+// answers with the best span of that kind in the 24 best units:
+//
+//	s = (0.45·e/e_max + 0.55·near)·fit + 0.1·[head noun next to it] + 0.03/(1+k)
+//
+// with near the idf-weighted nearness 1/(1+d/6) of the question's terms,
+// fit the span's form and k the node's place in the evidence order (a
+// prior, never a cap). A table row is read as row/column pairs: a cell is
+// scored by its column header against the question, in the row its short
+// cells name. Every answer carries a confidence
+//
+//	c = fit · w · (0.4 + 0.6·min(1, (s₁ − s₂)/0.25))
+//
+// (w the idf-weighted share of the question's terms around the answer,
+// s₁ − s₂ its lead over the best different answer). Below
+// ConfidenceThreshold the answer line is the span's passage, the first
+// citation's Span marking the span. Questions of no kind are answered with
+// the best unit — for a table row, the cell whose column the question
+// names — and, when it leaves question terms open, the best unit of another
+// node that covers them. A table's header may span several rows (a
+// row-spanning first cell repeated below it, as ingest renders spans):
+// they are merged per column ("REQ" over "Recall" reads "REQ Recall"). The
+// answer line is the cited spans joined by " … " and nothing else. With Q
+// the question's distinct terms and F those found in the cited spans or
+// their settings (document, section, caption, row header), it abstains when
+// |F|/|Q| < 1/2: the answer is empty, without citations, and its note says
+// "no answer in the collection". Its trace says "extractive".
+//
+// # Streaming
+//
+// A caller that sets [Input].OnDraft and OnText sees the reading as it
+// happens: each draft when its worker finishes, then the reasoner's reply
+// as its model writes it (when the model implements llm.Streamer), split
+// at its tags: the text of <output> as answer pieces (leading and trailing
+// spaces of the block dropped, so that for a reply with one <output> block
+// the answer pieces joined are the answer extractOutput takes), the rest
+// as thought. A tag cut across pieces is held back until it is whole. When
+// the model does not stream, when the reply has no <output> tag, and for
+// the extractive reader, the answer is passed on once, whole.
 //
 // # Failure policy
 //

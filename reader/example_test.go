@@ -36,12 +36,12 @@ func ExampleExtractive_Read() {
 		panic(err)
 	}
 	c := ans.Citations[0]
-	fmt.Println(ans.Text)
-	fmt.Printf("%s, node %s: %q\n", c.Doc, c.NodeID, c.Quote)
+	fmt.Println(ans.Text, ans.LowConfidence())
+	fmt.Printf("%s, node %s: %q, span %q\n", c.Doc, c.NodeID, c.Quote, c.Quote[c.Span[0]:c.Span[1]])
 	fmt.Println(ans.Trace.Reader)
 	// Output:
-	// East Arm — Nests 2025: 31
-	// survey.md, node survey#1: "| East Arm | 97 | 31 |"
+	// 31 false
+	// survey.md, node survey#1: "| East Arm | 97 | 31 |", span "31"
 	// extractive
 }
 

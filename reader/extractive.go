@@ -27,14 +27,16 @@ const (
 // Extractive is the offline reader: no generative model. It splits the
 // nodes of the selected chains into sentences, list items and table rows,
 // ranks them against the question by BM25 (idf over those units) fused
-// with embedding cosine when an Embedder is set, and answers with the best
-// unit, or the best row's cell when the question names a column, plus a
-// second span of another node when the best leaves question terms open.
-// The answer line is made of the cited spans only. It abstains (an empty
-// answer whose trace note begins "no answer in the collection") when the
-// cited spans hold fewer than half of the question's terms.
-// It is honest about what it is: the trace says "extractive", and the answer
-// is always made of verbatim spans of documents.
+// with embedding cosine when an Embedder is set, and answers with the span
+// of the kind the question asks for (a number, date, name, place, acronym
+// expansion, table cell) nearest the question's terms, with a confidence;
+// below ConfidenceThreshold, and for questions of no kind, with the best
+// unit (and a second span of another node when it leaves question terms
+// open). It abstains (an empty answer whose trace note begins "no answer in
+// the collection") when the cited spans hold fewer than half of the
+// question's terms. It is honest about what it is: the trace says
+// "extractive", and the answer is always made of verbatim spans of
+// documents.
 type Extractive struct {
 	// Embedder, when set, adds cos(question, unit) to the ranking, with
 	// weight embeddingWeight.
@@ -53,14 +55,43 @@ type scored struct {
 	pos   int // first-seen order of the node, then unit order
 	u     unit
 	score float64
+	// prev is the index (in the reader's unit list, before sorting) of the
+	// unit before this one in the same node, or -1.
+	prev int
+	// terms are the unit's stemmed terms (stems of u.text), computed once.
+	terms []string
+	// eff is the unit's score with its context: the larger of its own and
+	// prevShare of the previous unit's ("The default is 512" after the
+	// sentence that names the setting).
+	eff float64
 }
 
-// Read answers in.Question with the best-matching span of in.Chains.
-func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
+// prevShare is how much of the previous unit's score a unit inherits: a
+// value is often stated in the sentence after the one that names what it
+// is of.
+const prevShare = 0.8
+
+// topUnits bounds the units whose spans are candidates: the best by eff.
+// The other units still count for abstention and the complement.
+const topUnits = 24
+
+// orderPrior is the bonus of the first node in the evidence order; the
+// k-th (0-based) gets orderPrior/(1+k). Evidence order breaks near ties; it
+// never removes a node from consideration.
+const orderPrior = 0.03
+
+// Read answers in.Question with the best-matching span of in.Chains. It
+// tells in.OnText its answer, as one piece, once it has it.
+func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err error) {
 	start := time.Now()
 	if err := checkInput(in); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err == nil && ans != nil && ans.Text != "" {
+			newHooks(in).answer(ans.Text)
+		}
+	}()
 	if len(in.Chains) == 0 {
 		return noEvidence("extractive", start), nil
 	}
@@ -83,17 +114,19 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 		for _, t := range stems(n.Doc + " " + n.Section + " " + n.Caption) {
 			ctx[t] = true
 		}
+		prev := -1
 		for _, u := range units(n) {
 			// A heading restates its section's name; it is no answer.
 			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
 				continue
 			}
-			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx})
+			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev, terms: stems(u.text)})
+			prev = len(us) - 1
 		}
 	}
-	q := stems(in.Question)
+	q := analyse(in.Question)
 	qrefs := refs(in.Question)
-	lex := bm25(q, us)
+	lex, idf := bm25(q.terms, us)
 	w := 0.0
 	var cos []float64
 	if e.Embedder != nil && len(us) > 0 {
@@ -104,14 +137,10 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 		}
 		w = embeddingWeight
 	}
-	qset := map[string]bool{}
-	for _, t := range q {
-		qset[t] = true
-	}
 	for i := range us {
 		// A unit that says nothing beyond the question's own words (a
 		// heading that repeats it) cannot answer it.
-		if !novel(stems(us[i].u.text), qset) {
+		if !novel(us[i].terms, q.set) {
 			continue
 		}
 		us[i].score = (1 - w) * (lex[i] + refBoost*refMatch(qrefs, &in.Graph.Nodes[us[i].node], us[i].u))
@@ -119,34 +148,273 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (*Answer, error) {
 			us[i].score += w * math.Max(cos[i], 0)
 		}
 	}
-	sort.SliceStable(us, func(a, b int) bool { return us[a].score > us[b].score })
-	tr.Stages["extract"] = time.Since(start)
-	tr.Total = time.Since(start)
-	ans := &Answer{Trace: tr}
-	if len(us) == 0 || lex[0] < 0 || us[0].score <= 0 {
+	for i := range us {
+		us[i].eff = us[i].score
+		if p := us[i].prev; p >= 0 && us[i].score > 0 {
+			us[i].eff = math.Max(us[i].eff, prevShare*us[p].score)
+		}
+	}
+	ans = &Answer{Trace: tr}
+	best, ok := e.answer(in, q, us, idf)
+	ans.Trace.Stages["extract"] = time.Since(start)
+	ans.Trace.Total = time.Since(start)
+	if !ok {
 		ans.Trace.Note = "no answer in the collection: no sentence, item or row of the selected chains matches the question"
 		return ans, nil
 	}
-	best := us[0]
-	cited := []scored{best}
-	if second, ok := complement(us, best, qset); ok {
-		cited = append(cited, second)
-	}
-	if cov := coverage(q, cited); cov < minCoverage {
-		ans.Trace.Note = fmt.Sprintf("no answer in the collection: the best spans hold %.0f%% of the question's terms, fewer than %.0f%%", 100*cov, 100*minCoverage)
+	if best.coverage < minCoverage {
+		ans.Trace.Note = fmt.Sprintf("no answer in the collection: the best spans hold %.0f%% of the question's terms, fewer than %.0f%%", 100*best.coverage, 100*minCoverage)
 		return ans, nil
 	}
-	// The answer line is the cited spans, in citation order, and nothing
-	// else, so that every part of it has its citation and every citation
-	// its part.
-	parts := make([]string, 0, len(cited))
-	for _, c := range cited {
-		n := &in.Graph.Nodes[c.node]
-		ans.Citations = append(ans.Citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1})
-		parts = append(parts, answerText(c.u, q))
-	}
-	ans.Text = strings.Join(parts, " … ")
+	ans.Text = best.text
+	ans.Confidence = best.confidence
+	ans.Citations = best.citations
 	return ans, nil
+}
+
+// reading is the extractive reader's answer before it is returned.
+type reading struct {
+	text       string
+	citations  []Citation
+	coverage   float64
+	confidence float64
+}
+
+// answer picks the answer: the best candidate span of the kind the
+// question asks for, else the best unit (with a complement from another
+// node when the best leaves question terms open). ok is false when no unit
+// matches at all.
+func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]float64) (reading, bool) {
+	order := make([]int, len(us))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return us[order[a]].eff > us[order[b]].eff })
+	if len(us) == 0 || us[order[0]].eff <= 0 {
+		return reading{}, false
+	}
+	maxEff := us[order[0]].eff
+	cite := func(i int, span string, start, end int) Citation {
+		n := &in.Graph.Nodes[us[i].node]
+		return Citation{Doc: n.Doc, Page: n.Page, Node: us[i].node, NodeID: n.ID, Quote: us[i].u.raw, Chain: -1, Span: [2]int{start, end}}
+	}
+	cands := e.candidates(in, q, us, order, idf, maxEff)
+	if len(cands) > 0 {
+		b := cands[0]
+		second := 0.0
+		for _, c := range cands[1:] {
+			if !strings.EqualFold(strings.TrimSpace(c.text), strings.TrimSpace(b.text)) {
+				second = c.score
+				break
+			}
+		}
+		margin := clamp01((b.score - second) / marginScale)
+		cov, wcov := unitCoverage(q, us, b.u, idf)
+		conf := clamp01(wcov * (1 - marginWeight + marginWeight*margin) * b.fit)
+		text, start, end := b.text, b.start, b.end
+		if q.plural && q.kind == kindName {
+			text, start, end = listOf(cands, b, us[b.u].u.raw)
+		}
+		if conf < ConfidenceThreshold {
+			// Not sure of the span: the answer line is its passage (and a
+			// complement), with the span marked in the first citation.
+			// A row always takes its complement (the sentence that leads to
+			// it); a sentence only one that covers two open terms or more.
+			gain := 2
+			if us[b.u].u.kind == unitRow {
+				gain = 1
+			}
+			r := e.sentences(in, q, us, order, b.u, idf, [2]int{start, end}, gain)
+			r.confidence = conf
+			return r, true
+		}
+		c := cite(b.u, text, start, end)
+		if p := us[b.u].prev; p >= 0 && us[b.u].score < prevShare*us[p].score {
+			// The unit before says what the value is of ("… before
+			// rejecting additional requests. The default is 512"): the
+			// passage quotes both, as the node has them.
+			n := &in.Graph.Nodes[us[b.u].node]
+			if q, off, ok := joinQuote(n.Content, us[p].u.raw, c.Quote); ok {
+				c.Quote = q
+				c.Span[0] += off
+				c.Span[1] += off
+			}
+		}
+		return reading{text: text, citations: []Citation{c}, coverage: cov, confidence: conf}, true
+	}
+	r := e.sentences(in, q, us, order, order[0], idf, [2]int{}, 1)
+	return r, true
+}
+
+// sentences answers with unit bi, and the best unit of another node that
+// covers at least minGain question terms it leaves open (complement: a
+// two-step question, or a row of a table found through a sentence). mark,
+// when not zero,
+// is the span to mark in bi's quote (the span the reader would answer
+// with); otherwise the part answered is marked. The answer line is the
+// cited spans, in citation order, and nothing else, so that every part of
+// it has its citation and every citation its part.
+func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int, bi int, idf map[string]float64, mark [2]int, minGain int) reading {
+	cited := []scored{us[bi]}
+	if second, gain := complement(sortedUnits(us, order), us[bi], q.set); gain >= minGain {
+		cited = append(cited, second)
+	}
+	cov := coverage(q.terms, cited)
+	_, wcov := unitCoverage(q, us, bi, idf)
+	margin := 1.0
+	for _, k := range order {
+		if k != bi {
+			margin = clamp01((us[bi].eff - us[k].eff) / marginScale)
+			break
+		}
+	}
+	r := reading{coverage: cov, confidence: clamp01(sentenceFit * wcov * (1 - marginWeight + marginWeight*margin))}
+	parts := make([]string, 0, len(cited))
+	for k, c := range cited {
+		n := &in.Graph.Nodes[c.node]
+		text := answerText(c.u, q.terms)
+		s, e := spanIn(c.u.raw, text)
+		if k == 0 && mark[1] > 0 {
+			s, e = mark[0], mark[1]
+		}
+		r.citations = append(r.citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1, Span: [2]int{s, e}})
+		parts = append(parts, text)
+	}
+	r.text = strings.Join(parts, " … ")
+	return r
+}
+
+// joinQuote finds a and then b in content with only white space between
+// them, and returns the text from a's start to b's end, and where b starts
+// in it.
+func joinQuote(content, a, b string) (string, int, bool) {
+	i := strings.Index(content, a)
+	if i < 0 || a == "" || b == "" {
+		return "", 0, false
+	}
+	rest := content[i+len(a):]
+	gap := len(rest) - len(strings.TrimLeft(rest, " \t\n"))
+	if !strings.HasPrefix(rest[gap:], b) {
+		return "", 0, false
+	}
+	off := len(a) + gap
+	return content[i : i+off+len(b)], off, true
+}
+
+// listShare is the least score, relative to the best span, of another
+// span of the same unit that joins it in a list answer ("Which datasets
+// …").
+const listShare = 0.7
+
+// listOf joins the best span with the other spans of its unit that score
+// at least listShare of it, in the order they are written; the span to
+// highlight runs from the first to the last.
+func listOf(cands []cand, best cand, raw string) (string, int, int) {
+	var in []cand
+	seen := map[string]bool{}
+	for _, c := range cands {
+		key := strings.ToLower(c.text)
+		if c.u != best.u || c.score < listShare*best.score || seen[key] || c.text == "" {
+			continue
+		}
+		seen[key] = true
+		in = append(in, c)
+	}
+	sort.Slice(in, func(a, b int) bool { return in[a].start < in[b].start })
+	parts := make([]string, 0, len(in))
+	start, end := best.start, best.end
+	last := -1
+	for _, c := range in {
+		if c.start < last {
+			continue // overlaps the one before
+		}
+		parts = append(parts, c.text)
+		start, end, last = min(start, c.start), max(end, c.end), c.end
+	}
+	return strings.Join(parts, ", "), start, end
+}
+
+// The confidence of an answer is
+//
+//	c = fit · w · (1 − marginWeight + marginWeight · min(1, (s₁ − s₂)/marginScale))
+//
+// with w the idf-weighted share of the question's terms found around the
+// answer (its unit, the unit before, its setting), fit how well the span
+// has the kind asked for, and s₁ − s₂ how far the answer's score is ahead
+// of the best different answer. Scores run over about [0, 1.2].
+const (
+	marginWeight = 0.6
+	marginScale  = 0.25
+)
+
+// sentenceFit scales the confidence of a whole-sentence answer: a sentence
+// that matches the question still leaves the reader to find the answer in
+// it.
+const sentenceFit = 0.8
+
+func sortedUnits(us []scored, order []int) []scored {
+	out := make([]scored, len(order))
+	for k, i := range order {
+		out[k] = us[i]
+	}
+	return out
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// spanIn locates text in quote: its byte offsets, or [0, len(quote)) when
+// it is not there verbatim (a row read as header: value pairs).
+func spanIn(quote, text string) (int, int) {
+	if i := strings.Index(quote, text); i >= 0 && text != "" {
+		return i, i + len(text)
+	}
+	return 0, len(quote)
+}
+
+// unitCoverage is the share of the question's distinct terms found in unit
+// i, the unit before it, its setting and (a row) its header: plain, as the
+// abstention rule counts it, and idf-weighted, as the confidence does.
+func unitCoverage(q *question, us []scored, i int, idf map[string]float64) (plain, weighted float64) {
+	found := map[string]bool{}
+	add := func(s scored) {
+		for _, t := range s.terms {
+			found[t] = true
+		}
+		if s.u.kind == unitRow {
+			for _, t := range stems(strings.Join(s.u.header, " ")) {
+				found[t] = true
+			}
+		}
+		for t := range s.ctx {
+			found[t] = true
+		}
+	}
+	add(us[i])
+	if p := us[i].prev; p >= 0 {
+		add(us[p])
+	}
+	seen := map[string]bool{}
+	have, all, wHave, wAll := 0, 0, 0.0, 0.0
+	for _, t := range q.terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		all++
+		wt := idf[t]
+		wAll += wt
+		if found[t] {
+			have++
+			wHave += wt
+		}
+	}
+	if all == 0 {
+		return 1, 1
+	}
+	if wAll == 0 {
+		return float64(have) / float64(all), float64(have) / float64(all)
+	}
+	return float64(have) / float64(all), wHave / wAll
 }
 
 // minCoverage is the abstention threshold: the extractive reader answers
@@ -164,7 +432,7 @@ const minCoverage = 0.5
 func coverage(q []string, cited []scored) float64 {
 	found := map[string]bool{}
 	for _, c := range cited {
-		for _, t := range stems(c.u.text) {
+		for _, t := range c.terms {
 			found[t] = true
 		}
 		if c.u.kind == unitRow {
@@ -202,12 +470,13 @@ const complementShare = 0.3
 // as bridging questions ("the peak gust of the storm that flooded the East
 // Arm"), whose evidence flow routing assembles from several nodes: it
 // returns the best-scoring unit of another node that covers the most
-// question terms missing from the best span and its setting. us is sorted
-// by score, so ties go to the higher score.
-func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
+// question terms missing from the best span and its setting, and how many
+// it covers (0: none). us is sorted by score, so ties go to the higher
+// score.
+func complement(us []scored, best scored, qset map[string]bool) (scored, int) {
 	missing := map[string]bool{}
 	covered := map[string]bool{}
-	for _, t := range stems(best.u.text) {
+	for _, t := range best.terms {
 		covered[t] = true
 	}
 	for t := range qset {
@@ -216,16 +485,16 @@ func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
 		}
 	}
 	if len(missing) == 0 {
-		return scored{}, false
+		return scored{}, 0
 	}
 	var pick scored
 	gain, bridged := 0, false
-	for _, s := range us[1:] {
+	for _, s := range us {
 		if s.node == best.node || s.score <= 0 || s.score < complementShare*best.score {
 			continue
 		}
 		// A table row answers in its header's terms too ("Rated output").
-		terms := stems(s.u.text)
+		terms := s.terms
 		if s.u.kind == unitRow {
 			terms = append(terms, stems(strings.Join(s.u.header, " "))...)
 		}
@@ -245,7 +514,7 @@ func complement(us []scored, best scored, qset map[string]bool) (scored, bool) {
 			pick, gain, bridged = s, len(seen), bridge
 		}
 	}
-	return pick, gain > 0
+	return pick, gain
 }
 
 // refBoost is added to the lexical score of a unit whose node is the
@@ -300,17 +569,19 @@ func novel(ts []string, q map[string]bool) bool {
 }
 
 // bm25 scores units against the query terms, idf over the units,
-// normalised by the best score to [0, 1]. The slice is aligned with us.
-func bm25(q []string, us []scored) []float64 {
+// normalised by the best score to [0, 1]. The slice is aligned with us;
+// the map holds each query term's idf.
+func bm25(q []string, us []scored) ([]float64, map[string]float64) {
 	out := make([]float64, len(us))
+	idfs := map[string]float64{}
 	if len(us) == 0 || len(q) == 0 {
-		return out
+		return out, idfs
 	}
 	docs := make([][]string, len(us))
 	df := map[string]int{}
 	total := 0
 	for i, s := range us {
-		docs[i] = stems(s.u.text)
+		docs[i] = s.terms
 		total += len(docs[i])
 		seen := map[string]bool{}
 		for _, t := range docs[i] {
@@ -343,6 +614,7 @@ func bm25(q []string, us []scored) []float64 {
 		for _, t := range terms {
 			f := float64(tf[t])
 			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			idfs[t] = idf
 			if f == 0 {
 				if us[i].ctx[t] {
 					s += ctxWeight * idf
@@ -362,7 +634,7 @@ func bm25(q []string, us []scored) []float64 {
 			out[i] /= mx
 		}
 	}
-	return out
+	return out, idfs
 }
 
 func (e *Extractive) cosines(ctx context.Context, question string, us []scored) ([]float64, error) {

@@ -60,16 +60,19 @@ func TestExtractiveTwoHeaderRows(t *testing.T) {
 		t.Fatalf("ingest no longer repeats the spanning header cell; the test's premise changed:\n%s", table)
 	}
 	cases := []struct{ q, want string }{
-		{"What is the REQ recall of TaPas?", "TaPas — REQ Recall: 69.9"},
-		{"What RES precision does BERT reach?", "BERT — RES Precision: 80.1"},
+		{"What is the REQ recall of TaPas?", "69.9"},
+		{"What RES precision does BERT reach?", "80.1"},
 	}
 	for _, c := range cases {
 		ans, err := (&Extractive{}).Read(context.Background(), &Input{Question: c.q, Graph: g, Chains: allChains(g)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ans.Text != c.want {
-			t.Errorf("%q: got %q, want %q", c.q, ans.Text, c.want)
+		if ans.Text != c.want && !(ans.LowConfidence() && strings.Contains(ans.Text, c.want)) {
+			t.Errorf("%q: got %q (confidence %.2f), want %q", c.q, ans.Text, ans.Confidence, c.want)
+		}
+		if cit := ans.Citations[0]; cit.Quote[cit.Span[0]:cit.Span[1]] != c.want {
+			t.Errorf("%q: span %v of %q, want %q", c.q, cit.Span, cit.Quote, c.want)
 		}
 		for _, cit := range ans.Citations {
 			if strings.HasPrefix(cit.Quote, "Methods") {
@@ -175,8 +178,9 @@ func TestExtractiveAnswerAgreesWithCitations(t *testing.T) {
 				if !strings.Contains(n.Content+"\n"+n.Caption, c.Quote) {
 					t.Errorf("%q: citation %d quote %q not in node %s", q, i, c.Quote, n.ID)
 				}
-				// A row's part is "label — column: value", the cells of the quoted row.
-				for _, w := range strings.FieldsFunc(parts[i], func(r rune) bool { return r == '—' || r == ':' || r == ' ' }) {
+				// A row's part is "label — column: value" or "column: value; …",
+				// the cells of the quoted row.
+				for _, w := range strings.FieldsFunc(parts[i], func(r rune) bool { return r == '—' || r == ':' || r == ';' || r == ' ' }) {
 					if !strings.Contains(c.Quote, w) && !strings.Contains(n.Content, w) {
 						t.Errorf("%q: answer part %d word %q is not in citation %d's node", q, i, w, i)
 					}

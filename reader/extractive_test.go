@@ -25,11 +25,11 @@ func allChains(g *graph.Graph) []flow.Chain {
 func TestExtractiveTableAndParagraph(t *testing.T) {
 	g := fixtureGraph(t)
 	cases := []struct{ q, want, node string }{
-		{"How many nests did the North Mole hold in 2025?", "North Mole — Nests 2025: 248", "survey#1"},
-		{"How many nests were on the East Arm in 2024?", "East Arm — Nests 2024: 97", "survey#1"},
-		{"What is the main species on Lighthouse Spit?", "Lighthouse Spit — Main species: herring gull", "survey#1"},
-		{"Who was the survey leader in 2025?", "The survey leader in 2025 was Dr Ilse Marrow, who replaced Tomas Reyes after he moved to the Northfield station.", "survey#4"},
-		{"How high did the storm of 14 May 2025 reach?", "The storm of 14 May 2025 reached a height of 2.1 metres above the normal high tide.", "survey#3"},
+		{"How many nests did the North Mole hold in 2025?", "248", "survey#1"},
+		{"How many nests were on the East Arm in 2024?", "97", "survey#1"},
+		{"What is the main species on Lighthouse Spit?", "herring gull", "survey#1"},
+		{"Who was the survey leader in 2025?", "Dr Ilse Marrow", "survey#4"},
+		{"How high did the storm of 14 May 2025 reach?", "2.1 metres", "survey#3"},
 	}
 	for _, c := range cases {
 		e := &Extractive{}
@@ -37,8 +37,13 @@ func TestExtractiveTableAndParagraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ans.Text != c.want {
-			t.Errorf("%q:\n got %q\nwant %q", c.q, ans.Text, c.want)
+		// A confident answer is the span; a low-confidence one is its
+		// passage, with the span marked.
+		if ans.Text != c.want && !(ans.LowConfidence() && strings.Contains(ans.Text, c.want)) {
+			t.Errorf("%q:\n got %q (confidence %.2f)\nwant %q", c.q, ans.Text, ans.Confidence, c.want)
+		}
+		if cit := ans.Citations; len(cit) > 0 && cit[0].Span[1] > 0 && !strings.Contains(cit[0].Quote[cit[0].Span[0]:cit[0].Span[1]], c.want) {
+			t.Errorf("%q: span %v of %q does not mark %q", c.q, cit[0].Span, cit[0].Quote, c.want)
 		}
 		if len(ans.Citations) == 0 || ans.Citations[0].NodeID != c.node || ans.Citations[0].Quote == "" {
 			t.Errorf("%q: citations %+v", c.q, ans.Citations)
@@ -121,7 +126,7 @@ func TestExtractiveQuickstart(t *testing.T) {
 		{"What does Figure 2 show?", "Monthly rainfall"},
 		{"How many storms passed the station in 2025?", "Three storms"},
 		{"What is the annual rainfall total?", "903 mm"},
-		{"Which breakwater is the lowest?", "The East Arm is the lowest"},
+		{"Which breakwater is the lowest?", "East Arm"},
 		{"Why did the East Arm lose its terns?", "after a storm in May flooded"},
 		{"What was the peak gust of Storm Elda?", "131"},
 		{"Which month had the highest rainfall at Northfield?", "November"},
@@ -185,6 +190,51 @@ func FuzzUnits(f *testing.F) {
 			}
 			if answerText(u, stems(s)) == "" {
 				t.Fatalf("empty answer from unit %+v", u)
+			}
+		}
+	})
+}
+
+// FuzzExtractiveSpans reads arbitrary documents with arbitrary questions:
+// no panic, a confidence in [0, 1], and every citation's Span inside its
+// Quote (a client slices the quote with it), the answer line made of
+// verbatim text when the reader is sure.
+func FuzzExtractiveSpans(f *testing.F) {
+	for _, c := range [][3]string{
+		{"How many nests did the North Mole hold in 2025?", "| Breakwater | Nests 2025 |\n|---|---|\n| North Mole | 248 |", "The survey counts nests every June."},
+		{"What does RCAC stand for?", "Row and Column Access Control (RCAC) limits rows.", "RCAC: rows."},
+		{"Where is the station?", "The station sits on the cliff above Kestrel Bay, Northfield.", ""},
+		{"Which variable sets it?", "Set OLLAMA_MODELS to a folder.\nollama ps", "- a\n- b"},
+		{"When?", "In March 2025 and 1998s", "e.g. 10 (Default: 40)"},
+	} {
+		f.Add(c[0], c[1], c[2])
+	}
+	f.Fuzz(func(t *testing.T, q, a, b string) {
+		ns := []graph.Node{{ID: "a", Doc: "a", Modality: graph.ModalityText, Content: a},
+			{ID: "b", Doc: "b", Modality: graph.ModalityTable, Content: b, Caption: q}}
+		g, err := graph.New(ns, 0, nil, nil)
+		if err != nil {
+			t.Skip()
+		}
+		ans, err := (&Extractive{}).Read(context.Background(), &Input{Question: q, Graph: g, Chains: allChains(g)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Confidence < 0 || ans.Confidence > 1 {
+			t.Fatalf("confidence %v", ans.Confidence)
+		}
+		for _, c := range ans.Citations {
+			if c.Span[0] < 0 || c.Span[0] > c.Span[1] || c.Span[1] > len(c.Quote) {
+				t.Fatalf("span %v outside quote %q", c.Span, c.Quote)
+			}
+		}
+		if ans.Text != "" && !ans.LowConfidence() && len(ans.Citations) == 1 && ans.Citations[0].Span[1] > 0 {
+			// The span (or each span of a list) is verbatim in the quote.
+			c := ans.Citations[0]
+			for _, part := range strings.Split(ans.Text, ", ") {
+				if !strings.Contains(c.Quote[c.Span[0]:c.Span[1]], part) {
+					t.Fatalf("answer %q, marked span %q", ans.Text, c.Quote[c.Span[0]:c.Span[1]])
+				}
 			}
 		}
 	})

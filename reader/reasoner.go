@@ -97,9 +97,20 @@ func (r *run) reasonerRequest(drafts []Draft) *llm.Request {
 	return req
 }
 
-// reason makes the reasoner call and extracts the answer.
+// reason makes the reasoner call and extracts the answer. When the
+// caller wants the answer as it is written (Input.OnText), the reply is
+// streamed through a tagSplitter.
 func (r *run) reason(ctx context.Context, drafts []Draft) (text, fallback string, err error) {
-	resp, err := r.meter.generate(ctx, kindReasoner, r.reasonerRequest(drafts))
+	var onText func(string)
+	var split *tagSplitter
+	if r.hooks != nil && r.hooks.onText != nil {
+		split = &tagSplitter{emit: r.hooks.text}
+		onText = split.write
+	}
+	resp, err := r.meter.stream(ctx, kindReasoner, r.reasonerRequest(drafts), onText)
+	if split != nil {
+		split.flush()
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %w", ErrReasoner, err)
 	}

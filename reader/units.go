@@ -76,8 +76,12 @@ func textUnits(s string, table bool) []unit {
 			j := i
 			var rows [][]string
 			var raws []string
+			// A table whose first line starts with "|" has borders; one
+			// rendered "a | b | c" has none, and a line " | b | c" there
+			// begins with an empty cell.
+			bordered := strings.HasPrefix(strings.TrimSpace(lines[i]), "|")
 			for j < len(lines) && tableSep(lines[j], table) == sep {
-				cells := splitRow(lines[j], sep)
+				cells := splitRow(lines[j], sep, bordered)
 				if !ruleRow(cells) {
 					rows = append(rows, cells)
 					raws = append(raws, strings.TrimSpace(lines[j]))
@@ -114,9 +118,9 @@ func tableSep(line string, table bool) string {
 	return ""
 }
 
-func splitRow(line, sep string) []string {
+func splitRow(line, sep string, bordered bool) []string {
 	t := strings.TrimSpace(line)
-	if sep == "|" {
+	if sep == "|" && bordered {
 		t = strings.TrimPrefix(strings.TrimSuffix(t, "|"), "|")
 	}
 	cells := strings.Split(t, sep)
@@ -224,7 +228,16 @@ func rowUnits(rows [][]string, raws []string) []unit {
 		header = mergeHeader(rows[:k])
 	}
 	var out []unit
+	above := ""
 	for i, row := range rows[k:] {
+		// An empty first cell continues the row label above it (a label
+		// spanning rows, as Markdown tables write it): the row reads with
+		// it.
+		if len(row) > 1 && strings.TrimSpace(row[0]) == "" && above != "" {
+			row = append([]string{above}, row[1:]...)
+		} else if len(row) > 0 {
+			above = row[0]
+		}
 		var parts []string
 		for j, c := range row {
 			if j < len(header) && header[j] != "" {

@@ -46,6 +46,16 @@ type VLM struct {
 	ImageRoot string
 	Images    func(ref graph.ImageRef) ([]byte, error)
 
+	// Fallback, when set, answers when the model fails (every worker, or
+	// the reasoner; not a cancelled context): Read returns its answer over
+	// the same input, with no error, the drafts and calls of the failed
+	// reading, Trace.ReasonerFallback "fallback" and a Trace.Note that
+	// says why. An Extractive fallback gives its confidence and the span
+	// it answers with, so an answer that a model could not give is still
+	// marked as sure or not. Nil: the failure is returned (ErrReasoner,
+	// ErrAllWorkersFailed) with the partial answer.
+	Fallback Reader
+
 	// evidenceChars and maxImageBytes override the paper's limits in tests.
 	evidenceChars int
 	maxImageBytes int64
@@ -71,6 +81,7 @@ type run struct {
 	qt            questionType
 	h             []float64
 	trace         Trace
+	hooks         *hooks
 }
 
 // Read answers in.Question from in.Chains.
@@ -118,7 +129,7 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	if err != nil {
 		qcancel()
 		<-qch
-		return r.partial(drafts, start), err
+		return v.fallback(ctx, r, drafts, start, err)
 	}
 	q := <-qch
 	if err := ctx.Err(); err != nil {
@@ -148,9 +159,10 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	text, fb, err := r.reason(ctx, drafts)
 	r.trace.Stages["reasoner"] = time.Since(t0)
 	if err != nil {
-		return r.partial(drafts, start), err
+		return v.fallback(ctx, r, drafts, start, err)
 	}
 	r.trace.ReasonerFallback = fb
+	r.hooks.answer(text)
 	ans := &Answer{Text: text, Drafts: drafts}
 
 	ans.Citations = r.citations(ans.Text, ans.Drafts)
@@ -158,6 +170,25 @@ func (v *VLM) Read(ctx context.Context, in *Input) (*Answer, error) {
 	r.trace.Total = time.Since(start)
 	ans.Trace = r.trace
 	return ans, nil
+}
+
+// fallback returns the partial answer and err, or, with a Fallback reader
+// and a model failure (not a cancelled context), the fallback's answer
+// with the failed reading's drafts and calls.
+func (v *VLM) fallback(ctx context.Context, r *run, drafts []Draft, start time.Time, err error) (*Answer, error) {
+	part := r.partial(drafts, start)
+	if v.Fallback == nil || ctx.Err() != nil {
+		return part, err
+	}
+	fa, ferr := v.Fallback.Read(ctx, r.in)
+	if ferr != nil {
+		return part, err
+	}
+	tr := part.Trace
+	tr.ReasonerFallback = "fallback"
+	tr.Note = fmt.Sprintf("the model failed (%v); answered by the fallback reader (%s)", err, fa.Trace.Reader)
+	tr.Total = time.Since(start)
+	return &Answer{Text: fa.Text, Confidence: fa.Confidence, Citations: fa.Citations, Drafts: drafts, Trace: tr}, nil
 }
 
 // partial is the answer of a Read that failed: the drafts read so far and
@@ -169,7 +200,7 @@ func (r *run) partial(drafts []Draft, start time.Time) *Answer {
 }
 
 func (v *VLM) newRun(in *Input) *run {
-	r := &run{in: in, classic: v.Classic, meter: newMeter(v.Model), h: in.Relevance}
+	r := &run{in: in, classic: v.Classic, meter: newMeter(v.Model), h: in.Relevance, hooks: newHooks(in)}
 	r.imgs = v.newImageCache(in.Graph)
 	if ia, ok := v.Model.(llm.ImageAccepter); ok && ia.AcceptsImages() {
 		r.images = true

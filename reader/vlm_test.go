@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"errors"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,7 +153,7 @@ func TestConcurrentRound(t *testing.T) {
 	var started atomic.Int32
 	all := make(chan struct{})
 	var once sync.Once
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if n := started.Add(1); n == want {
 			once.Do(func() { close(all) })
 		}
@@ -179,7 +180,7 @@ func TestConcurrentRound(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	var in, peak atomic.Int32
 	base := defaultScript().Model()
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		n := in.Add(1)
 		defer in.Add(-1)
 		for {
@@ -203,7 +204,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestCancellationStopsCalls(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var started atomic.Int32
-	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m := llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		started.Add(1)
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -251,5 +252,44 @@ func TestImagesOnlyForImageModels(t *testing.T) {
 		if sent != want || ans.Drafts[0].Images != want {
 			t.Errorf("images=%v: sent %d", images, sent)
 		}
+	}
+}
+
+// With a Fallback, a reading whose model fails (the reasoner, or every
+// worker) is answered by the fallback over the same chains, with the failed
+// reading's drafts and calls; a cancelled context is still an error.
+func TestVLMFallback(t *testing.T) {
+	s := defaultScript()
+	m := s.Model()
+	m.Rules = append([]fake.Rule{{Contains: mReasoner, Err: errors.New("reasoner down")}}, m.Rules...)
+	in := input(t, 3, 1)
+	v := &VLM{Model: m, Fallback: &Extractive{}}
+	ans, err := v.Read(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := (&Extractive{}).Read(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Text == "" || ans.Text != want.Text || ans.Confidence != want.Confidence || len(ans.Citations) != len(want.Citations) {
+		t.Errorf("fallback answer %q (%.2f), want the extractive %q (%.2f)", ans.Text, ans.Confidence, want.Text, want.Confidence)
+	}
+	if tr := ans.Trace; tr.Reader != "vlm" || tr.ReasonerFallback != "fallback" || !strings.Contains(tr.Note, "reasoner down") ||
+		tr.CallsByKind["reasoner"] != 1 || len(ans.Drafts) != len(in.Chains) {
+		t.Errorf("trace %+v, %d drafts", tr, len(ans.Drafts))
+	}
+
+	all := &fake.Model{}
+	all.On(mQType, `{"type":"value","length":"short"}`)
+	all.Rules = append(all.Rules, fake.Rule{Contains: mWorker, Err: errors.New("down")})
+	if ans, err := (&VLM{Model: all, Fallback: &Extractive{}}).Read(context.Background(), input(t, 5, 1)); err != nil || ans.Trace.ReasonerFallback != "fallback" {
+		t.Errorf("all workers failed: %v, %+v", err, ans)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := v.Read(ctx, in); err == nil {
+		t.Error("a cancelled read answered from the fallback")
 	}
 }

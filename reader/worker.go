@@ -75,7 +75,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	text.WriteString(fill(after, "$Q$", r.in.Question))
 	flush()
 	return &llm.Request{
-		Messages:    []llm.Message{{Role: llm.RoleUser, Parts: parts}},
+		Messages:    []llm.Message{{Role: "user", Parts: parts}},
 		Temperature: 0,
 		TopP:        1,
 	}, images
@@ -115,11 +115,13 @@ func (r *run) readChains(ctx context.Context, chains []flow.Chain, earlier []Dra
 					return ctx.Err()
 				}
 				d.Status, d.Err = StatusFailed, err.Error()
+				r.hooks.draft(*d)
 				return nil
 			}
 			d.Raw = resp.Text
 			out, ok := parseWorker(resp.Text)
 			d.Status, d.Answer, d.Evidence, d.Parsed = out.Status, out.Answer, out.Evidence, ok
+			r.hooks.draft(*d)
 			return nil
 		})
 	}

@@ -77,11 +77,6 @@ func ExampleClassic() {
 	// sources [0 1] sinks [1 0]
 }
 
-func ExampleKeywords() {
-	fmt.Println(score.Keywords("Which methods were evaluated on the 2,048 longest documents?"))
-	// Output: [method evalu 2048 longest document]
-}
-
 func ExampleIndex_Score_keywords() {
 	ix := score.NewIndex(exampleGraph())
 	// BM25 over keywords the caller chose (say, a language model's) instead

@@ -140,7 +140,7 @@ func FuzzKeywords(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		kw := Keywords(s)
+		kw := queryTerms(s)
 		seen := map[string]bool{}
 		for _, k := range kw {
 			if k == "" || seen[k] || k != strings.ToLower(k) {
@@ -148,7 +148,7 @@ func FuzzKeywords(f *testing.F) {
 			}
 			seen[k] = true
 		}
-		if !reflect.DeepEqual(kw, Keywords(s)) {
+		if !reflect.DeepEqual(kw, queryTerms(s)) {
 			t.Fatal("not deterministic")
 		}
 	})

@@ -11,12 +11,12 @@ import (
 )
 
 func TestKeywords(t *testing.T) {
-	got := Keywords("What are the running times reported in Table 3, for 1,024 apples and 3.14 cherries? Running!")
+	got := queryTerms("What are the running times reported in Table 3, for 1,024 apples and 3.14 cherries? Running!")
 	want := []string{"run", "time", "report", "tabl", "3", "1024", "appl", "3.14", "cherri"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Keywords = %q, want %q", got, want)
 	}
-	if got := Keywords("What is it and why was it there?"); got != nil {
+	if got := queryTerms("What is it and why was it there?"); got != nil {
 		t.Errorf("stop words only: %q, want nil", got)
 	}
 }
@@ -33,7 +33,7 @@ func TestBM25HandComputed(t *testing.T) {
 	g := mustGraph(t, nodes, 0, nil, nil)
 	ix := NewIndex(g)
 	raw := make([]float64, 3)
-	if !ix.bm25(raw, Keywords("apple")) {
+	if !ix.bm25(raw, queryTerms("apple")) {
 		t.Fatal("apple not found")
 	}
 	idf := math.Log(5.0/3) / 8

@@ -18,7 +18,7 @@ type Query struct {
 	// need not be unit length (a zero embedding gives cosines of 0).
 	Embedding []float32
 	// Keywords, when not nil, are BM25's query words instead of
-	// Keywords(Text), for example those of paper v1's keyword prompt. They
+	// the terms of Text, for example those of paper v1's keyword prompt. They
 	// are tokenised, stop-listed and stemmed like Text; an empty, non-nil
 	// list means no keywords.
 	Keywords []string
@@ -63,9 +63,9 @@ func checkQuery(g *graph.Graph, q Query) error {
 // keywords returns the BM25 query terms of q.
 func keywords(q Query) []string {
 	if q.Keywords == nil {
-		return Keywords(q.Text)
+		return queryTerms(q.Text)
 	}
-	kw := Keywords(strings.Join(q.Keywords, " "))
+	kw := queryTerms(strings.Join(q.Keywords, " "))
 	if kw == nil {
 		kw = []string{} // the caller's words held none: no rule-based fallback
 	}

@@ -79,7 +79,7 @@ func TestQueryKeywords(t *testing.T) {
 	}
 	// Nil: the rule-based keywords of the text.
 	sc, _ = ix.Score(Config{}, Query{Text: "Which animal purrs?", Embedding: []float32{0, 0}})
-	if !reflect.DeepEqual(sc.Keywords, Keywords("Which animal purrs?")) {
+	if !reflect.DeepEqual(sc.Keywords, queryTerms("Which animal purrs?")) {
 		t.Errorf("keywords %q", sc.Keywords)
 	}
 }

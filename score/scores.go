@@ -29,6 +29,12 @@ type Scores struct {
 	// Raised lists the nodes the hop step raised (ascending); R and H hold
 	// their raised values, which routing, selection and reading all use.
 	Raised []int
+	// Reranked lists the nodes a reranker scored (ascending) and Rerank
+	// its score ρ per node (0 for the others), when the caller fused one
+	// into H (flowreader.Config.Reranker); then Steps ends in "rerank".
+	// Nil otherwise.
+	Reranked []int
+	Rerank   []float64
 	// Query is the query's unit embedding (or zero).
 	Query []float32
 	// Cos is cos(q, e_v).

@@ -101,12 +101,12 @@ func (st *stemmer) term(word []byte) int32 {
 	return id
 }
 
-// Keywords returns the rule-based query keywords of a question: its words,
+// queryTerms returns the rule-based query keywords of a question: its words,
 // lower-cased, without English stop words, stemmed with the snowball English
 // stemmer, each once in order of first appearance. These are the terms BM25
 // looks up. Paper v1 §3.3 asks a language model for the keywords instead;
 // a caller that does passes them in [Query.Keywords].
-func Keywords(question string) []string {
+func queryTerms(question string) []string {
 	st := newStemmer()
 	terms := st.appendTerms(nil, question)
 	seen := make(map[string]bool, len(terms))

@@ -42,32 +42,30 @@ func (an Annealed) Select(ctx context.Context, r *flow.Routing, maxChains int) (
 	return pick(r.Chains, order(x, r.Chains, q), maxChains), nil
 }
 
-// Weights returns the final population x over the routing's chains.
-func (an Annealed) Weights(r *flow.Routing) []float64 {
-	x, _, _ := an.weights(context.Background(), r)
-	return x
-}
-
 func (an Annealed) weights(ctx context.Context, r *flow.Routing) (x, q []float64, err error) {
 	h := hOf(r)
 	q = make([]float64, len(r.Chains))
 	for k := range r.Chains {
 		q[k] = maxH(&r.Chains[k], h)
 	}
-	a := payoff(r.Chains, q)
-	x = initial(q)
-	next, ax := make([]float64, len(x)), make([]float64, len(x))
-	for t := 0; t < annMaxIter; t++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	x, err = play(ctx, r.Chains, q, func(a [][]float64, x []float64) ([]float64, error) {
+		next, ax := make([]float64, len(x)), make([]float64, len(x))
+		for t := 0; t < annMaxIter; t++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			eps := annEpsilon0 * math.Max(0, 1-float64(t)/float64(annSteps))
+			stepInto(next, ax, a, x, eps)
+			done := t >= annSteps && dist(next, x) < annTol
+			x, next = next, x
+			if done {
+				break
+			}
 		}
-		eps := annEpsilon0 * math.Max(0, 1-float64(t)/float64(annSteps))
-		stepInto(next, ax, a, x, eps)
-		done := t >= annSteps && dist(next, x) < annTol
-		x, next = next, x
-		if done {
-			break
-		}
+		return x, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return x, q, nil
 }

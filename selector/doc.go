@@ -20,6 +20,10 @@
 // ε_t = 0.2·max(0, 1 − t/20) for 20 steps, then pure dynamics until
 // ‖Δx‖₂ < 1e-4 (at most 200 steps in all), and reads the top-B (16) by x.
 //
-// CapDistinct cuts any ordered chain list to a distinct-node budget so that
-// routers can be compared at equal reading cost.
+// The payoff is K×K over the K routed chains, so its memory and time grow
+// with the square of the budget: at most 1024 chains play (those of
+// largest flow), the others keep x = 0 and follow the players by flow. A
+// budget of 16 routes about 20 chains, so the bound binds only past
+// budgets of about a thousand. Building the payoff and every step of the
+// dynamics check the context.
 package selector

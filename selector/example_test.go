@@ -47,8 +47,3 @@ func ExampleReplicator() {
 	fmt.Println(len(chains))
 	// Output: 4
 }
-
-func ExampleCapDistinct() {
-	fmt.Println(selector.CapDistinct(routing().Chains, 3))
-	// Output: [{[1 0] 1 0 0} {[0] 0.5 0 0} {[2] 0.8 0 0}]
-}

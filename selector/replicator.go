@@ -3,6 +3,7 @@ package selector
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/flowreader/flowreader/flow"
@@ -56,30 +57,23 @@ func (rp Replicator) Select(ctx context.Context, r *flow.Routing, maxChains int)
 	return pick(r.Chains, keep, limit), nil
 }
 
-// Weights returns the final population x over the routing's chains (on the
-// simplex).
-func (rp Replicator) Weights(r *flow.Routing) []float64 {
-	x, _ := rp.weights(context.Background(), r)
-	return x
-}
-
 func (rp Replicator) weights(ctx context.Context, r *flow.Routing) ([]float64, error) {
 	q := v1Quality(r, repExpFlow, repExpMax, repExpMean)
-	a := payoff(r.Chains, q)
-	x := initial(q)
-	next, ax := make([]float64, len(x)), make([]float64, len(x))
-	for t := 0; t < repMaxIter; t++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	return play(ctx, r.Chains, q, func(a [][]float64, x []float64) ([]float64, error) {
+		next, ax := make([]float64, len(x)), make([]float64, len(x))
+		for t := 0; t < repMaxIter; t++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			stepInto(next, ax, a, x, repEpsilon)
+			done := dist(next, x) < repTol
+			x, next = next, x
+			if done {
+				break
+			}
 		}
-		stepInto(next, ax, a, x, repEpsilon)
-		done := dist(next, x) < repTol
-		x, next = next, x
-		if done {
-			break
-		}
-	}
-	return x, nil
+		return x, nil
+	})
 }
 
 // v1Quality is q_k = b̃_k^a (max h)^b (mean h)^c with b̃ = b / max b.
@@ -101,21 +95,126 @@ func v1Quality(r *flow.Routing, ea, eb, ec float64) []float64 {
 	return q
 }
 
-// payoff is A_kk = q_k², A_kl = sqrt(q_k q_l)(1 − Jaccard(V_k, V_l)).
-func payoff(chains []flow.Chain, q []float64) [][]float64 {
-	k := len(chains)
+// payoff is A_kk = q_k², A_kl = sqrt(q_k q_l)(1 − Jaccard(V_k, V_l)) over
+// the chains game lists (all of them when it is nil), in one backing array.
+// It checks ctx every row: building it is the quadratic part of selection.
+func payoff(ctx context.Context, chains []flow.Chain, q []float64, game []int) ([][]float64, error) {
+	if game == nil {
+		game = make([]int, len(chains))
+		for i := range game {
+			game[i] = i
+		}
+	}
+	k := len(game)
+	sets := make([][]int, k)
+	for i, c := range game {
+		sets[i] = nodeSet(chains[c].Nodes)
+	}
+	back := make([]float64, k*k)
 	a := make([][]float64, k)
 	for i := range a {
-		a[i] = make([]float64, k)
+		a[i] = back[i*k : (i+1)*k : (i+1)*k]
 	}
 	for i := 0; i < k; i++ {
-		a[i][i] = q[i] * q[i]
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		qi := q[game[i]]
+		a[i][i] = qi * qi
 		for j := i + 1; j < k; j++ {
-			v := math.Sqrt(q[i]*q[j]) * (1 - jaccard(chains[i].Nodes, chains[j].Nodes))
+			v := math.Sqrt(qi*q[game[j]]) * (1 - jaccardSorted(sets[i], sets[j]))
 			a[i][j], a[j][i] = v, v
 		}
 	}
-	return a
+	return a, nil
+}
+
+// maxGame bounds the chains that play the game: the payoff is K×K, so a
+// routing of thousands of chains (a budget of thousands) would cost
+// hundreds of megabytes and seconds. Past it, the maxGame chains of
+// largest flow play (ties by q, then index), and the others keep x = 0, so
+// that they follow the players in Greedy's order. A budget of 16 routes
+// about 20 chains; the bound never binds below a budget of about 1000.
+const maxGame = 1024
+
+// game lists the chains that play, in index order: nil (all of them) when
+// there are at most maxGame.
+func game(chains []flow.Chain, q []float64) []int {
+	if len(chains) <= maxGame {
+		return nil
+	}
+	idx := make([]int, len(chains))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		if chains[i].Flow != chains[j].Flow {
+			return chains[i].Flow > chains[j].Flow
+		}
+		return q[i] > q[j]
+	})
+	idx = idx[:maxGame]
+	sort.Ints(idx)
+	return idx
+}
+
+// play runs dynamics over the chains game lists (all when nil), from x⁰ ∝
+// q, and returns x over every chain (0 for those that did not play).
+func play(ctx context.Context, chains []flow.Chain, q []float64, dynamics func(a [][]float64, x []float64) ([]float64, error)) ([]float64, error) {
+	g := game(chains, q)
+	a, err := payoff(ctx, chains, q, g)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return dynamics(a, initial(q))
+	}
+	sub := make([]float64, len(g))
+	for i, c := range g {
+		sub[i] = q[c]
+	}
+	xs, err := dynamics(a, initial(sub))
+	if err != nil {
+		return nil, err
+	}
+	x := make([]float64, len(chains))
+	for i, c := range g {
+		x[c] = xs[i]
+	}
+	return x, nil
+}
+
+// nodeSet is the chain's distinct nodes, sorted.
+func nodeSet(nodes []int) []int {
+	s := append([]int(nil), nodes...)
+	sort.Ints(s)
+	return slices.Compact(s)
+}
+
+// jaccardSorted is jaccard over two sorted sets: the same counts, so the
+// same value, by one merge instead of two maps.
+func jaccardSorted(a, b []int) float64 {
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			inter++
+			i++
+			j++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 1
+	}
+	return float64(inter) / float64(union)
 }
 
 // initial is x⁰ ∝ q (uniform when Σq = 0).

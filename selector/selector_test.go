@@ -48,10 +48,18 @@ func onSimplex(t *testing.T, x []float64) {
 func TestReplicatorStaysOnSimplex(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
 		r := randomRouting(seed, 30, 1+int(seed%40))
-		onSimplex(t, Replicator{}.Weights(r))
-		onSimplex(t, Annealed{}.Weights(r))
+		xr, err := Replicator{}.weights(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		onSimplex(t, xr)
+		xa, _, err := Annealed{}.weights(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		onSimplex(t, xa)
 		q := v1Quality(r, 0.2, 0.5, 0.3)
-		a := payoff(r.Chains, q)
+		a, _ := payoff(context.Background(), r.Chains, q, nil)
 		x := initial(q)
 		for it := 0; it < 30; it++ {
 			x = step(a, x, 0.2)
@@ -66,7 +74,7 @@ func TestPureReplicatorMonotone(t *testing.T) {
 	for seed := uint64(0); seed < 100; seed++ {
 		r := randomRouting(seed, 25, 2+int(seed%30))
 		q := v1Quality(r, 0.2, 0.5, 0.3)
-		a := payoff(r.Chains, q)
+		a, _ := payoff(context.Background(), r.Chains, q, nil)
 		x := initial(q)
 		prev := quad(a, x)
 		for it := 0; it < 60; it++ {
@@ -137,31 +145,6 @@ func TestAnnealedPrefersDisjoint(t *testing.T) {
 	got := mustSelect(t, Annealed{}, r, 2)
 	if len(got) != 2 || !(reflect.DeepEqual(got[1].Nodes, []int{2}) || reflect.DeepEqual(got[0].Nodes, []int{2})) {
 		t.Fatalf("annealed picked %v", got)
-	}
-}
-
-func TestCapDistinct(t *testing.T) {
-	chains := []flow.Chain{
-		{Nodes: []int{1, 2}}, {Nodes: []int{2}}, {Nodes: []int{3, 4, 5}}, {Nodes: []int{6}},
-	}
-	got := CapDistinct(chains, 4)
-	want := []flow.Chain{{Nodes: []int{1, 2}}, {Nodes: []int{2}}, {Nodes: []int{4, 5}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("CapDistinct = %v, want %v", got, want)
-	}
-	for n := 0; n <= 8; n++ {
-		d := map[int]bool{}
-		for _, c := range CapDistinct(chains, n) {
-			for _, v := range c.Nodes {
-				d[v] = true
-			}
-		}
-		if len(d) != min(n, 6) {
-			t.Fatalf("budget %d: %d distinct nodes", n, len(d))
-		}
-	}
-	if chains[2].Nodes[0] != 3 {
-		t.Fatal("CapDistinct modified its input")
 	}
 }
 

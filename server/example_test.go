@@ -59,7 +59,7 @@ func ExampleNew() {
 	fmt.Println(res.Answer)
 	// Output:
 	// 200 1 survey#1
-	// East Arm — Nests 2025: 31
+	// 31
 }
 
 // The MCP server for an agent: here over an in-memory transport; a real

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"time"
 
 	"github.com/flowreader/flowreader"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -36,12 +37,11 @@ func newMCP(h *handler) *mcp.Server {
 			"evidence chains routed by min-cost flow, each a list of nodes (text, modality, document, page, title, " +
 			"image path, score) in reading order, and a summary of the routing.",
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in Request) (*mcp.CallToolResult, flowreader.Evidence, error) {
-		ctx, done, err := h.call(ctx, in)
-		if err != nil {
-			return nil, flowreader.Evidence{}, err
-		}
-		defer done()
-		ev, err := h.ix.Retrieve(ctx, in.Question, options(in))
+		var ev *flowreader.Evidence
+		err := h.call(ctx, "mcp_retrieve", in, func(ctx context.Context) (err error) {
+			ev, err = h.ix.Retrieve(ctx, in.Question, options(in))
+			return err
+		})
 		if err != nil {
 			return nil, flowreader.Evidence{}, err
 		}
@@ -50,14 +50,16 @@ func newMCP(h *handler) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "ask",
 		Description: "Answer a question from the document collection, with citations (document, page, quoted span) " +
-			"and the evidence chains read.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in Request) (*mcp.CallToolResult, any, error) {
-		ctx, done, err := h.call(ctx, in)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer done()
-		res, err := h.ix.Ask(ctx, in.Question, options(in))
+			"and the evidence chains read. A call with a progress token is sent progress notifications: the evidence, " +
+			"each chain read, the answer being written.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in Request) (*mcp.CallToolResult, any, error) {
+		var res *flowreader.Result
+		err := h.call(ctx, "mcp_ask", in, func(ctx context.Context) (err error) {
+			o := options(in)
+			o.Stream = progress(ctx, req)
+			res, err = h.ix.Ask(ctx, in.Question, o)
+			return err
+		})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -79,28 +81,52 @@ func evidenceSchema() *jsonschema.Schema {
 	return s
 }
 
-// errBusy is the tool error of a call beyond Options.MaxInFlight.
+// errBusy is the tool error of a call that got no slot: every slot taken
+// and the queue full, or no slot within the call's timeout.
 var errBusy = errors.New("server busy: too many calls in flight; retry later")
 
-// call checks a tool's input and takes a slot, with the call's timeout.
-func (h *handler) call(ctx context.Context, in Request) (context.Context, func(), error) {
+// call checks a tool's input, waits for a slot and runs the call under its
+// timeout; the slot is released when run returns, before the SDK writes
+// the answer.
+func (h *handler) call(ctx context.Context, endpoint string, in Request, run func(context.Context) error) error {
+	start := time.Now()
 	if err := checkRequest(in); err != nil {
-		return nil, nil, err
+		return err
 	}
-	release, ok := h.acquire()
-	if !ok {
-		return nil, nil, fmt.Errorf("%w (%d)", errBusy, cap(h.sem))
+	if err := h.checkBudget(in); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.opt.Timeout)
-	return ctx, func() { cancel(); release() }, nil
+	defer cancel()
+	release, err := h.adm.acquire(ctx)
+	if err != nil {
+		reason := "busy"
+		if !errors.Is(err, errQueueFull) {
+			reason = "queue_timeout"
+		}
+		h.metrics.refuse(reason)
+		return fmt.Errorf("%w (%d in flight, %d waiting)", errBusy, h.opt.MaxInFlight, h.opt.MaxQueue)
+	}
+	waited := time.Since(start)
+	err = run(ctx)
+	release()
+	status, code := http.StatusOK, ""
+	if err != nil {
+		status, code = classify(ctx, err)
+	}
+	h.metrics.call(endpoint, status, time.Since(start))
+	h.logCall(ctx, endpoint, in, status, code, waited, time.Since(start), err)
+	return err
 }
 
 // mcpHTTP serves m over streamable HTTP, stateless: every POST is a whole
 // exchange and no session outlives it, so a graceful shutdown never waits on
-// an idle event stream, and any replica can answer any call.
-func mcpHTTP(m *mcp.Server, maxBody int64) http.Handler {
+// an idle event stream, and any replica can answer any call. hostChecked
+// turns off the SDK's own loopback Host check when the handler checks Host
+// against its allow-list.
+func mcpHTTP(m *mcp.Server, maxBody int64, hostChecked bool) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody, DisableLocalhostProtection: hostChecked})
 }
 
 // version is the module's version as built, for the MCP handshake.

@@ -134,11 +134,12 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	checkTools(t, cs)
 }
 
-// A tool call beyond MaxInFlight is a tool error, not a wait.
+// With no queue, a tool call beyond MaxInFlight is a tool error, not a
+// wait.
 func TestMCPBusy(t *testing.T) {
 	emb := &gatedEmbedder{release: make(chan struct{})}
 	ix := index(t, flowreader.Config{Embedder: emb})
-	s, err := server.NewMCP(ix, server.Options{MaxInFlight: 1})
+	s, err := server.NewMCP(ix, server.Options{MaxInFlight: 1, MaxQueue: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

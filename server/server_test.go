@@ -239,7 +239,7 @@ func TestBadRequests(t *testing.T) {
 func TestLimits(t *testing.T) {
 	emb := &gatedEmbedder{release: make(chan struct{})}
 	ix := index(t, flowreader.Config{Embedder: emb})
-	ts := newServer(t, ix, server.Options{MaxInFlight: 2, Timeout: time.Minute})
+	ts := newServer(t, ix, server.Options{MaxInFlight: 2, MaxQueue: -1, Timeout: time.Minute})
 	emb.closed.Store(true)
 	body := `{"question": "` + question + `"}`
 	var wg sync.WaitGroup
@@ -300,7 +300,7 @@ func TestAskFailureKeepsPartial(t *testing.T) {
 	}, Default: `{"status": "supported", "answer": "31", "evidence": "East Arm | 97 | 31"}`}
 	ix := index(t, flowreader.Config{Model: m})
 	ts := newServer(t, ix, server.Options{})
-	status, _, b := do(t, "POST", ts.URL+"/v1/ask", jsonType, `{"question": "`+question+`", "budget": 2}`)
+	status, _, b := do(t, "POST", ts.URL+"/v1/ask", jsonType, `{"question": "`+question+`", "budget": 2, "partial": true}`)
 	var e errorBody
 	if err := json.Unmarshal(b, &e); err != nil {
 		t.Fatal(err)

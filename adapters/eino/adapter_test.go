@@ -40,8 +40,23 @@ func (c *chatModel) Generate(_ context.Context, in []*schema.Message, opts ...mo
 		FinishReason: "stop", Usage: &schema.TokenUsage{PromptTokens: 12, CompletionTokens: 5, TotalTokens: 17}}}, nil
 }
 
-func (c *chatModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("not streamed")
+// Stream answers reply word by word, the usage on the last chunk, as
+// eino-ext's OpenAI component streams.
+func (c *chatModel) Stream(_ context.Context, in []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, in)
+	c.opts = append(c.opts, model.GetCommonOptions(&model.Options{}, opts...))
+	if c.err != nil {
+		return nil, c.err
+	}
+	var chunks []*schema.Message
+	for _, w := range strings.SplitAfter(c.reply, " ") {
+		chunks = append(chunks, &schema.Message{Role: schema.Assistant, Content: w})
+	}
+	chunks = append(chunks, &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{
+		FinishReason: "stop", Usage: &schema.TokenUsage{PromptTokens: 12, CompletionTokens: 5, TotalTokens: 17}}})
+	return schema.StreamReaderFromArray(chunks), nil
 }
 
 // embedder is a tiny Eino embedding.Embedder: vector (len(text), 1, 0).
@@ -84,8 +99,8 @@ func TestModel(t *testing.T) {
 	}
 	req := &llm.Request{
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "Be brief."}}},
-			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "How many nests?"}, {Image: &llm.Image{Data: []byte{1, 2, 3}, MIME: "image/png"}}}},
+			{Role: "system", Parts: []llm.Part{{Text: "Be brief."}}},
+			{Role: "user", Parts: []llm.Part{{Text: "How many nests?"}, {Image: &llm.Image{Data: []byte{1, 2, 3}, MIME: "image/png"}}}},
 		},
 		JSONSchema: []byte(`{"type":"object"}`), SchemaName: "answer", Temperature: 0.5, MaxTokens: 64,
 	}
@@ -124,6 +139,29 @@ func TestModel(t *testing.T) {
 	}
 	if o := c.opts[1]; gotName != "answer" || o.Model == nil || *o.Model != "structured" || len(c.got[1]) != 2 {
 		t.Errorf("schema options: name %q, %d messages", gotName, len(c.got[1]))
+	}
+}
+
+// GenerateStream passes the model's chunks on and sums them as Generate
+// answers.
+func TestModelStream(t *testing.T) {
+	cm := &chatModel{reply: "The North Mole had 248 nests."}
+	m, err := einoadapter.NewModel(cm, "eino-test", einoadapter.ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s llm.Streamer = m
+	var pieces []string
+	resp, err := s.GenerateStream(context.Background(), llm.UserText("q"), func(p string) { pieces = append(pieces, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 6 || strings.Join(pieces, "") != resp.Text || resp.Text != cm.reply || resp.FinishReason != "stop" || resp.Usage.CompletionTokens != 5 {
+		t.Fatalf("pieces %q, %+v", pieces, resp)
+	}
+	cm.err = &apiError{HTTPStatusCode: 503, Message: "busy"}
+	if _, err := s.GenerateStream(context.Background(), llm.UserText("q"), func(string) {}); !errors.Is(err, llm.ErrUnavailable) {
+		t.Fatalf("err %v", err)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cloudwego/eino/components/embedding"
-	"github.com/flowreader/flowreader/internal/adapt"
-	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -61,7 +59,7 @@ func (e *Embedder) MaxBatch() int { return e.opt.MaxBatch }
 // converts the vectors to float32. Every vector must have the declared
 // dimension and be finite.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-	in := adapt.Prefixed(texts, kind, e.opt.DocumentPrefix, e.opt.QueryPrefix)
+	in := prefixed(texts, kind, e.opt.DocumentPrefix, e.opt.QueryPrefix)
 	vs, err := e.e.EmbedStrings(ctx, in, e.opt.Options...)
 	if err != nil {
 		return nil, mapError(ctx, "eino: embed", err)
@@ -73,7 +71,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 			out[i][j] = float32(x) // beyond float32's range it becomes ±Inf, which the check refuses
 		}
 	}
-	if err := llmutil.CheckVectors(out, len(texts), e.dim); err != nil {
+	if err := checkVectors(out, len(texts), e.dim); err != nil {
 		return nil, fmt.Errorf("eino: %w", err)
 	}
 	return out, nil

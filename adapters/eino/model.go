@@ -3,7 +3,10 @@ package eino
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -26,7 +29,7 @@ type ModelOptions struct {
 }
 
 // Model is an Eino model.BaseChatModel as an llm.Model. It implements
-// llm.Namer and llm.ImageAccepter.
+// llm.Namer, llm.ImageAccepter and llm.Streamer.
 type Model struct {
 	m    model.BaseChatModel
 	name string
@@ -53,6 +56,58 @@ func (m *Model) AcceptsImages() bool { return m.opt.Images }
 // every other message as Content. Eino has no common seed option, so
 // Request.Seed is not sent.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	msgs, opts := m.request(req)
+	out, err := m.m.Generate(ctx, msgs, opts...)
+	if err != nil {
+		return nil, mapError(ctx, "eino: generate", err)
+	}
+	if out == nil {
+		return nil, fmt.Errorf("eino: generate: %w: no message", llm.ErrInvalidOutput)
+	}
+	resp := &llm.Response{Text: out.Content}
+	meta(resp, out.ResponseMeta)
+	return resp, nil
+}
+
+// GenerateStream sends req through the model's Stream, as Generate sends
+// it, and passes each chunk's content on as it arrives; the finish reason
+// and usage come from the chunks' ResponseMeta (the last one that sets
+// them). It implements llm.Streamer.
+func (m *Model) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	msgs, opts := m.request(req)
+	sr, err := m.m.Stream(ctx, msgs, opts...)
+	if err != nil {
+		return nil, mapError(ctx, "eino: stream", err)
+	}
+	if sr == nil {
+		return nil, fmt.Errorf("eino: stream: %w: no stream", llm.ErrInvalidOutput)
+	}
+	defer sr.Close()
+	var text strings.Builder
+	resp := &llm.Response{}
+	for {
+		chunk, err := sr.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, mapError(ctx, "eino: stream", err)
+		}
+		if chunk == nil {
+			continue
+		}
+		if chunk.Content != "" {
+			text.WriteString(chunk.Content)
+			onText(chunk.Content)
+		}
+		meta(resp, chunk.ResponseMeta)
+	}
+	resp.Text = text.String()
+	return resp, nil
+}
+
+// request makes Eino's messages and options for req.
+func (m *Model) request(req *llm.Request) ([]*schema.Message, []model.Option) {
 	name := req.SchemaName
 	if name == "" {
 		name = "response"
@@ -75,29 +130,28 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if len(req.JSONSchema) > 0 && m.opt.Schema != nil {
 		opts = append(opts, m.opt.Schema(name, req.JSONSchema)...)
 	}
-	out, err := m.m.Generate(ctx, msgs, opts...)
-	if err != nil {
-		return nil, mapError(ctx, "eino: generate", err)
+	return msgs, opts
+}
+
+// meta copies the finish reason and usage that meta sets into resp.
+func meta(resp *llm.Response, meta *schema.ResponseMeta) {
+	if meta == nil {
+		return
 	}
-	if out == nil {
-		return nil, fmt.Errorf("eino: generate: %w: no message", llm.ErrInvalidOutput)
-	}
-	resp := &llm.Response{Text: out.Content}
-	if meta := out.ResponseMeta; meta != nil {
+	if meta.FinishReason != "" {
 		resp.FinishReason = meta.FinishReason
-		if u := meta.Usage; u != nil {
-			resp.Usage = llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
-		}
 	}
-	return resp, nil
+	if u := meta.Usage; u != nil {
+		resp.Usage = llm.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	}
 }
 
 func message(msg llm.Message) *schema.Message {
 	out := &schema.Message{Role: schema.User}
 	switch msg.Role {
-	case llm.RoleSystem:
+	case "system":
 		out.Role = schema.System
-	case llm.RoleAssistant:
+	case "assistant":
 		out.Role = schema.Assistant
 	}
 	images := false

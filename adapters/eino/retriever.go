@@ -7,7 +7,6 @@ import (
 	"github.com/cloudwego/eino/components/retriever"
 	"github.com/cloudwego/eino/schema"
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/internal/adapt"
 )
 
 // Retriever is a *flowreader.Index as an Eino retriever.Retriever.
@@ -44,17 +43,17 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retrieve
 	if o.TopK != nil && *o.TopK > 0 && (budget == 0 || *o.TopK < budget) {
 		budget = *o.TopK
 	}
-	var keep func(adapt.Evidence) bool
+	var keep func(evidence) bool
 	if o.ScoreThreshold != nil {
-		keep = func(e adapt.Evidence) bool { return e.Score >= *o.ScoreThreshold }
+		keep = func(e evidence) bool { return e.Score >= *o.ScoreThreshold }
 	}
-	ev, err := adapt.Retrieve(ctx, r.ix, query, budget, keep)
+	ev, err := retrieve(ctx, r.ix, query, budget, keep)
 	if err != nil {
 		return nil, err
 	}
 	docs := make([]*schema.Document, len(ev))
 	for i, e := range ev {
-		d := &schema.Document{ID: e.ID, Content: e.Text, MetaData: e.Metadata()}
+		d := &schema.Document{ID: e.ID, Content: e.Text, MetaData: e.metadata()}
 		docs[i] = d.WithScore(e.Score)
 	}
 	return docs, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,6 +53,13 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": []float32{float32(len(t)), 1, 0}})
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "emb"})
+	case req["stream"] == true:
+		s.chat = append(s.chat, req)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range []string{"forty", " one"} {
+			fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", p)
+		}
+		_, _ = io.WriteString(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
 	default:
 		s.chat = append(s.chat, req)
 		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"answer\":\"31\"}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}`)
@@ -76,7 +84,7 @@ func TestModelOverOpenAIProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &llm.Request{
-		Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+		Messages: []llm.Message{{Role: "user", Parts: []llm.Part{
 			{Text: "How many nests?"}, {Image: &llm.Image{Data: []byte{1, 2, 3}, MIME: "image/png"}}}}},
 		JSONSchema: []byte(`{"type":"object","properties":{"answer":{"type":"string"}}}`), SchemaName: "answer",
 		MaxTokens: 64, Seed: 7,
@@ -179,6 +187,24 @@ func TestEmbedderKindsAndPrefixes(t *testing.T) {
 	}
 	if _, err := lcadapter.NewEmbedder(e, "", 3, lcadapter.EmbedderOptions{}); err == nil {
 		t.Error("no name accepted")
+	}
+}
+
+// GenerateStream passes the provider's chunks on as they come; a provider
+// that does not stream has its answer passed on whole.
+func TestModelStream(t *testing.T) {
+	m, _ := lcadapter.NewModel(client(t, &server{}), "openai/m", lcadapter.ModelOptions{})
+	var s llm.Streamer = m
+	var pieces []string
+	resp, err := s.GenerateStream(context.Background(), llm.UserText("how many?"), func(p string) { pieces = append(pieces, p) })
+	if err != nil || strings.Join(pieces, "|") != "forty| one" || resp.Text != "forty one" {
+		t.Fatalf("pieces %q, %+v, %v", pieces, resp, err)
+	}
+	f, _ := lcadapter.NewModel(fake.NewFakeLLM([]string{"forty"}), "fake", lcadapter.ModelOptions{})
+	pieces = nil
+	resp, err = f.GenerateStream(context.Background(), llm.UserText("how many?"), func(p string) { pieces = append(pieces, p) })
+	if err != nil || len(pieces) != 1 || pieces[0] != "forty" || resp.Text != "forty" {
+		t.Fatalf("fake: pieces %q, %+v, %v", pieces, resp, err)
 	}
 }
 

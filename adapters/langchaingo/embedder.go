@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/flowreader/flowreader/internal/adapt"
-	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/tmc/langchaingo/embeddings"
 )
@@ -60,7 +58,7 @@ func (e *Embedder) MaxBatch() int { return e.opt.MaxBatch }
 // embed each as its task wants), after the kind's prefix. Every vector must
 // have the declared dimension and be finite.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-	in := adapt.Prefixed(texts, kind, e.opt.DocumentPrefix, e.opt.QueryPrefix)
+	in := prefixed(texts, kind, e.opt.DocumentPrefix, e.opt.QueryPrefix)
 	var out [][]float32
 	if kind == llm.KindQuery {
 		out = make([][]float32, 0, len(in))
@@ -77,7 +75,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 			return nil, mapError(ctx, "langchaingo: embed documents", err)
 		}
 	}
-	if err := llmutil.CheckVectors(out, len(texts), e.dim); err != nil {
+	if err := checkVectors(out, len(texts), e.dim); err != nil {
 		return nil, fmt.Errorf("langchaingo: %w", err)
 	}
 	return out, nil

@@ -23,7 +23,7 @@ type ModelOptions struct {
 }
 
 // Model is a LangChainGo llms.Model as an llm.Model. It implements
-// llm.Namer and llm.ImageAccepter.
+// llm.Namer, llm.ImageAccepter and llm.Streamer.
 type Model struct {
 	m    llms.Model
 	name string
@@ -49,6 +49,29 @@ func (m *Model) AcceptsImages() bool { return m.opt.Images }
 // JSON schema, so a request with one is sent in JSON mode with the schema
 // stated in a leading system message.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	return m.generate(ctx, req)
+}
+
+// GenerateStream sends req as Generate does, with llms.WithStreamingFunc,
+// and passes each chunk on as the provider streams it. A provider that
+// does not stream passes nothing on while it generates: its answer is then
+// passed on whole. It implements llm.Streamer.
+func (m *Model) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	sent := false
+	resp, err := m.generate(ctx, req, llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+		if len(chunk) > 0 {
+			sent = true
+			onText(string(chunk))
+		}
+		return nil
+	}))
+	if err == nil && !sent && resp.Text != "" {
+		onText(resp.Text)
+	}
+	return resp, err
+}
+
+func (m *Model) generate(ctx context.Context, req *llm.Request, extra ...llms.CallOption) (*llm.Response, error) {
 	msgs := make([]llms.MessageContent, 0, len(req.Messages)+1)
 	if len(req.JSONSchema) > 0 {
 		name := req.SchemaName
@@ -86,6 +109,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if len(req.JSONSchema) > 0 {
 		opts = append(opts, llms.WithJSONMode())
 	}
+	opts = append(opts, extra...)
 	resp, err := m.m.GenerateContent(ctx, msgs, opts...)
 	if err != nil {
 		return nil, mapError(ctx, "langchaingo: generate", err)
@@ -99,9 +123,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 
 func role(r llm.Role) llms.ChatMessageType {
 	switch r {
-	case llm.RoleSystem:
+	case "system":
 		return llms.ChatMessageTypeSystem
-	case llm.RoleAssistant:
+	case "assistant":
 		return llms.ChatMessageTypeAI
 	}
 	return llms.ChatMessageTypeHuman

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/internal/adapt"
 	"github.com/tmc/langchaingo/schema"
 )
 
@@ -35,13 +34,13 @@ func NewRetriever(ix *flowreader.Index, budget int) (*Retriever, error) {
 // among the selected chains), flow (the chain's), h (the node's score);
 // Score is h.
 func (r *Retriever) GetRelevantDocuments(ctx context.Context, query string) ([]schema.Document, error) {
-	ev, err := adapt.Retrieve(ctx, r.ix, query, r.budget, nil)
+	ev, err := retrieve(ctx, r.ix, query, r.budget, nil)
 	if err != nil {
 		return nil, err
 	}
 	docs := make([]schema.Document, len(ev))
 	for i, e := range ev {
-		docs[i] = schema.Document{PageContent: e.Text, Score: float32(e.Score), Metadata: e.Metadata()}
+		docs[i] = schema.Document{PageContent: e.Text, Score: float32(e.Score), Metadata: e.metadata()}
 	}
 	return docs, nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +45,10 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
 	budget := fs.Int("budget", 0, "chains to read, and the aspects flow's demand (0 = the preset's: 16 aspects, 11 classic)")
+	stream := fs.Bool("stream", false, "print the answer as it is written: the reading's progress on stderr, the answer's tokens on stdout as the model streams them (with --json: one JSON event per line)")
 	var ep endpoints
 	ep.register(fs)
+	ep.registerRerank(fs)
 	var tel telemetryFlags
 	tel.register(fs)
 	fs.Usage = func() {
@@ -58,14 +61,19 @@ embedder's is refused. With no model configured (flags or %s/%s)
 the answer comes from the extractive reader: verbatim spans, not generated
 text; the output says so. When there is no answer (the extractive reader
 abstains, "no answer in the collection", or the answer is empty), ask prints
-what it has, says why on stderr and exits with status 3.
+what it has, says why on stderr and exits with status 3. When the
+extractive reader's confidence is below %.2f, ask says it is not sure,
+prints the best passage with the span it would answer with between » and
+«, and exits with status 4 (--json: "low_confidence": true, "confidence",
+and the first citation's "span"). Exit status: 0 an answer, 1 a failure, 2
+a usage error, 3 no answer, 4 not sure.
 
 Examples:
   flowreader ask -g harbour.frg "Which breakwater lost most nests in 2025?"
   flowreader ask -g harbour.frg --explain --dot flow.dot "What was the peak gust?"
 
 flags:
-`, envLLMURL, envLLMModel)
+`, envLLMURL, envLLMModel, reader.ConfidenceThreshold)
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -104,7 +112,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	cfg.Embedder, cfg.Model = ms.embedder, ms.model
+	cfg.Embedder, cfg.Model, cfg.Reranker = ms.embedder, ms.model, ms.reranker
 	cfg.Concurrency = *concurrency
 	flush, err := tel.tracing(&cfg)
 	if err != nil {
@@ -127,7 +135,7 @@ flags:
 	if err != nil {
 		return err
 	}
-	if name := embedderName(p.Embedder()); g.Embedder != "" && name != g.Embedder {
+	if name := embedderName(p.Embedder()); g.Embedder != "" && strings.TrimSuffix(name, ":latest") != strings.TrimSuffix(g.Embedder, ":latest") {
 		fmt.Fprintf(stderr, "ask: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", termsafe.Text(*graphFile), g.Embedder, name, g.Dim)
 	}
 	// Images: --images, else the root build recorded in the graph file,
@@ -140,7 +148,7 @@ flags:
 		g.ImageRoot = "."
 	}
 	if ms.model != nil {
-		warnMissingImages(stderr, g, g.ImageRoot)
+		warnMissingImages(stderr, "ask", g, g.ImageRoot)
 	}
 	opt := flowreader.Options{Budget: *budget} // 0: the preset's
 	if *budget > g.Len() && g.Len() > 0 {
@@ -152,7 +160,18 @@ flags:
 	if err != nil {
 		return err
 	}
+	var sp *streamPrinter
+	if *stream {
+		sp = &streamPrinter{out: stdout, log: stderr, json: *asJSON}
+		if !*asJSON {
+			fmt.Fprintf(stdout, "Q: %s\nA: ", termsafe.Text(question))
+		}
+		opt.Stream = sp.event
+	}
 	res, err := ix.Ask(ctx, question, opt)
+	if sp != nil && !*asJSON && sp.answer.Len() > 0 {
+		fmt.Fprintln(stdout)
+	}
 	if err != nil {
 		return err
 	}
@@ -175,6 +194,18 @@ flags:
 			return err
 		}
 	}
+	if sp != nil {
+		if sp.err != nil {
+			return sp.err
+		}
+		if !*asJSON {
+			sp.finish(res)
+			if *explain {
+				printExplain(stdout, g, res)
+			}
+		}
+		return noAnswer(res)
+	}
 	if *asJSON {
 		// The library's JSON contract (flowreader.SchemaVersion), as the
 		// server's /v1/ask answers.
@@ -190,6 +221,66 @@ flags:
 		printExplain(stdout, g, res)
 	}
 	return noAnswer(res)
+}
+
+// streamPrinter prints a streamed answer (ask --stream): the answer's
+// pieces on out as they come, the reading's progress on log; with json,
+// every event as one JSON line on out instead.
+type streamPrinter struct {
+	out, log     io.Writer
+	json         bool
+	chains, seen int
+	answer       strings.Builder
+	err          error // the first failed write
+}
+
+func (p *streamPrinter) event(e flowreader.Event) {
+	if p.err != nil {
+		return
+	}
+	if p.json {
+		b, err := json.Marshal(e)
+		if err == nil {
+			_, err = fmt.Fprintf(p.out, "%s\n", b)
+		}
+		p.err = err
+		return
+	}
+	switch e.Kind {
+	case "evidence":
+		p.chains = len(e.Evidence.Chains)
+		fmt.Fprintf(p.log, "ask: reading %d chains\n", p.chains)
+	case "draft":
+		p.seen++
+		pass := ""
+		if e.Pass > 1 {
+			pass = " (System 2)"
+		}
+		fmt.Fprintf(p.log, "ask: chain %d read%s (%d of %d): %s\n", e.Draft.Chain+1, pass, p.seen, p.chains, e.Draft.Status)
+	case "delta":
+		if e.Thought {
+			return
+		}
+		p.answer.WriteString(e.Text)
+		_, p.err = io.WriteString(p.out, termsafe.Text(e.Text))
+	}
+}
+
+// finish prints what follows the answer: the answer again when the one
+// that stands is not the text streamed (the reasoner wrote no <output>
+// block, or System 2 replaced it), then the citations and notes.
+func (p *streamPrinter) finish(res *flowreader.Result) {
+	if strings.TrimSpace(p.answer.String()) != strings.TrimSpace(res.Text) {
+		fmt.Fprintf(p.out, "A (final): %s\n", termsafe.Text(res.Text))
+	}
+	if res.Answer != nil && res.LowConfidence() && len(res.Citations) > 0 {
+		// The text streamed is the best passage, not an answer: say so,
+		// with the span the reader would answer with, as printAnswer does.
+		c := res.Citations[0]
+		fmt.Fprintf(p.out, "Not sure (confidence %.2f, below %.2f). The span the reader would answer with, between » and «:\n  [1] %s (node %s): %s\n",
+			res.Confidence, reader.ConfidenceThreshold, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
+	}
+	printCitations(p.out, res)
 }
 
 // loadForEmbedder loads a graph file and checks that its embedding
@@ -218,7 +309,7 @@ func loadForEmbedder(ctx context.Context, path string, e llm.Embedder, question 
 // warnMissingImages warns when the graph's images are not found under root:
 // the reader then silently falls back to text renderings of tables and
 // figures, which a user who passed the wrong --images would want to know.
-func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
+func warnMissingImages(w io.Writer, cmd string, g *graph.Graph, root string) {
 	missing, total, first := 0, 0, ""
 	for i := range g.Nodes {
 		img := g.Nodes[i].Image
@@ -234,7 +325,7 @@ func warnMissingImages(w io.Writer, g *graph.Graph, root string) {
 		}
 	}
 	if missing > 0 {
-		fmt.Fprintf(w, "ask: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", missing, total, termsafe.Text(root), termsafe.Text(first))
+		fmt.Fprintf(w, "%s: warning: %d of %d images not found under --images %s (first: %s); those tables and figures are read as text\n", cmd, missing, total, termsafe.Text(root), termsafe.Text(first))
 	}
 }
 
@@ -322,7 +413,30 @@ func citationPlace(c reader.Citation) string {
 // IDs, notes) goes through termsafe.Text, so that no escape sequence or
 // line break in them reaches the terminal; --json prints them exactly.
 func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.Result) {
+	if res.Answer != nil && res.LowConfidence() && len(res.Citations) > 0 {
+		// Not sure: say so, and show where the answer would be rather
+		// than a confident line.
+		c := res.Citations[0]
+		fmt.Fprintf(w, "Q: %s\nNot sure (confidence %.2f, below %.2f). The best passage, with the span the reader would answer with between » and «:\n",
+			termsafe.Text(question), res.Confidence, reader.ConfidenceThreshold)
+		fmt.Fprintf(w, "  [1] %s (node %s): %s\n", termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
+		for i, c := range res.Citations[1:] {
+			fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+2, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintln(w, "note:", termsafe.Text(n))
+		}
+		return
+	}
 	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
+	printCitations(w, res)
+}
+
+// printCitations prints the answer's confidence, citations and notes.
+func printCitations(w io.Writer, res *flowreader.Result) {
+	if res.Answer != nil && res.Confidence > 0 {
+		fmt.Fprintf(w, "confidence: %.2f\n", res.Confidence)
+	}
 	if len(res.Citations) == 0 {
 		fmt.Fprintln(w, "citations: none")
 	} else {
@@ -438,4 +552,22 @@ func indexOfChain(chains []flow.Chain, c flow.Chain, used []bool) int {
 		}
 	}
 	return -1
+}
+
+// highlight quotes q with its span [s, e) between » and «, cut to about
+// width characters around the span (… marks a cut), for a terminal.
+func highlight(q string, span [2]int, width int) string {
+	s, e := span[0], span[1]
+	if s < 0 || e > len(q) || s >= e {
+		return strconv.Quote(shorten(q, width))
+	}
+	before, mid, after := q[:s], q[s:e], q[e:]
+	room := max(0, width-len([]rune(mid)))
+	if r := []rune(before); len(r) > room/2 {
+		before = "…" + string(r[len(r)-room/2:])
+	}
+	if r := []rune(after); len(r) > room/2 {
+		after = string(r[:room/2]) + "…"
+	}
+	return termsafe.Text("\"" + before + "»" + mid + "«" + after + "\"")
 }

@@ -29,7 +29,7 @@ import (
 func benchCommand() command {
 	return command{
 		name:    "bench",
-		summary: "measure build and question cost on a synthetic collection (bench scale)",
+		summary: "measure build and question cost on a synthetic collection (bench scale), or a server under load and attack (bench serve)",
 		run:     runBench,
 	}
 }
@@ -42,9 +42,12 @@ const (
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "serve" {
+		return runBenchServe(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "scale" {
-		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]")
-		return fmt.Errorf("want the benchmark name scale: %w", errUsage)
+		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]\n       flowreader bench serve -g GRAPHFILE [--clients 64] [--duration 60s] [-- SERVE FLAGS]")
+		return fmt.Errorf("want the benchmark name scale or serve: %w", errUsage)
 	}
 	fs := flag.NewFlagSet("bench scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -33,7 +33,9 @@ func buildCommand() command {
 func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "graph file to write (required); written atomically")
+	out := fs.String("o", "", "graph file to write (required unless --store); written atomically")
+	storeURL := fs.String("store", "", "PostgreSQL URL of a flowreader store to build into instead of a file (with --collection)")
+	collection := fs.String("collection", "", "the store's collection to create, or with --update to update (with --store)")
 	cacheDir := fs.String("cache", "", "folder for a content-addressed cache of model answers and embeddings: a re-build of unchanged documents makes no model calls and an interrupted build resumes")
 	preset := fs.String("preset", "aspects", presetUsage)
 	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); recorded in the graph file, where ask finds it")
@@ -42,12 +44,14 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	strict := fs.Bool("strict", false, "fail when a document file is skipped or read with warnings (files of other types are only listed)")
 	useInt8 := fs.Bool("int8", false, "store embeddings as int8 with a scale per row: a quarter of the memory and file size of float32 (with --update, the graph keeps its own format)")
 	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
+	prune := fs.Bool("prune", false, "with --update and FILE arguments: drop the graph's documents that are not among them (without it such an update is refused)")
 	var ep endpoints
 	ep.register(fs)
 	var tel telemetryFlags
 	tel.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader build -o GRAPHFILE [flags] PATH...
+       flowreader build --store URL --collection NAME [--update] [flags] PATH...
 
 Ingests files and folders (MinerU output folders holding a
 *content_list.json or *content_list_v2.json, Markdown .md and .mdx, plain
@@ -74,13 +78,24 @@ With --update and an existing GRAPHFILE, the documents are compared by ID
 and content with the ones the graph was built from, and only the changes
 are applied: new and changed documents are analysed and embedded, removed
 ones dropped, and the edges they touch recomputed; the file written is the
-one a fresh build would write. Graphs built with a model (LLM evolution
+one a fresh build would write. Given files (not only folders), an update
+that would drop documents not among them is refused unless --prune says
+so: updating one edited file must not empty the rest of the graph. Graphs
+built with a model (LLM evolution
 rounds), with other settings or by an older version cannot be updated:
 build them once without --update.
+
+With --store and --collection the graph goes into a collection of a
+PostgreSQL database (created or migrated on first use) instead of a file,
+in one transaction. --update updates an existing collection to the
+documents of the PATHs (the documents whose content did not change keep
+their rows); an update refuses to commit when another writer updated the
+collection during the build, and writes nothing.
 
 Example:
   flowreader build -o harbour.frg examples/quickstart/docs
   flowreader build --update -o harbour.frg examples/quickstart/docs
+  flowreader build --store postgres://localhost/flowreader --collection harbour examples/quickstart/docs
 
 flags:
 `, envLLMURL, envLLMModel, envEmbedURL, envEmbedModel, envAPIKey)
@@ -90,8 +105,15 @@ flags:
 	if err != nil {
 		return err
 	}
-	if *out == "" {
-		return fmt.Errorf("-o GRAPHFILE is required: %w", errUsage)
+	switch {
+	case *storeURL != "" && *out != "":
+		return fmt.Errorf("-o and --store exclude each other: %w", errUsage)
+	case *storeURL != "" && *collection == "":
+		return fmt.Errorf("--store needs --collection NAME: %w", errUsage)
+	case *storeURL == "" && *collection != "":
+		return fmt.Errorf("--collection needs --store URL: %w", errUsage)
+	case *storeURL == "" && *out == "":
+		return fmt.Errorf("-o GRAPHFILE is required (or --store URL --collection NAME): %w", errUsage)
 	}
 	if len(pathArgs) == 0 {
 		return fmt.Errorf("no PATH to ingest: %w", errUsage)
@@ -124,7 +146,13 @@ flags:
 	if err != nil {
 		return err
 	}
-	if err := checkOutput("-o", *out, paths); err != nil {
+	var target *storeTarget
+	if *storeURL != "" {
+		if target, err = openTarget(ctx, *storeURL, *collection, *update); err != nil {
+			return err
+		}
+		defer target.s.Close()
+	} else if err := checkOutput("-o", *out, paths); err != nil {
 		return err
 	}
 	docs, firstSkip, err := ingestAll(ctx, paths, stderr, *quiet, *strict)
@@ -173,13 +201,18 @@ flags:
 	}
 	start := time.Now()
 	var old *graph.Graph
-	if *update {
+	if *update && target == nil {
 		if old, err = loadForUpdate(*out, stderr); err != nil {
 			return err
 		}
 		if old != nil && old.Int8Embeddings() != *useInt8 {
 			fmt.Fprintf(stderr, "build: note: %s keeps its %s embeddings (an update keeps the graph's format; build without --update to change it)\n",
 				termsafe.Text(*out), map[bool]string{false: "float32", true: "int8"}[old.Int8Embeddings()])
+		}
+	}
+	if old != nil && !*prune {
+		if err := checkPrune(old, docs, pathArgs); err != nil {
+			return err
 		}
 	}
 	var g *graph.Graph
@@ -201,10 +234,14 @@ flags:
 	if err := ctx.Err(); err != nil { // interrupted: keep the previous output
 		return err
 	}
+	if target != nil {
+		return target.write(ctx, g, docs, stdout)
+	}
 	changes := ""
 	if old != nil {
 		changes = printDiff(stdout, diff, len(docs))
 	}
+	removeStaleTemps(*out, stderr)
 	if err := graph.Save(*out, g); err != nil {
 		return err
 	}

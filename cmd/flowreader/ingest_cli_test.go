@@ -106,7 +106,9 @@ func TestOutputModeAndInspect(t *testing.T) {
 		t.Errorf("graph file mode %v, want 0644", st.Mode().Perm())
 	}
 	dot := filepath.Join(filepath.Dir(out), "flow.dot")
-	if _, se, code := cli(t, nil, "ask", "-g", out, "--dot", dot, "Which breakwater lost most nests?"); code != 0 {
+	// 4: the reader is not sure (a superlative over a table); the picture is
+	// written all the same.
+	if _, se, code := cli(t, nil, "ask", "-g", out, "--dot", dot, "Which breakwater lost most nests?"); code != 0 && code != exitNotSure {
 		t.Fatalf("ask: %s", se)
 	}
 	if st, _ := os.Stat(dot); st.Mode().Perm() != 0o644 {
@@ -181,11 +183,14 @@ func TestBuildInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := bufio.NewScanner(stderr)
-			if when == "build" { // wait for the ingest report's last line
-				for lines.Scan() && !strings.HasPrefix(lines.Text(), "build: ingested") {
-				}
-			} else {
-				time.Sleep(50 * time.Millisecond)
+			// Wait until the process is ready: its first notes come after
+			// the signal handler is installed (main) and just before the
+			// ingest; a signal sent earlier would kill it outright.
+			ready := "build: note: no model configured"
+			if when == "build" { // the ingest report's last line
+				ready = "build: ingested"
+			}
+			for lines.Scan() && !strings.HasPrefix(lines.Text(), ready) {
 			}
 			sent := time.Now()
 			cmd.Process.Signal(os.Interrupt)

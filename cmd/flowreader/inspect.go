@@ -23,13 +23,16 @@ func inspectCommand() command {
 	}
 }
 
-func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
+	storeURL := fs.String("store", "", "PostgreSQL URL of a flowreader store: list its collections instead of a graph file's content")
+	collection := fs.String("collection", "", "with --store: only this collection")
 	nodes := fs.Bool("nodes", false, "print one JSON object per node and line (id, doc, title, page, modality, section, content, caption, image) instead of the summary")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader inspect -g GRAPHFILE [--nodes]
+       flowreader inspect --store URL [--collection NAME]
 
 Prints what the graph file holds, so that you can see what was ingested:
 its embedder, its nodes by modality, its edges by kind, where its images
@@ -39,8 +42,12 @@ document's first heading, else its file name), page (1-based; null when
 unknown), modality (text, table, figure), section, content, caption and
 image (its path relative to the image root; null when none).
 
+With --store, one line per collection of the store (or the one named):
+its version, nodes, documents, embedding format and dimension, embedder.
+
 Example:
   flowreader inspect -g harbour.frg --nodes | grep '"modality":"table"'
+  flowreader inspect --store postgres://localhost/flowreader
 
 flags:
 `)
@@ -51,10 +58,16 @@ flags:
 		return err
 	}
 	switch {
-	case *graphFile == "":
-		return fmt.Errorf("-g GRAPHFILE is required: %w", errUsage)
 	case len(pos) > 0:
 		return fmt.Errorf("unexpected argument %q: %w", pos[0], errUsage)
+	case *storeURL != "" && (*graphFile != "" || *nodes):
+		return fmt.Errorf("--store excludes -g and --nodes: %w", errUsage)
+	case *storeURL != "":
+		return inspectStore(ctx, *storeURL, *collection, stdout)
+	case *collection != "":
+		return fmt.Errorf("--collection needs --store URL: %w", errUsage)
+	case *graphFile == "":
+		return fmt.Errorf("-g GRAPHFILE (or --store URL) is required: %w", errUsage)
 	}
 	g, err := graph.Load(*graphFile)
 	if err != nil {

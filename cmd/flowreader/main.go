@@ -96,6 +96,9 @@ func run(ctx context.Context, args []string, cmds []command, stdout, stderr io.W
 	case errors.Is(err, errNoAnswer):
 		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
 		return exitNoAnswer
+	case errors.Is(err, errNotSure):
+		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
+		return exitNotSure
 	default:
 		fmt.Fprintf(stderr, "flowreader %s: %s\n", c.name, oneLine(err.Error()))
 		return 1

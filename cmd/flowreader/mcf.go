@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/flow/mcf/dimacs"
+	"github.com/flowreader/flowreader/internal/dimacs"
 	"github.com/flowreader/flowreader/internal/lab/mcftest"
 )
 

@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/flowreader/flowreader/internal/mcpstdio"
+	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/server"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func mcpServeCommand() command {
@@ -27,7 +27,6 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.SetOutput(stderr)
 	var f indexFlags
 	f.register(fs)
-	timeout := fs.Duration("call-timeout", 0, "longest retrieve or ask; past it the call fails (0 = 2m)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader mcp -g GRAPHFILE [flags]
 
@@ -48,28 +47,18 @@ flags:
 	if len(pos) > 0 {
 		return fmt.Errorf("unexpected argument %q: %w", pos[0], errUsage)
 	}
-	ix, err := f.open(ctx, getenv, stderr, "mcp")
+	ix, flush, err := f.open(ctx, getenv, stderr, "mcp")
 	if err != nil {
 		return err
 	}
-	s, err := server.NewMCP(ix, server.Options{Timeout: *timeout})
+	defer flush()
+	log, _ := f.tel.logger(stderr)
+	s, err := server.NewMCP(ix, f.options(log))
 	if err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
 	}
-	fmt.Fprintf(stderr, "mcp: serving %s (%d nodes) on stdio\n", f.graphFile, ix.Graph().Len())
-	err = s.Run(ctx, &mcp.IOTransport{Reader: nopReadCloser{stdin}, Writer: nopWriteCloser{stdout}})
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return err
+	fmt.Fprintf(stderr, "mcp: serving %s (%d nodes) on stdio\n", termsafe.Text(f.graphFile), ix.Graph().Len())
+	// A malformed line is answered with a JSON-RPC error; the session goes
+	// on, and ends when stdin does, after the calls read are answered.
+	return mcpstdio.Serve(ctx, s, stdin, stdout)
 }
-
-// The process's stdin and stdout outlive the session: closing them is the
-// process's business.
-type (
-	nopReadCloser  struct{ io.Reader }
-	nopWriteCloser struct{ io.Writer }
-)
-
-func (nopReadCloser) Close() error  { return nil }
-func (nopWriteCloser) Close() error { return nil }

@@ -17,12 +17,15 @@ import (
 // Environment variables read by build and ask when the matching flag is not
 // given (the names of package llm/openai's FromEnv).
 const (
-	envLLMURL     = "FLOWREADER_LLM_URL"
-	envLLMModel   = "FLOWREADER_LLM_MODEL"
-	envEmbedURL   = "FLOWREADER_EMBED_URL"
-	envEmbedModel = "FLOWREADER_EMBED_MODEL"
-	envAPIKey     = "FLOWREADER_API_KEY"
-	envEmbedKey   = "FLOWREADER_EMBED_KEY"
+	envLLMURL      = "FLOWREADER_LLM_URL"
+	envLLMModel    = "FLOWREADER_LLM_MODEL"
+	envEmbedURL    = "FLOWREADER_EMBED_URL"
+	envEmbedModel  = "FLOWREADER_EMBED_MODEL"
+	envAPIKey      = "FLOWREADER_API_KEY"
+	envEmbedKey    = "FLOWREADER_EMBED_KEY"
+	envRerankURL   = "FLOWREADER_RERANK_URL"
+	envRerankModel = "FLOWREADER_RERANK_MODEL"
+	envRerankKey   = "FLOWREADER_RERANK_KEY"
 )
 
 // endpoints are the model-server settings shared by build and ask. Keys are
@@ -32,6 +35,9 @@ type endpoints struct {
 	embedURL, embedModel string
 	embedDim             int
 	textOnly             bool
+	// rerankURL and rerankModel name a reranking server (ask and serve
+	// only: registerRerank).
+	rerankURL, rerankModel string
 	// log, when set, is told of retries (warn level).
 	log *slog.Logger
 	// timeout bounds each HTTP request; unset means $FLOWREADER_TIMEOUT,
@@ -49,11 +55,20 @@ func (e *endpoints) register(fs *flag.FlagSet) {
 	fs.Var(&e.timeout, "timeout", "per-request `duration` for the model and embedding servers (each retry gets its own), e.g. 90s or 10m; 0 = none (default $"+envTimeout+", else "+defaultTimeout.String()+")")
 }
 
+// registerRerank adds the reranking server's flags, for the commands that
+// answer questions.
+func (e *endpoints) registerRerank(fs *flag.FlagSet) {
+	fs.StringVar(&e.rerankURL, "rerank-url", "", "reranking server speaking /rerank (vLLM, TEI, Infinity), e.g. http://localhost:8080: the top nodes are reranked before routing (default $"+envRerankURL+"; its key: $"+envRerankKey+")")
+	fs.StringVar(&e.rerankModel, "rerank-model", "", "served reranking model, e.g. BAAI/bge-reranker-v2-m3 (default $"+envRerankModel+")")
+}
+
 // models are the resolved model parts: nil fields mean the facade's
 // embedded defaults.
 type models struct {
 	embedder llm.Embedder
 	model    llm.Model
+	// reranker is nil without a reranking server.
+	reranker llm.Reranker
 	// describe says which remote parts are in use, for stderr.
 	describe []string
 }
@@ -78,6 +93,10 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		EmbedKey:   getenv(envEmbedKey),
 		Matryoshka: e.embedDim,
 		TextOnly:   e.textOnly,
+
+		RerankURL:   pick(e.rerankURL, envRerankURL),
+		RerankModel: pick(e.rerankModel, envRerankModel),
+		RerankKey:   getenv(envRerankKey),
 	}
 	var m models
 	timeout := e.timeout.d
@@ -109,6 +128,8 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		return m, fmt.Errorf("an embedding model (%q) is set but no server: give --embed-url or $%s: %w", cfg.EmbedModel, envEmbedURL, errUsage)
 	case e.embedDim > 0 && cfg.EmbedModel == "":
 		return m, fmt.Errorf("--embed-dim needs a remote embedding model: %w", errUsage)
+	case cfg.RerankModel != "" && cfg.RerankURL == "":
+		return m, fmt.Errorf("a reranking model (%q) is set but no server: give --rerank-url or $%s: %w", cfg.RerankModel, envRerankURL, errUsage)
 	}
 	if cfg.Model != "" {
 		chat, err := openai.NewChat(cfg)
@@ -128,7 +149,15 @@ func (e endpoints) resolve(getenv func(string) string) (models, error) {
 		if url == "" {
 			url = cfg.BaseURL
 		}
-		m.describe = append(m.describe, fmt.Sprintf("embedder %s at %s", emb.Name(), termsafe.URL(url)))
+		m.describe = append(m.describe, fmt.Sprintf("embedder %s at %s", emb.(llm.Namer).Name(), termsafe.URL(url)))
+	}
+	if cfg.RerankURL != "" {
+		r, err := openai.NewReranker(cfg)
+		if err != nil {
+			return m, fmt.Errorf("reranker: %w", err)
+		}
+		m.reranker = llm.WrapReranker(r, llm.Middleware{Attempts: 4, OnRetry: retryWarner(e.log, "rerank")})
+		m.describe = append(m.describe, fmt.Sprintf("reranker %s at %s", r.(llm.Namer).Name(), termsafe.URL(cfg.RerankURL)))
 	}
 	return m, nil
 }

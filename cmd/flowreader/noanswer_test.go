@@ -51,7 +51,16 @@ func TestAskNoAnswerExitCodeProcess(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitNoAnswer {
 		t.Fatalf("off-topic question: %v, want exit status %d", err, exitNoAnswer)
 	}
-	if err := exec.Command(bin, "ask", "-g", g, gustQuestion).Run(); err != nil {
+	if err := exec.Command(bin, "ask", "-g", g, leaderQuestion).Run(); err != nil {
 		t.Fatalf("answered question: %v, want exit status 0", err)
 	}
+	// Below the confidence threshold: exit status 4 (a superlative over a
+	// table, which the extractive reader cannot rank).
+	err = exec.Command(bin, "ask", "-g", g, "Which breakwater lost most nests in 2025?").Run()
+	if !errors.As(err, &ee) || ee.ExitCode() != exitNotSure {
+		t.Fatalf("unsure answer: %v, want exit status %d", err, exitNotSure)
+	}
 }
+
+// leaderQuestion is answered with confidence by the extractive reader.
+const leaderQuestion = "Who was the survey leader in 2025?"

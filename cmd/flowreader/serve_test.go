@@ -68,12 +68,16 @@ func (p *serveProcess) log() string {
 	return p.stderr.String()
 }
 
+// serveEnv is added to the environment of the serve processes that
+// startServe starts.
+var serveEnv []string
+
 // startServe starts serve on a free loopback port and waits for the
 // address it prints.
 func startServe(t *testing.T, args ...string) *serveProcess {
 	t.Helper()
 	cmd := exec.Command(builtBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = childEnv()
+	cmd.Env = append(childEnv(), serveEnv...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

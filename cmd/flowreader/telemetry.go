@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/internal/telemetry"
 )
 
 // telemetryFlags are the logging and tracing flags of build and ask.
@@ -25,7 +27,7 @@ type telemetryFlags struct {
 const defaultLogLevel = "warn"
 
 func (t *telemetryFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.logLevel, "log-level", defaultLogLevel, "structured log records on stderr at this level and above: debug, info, warn or error (debug shows every question stage and model call, never prompts or document text)")
+	fs.StringVar(&t.logLevel, "log-level", defaultLogLevel, "structured log records on stderr at this level and above: debug, info, warn or error (debug shows every question stage and model call; only debug records may quote a model server's error messages, which can quote the prompt)")
 	fs.StringVar(&t.trace, "trace", "", "write the OpenTelemetry spans (build stages, open, score, route, select, read, each model call) to this file as JSON lines")
 }
 
@@ -87,12 +89,48 @@ func (t *telemetryFlags) tracing(cfg *flowreader.Config) (flush func() error, er
 	}, nil
 }
 
+// streamTrace is tracing for a long-running command (serve, mcp): each span
+// is written to the --trace file as it ends, so that memory does not grow
+// with the spans of every call. The returned function ends the trace and
+// closes the file.
+func (t *telemetryFlags) streamTrace(cfg *flowreader.Config) (flush func() error, err error) {
+	if t.trace == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(t.trace, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(f))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	cfg.TracerProvider = tp
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := tp.Shutdown(ctx)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		return nil
+	}, nil
+}
+
 // retryWarner logs each retry of a model or embedder call at warn level.
 func retryWarner(l *slog.Logger, what string) func(attempt int, err error, delay time.Duration) {
 	if l == nil {
 		return nil
 	}
 	return func(attempt int, err error, delay time.Duration) {
-		l.Warn("retrying "+what+" call", "attempt", attempt, "delay", delay, "error", err)
+		// The error's type only at warn level: a model server's message may
+		// quote the prompt. The message itself at debug level.
+		l.Warn("retrying "+what+" call", "attempt", attempt, "delay", delay, telemetry.ErrorAttr(err))
+		l.Debug("retrying "+what+" call: error", "attempt", attempt, "error", err)
 	}
 }

@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,7 +121,7 @@ func TestTraceQuickstart(t *testing.T) {
 	defer srv.Close()
 	so, se, code := flowreaderProcess(t, dir, "ask", "-g", "q.frg", "--images", docs, "--llm-url", srv.BaseURL(), "--llm-model", "test-chat", "--text-only",
 		"--trace", "ask.jsonl", "--log-level", "debug", gustQuestion)
-	if code != 0 {
+	if code != 0 && code != exitNotSure {
 		t.Fatalf("ask exit %d: %s", code, se)
 	}
 	if !strings.Contains(so, "A: ") || !strings.Contains(se, `msg="model call" model=test-chat kind=worker`) {
@@ -164,8 +168,48 @@ func TestLogLevelFlag(t *testing.T) {
 		t.Errorf("exit %d: %s", code, se)
 	}
 	// The default (warn) adds nothing to a successful ask's stderr.
-	_, se, code = cli(t, nil, "ask", "-g", g, gustQuestion)
+	_, se, code = cli(t, nil, "ask", "-g", g, leaderQuestion)
 	if code != 0 || strings.Contains(se, "level=") {
 		t.Errorf("exit %d, stderr %q", code, se)
+	}
+}
+
+// A model server that answers 503 quoting the request: the retries are
+// logged at warn level by their error's type, and no warn record (nor the
+// trace) holds the question or the prompt; the CLI's error line, which
+// the user asked for, may.
+func TestAskWarnRecordsKeepQuotedInputOut(t *testing.T) {
+	g := buildQuickstart(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, `{"error":{"message":%q}}`, "overloaded, dropped: "+string(b))
+	}))
+	defer srv.Close()
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	const q = "What did the QUESTION-SECRET-5531 storm do?"
+	_, se, code := cli(t, nil, "ask", "-g", g, "--llm-url", srv.URL, "--llm-model", "m", "--trace", trace, q)
+	if code == 0 {
+		t.Fatalf("ask against a failing model succeeded: %s", se)
+	}
+	warns := 0
+	for _, line := range strings.Split(se, "\n") {
+		if !strings.Contains(line, "level=WARN") {
+			continue
+		}
+		warns++
+		if strings.Contains(line, "QUESTION-SECRET") || strings.Contains(line, "Storm") {
+			t.Errorf("warn record quotes the request: %.300s", line)
+		}
+	}
+	if warns == 0 {
+		t.Errorf("no retry was logged at warn level:\n%s", se)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "QUESTION-SECRET") {
+		t.Error("the trace quotes the request")
 	}
 }

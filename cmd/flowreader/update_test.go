@@ -205,3 +205,35 @@ func TestBuildUpdateErrors(t *testing.T) {
 		t.Fatalf("update of a bad file: exit %d: %s", code, se)
 	}
 }
+
+// build --update given only some of the collection's files refuses to
+// drop the others silently: it names them and asks for --prune.
+func TestBuildUpdateSubsetNeedsPrune(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	files := map[string]string{}
+	for i, name := range []string{"alpha.md", "beta.md", "gamma.md"} {
+		files[name] = noteText(strings.TrimSuffix(name, ".md"), 3+i)
+	}
+	writeCollection(t, docs, files)
+	out := filepath.Join(dir, "c.frg")
+	if _, se, code := cli(t, nil, "build", "--quiet", "-o", out, docs); code != 0 {
+		t.Fatalf("build: %s", se)
+	}
+	before, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCollection(t, docs, map[string]string{"beta.md": noteText("beta", 4) + "An edited closing paragraph.\n"})
+	_, se, code := cli(t, nil, "build", "--quiet", "--update", "-o", out, filepath.Join(docs, "beta.md"))
+	if code == 0 || !strings.Contains(se, "--prune") || !strings.Contains(se, "alpha.md") {
+		t.Fatalf("update with one file: exit %d: %s", code, se)
+	}
+	if after, _ := os.ReadFile(out); !bytes.Equal(before, after) {
+		t.Error("the refused update changed the graph file")
+	}
+	so, se, code := cli(t, nil, "build", "--quiet", "--update", "--prune", "-o", out, filepath.Join(docs, "beta.md"))
+	if code != 0 || !strings.Contains(so, "removed alpha.md") || !strings.Contains(so, "removed gamma.md") {
+		t.Fatalf("update --prune: exit %d: %s %s", code, so, se)
+	}
+}

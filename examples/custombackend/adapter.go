@@ -100,9 +100,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 			}
 		}
 		switch msg.Role {
-		case llm.RoleSystem:
+		case "system":
 			pre = append(pre, text...)
-		case llm.RoleAssistant:
+		case "assistant":
 			p.Turns = append(p.Turns, Turn{Speaker: "bot", Text: strings.Join(text, "\n")})
 		default:
 			p.Turns = append(p.Turns, Turn{Speaker: "human", Text: strings.Join(text, "\n")})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowreader/flowreader/examples/custombackend"
 	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/llm/fake"
 )
 
 func TestEmbedderBatchesAndChecks(t *testing.T) {
@@ -96,8 +97,8 @@ func TestModelTranslatesRequest(t *testing.T) {
 	m := &custombackend.Model{Client: &custombackend.Client{}}
 	req := &llm.Request{
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "You are terse."}}},
-			{Role: llm.RoleUser, Parts: []llm.Part{{Text: "Table:"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "What is the output?"}}},
+			{Role: "system", Parts: []llm.Part{{Text: "You are terse."}}},
+			{Role: "user", Parts: []llm.Part{{Text: "Table:"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "What is the output?"}}},
 		},
 		JSONSchema: []byte(`{"type":"object"}`),
 	}
@@ -116,7 +117,7 @@ func retried(err error) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	asked := false
-	fail := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err })
+	fail := &fake.Model{Rules: []fake.Rule{{Err: err}}}
 	m := llm.Wrap(fail, llm.Middleware{Attempts: 2, OnRetry: func(int, error, time.Duration) { asked = true; cancel() }})
 	m.Generate(ctx, llm.UserText("x"))
 	return asked

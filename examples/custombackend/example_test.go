@@ -82,8 +82,8 @@ func Example() {
 	fmt.Printf("reader: %s, %d note(s) about embedded defaults\n", res.Trace.Reader, len(res.Notes))
 	// Output:
 	// graph: 9 nodes, embedder echocorp-embed-96
-	// answer: The Harlow wind farm, opened in 2021, runs twelve Zephyr Z9 turbines on the ridge above the village. … Zephyr Z9 — Rated output: 4.2 MW
-	// cited windfarms.md#1: The Harlow wind farm, opened in 2021, runs twelve Zephyr Z9 turbines on the ridge above the village.
+	// answer: Zephyr Z9 — Rated output: 4.2 MW … The Harlow wind farm, opened in 2021, runs twelve Zephyr Z9 turbines on the ridge above the village.
 	// cited windfarms.md#3: Zephyr Z9 | 4.2 MW | 120 m
+	// cited windfarms.md#1: The Harlow wind farm, opened in 2021, runs twelve Zephyr Z9 turbines on the ridge above the village.
 	// reader: extractive, 1 note(s) about embedded defaults
 }

@@ -1,7 +1,7 @@
 // Package mcf solves minimum-cost flow problems on networks with float64
 // capacities, costs of any sign and supplies, in pure Go. It is the solver
-// behind FlowReader's evidence routing (paper v3 §3.3, Eq. 7); DIMACS text
-// input and output are in the subpackage dimacs.
+// behind FlowReader's evidence routing (paper v3 §3.3, Eq. 7). The CLI's
+// "flowreader mcf" solves DIMACS files with it.
 //
 // # Problem
 //

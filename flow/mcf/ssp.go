@@ -148,10 +148,11 @@ func (o *SSP) solve(ctx context.Context, n *Network, multi bool) (*Solution, err
 	}
 	if !st.dead[r.s] {
 		for phase := 0; ; phase++ {
-			if phase&15 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
+			// Every phase: a Dijkstra over a large network takes
+			// milliseconds, and a server's call must stop soon after
+			// its deadline (ctx.Err costs nanoseconds).
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 			if st.remaining() <= Eps {
 				break

@@ -3,6 +3,7 @@ package faultserver
 import (
 	"context"
 	"errors"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"math"
 	"net/http"
 	"testing"
@@ -14,7 +15,7 @@ import (
 	"github.com/flowreader/flowreader/llm/openai"
 )
 
-func chatFor(t *testing.T, s *Server, timeout time.Duration) (*openai.Chat, *http.Client) {
+func chatFor(t *testing.T, s *Server, timeout time.Duration) (llm.Model, *http.Client) {
 	t.Helper()
 	hc := s.Client()
 	hc.Timeout = timeout
@@ -204,7 +205,7 @@ func retried(err error) bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	asked := false
-	fail := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err })
+	fail := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err })
 	m := llm.Wrap(fail, llm.Middleware{Attempts: 2, OnRetry: func(int, error, time.Duration) { asked = true; cancel() }})
 	m.Generate(ctx, llm.UserText("x"))
 	return asked

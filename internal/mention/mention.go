@@ -414,3 +414,35 @@ func capitalised(w string) bool {
 func Merge(a, b []Pair) []Pair {
 	return dedup(append(append([]Pair(nil), a...), b...))
 }
+
+// TitleFirstWord returns the word NewTitleIndex files title under (its
+// first word), and false for a title it leaves out whatever the other
+// titles are (too short, lower case, a number or date). A store that keeps
+// titles looks them up by it: the titles a text can name are among those
+// filed under the text's Words.
+func TitleFirstWord(title string, opt Options) (string, bool) {
+	ws := titleKey(title)
+	if len(ws) == 0 || utf8.RuneCountInString(strings.Join(ws, " ")) < opt.minTitle() {
+		return "", false
+	}
+	if r, _ := utf8.DecodeRuneInString(ws[0]); !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+		return "", false
+	}
+	if isNumberOrDate(ws) {
+		return "", false
+	}
+	return ws[0], true
+}
+
+// Words returns the words of text as a TitleIndex matches them, each once.
+func Words(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range tokenize(text) {
+		if !seen[w.s] {
+			seen[w.s] = true
+			out = append(out, w.s)
+		}
+	}
+	return out
+}

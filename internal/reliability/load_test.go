@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -21,7 +22,7 @@ import (
 // pureModel is the scripted model as a stateless function: it keeps no call
 // log, so the heap measures the library, not the fake.
 func pureModel() llm.Model {
-	return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	return llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		var msgs []faultserver.Message
 		for _, m := range req.Messages {
 			text := ""

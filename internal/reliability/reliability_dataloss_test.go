@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"hash/crc32"
 	"io/fs"
 	"os"
@@ -43,7 +44,7 @@ func (c *cancelAt) hit(ctx context.Context) error {
 }
 
 func (c *cancelAt) model(m llm.Model) llm.Model {
-	return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	return llmfunc.Model(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if err := c.hit(ctx); err != nil {
 			return nil, err
 		}
@@ -52,7 +53,7 @@ func (c *cancelAt) model(m llm.Model) llm.Model {
 }
 
 func (c *cancelAt) embedder(e llm.Embedder) llm.Embedder {
-	return fixedDim{llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+	return fixedDim{llmfunc.Embedder(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
 		if err := c.hit(ctx); err != nil {
 			return nil, err
 		}

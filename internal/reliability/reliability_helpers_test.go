@@ -122,7 +122,7 @@ type stack struct {
 	hc    *http.Client
 	model llm.Model
 	emb   llm.Embedder
-	chat  *openai.Chat
+	chat  llm.Model
 }
 
 // retryConfig retries fast (the server's Retry-After is short) and

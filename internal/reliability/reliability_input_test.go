@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -267,7 +268,7 @@ func TestReliabilityTenMegabyteParagraph(t *testing.T) {
 
 // vectors returns an in-process embedder backend whose vectors come from f.
 func vectors(f func(i int, text string) []float32) llm.Embedder {
-	return llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+	return llmfunc.Embedder(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
 		out := make([][]float32, len(texts))
 		for i, t := range texts {
 			out[i] = f(i, t)
@@ -304,7 +305,7 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 		{"-Inf", vectors(func(i int, s string) []float32 { v := unit(8, s); v[7] = -inf; return v }), []error{llm.ErrInvalidOutput, graph.ErrFormat}},
 		{"ragged dimensions", vectors(func(i int, s string) []float32 { return unit(8+i%2, s) }), []error{llm.ErrInvalidOutput, graph.ErrDimension}},
 		{"declared dimension differs", fixedDim{vectors(func(i int, s string) []float32 { return unit(8, s) }), 16}, []error{llm.ErrInvalidOutput, graph.ErrDimension}},
-		{"too few vectors", llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
+		{"too few vectors", llmfunc.Embedder(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) {
 			return [][]float32{unit(8, "x")}, nil
 		}), []error{llm.ErrInvalidOutput}},
 		{"empty vectors", vectors(func(i int, s string) []float32 { return nil }), []error{llm.ErrInvalidOutput, graph.ErrDimension}},
@@ -360,7 +361,7 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 		{"NaN query", vectors(func(i int, s string) []float32 { v := unit(g.Dim, s); v[1] = nan; return v }), score.ErrEmbedding},
 		{"Inf query", vectors(func(i int, s string) []float32 { v := unit(g.Dim, s); v[1] = inf; return v }), score.ErrEmbedding},
 		{"wrong dimension", vectors(func(i int, s string) []float32 { return unit(g.Dim/2, s) }), score.ErrEmbedding},
-		{"no vector", llm.EmbedderFunc(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) { return nil, nil }), nil},
+		{"no vector", llmfunc.Embedder(func(ctx context.Context, texts []string, k llm.Kind) ([][]float32, error) { return nil, nil }), nil},
 	}
 	for _, c := range query {
 		t.Run("query/"+c.name, func(t *testing.T) {

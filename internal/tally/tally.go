@@ -18,6 +18,7 @@ import (
 type Tally struct {
 	parent                                             *Tally
 	calls, prompt, completion, embedCalls, embedTokens atomic.Int64
+	rerankCalls, rerankTokens                          atomic.Int64
 }
 
 type key struct{}
@@ -61,6 +62,24 @@ func Embedded(ctx context.Context, n int) {
 	}
 }
 
+// Rerank counts one reranking call in ctx's tallies.
+func Rerank(ctx context.Context) {
+	for t := From(ctx); t != nil; t = t.parent {
+		t.rerankCalls.Add(1)
+	}
+}
+
+// Reranked counts n reranking tokens, as a reranker learnt them from its
+// server, in ctx's tallies.
+func Reranked(ctx context.Context, n int) {
+	if n <= 0 {
+		return
+	}
+	for t := From(ctx); t != nil; t = t.parent {
+		t.rerankTokens.Add(int64(n))
+	}
+}
+
 // Totals returns the counts so far; the zero Totals for a nil Tally.
 func (t *Tally) Totals() llm.Totals {
 	if t == nil {
@@ -72,5 +91,7 @@ func (t *Tally) Totals() llm.Totals {
 		CompletionTokens: int(t.completion.Load()),
 		EmbedCalls:       int(t.embedCalls.Load()),
 		EmbedTokens:      int(t.embedTokens.Load()),
+		RerankCalls:      int(t.rerankCalls.Load()),
+		RerankTokens:     int(t.rerankTokens.Load()),
 	}
 }

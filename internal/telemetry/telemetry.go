@@ -37,9 +37,16 @@ const (
 	KeyCallKind      = "flowreader.call.kind"
 	KeyEmbedKind     = "flowreader.embed.kind"
 	KeyEmbedInputs   = "flowreader.embed.inputs"
+	// KeyFirstPiece is a streamed call's time to its first piece of text,
+	// in seconds; EventFirstPiece marks that moment on the call's span.
+	KeyFirstPiece   = "flowreader.call.time_to_first_piece"
+	EventFirstPiece = "first piece"
 
 	OpChat       = "chat"
 	OpEmbeddings = "embeddings"
+	// OpRerank is a reranker call (no GenAI convention names one).
+	OpRerank        = "rerank"
+	KeyRerankInputs = "flowreader.rerank.inputs"
 )
 
 // Metric names of the GenAI semantic conventions.
@@ -127,14 +134,23 @@ func Stage(ctx context.Context, name string, attrs ...attribute.KeyValue) (conte
 	return parent.TracerProvider().Tracer(Scope).Start(ctx, name, trace.WithAttributes(attrs...))
 }
 
-// End ends span, marking it failed when err is not nil.
+// End ends span, marking it failed when err is not nil: by the error's
+// type alone (error.type, and the status description), never its message,
+// which may quote a model server's error and so the prompt, the question
+// and document text.
 func End(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
+		t := ErrorType(err)
+		span.SetAttributes(attribute.String(KeyErrorType, t))
+		span.SetStatus(codes.Error, t)
 	}
 	span.End()
 }
+
+// ErrorAttr is the attribute a log record at info level or above carries
+// for err: its type (see ErrorType), not its message. The message goes to
+// debug records only.
+func ErrorAttr(err error) slog.Attr { return slog.String("error_type", ErrorType(err)) }
 
 type logKey struct{}
 

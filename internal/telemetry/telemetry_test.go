@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/purpose"
 	"testing"
 
@@ -108,6 +109,80 @@ func TestStage(t *testing.T) {
 	}
 }
 
+// A streamed call through the wrapper passes every piece on, is counted,
+// and is one span that records when its first piece came; a model that
+// does not stream is not made to look as if it did.
+func TestWrapStreamer(t *testing.T) {
+	plain := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return &llm.Response{Text: "x"}, nil })
+	if _, ok := WrapModel(plain, nil).(llm.Streamer); ok {
+		t.Fatal("wrapper of a model without streaming streams")
+	}
+	exp := tracetest.NewInMemoryExporter()
+	o, err := New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := WrapModel(namedModel{&fake.Model{Default: "three word answer"}}, o)
+	s, ok := w.(llm.Streamer)
+	if !ok || !Wrapped(w) {
+		t.Fatal("wrapper hides Streamer")
+	}
+	ctx, tl := tally.With(context.Background())
+	var got []string
+	resp, err := s.GenerateStream(ctx, llm.UserText("q"), func(p string) { got = append(got, p) })
+	if err != nil || resp.Text != "three word answer" || len(got) != 3 {
+		t.Fatalf("got %q, %+v, %v", got, resp, err)
+	}
+	if tl.Totals().Calls != 1 {
+		t.Errorf("tally %+v", tl.Totals())
+	}
+	spans := exp.GetSpans()
+	if len(spans) != 1 || len(spans[0].Events) != 1 || spans[0].Events[0].Name != EventFirstPiece {
+		t.Fatalf("spans %+v", spans)
+	}
+	found := false
+	for _, a := range spans[0].Attributes {
+		found = found || string(a.Key) == KeyFirstPiece && a.Value.AsFloat64() >= 0
+	}
+	if !found {
+		t.Errorf("no %s on %v", KeyFirstPiece, spans[0].Attributes)
+	}
+}
+
+type namedReranker struct{}
+
+func (namedReranker) Name() string  { return "r1" }
+func (namedReranker) MaxBatch() int { return 9 }
+func (namedReranker) Rerank(ctx context.Context, q string, texts []string) ([]float64, error) {
+	tally.Reranked(ctx, 5)
+	return make([]float64, len(texts)), nil
+}
+
+// A rerank call is counted with the tokens its reranker reports, and is
+// one span.
+func TestWrapReranker(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	o, err := New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := WrapReranker(namedReranker{}, o)
+	if w.(llm.Namer).Name() != "r1" || w.(llm.BatchSizer).MaxBatch() != 9 || !Wrapped(w) {
+		t.Fatal("wrapper loses capabilities")
+	}
+	ctx, tl := tally.With(context.Background())
+	if s, err := w.Rerank(ctx, "q", []string{"a", "b"}); err != nil || len(s) != 2 {
+		t.Fatal(s, err)
+	}
+	if tot := tl.Totals(); tot.RerankCalls != 1 || tot.RerankTokens != 5 {
+		t.Errorf("tally %+v", tot)
+	}
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "rerank r1" {
+		t.Fatalf("spans %+v", spans)
+	}
+}
+
 var sink *llm.Response
 
 // BenchmarkGenerate is one model call straight to the backend, through
@@ -115,7 +190,7 @@ var sink *llm.Response
 // purpose set on the context as the readers do.
 func BenchmarkGenerate(b *testing.B) {
 	resp := &llm.Response{Text: "x", Usage: llm.Usage{PromptTokens: 3}}
-	m := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
+	m := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
 	req := llm.UserText("q")
 	ctx, _ := tally.With(context.Background())
 	for _, c := range []struct {

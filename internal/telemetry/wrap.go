@@ -20,7 +20,7 @@ import (
 // by WrapModel or WrapEmbedder, so that its calls are counted.
 func Wrapped(v any) bool {
 	switch v.(type) {
-	case *model, *embedder:
+	case *model, *streamModel, *embedder, *reranker:
 		return true
 	}
 	return false
@@ -28,15 +28,38 @@ func Wrapped(v any) bool {
 
 // WrapModel returns m wrapped so that each call is counted (internal/tally)
 // and, as o asks, traced, measured and logged at debug level. o may be nil
-// (counting only). The wrapper keeps m's name and image capability and
-// unwraps to m.
+// (counting only). The wrapper keeps m's name, image and streaming
+// capabilities and unwraps to m.
 func WrapModel(m llm.Model, o *Obs) llm.Model {
 	w := &model{inner: m, o: o, name: nameOf(m)}
 	w.spanName = OpChat
 	if w.name != "" {
 		w.spanName = OpChat + " " + w.name
 	}
+	if s, ok := m.(llm.Streamer); ok {
+		return &streamModel{model: w, stream: s}
+	}
 	return w
+}
+
+// streamModel is WrapModel's wrapper of a model that streams: a streamed
+// call is one span like any other, with the time to its first piece.
+type streamModel struct {
+	*model
+	stream llm.Streamer
+}
+
+func (w *streamModel) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	return w.call(ctx, req, func(ctx context.Context, first func()) (*llm.Response, error) {
+		seen := false
+		return w.stream.GenerateStream(ctx, req, func(p string) {
+			if !seen {
+				seen = true
+				first()
+			}
+			onText(p)
+		})
+	})
 }
 
 // WrapEmbedder is WrapModel for an embedder; it keeps e's dimension, name
@@ -66,9 +89,27 @@ func (w *model) AcceptsImages() bool {
 func (w *model) Unwrap() llm.Model { return w.inner }
 
 func (w *model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if o := w.o; !o.Tracing() && !o.metrics() && !o.debug(ctx) {
+		resp, err := w.inner.Generate(ctx, req)
+		if resp != nil {
+			tally.Model(ctx, resp.Usage)
+		} else {
+			tally.Model(ctx, llm.Usage{})
+		}
+		return resp, err
+	}
+	return w.call(ctx, req, func(ctx context.Context, _ func()) (*llm.Response, error) {
+		return w.inner.Generate(ctx, req)
+	})
+}
+
+// call makes one model call through do, counted and, as the Obs asks,
+// traced, measured and logged. do calls first when the first piece of a
+// streamed answer arrives.
+func (w *model) call(ctx context.Context, req *llm.Request, do func(ctx context.Context, first func()) (*llm.Response, error)) (*llm.Response, error) {
 	o := w.o
 	if !o.Tracing() && !o.metrics() && !o.debug(ctx) {
-		resp, err := w.inner.Generate(ctx, req)
+		resp, err := do(ctx, func() {})
 		if resp != nil {
 			tally.Model(ctx, resp.Usage)
 		} else {
@@ -101,7 +142,13 @@ func (w *model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		ctx, span = o.tracer.Start(ctx, w.spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	}
 	start := time.Now()
-	resp, err := w.inner.Generate(ctx, req)
+	var firstAt time.Duration
+	resp, err := do(ctx, func() {
+		firstAt = time.Since(start)
+		if span.IsRecording() {
+			span.AddEvent(EventFirstPiece)
+		}
+	})
 	elapsed := time.Since(start)
 	var u llm.Usage
 	if resp != nil {
@@ -113,6 +160,9 @@ func (w *model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		if resp != nil && resp.FinishReason != "" {
 			span.SetAttributes(attribute.StringSlice(KeyFinishReasons, []string{resp.FinishReason}))
 		}
+		if firstAt > 0 {
+			span.SetAttributes(attribute.Float64(KeyFirstPiece, firstAt.Seconds()))
+		}
 		endCall(span, err)
 	}
 	o.record(ctx, OpChat, w.name, purpose, elapsed, err, u.PromptTokens, u.CompletionTokens, resp != nil)
@@ -120,8 +170,11 @@ func (w *model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		args := []any{slog.String("model", w.name), slog.String("kind", string(purpose)),
 			slog.Int("input_tokens", u.PromptTokens), slog.Int("output_tokens", u.CompletionTokens),
 			slog.Duration("duration", elapsed)}
+		if firstAt > 0 {
+			args = append(args, slog.Duration("first_piece", firstAt))
+		}
 		if err != nil {
-			args = append(args, slog.String("error_type", errorType(err)))
+			args = append(args, slog.String("error_type", ErrorType(err)))
 		}
 		o.log.DebugContext(ctx, "model call", args...)
 	}
@@ -190,7 +243,7 @@ func (w *embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 		args := []any{slog.String("model", w.name), slog.String("kind", kindName),
 			slog.Int("inputs", len(texts)), slog.Int("input_tokens", in), slog.Duration("duration", elapsed)}
 		if err != nil {
-			args = append(args, slog.String("error_type", errorType(err)))
+			args = append(args, slog.String("error_type", ErrorType(err)))
 		}
 		o.log.DebugContext(ctx, "embedding call", args...)
 	}
@@ -201,7 +254,7 @@ func (w *embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 // its error.type alone: a backend's error message may quote the request.
 func endCall(span trace.Span, err error) {
 	if err != nil {
-		t := errorType(err)
+		t := ErrorType(err)
 		span.SetAttributes(attribute.String(KeyErrorType, t))
 		span.SetStatus(codes.Error, t)
 	}
@@ -228,7 +281,7 @@ func (o *Obs) record(ctx context.Context, op, name string, purpose llm.Purpose, 
 	}
 	dattrs := attrs
 	if err != nil {
-		dattrs = append(attrs[:len(attrs):len(attrs)], attribute.String(KeyErrorType, errorType(err)))
+		dattrs = append(attrs[:len(attrs):len(attrs)], attribute.String(KeyErrorType, ErrorType(err)))
 	}
 	o.duration.Record(ctx, d.Seconds(), metric.WithAttributes(dattrs...))
 	if !usage || err != nil {
@@ -240,9 +293,9 @@ func (o *Obs) record(ctx context.Context, op, name string, purpose llm.Purpose, 
 	}
 }
 
-// errorType is the error.type attribute: the sentinel of package llm the
+// ErrorType is the error.type attribute: the sentinel of package llm the
 // error wraps, the HTTP status of an API error, or the error's Go type.
-func errorType(err error) string {
+func ErrorType(err error) string {
 	var api *llm.APIError
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -268,4 +321,74 @@ func nameOf(v any) string {
 		return n.Name()
 	}
 	return ""
+}
+
+// WrapReranker is WrapModel for a reranker: each call is counted, and as o
+// asks, a span (operation "rerank", with the number of texts and the
+// tokens the reranker reports), a duration and a debug record. It keeps
+// r's name and batch size.
+func WrapReranker(r llm.Reranker, o *Obs) llm.Reranker {
+	w := &reranker{inner: r, o: o, name: nameOf(r)}
+	w.spanName = OpRerank
+	if w.name != "" {
+		w.spanName = OpRerank + " " + w.name
+	}
+	return w
+}
+
+type reranker struct {
+	inner          llm.Reranker
+	o              *Obs
+	name, spanName string
+}
+
+func (w *reranker) Name() string { return w.name }
+
+func (w *reranker) MaxBatch() int {
+	if b, ok := w.inner.(llm.BatchSizer); ok {
+		return b.MaxBatch()
+	}
+	return 0
+}
+
+func (w *reranker) Unwrap() llm.Reranker { return w.inner }
+
+func (w *reranker) Rerank(ctx context.Context, query string, texts []string) ([]float64, error) {
+	o := w.o
+	tally.Rerank(ctx)
+	if !o.Tracing() && !o.metrics() && !o.debug(ctx) {
+		return w.inner.Rerank(ctx, query, texts)
+	}
+	purpose := llm.PurposeOf(ctx)
+	span := noSpan
+	if o.Tracing() {
+		attrs := []attribute.KeyValue{
+			attribute.String(KeyOperation, OpRerank),
+			attribute.Int(KeyRerankInputs, len(texts)),
+		}
+		if w.name != "" {
+			attrs = append(attrs, attribute.String(KeyModel, w.name))
+		}
+		ctx, span = o.tracer.Start(ctx, w.spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	}
+	cctx, t := tally.With(ctx)
+	start := time.Now()
+	scores, err := w.inner.Rerank(cctx, query, texts)
+	elapsed := time.Since(start)
+	in := t.Totals().RerankTokens
+	if span.IsRecording() {
+		if in > 0 {
+			span.SetAttributes(attribute.Int(KeyInputTokens, in))
+		}
+		endCall(span, err)
+	}
+	o.record(ctx, OpRerank, w.name, purpose, elapsed, err, in, -1, in > 0)
+	if o.debug(ctx) {
+		args := []any{slog.String("model", w.name), slog.Int("inputs", len(texts)), slog.Int("input_tokens", in), slog.Duration("duration", elapsed)}
+		if err != nil {
+			args = append(args, slog.String("error_type", ErrorType(err)))
+		}
+		o.log.DebugContext(ctx, "rerank call", args...)
+	}
+	return scores, err
 }

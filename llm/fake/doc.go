@@ -12,7 +12,9 @@
 // such as "fail twice with HTTP 429, then answer". Requests matching no rule
 // get Default, or an error when Strict is set. Every request is recorded, in
 // the order calls complete ([Model.Calls]); Latency delays each call and honours
-// context cancellation. A Model accepts image parts when Images is set.
+// context cancellation. A Model accepts image parts when Images is set. It
+// streams ([llm.Streamer]): [Model.GenerateStream] passes its answer on word
+// by word, PieceLatency apart.
 //
 // # Embedder
 //

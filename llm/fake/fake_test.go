@@ -49,8 +49,8 @@ func TestModelRulesInOrderAndTimes(t *testing.T) {
 
 func TestModelPromptSkipsImagesKeepsOrder(t *testing.T) {
 	req := &llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "sys"}}},
-		{Role: llm.RoleUser, Parts: []llm.Part{{Text: "a"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "b"}}},
+		{Role: "system", Parts: []llm.Part{{Text: "sys"}}},
+		{Role: "user", Parts: []llm.Part{{Text: "a"}, {Image: &llm.Image{Data: []byte{1}, MIME: "image/png"}}, {Text: "b"}}},
 	}}
 	if got := Prompt(req); got != "sys\na\nb" {
 		t.Fatalf("Prompt = %q", got)

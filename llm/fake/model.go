@@ -48,6 +48,10 @@ type Model struct {
 	Latency time.Duration
 	// Images is what AcceptsImages reports.
 	Images bool
+	// PieceLatency delays each piece after the first of a streamed answer
+	// (GenerateStream); the first comes after Latency, as a whole answer
+	// does.
+	PieceLatency time.Duration
 
 	mu   sync.Mutex
 	used map[int]int
@@ -121,6 +125,43 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	return resp, err
 }
 
+// GenerateStream answers as Generate does and passes the answer's text on
+// in pieces: each word with the spaces after it, the first
+// after Latency and each later one after PieceLatency. A cancelled context
+// ends the stream with the context's error. It implements llm.Streamer.
+func (m *Model) GenerateStream(ctx context.Context, req *llm.Request, onText func(string)) (*llm.Response, error) {
+	resp, err := m.Generate(ctx, req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	for i, p := range pieces(resp.Text) {
+		if i > 0 {
+			if err := wait(ctx, m.PieceLatency); err != nil {
+				return nil, err
+			}
+		}
+		onText(p)
+	}
+	return resp, nil
+}
+
+// pieces splits s where a streamed answer is cut: after each run of
+// spaces that follows a word, so that the pieces joined are s.
+func pieces(s string) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(s); i++ {
+		if s[i] != ' ' && s[i-1] == ' ' {
+			out = append(out, s[start:i])
+			start = i
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
 // pick returns the index of the first applicable rule and counts its use.
 func (m *Model) pick(req *llm.Request, prompt string) int {
 	m.mu.Lock()
@@ -181,4 +222,5 @@ func (m *Model) AcceptsImages() bool { return m.Images }
 var (
 	_ llm.Model         = (*Model)(nil)
 	_ llm.ImageAccepter = (*Model)(nil)
+	_ llm.Streamer      = (*Model)(nil)
 )

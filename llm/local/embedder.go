@@ -26,9 +26,9 @@ const zipfN = 400000
 // later calls return the same table (or the same error).
 var decodeOnce = sync.OnceValues(func() (*wordTable, error) { return decode(glovedata.Data()) })
 
-// GloVe is the embedded SIF-weighted GloVe embedder (see the package doc).
+// gloVe is the embedded SIF-weighted GloVe embedder (see the package doc).
 // It implements llm.Embedder and llm.Namer and is safe for concurrent use.
-type GloVe struct {
+type gloVe struct {
 	a    float64 // SIF smoothing constant
 	keep bool    // keep stop words in the weighted mean
 	hN   float64
@@ -37,22 +37,22 @@ type GloVe struct {
 
 // Embedder returns the embedder: a = 1e-3, stop words dropped. The vector
 // table is decoded on the first Embed call, once per process.
-func Embedder() *GloVe { return newGloVe(defaultA, false) }
+func Embedder() llm.Embedder { return newGloVe(defaultA, false) }
 
 // newGloVe returns an embedder with SIF constant a (non-positive or
 // non-finite means defaultA) that keeps stop words when keep is set (SIF
 // already down-weights them; dropping them removes their residual pull).
-func newGloVe(a float64, keep bool) *GloVe {
+func newGloVe(a float64, keep bool) *gloVe {
 	if a <= 0 || math.IsNaN(a) || math.IsInf(a, 0) {
 		a = defaultA
 	}
 	n := float64(zipfN)
-	return &GloVe{a: a, keep: keep, hN: math.Log(n) + 0.5772156649015329 + 1/(2*n), stop: stopSet()}
+	return &gloVe{a: a, keep: keep, hN: math.Log(n) + 0.5772156649015329 + 1/(2*n), stop: stopSet()}
 }
 
 // Name is "glove-6b-100d-sif", with any non-default option appended, so that
 // vectors made with different settings never share a graph or a cache.
-func (g *GloVe) Name() string {
+func (g *gloVe) Name() string {
 	name := "glove-6b-100d-sif"
 	if g.a != defaultA {
 		name += "-a" + strconv.FormatFloat(g.a, 'g', -1, 64)
@@ -64,7 +64,7 @@ func (g *GloVe) Name() string {
 }
 
 // Dimension returns 100.
-func (g *GloVe) Dimension() int { return dimension }
+func (g *gloVe) Dimension() int { return dimension }
 
 // table returns the decoded embedded table.
 func table() (*wordTable, error) {
@@ -79,7 +79,7 @@ func table() (*wordTable, error) {
 }
 
 // weight returns the SIF weight a/(a + p(w)) of a word of frequency rank r.
-func (g *GloVe) weight(rank int) float64 {
+func (g *gloVe) weight(rank int) float64 {
 	p := 1 / (float64(rank) * g.hN)
 	return g.a / (g.a + p)
 }
@@ -89,7 +89,7 @@ func (g *GloVe) weight(rank int) float64 {
 // vector. The first call decodes the embedded table and, should that fail,
 // returns the failure, as every later call does: a program that wants to
 // fail early calls Embed with no texts.
-func (g *GloVe) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+func (g *gloVe) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
 	t, err := table()
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (g *GloVe) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]f
 }
 
 // sentence computes the SIF vector of text, using acc as scratch space.
-func (g *GloVe) sentence(t *wordTable, text string, acc []float64) []float32 {
+func (g *gloVe) sentence(t *wordTable, text string, acc []float64) []float32 {
 	clear(acc)
 	toks := tokens(text)
 	n := 0
@@ -148,7 +148,7 @@ func (g *GloVe) sentence(t *wordTable, text string, acc []float64) []float32 {
 // oov returns the distinct tokens of text that are not in the vocabulary, in
 // order of first appearance. Their meaning is invisible to the dense
 // channel; the lexical one must carry them.
-func (g *GloVe) oov(text string) ([]string, error) {
+func (g *gloVe) oov(text string) ([]string, error) {
 	t, err := table()
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func (g *GloVe) oov(text string) ([]string, error) {
 
 // vector returns the (dequantised, unnormalised) GloVe vector of one word,
 // lowercased.
-func (g *GloVe) vector(word string) ([]float32, bool) {
+func (g *gloVe) vector(word string) ([]float32, bool) {
 	t, err := table()
 	if err != nil {
 		return nil, false
@@ -177,6 +177,6 @@ func (g *GloVe) vector(word string) ([]float32, bool) {
 }
 
 var (
-	_ llm.Embedder = (*GloVe)(nil)
-	_ llm.Namer    = (*GloVe)(nil)
+	_ llm.Embedder = (*gloVe)(nil)
+	_ llm.Namer    = (*gloVe)(nil)
 )

@@ -20,7 +20,7 @@ func ExampleEmbedder() {
 		}
 		return s
 	}
-	fmt.Println(e.Name(), e.Dimension())
+	fmt.Println(e.(llm.Namer).Name(), e.Dimension()) // it has the optional llm.Namer
 	fmt.Printf("cat~dog %.2f, cat~carburetor %.2f\n", dot(v[0], v[1]), dot(v[0], v[2]))
 	// Output:
 	// glove-6b-100d-sif 100

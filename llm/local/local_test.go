@@ -24,7 +24,7 @@ func cos(a, b []float32) float64 {
 	return d / math.Sqrt(na*nb)
 }
 
-func embed(t *testing.T, g *GloVe, texts ...string) [][]float32 {
+func embed(t *testing.T, g *gloVe, texts ...string) [][]float32 {
 	t.Helper()
 	v, err := g.Embed(context.Background(), texts, llm.KindDocument)
 	if err != nil {
@@ -37,7 +37,7 @@ func embed(t *testing.T, g *GloVe, texts ...string) [][]float32 {
 }
 
 func TestSanityPairs(t *testing.T) {
-	g := Embedder()
+	g := Embedder().(*gloVe)
 	v := embed(t, g, "cat", "dog", "carburetor")
 	catDog, catCarb := cos(v[0], v[1]), cos(v[0], v[2])
 	t.Logf("cos(cat, dog) = %.4f, cos(cat, carburetor) = %.4f", catDog, catCarb)
@@ -56,7 +56,7 @@ func TestSanityPairs(t *testing.T) {
 }
 
 func TestDeterministicAndNormalised(t *testing.T) {
-	g := Embedder()
+	g := Embedder().(*gloVe)
 	texts := []string{"Min-cost flow routes evidence through the graph.", "GloVe 100 dimensions, 2014!"}
 	a := embed(t, g, texts...)
 	b := embed(t, newGloVe(0, false), texts...)
@@ -81,7 +81,7 @@ func TestDeterministicAndNormalised(t *testing.T) {
 }
 
 func TestEmptyAndUnknownAreZero(t *testing.T) {
-	g := Embedder()
+	g := Embedder().(*gloVe)
 	v := embed(t, g, "", "   ", "!!! ---", "zzqxjv qqwvvz", "ÿþ\x00\xff")
 	for i, x := range v {
 		for _, c := range x {
@@ -96,7 +96,7 @@ func TestEmptyAndUnknownAreZero(t *testing.T) {
 }
 
 func TestStopWords(t *testing.T) {
-	g := Embedder()
+	g := Embedder().(*gloVe)
 	v := embed(t, g, "the cat", "cat", "to be or not to be")
 	if c := cos(v[0], v[1]); c < 0.9999 {
 		t.Errorf("stop word changed the vector: cos %.5f", c)
@@ -124,7 +124,7 @@ func TestStopWords(t *testing.T) {
 }
 
 func TestOOVAndVector(t *testing.T) {
-	g := Embedder()
+	g := Embedder().(*gloVe)
 	oov, err := g.oov("The flowreaderx router and Qwen3vlx, flowreaderx again, 2014")
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestOOVAndVector(t *testing.T) {
 }
 
 func TestWeight(t *testing.T) {
-	g := Embedder()
+	g := Embedder().(*gloVe)
 	w1, w100, w10k := g.weight(1), g.weight(100), g.weight(10000)
 	if !(w1 < 0.02 && w100 > 0.5 && w100 < 0.65 && w10k > 0.98 && w10k < 1) {
 		t.Fatalf("weights %v %v %v", w1, w100, w10k)

@@ -7,20 +7,24 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 
 	"github.com/flowreader/flowreader/llm"
 )
 
-// Chat is an llm.Model served at {BaseURL}/chat/completions. It is safe for
-// concurrent use.
-type Chat struct {
+// chat is the llm.Model served at {BaseURL}/chat/completions.
+type chat struct {
 	cfg  Config
 	base string
 	tr   transport
 }
 
-// NewChat checks cfg and returns a Chat. BaseURL and Model are required.
-func NewChat(cfg Config) (*Chat, error) {
+// NewChat checks cfg and returns the llm.Model served at
+// {BaseURL}/chat/completions, safe for concurrent use. It has the optional
+// llm.Namer (the served model's name), llm.ImageAccepter (false with
+// Config.TextOnly) and llm.Streamer (stream: true). BaseURL and Model are
+// required.
+func NewChat(cfg Config) (llm.Model, error) {
 	base, err := apiBase(cfg.BaseURL)
 	if err != nil {
 		return nil, err
@@ -28,19 +32,25 @@ func NewChat(cfg Config) (*Chat, error) {
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("%w: no chat model", ErrConfig)
 	}
-	return &Chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
+	return &chat{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.APIKey, maxBody: cfg.maxBody()}}, nil
 }
 
-// Name returns the served model name. It implements llm.Namer.
-func (c *Chat) Name() string { return c.cfg.Model }
+// Name returns the served model name, without a ":latest" tag (Ollama
+// reads "llama3.2" as "llama3.2:latest": both spellings name one model in
+// graph headers and cache keys). It implements llm.Namer.
+func (c *chat) Name() string { return canonicalName(c.cfg.Model) }
+
+// canonicalName drops a trailing ":latest", the tag Ollama gives a model
+// name that has none.
+func canonicalName(model string) string { return strings.TrimSuffix(model, ":latest") }
 
 // AcceptsImages reports whether image parts may be sent (not TextOnly). It
 // implements llm.ImageAccepter.
-func (c *Chat) AcceptsImages() bool { return !c.cfg.TextOnly }
+func (c *chat) AcceptsImages() bool { return !c.cfg.TextOnly }
 
 // Generate sends req and returns the first choice. It implements llm.Model.
-func (c *Chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	body, err := c.body(req)
+func (c *chat) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	body, err := c.body(req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +76,9 @@ type chatMessage struct {
 	Content any    `json:"content"` // string, or []contentPart
 }
 
-// body builds the JSON body for req.
-func (c *Chat) body(req *llm.Request) (map[string]any, error) {
+// body builds the JSON body for req; stream asks for server-sent events
+// with the usage on the last one.
+func (c *chat) body(req *llm.Request, stream bool) (map[string]any, error) {
 	if req == nil || len(req.Messages) == 0 {
 		return nil, fmt.Errorf("openai: empty request")
 	}
@@ -131,6 +142,10 @@ func (c *Chat) body(req *llm.Request) (map[string]any, error) {
 			},
 		}
 	}
+	if stream {
+		body["stream"] = true
+		body["stream_options"] = map[string]any{"include_usage": true}
+	}
 	for k, v := range c.cfg.Extra {
 		body[k] = v
 	}
@@ -178,7 +193,8 @@ func parseChat(data []byte) (*llm.Response, error) {
 }
 
 var (
-	_ llm.Model         = (*Chat)(nil)
-	_ llm.Namer         = (*Chat)(nil)
-	_ llm.ImageAccepter = (*Chat)(nil)
+	_ llm.Streamer      = (*chat)(nil)
+	_ llm.Model         = (*chat)(nil)
+	_ llm.Namer         = (*chat)(nil)
+	_ llm.ImageAccepter = (*chat)(nil)
 )

@@ -56,8 +56,8 @@ func TestChatImagesAsDataURIsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleSystem, Parts: []llm.Part{{Text: "be brief"}}},
-		{Role: llm.RoleUser, Parts: []llm.Part{
+		{Role: "system", Parts: []llm.Part{{Text: "be brief"}}},
+		{Role: "user", Parts: []llm.Part{
 			{Text: "first"}, {Image: &llm.Image{Data: big, MIME: "image/png"}},
 			{Text: "second"}, {Image: &llm.Image{Data: small, MIME: "image/jpeg"}},
 		}},
@@ -121,10 +121,10 @@ func TestChatImageOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := NewChat(Config{BaseURL: "http://x", Model: "m", TextOnly: true})
-	if c.AcceptsImages() {
+	if c.(llm.ImageAccepter).AcceptsImages() {
 		t.Fatal("TextOnly accepts images")
 	}
-	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser,
+	if _, err := c.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: "user",
 		Parts: []llm.Part{{Image: &llm.Image{Data: big, MIME: "image/png"}}, {Text: "x"}}}}}); err == nil {
 		t.Fatal("image sent to text-only model")
 	}
@@ -392,11 +392,11 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("%+v", cfg)
 	}
 	c, err := NewChat(cfg)
-	if err != nil || c.base != "http://h:8000/v1" {
+	if err != nil || c.(*chat).base != "http://h:8000/v1" {
 		t.Fatal(c, err)
 	}
 	e, err := NewEmbedder(cfg)
-	if err != nil || e.base != "http://e:8001/v1" || e.docPrefix != nomicDocumentPrefix {
+	if err != nil || e.(*embedder).base != "http://e:8001/v1" || e.(*embedder).docPrefix != nomicDocumentPrefix {
 		t.Fatal(err)
 	}
 	for _, bad := range []Config{{}, {BaseURL: "ftp://x", Model: "m"}, {BaseURL: "http://x"}} {

@@ -68,6 +68,21 @@ type Config struct {
 	Matryoshka int
 	// EmbedExtra is merged into every embeddings request body.
 	EmbedExtra map[string]any
+
+	// RerankURL is the reranking server (required for Reranker): its root
+	// (TEI, Infinity: http://localhost:8080) or its /v1 (vLLM serves
+	// /v1/rerank too); requests go to {RerankURL}/rerank.
+	RerankURL string
+	// RerankKey is the reranking server's bearer token. It does not
+	// default to APIKey: a key goes only to the server it was given for.
+	RerankKey string
+	// RerankModel is the served reranking model, e.g.
+	// BAAI/bge-reranker-v2-m3; "" sends none (TEI and Infinity serve one).
+	RerankModel string
+	// RerankBatch is the largest number of texts per rerank request; 0
+	// means 32 (TEI's default limit). A server that refuses a batch as
+	// too large is sent smaller ones from then on.
+	RerankBatch int
 }
 
 // FromEnv returns a Config filled from the environment variables listed in
@@ -80,6 +95,10 @@ func FromEnv() Config {
 		EmbedModel: os.Getenv("FLOWREADER_EMBED_MODEL"),
 		APIKey:     os.Getenv("FLOWREADER_API_KEY"),
 		EmbedKey:   os.Getenv("FLOWREADER_EMBED_KEY"),
+
+		RerankURL:   os.Getenv("FLOWREADER_RERANK_URL"),
+		RerankModel: os.Getenv("FLOWREADER_RERANK_MODEL"),
+		RerankKey:   os.Getenv("FLOWREADER_RERANK_KEY"),
 	}
 	return c
 }
@@ -93,8 +112,8 @@ func (c Config) Format(f fmt.State, verb rune) {
 		}
 		return "[REDACTED]"
 	}
-	fmt.Fprintf(f, "openai.Config{BaseURL:%q Model:%q APIKey:%s EmbedURL:%q EmbedModel:%q EmbedKey:%s}",
-		c.BaseURL, c.Model, red(c.APIKey), c.EmbedURL, c.EmbedModel, red(c.EmbedKey))
+	fmt.Fprintf(f, "openai.Config{BaseURL:%q Model:%q APIKey:%s EmbedURL:%q EmbedModel:%q EmbedKey:%s RerankURL:%q RerankModel:%q RerankKey:%s}",
+		c.BaseURL, c.Model, red(c.APIKey), c.EmbedURL, c.EmbedModel, red(c.EmbedKey), c.RerankURL, c.RerankModel, red(c.RerankKey))
 }
 
 // client returns a copy of HTTPClient (or a zero client) whose redirects

@@ -1,9 +1,11 @@
 // Package openai adapts servers speaking the OpenAI-compatible HTTP protocol
-// (vLLM, TEI, Ollama, llama.cpp, hosted APIs) to llm.Model and llm.Embedder,
-// using only net/http. [NewChat] and [NewEmbedder] check a [Config] and
-// return a [Chat] (an [llm.Model], [llm.Namer] and [llm.ImageAccepter]) and an
-// [Embedder] (an [llm.Embedder], [llm.Namer] and [llm.BatchSizer]). A
-// configuration that cannot work fails with [ErrConfig].
+// (vLLM, TEI, Ollama, llama.cpp, hosted APIs) to llm.Model, llm.Embedder and
+// llm.Reranker, using only net/http. [NewChat], [NewEmbedder] and
+// [NewReranker] check a [Config] and return a [Chat] (an [llm.Model],
+// [llm.Streamer], [llm.Namer] and [llm.ImageAccepter]), an [Embedder] (an
+// [llm.Embedder], [llm.Namer] and [llm.BatchSizer]) and an [llm.Reranker]
+// (also an [llm.Namer] and [llm.BatchSizer]). A configuration that cannot
+// work fails with [ErrConfig].
 //
 // # Chat
 //
@@ -25,6 +27,58 @@
 //
 // vLLM removed the older guided_json / guided_choice fields in v0.12; use
 // response_format or structured_outputs instead.
+//
+// # Streaming
+//
+// [Chat.GenerateStream] sends "stream": true with
+// "stream_options": {"include_usage": true} and reads the answer as
+// server-sent events (text/event-stream: "data:" lines joined per event,
+// comments and other fields ignored, LF, CRLF or CR line ends), each event a
+// chat.completion.chunk whose first choice's delta.content is passed on as
+// it arrives, until "data: [DONE]". The finish reason and the usage come
+// from the last events. Only the piece's text is allocated per event. An
+// {"error": …} event fails the call with an *llm.APIError (its status from
+// the error's code, else 500); a stream that ends before a finish reason or
+// [DONE] wraps llm.ErrUnavailable; a server that answers a whole JSON
+// completion instead is read as Generate reads it. MaxResponseBytes bounds
+// the whole stream. Cancelling the context closes the connection.
+//
+// # Reranking
+//
+// The reranker posts to {RerankURL}/rerank in batches of at most RerankBatch
+// texts (default 32, at most 4 in flight) the Cohere/Jina shape that vLLM,
+// Infinity and the hosted APIs serve,
+//
+//	{"model","query","documents":[…],"return_documents":false} → {"results":[{"index","relevance_score"}],"usage":{…}}
+//
+// and returns the scores in input order. Hugging Face TEI's /rerank takes
+// its own shape, {"query","texts":[…]} → [{"index","score"}]: a server that
+// refuses the first for want of "texts" is sent the second from then on.
+// A batch refused as too large (413, or 400/422 naming a batch size, as
+// TEI's 422 "batch size 64 > maximum allowed batch size 32") is split, to
+// the size the message names or in halves, and later calls start from that
+// size. Scores must be in [0, 1] (the servers apply the logistic function
+// unless asked for raw scores); every text must be scored once. The tokens
+// a server reports (usage, or TEI's X-Compute-Tokens header) are counted
+// by the pipeline's telemetry.
+//
+// # Ollama
+//
+// Ollama serves the same protocol at http://localhost:11434/v1 without a
+// key; the adapter's tests run against a stand-in that answers as Ollama's
+// compatibility layer does. Differences that matter here: Ollama's default
+// temperature is 1, so the adapter always sends one (0 by default, as the
+// paper's readers want); a model name without a tag means ":latest", and
+// Name drops a trailing ":latest" so that both spellings are one model in
+// graph headers and cache keys; response_format json_schema becomes
+// Ollama's format (name and strict are ignored); each content part becomes
+// a native message of its own, so images stay in place among the text; a
+// thinking model's reasoning comes apart from its content and is not part
+// of the answer; a full queue is 503 (retried by llm.Wrap); a generation
+// that fails mid-stream ends the stream without a finish (ErrUnavailable).
+// Ollama truncates a prompt longer than its context (4096 tokens by
+// default on small GPUs) without an error unless context shift is off:
+// serve with OLLAMA_CONTEXT_LENGTH large enough for the reader's prompts.
 //
 // # Embeddings
 //
@@ -69,6 +123,9 @@
 //	FLOWREADER_EMBED_MODEL  embedding model, e.g. nomic-ai/nomic-embed-text-v1.5
 //	FLOWREADER_API_KEY      bearer token for both (optional)
 //	FLOWREADER_EMBED_KEY    bearer token for embeddings (default: FLOWREADER_API_KEY)
+//	FLOWREADER_RERANK_URL   reranking server, e.g. http://localhost:8080 (TEI)
+//	FLOWREADER_RERANK_MODEL reranking model, e.g. BAAI/bge-reranker-v2-m3
+//	FLOWREADER_RERANK_KEY   bearer token for reranking (no default)
 //
 // A base URL may be given with or without its trailing /v1.
 package openai

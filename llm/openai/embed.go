@@ -17,9 +17,8 @@ import (
 // defaultEmbedBatch is the batch size when Config.EmbedBatch is 0.
 const defaultEmbedBatch = 64
 
-// Embedder is an llm.Embedder served at {EmbedURL}/embeddings. It is safe
-// for concurrent use.
-type Embedder struct {
+// embedder is the llm.Embedder served at {EmbedURL}/embeddings.
+type embedder struct {
 	cfg        Config
 	base       string
 	tr         transport
@@ -28,9 +27,13 @@ type Embedder struct {
 	dim        atomic.Int64 // declared or learnt dimension; 0 = unknown
 }
 
-// NewEmbedder checks cfg and returns an Embedder. EmbedURL (or BaseURL) and
-// EmbedModel are required.
-func NewEmbedder(cfg Config) (*Embedder, error) {
+// NewEmbedder checks cfg and returns the llm.Embedder served at
+// {EmbedURL}/embeddings, safe for concurrent use. Its Dimension is
+// Config.EmbedDim, or 0 until the first call returns vectors. It has the
+// optional llm.Namer (the model's name) and llm.BatchSizer
+// (Config.EmbedBatch, 64 by default). EmbedURL (or BaseURL) and EmbedModel
+// are required.
+func NewEmbedder(cfg Config) (llm.Embedder, error) {
 	base, err := apiBase(cfg.embedURL())
 	if err != nil {
 		return nil, err
@@ -44,27 +47,27 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 	if cfg.NoPrefixes && (cfg.DocumentPrefix != "" || cfg.QueryPrefix != "") {
 		return nil, fmt.Errorf("%w: NoPrefixes with a DocumentPrefix or QueryPrefix", ErrConfig)
 	}
-	e := &Embedder{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.embedKey(), maxBody: cfg.maxBody()}}
+	e := &embedder{cfg: cfg, base: base, tr: transport{client: cfg.client(), key: cfg.embedKey(), maxBody: cfg.maxBody()}}
 	e.docPrefix, e.queryPrefx = cfg.prefixes()
 	e.dim.Store(int64(cfg.Matryoshka))
 	return e, nil
 }
 
-// Name identifies the model and, with Matryoshka truncation, the kept
-// dimension. It implements llm.Namer.
-func (e *Embedder) Name() string {
+// Name identifies the model (without a ":latest" tag, as Chat.Name) and,
+// with Matryoshka truncation, the kept dimension. It implements llm.Namer.
+func (e *embedder) Name() string {
 	if e.cfg.Matryoshka > 0 {
-		return e.cfg.EmbedModel + "@" + strconv.Itoa(e.cfg.Matryoshka)
+		return canonicalName(e.cfg.EmbedModel) + "@" + strconv.Itoa(e.cfg.Matryoshka)
 	}
-	return e.cfg.EmbedModel
+	return canonicalName(e.cfg.EmbedModel)
 }
 
 // Dimension returns the Matryoshka dimension, else the one learnt from the
 // first response, else 0.
-func (e *Embedder) Dimension() int { return int(e.dim.Load()) }
+func (e *embedder) Dimension() int { return int(e.dim.Load()) }
 
 // MaxBatch returns the batch size. It implements llm.BatchSizer.
-func (e *Embedder) MaxBatch() int {
+func (e *embedder) MaxBatch() int {
 	if e.cfg.EmbedBatch > 0 {
 		return e.cfg.EmbedBatch
 	}
@@ -73,7 +76,7 @@ func (e *Embedder) MaxBatch() int {
 
 // Embed embeds texts in batches of MaxBatch, with the task prefix of kind,
 // and returns L2-normalised vectors in input order.
-func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+func (e *embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
 	prefix := e.docPrefix
 	if kind == llm.KindQuery {
 		prefix = e.queryPrefx
@@ -111,7 +114,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([]
 }
 
 // checkDim fixes the dimension on first use and holds later batches to it.
-func (e *Embedder) checkDim(vecs [][]float32) error {
+func (e *embedder) checkDim(vecs [][]float32) error {
 	if len(vecs) == 0 {
 		return nil
 	}
@@ -124,7 +127,7 @@ func (e *Embedder) checkDim(vecs [][]float32) error {
 }
 
 // post applies Matryoshka truncation when configured, then L2 normalisation.
-func (e *Embedder) post(v []float32) []float32 {
+func (e *embedder) post(v []float32) []float32 {
 	if k := e.cfg.Matryoshka; k > 0 && k < len(v) {
 		v = layerNorm(v)[:k]
 	}
@@ -221,7 +224,7 @@ func parseEmbeddingsUsage(data []byte, n int) ([][]float32, int, error) {
 }
 
 var (
-	_ llm.Embedder   = (*Embedder)(nil)
-	_ llm.Namer      = (*Embedder)(nil)
-	_ llm.BatchSizer = (*Embedder)(nil)
+	_ llm.Embedder   = (*embedder)(nil)
+	_ llm.Namer      = (*embedder)(nil)
+	_ llm.BatchSizer = (*embedder)(nil)
 )

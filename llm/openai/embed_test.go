@@ -97,8 +97,8 @@ func TestEmbedMatryoshka(t *testing.T) {
 		writeEmbeddings(w, [][]float64{raw}, false)
 	})
 	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "nomic-embed-text-v1.5", Matryoshka: 3})
-	if e.Dimension() != 3 || e.Name() != "nomic-embed-text-v1.5@3" {
-		t.Fatal(e.Dimension(), e.Name())
+	if e.Dimension() != 3 || e.(llm.Namer).Name() != "nomic-embed-text-v1.5@3" {
+		t.Fatal(e.Dimension(), e.(llm.Namer).Name())
 	}
 	v, err := e.Embed(context.Background(), []string{"x"}, llm.KindDocument)
 	if err != nil {

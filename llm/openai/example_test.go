@@ -46,5 +46,61 @@ func ExampleFromEnv() {
 		return
 	}
 	chat, err := openai.NewChat(cfg)
-	fmt.Println(chat.Name(), err)
+	fmt.Println(chat.(llm.Namer).Name(), err)
+}
+
+// Streaming: the model NewChat returns is an llm.Streamer, whose answer's
+// pieces arrive as the server writes them.
+func ExampleNewChat_stream() {
+	// A stand-in for a server streaming server-sent events.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range []string{"Par", "is"} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", p)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2}}\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+
+	chat, _ := openai.NewChat(openai.Config{BaseURL: srv.URL, Model: "llama3.2"})
+	resp, err := chat.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("Capital of France?"), func(piece string) {
+		fmt.Printf("piece %q\n", piece)
+	})
+	fmt.Println(resp.Text, resp.FinishReason, resp.Usage.CompletionTokens, err)
+	// Output:
+	// piece "Par"
+	// piece "is"
+	// Paris stop 2 <nil>
+}
+
+// Ollama: its OpenAI-compatible endpoints at :11434/v1, no key; a model
+// name may carry a tag.
+func ExampleNewChat_ollama() {
+	cfg := openai.Config{
+		BaseURL:    "http://localhost:11434/v1",
+		Model:      "qwen2.5vl:7b",
+		EmbedModel: "nomic-embed-text", // task prefixes sent, as for nomic-embed-text-v1.5
+	}
+	chat, _ := openai.NewChat(cfg)
+	emb, _ := openai.NewEmbedder(cfg)
+	fmt.Println(chat.(llm.Namer).Name(), emb.(llm.Namer).Name())
+	// Output: qwen2.5vl:7b nomic-embed-text
+}
+
+func ExampleNewReranker() {
+	// A stand-in for vLLM's, Infinity's or Jina's /rerank.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"results":[{"index":1,"relevance_score":0.97},{"index":0,"relevance_score":0.02}],"usage":{"total_tokens":31}}`)
+	}))
+	defer srv.Close()
+
+	r, _ := openai.NewReranker(openai.Config{RerankURL: srv.URL, RerankModel: "BAAI/bge-reranker-v2-m3"})
+	scores, err := r.Rerank(context.Background(), "What is min-cost flow?", []string{
+		"The weather was mild.",
+		"Minimum-cost flow routes a flow through a network at the least total cost.",
+	})
+	fmt.Println(scores, err) // in input order
+	// Output: [0.02 0.97] <nil>
 }

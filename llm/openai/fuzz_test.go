@@ -74,7 +74,7 @@ func FuzzParseError(f *testing.F) {
 	}
 	f.Add(429, "7", []byte(`{"error":{"message":"slow down"}}`))
 	f.Fuzz(func(t *testing.T, status int, retryAfter string, body []byte) {
-		e := parseError(status, retryAfter, body, time.Unix(0, 0))
+		e := parseError(status, retryAfter, body, time.Unix(0, 0), "")
 		if e.StatusCode != status || e.RetryAfter < 0 || len(e.Message) > maxMessage+len("…") {
 			t.Fatalf("bad error %+v", e)
 		}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flowreader/flowreader/internal/termsafe"
 	"github.com/flowreader/flowreader/llm"
@@ -35,6 +36,34 @@ func (t transport) do(ctx context.Context, method, url string, body any) ([]byte
 }
 
 func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]byte, error) {
+	resp, err := t.send(ctx, method, url, body, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return t.read(ctx, resp.Body)
+}
+
+// read reads a 2xx answer's body, at most maxBody bytes.
+func (t transport) read(ctx context.Context, body io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, t.maxBody+1))
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("openai: reading response: %w", cerr)
+		}
+		return nil, fmt.Errorf("%w: reading response: %v", llm.ErrUnavailable, err)
+	}
+	if int64(len(data)) > t.maxBody {
+		return nil, fmt.Errorf("%w: response larger than %d bytes", llm.ErrInvalidOutput, t.maxBody)
+	}
+	return data, nil
+}
+
+// send performs method on url with body (nil for none), asking for the
+// media type accept, and returns a 2xx answer with its body unread (the
+// caller closes it). Any other status is read and returned as an
+// *llm.APIError; the key is not yet redacted.
+func (t transport) send(ctx context.Context, method, url string, body any, accept string) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)
@@ -50,7 +79,7 @@ func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]b
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	if t.key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.key)
 	}
@@ -61,36 +90,39 @@ func (t transport) doRaw(ctx context.Context, method, url string, body any) ([]b
 		}
 		return nil, fmt.Errorf("%w: %s %s: %v", llm.ErrUnavailable, method, termsafe.URL(url), err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("openai: reading response: %w", cerr)
-		}
-		return nil, fmt.Errorf("%w: reading response: %v", llm.ErrUnavailable, err)
-	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, parseError(resp.StatusCode, resp.Header.Get("Retry-After"), data, time.Now())
+		defer resp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(resp.Body, t.maxBody+1))
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, fmt.Errorf("openai: reading response: %w", cerr)
+			}
+			return nil, fmt.Errorf("%w: reading response: %v", llm.ErrUnavailable, err)
+		}
+		return nil, parseError(resp.StatusCode, resp.Header.Get("Retry-After"), data, time.Now(), t.key)
 	}
-	if int64(len(data)) > t.maxBody {
-		return nil, fmt.Errorf("%w: response larger than %d bytes", llm.ErrInvalidOutput, t.maxBody)
-	}
-	return data, nil
+	return resp, nil
 }
 
-// redactErr removes the key from err's message. An *llm.APIError keeps its
-// type (with a redacted message) so that errors.As still works.
+// redactErr removes the key from err's message (see redactMessage). An
+// *llm.APIError keeps its type (with a redacted message) so that errors.As
+// still works.
 func (t transport) redactErr(err error) error {
-	if t.key == "" || !strings.Contains(err.Error(), t.key) {
+	if t.key == "" {
+		return err
+	}
+	msg := err.Error()
+	red := redactMessage(msg, t.key)
+	if red == msg {
 		return err
 	}
 	var api *llm.APIError
-	if errors.As(err, &api) {
+	if errors.As(err, &api) && err == error(api) {
 		c := *api
-		c.Message = strings.ReplaceAll(c.Message, t.key, "[REDACTED]")
+		c.Message = redactMessage(c.Message, t.key)
 		return &c
 	}
-	return &redacted{msg: strings.ReplaceAll(err.Error(), t.key, "[REDACTED]"), err: err}
+	return &redacted{msg: red, err: err}
 }
 
 // redacted keeps the wrapped chain for errors.Is while hiding the message.
@@ -101,6 +133,76 @@ type redacted struct {
 
 func (r *redacted) Error() string { return r.msg }
 func (r *redacted) Unwrap() error { return r.err }
+
+// minFragment is the shortest run of a key's characters that redaction
+// removes: a server may echo the key cut (its own truncation, a header of
+// limited length), so the whole key is not the only thing to look for.
+// Seven characters of a key of 40 or more random ones tell an attacker
+// nothing useful; eight or more are removed wherever they appear.
+const minFragment = 8
+
+// redactMessage replaces, in s, every run of minFragment or more
+// consecutive characters of key (the whole key when it is shorter) by
+// "[REDACTED]". Redaction comes before any truncation: cutting a message
+// first could leave part of a key that no longer matches the whole. Every
+// window of minFragment bytes of s that is a substring of key is marked,
+// and each run of marked bytes is replaced: a run of the key of any length
+// is covered by its windows.
+func redactMessage(s, key string) string {
+	if key == "" || s == "" {
+		return s
+	}
+	w := min(minFragment, len(key))
+	if len(s) < w {
+		return s
+	}
+	grams := make(map[string]bool, len(key)-w+1)
+	for i := 0; i+w <= len(key); i++ {
+		grams[key[i:i+w]] = true
+	}
+	var mark []bool
+	for i := 0; i+w <= len(s); i++ {
+		if grams[s[i:i+w]] {
+			if mark == nil {
+				mark = make([]bool, len(s))
+			}
+			for j := i; j < i+w; j++ {
+				mark[j] = true
+			}
+		}
+	}
+	if mark == nil {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if !mark[i] {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		for i < len(s) && mark[i] {
+			i++
+		}
+		b.WriteString("[REDACTED]")
+	}
+	return b.String()
+}
+
+// truncate cuts s to n bytes on a rune boundary, marking the cut with "…".
+func truncate(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
 
 // errorBody covers the error shapes of OpenAI, vLLM (both generations) and
 // FastAPI-based servers.
@@ -126,8 +228,9 @@ var (
 
 const maxMessage = 512
 
-// parseError turns a non-2xx answer into an *llm.APIError.
-func parseError(status int, retryAfter string, body []byte, now time.Time) *llm.APIError {
+// parseError turns a non-2xx answer into an *llm.APIError, its message
+// redacted of key and then cut to maxMessage bytes.
+func parseError(status int, retryAfter string, body []byte, now time.Time, key string) *llm.APIError {
 	e := &llm.APIError{StatusCode: status, RetryAfter: parseRetryAfter(retryAfter, now)}
 	var eb errorBody
 	var code string
@@ -155,9 +258,7 @@ func parseError(status int, retryAfter string, body []byte, now time.Time) *llm.
 	if e.Message == "" {
 		e.Message = strings.TrimSpace(string(body))
 	}
-	if len(e.Message) > maxMessage {
-		e.Message = e.Message[:maxMessage] + "…"
-	}
+	e.Message = truncate(redactMessage(e.Message, key), maxMessage)
 	switch {
 	case status == http.StatusTooManyRequests:
 		e.Err = llm.ErrRateLimited

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -131,7 +132,7 @@ func TestRunnerAnswerF1(t *testing.T) {
 	if err := WriteAnswerF1CSV(&csv, rows); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(csv.String(), "dataset,router,selector,budget,extractive_questions,answer_f1,evidence_recall\n") {
+	if !strings.HasPrefix(csv.String(), "dataset,router,selector,budget,extractive_questions,answer_f1,evidence_recall,answer_f1_tune,answer_f1_heldout,heldout_questions\n") {
 		t.Errorf("answer_f1.csv header: %q", csv.String())
 	}
 	if err := WriteMarkdown(&md, rows, cmps, nil); err != nil {
@@ -146,5 +147,27 @@ func TestRunnerAnswerF1(t *testing.T) {
 	}
 	if h, _, _ := strings.Cut(full.String(), "\n"); h != strings.Join(CSVHeader, ",") {
 		t.Errorf("results.csv header changed: %q", h)
+	}
+}
+
+// The held-out split is a fixed function of the question ID: about a third
+// of the IDs, the same on every call.
+func TestHeldOut(t *testing.T) {
+	n := 0
+	for i := range 3000 {
+		id := fmt.Sprintf("q%d", i)
+		if HeldOut(id) != HeldOut(id) {
+			t.Fatal("HeldOut is not a function of the ID")
+		}
+		if HeldOut(id) {
+			n++
+		}
+	}
+	if n < 900 || n > 1100 {
+		t.Errorf("%d of 3000 held out, want about 1000", n)
+	}
+	s := Summarize([]Metrics{{HasF1: true, F1: 1, Heldout: true}, {HasF1: true, F1: 0.5}, {HasF1: true, F1: 0}})
+	if f, k := s.TuneF1(); s.HeldF1Questions != 1 || s.HeldAnswerF1 != 1 || k != 2 || f != 0.25 {
+		t.Errorf("held %d %.2f, tune %d %.2f", s.HeldF1Questions, s.HeldAnswerF1, k, f)
 	}
 }

@@ -26,7 +26,7 @@
 //
 // A budget B is a number of distinct nodes. Each router's chains are picked
 // by its selector (greedy: top-B by flow; annealed: replicator dynamics;
-// ranked baselines: rank order) and then cut with selector.CapDistinct so
+// ranked baselines: rank order) and then cut with capDistinct so
 // that no router reads more than B distinct nodes. A router may read fewer:
 // the aspects routers route their own demand F0 (capped at F_max, the
 // budget B the runner passes to Route), so their distinct-node column shows

@@ -12,7 +12,6 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/local"
-	"github.com/flowreader/flowreader/selector"
 )
 
 // TestMergedCollection merges every dev document of FeTaQA, QASPER and
@@ -130,7 +129,7 @@ func mergedRun(t *testing.T, ctx context.Context, emb llm.Embedder, all []graph.
 			if err != nil {
 				t.Fatal(err)
 			}
-			chains := selector.CapDistinct(sel, 16)
+			chains := capDistinct(sel, 16)
 			times = append(times, time.Since(t1))
 			if s.Candidates != nil {
 				mapped := make([]flow.Chain, len(chains))

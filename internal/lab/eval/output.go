@@ -346,7 +346,7 @@ func WriteAccuracyCSV(w io.Writer, rows []Row) error {
 // the questions where routers differ. Undefined figures are empty.
 func WriteQuestions(w io.Writer, res *Results) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"dataset", "question", "router", "selector", "budget", "evidence_recall", "all_gold", "doc_recall", "distinct_nodes", "node_reads", "chains", "dup_nodes"}); err != nil {
+	if err := cw.Write([]string{"dataset", "question", "router", "selector", "budget", "evidence_recall", "all_gold", "doc_recall", "distinct_nodes", "node_reads", "chains", "answer_f1", "split", "dup_nodes"}); err != nil {
 		return err
 	}
 	for qi, q := range res.Questions {
@@ -368,8 +368,16 @@ func WriteQuestions(w io.Writer, res *Results) error {
 				if m.HasDoc {
 					doc = strconv.FormatFloat(m.DocRecall, 'f', 4, 64)
 				}
+				f1 := ""
+				if m.HasF1 {
+					f1 = strconv.FormatFloat(m.F1, 'f', 4, 64)
+				}
+				split := "tune"
+				if HeldOut(q.ID) {
+					split = "heldout"
+				}
 				if err := cw.Write([]string{ds, q.ID, spec.Name, spec.Selector, strconv.Itoa(b), ev, all, doc,
-					strconv.Itoa(m.Distinct), strconv.Itoa(m.Reads), strconv.Itoa(m.Chains), strconv.Itoa(m.Dups)}); err != nil {
+					strconv.Itoa(m.Distinct), strconv.Itoa(m.Reads), strconv.Itoa(m.Chains), f1, split, strconv.Itoa(m.Dups)}); err != nil {
 					return err
 				}
 			}
@@ -390,11 +398,13 @@ func writeF1(b *strings.Builder, rows []Row, budget int) {
 		return
 	}
 	b.WriteString("Answer F1 of the extractive reader over each router's evidence (QASPER answer F1, extractive questions):\n\n")
-	b.WriteString("| dataset | router | selector | extractive questions | answer F1 | evidence recall (all questions) |\n|---|---|---|---:|---:|---:|\n")
+	b.WriteString("| dataset | router | selector | extractive questions | answer F1 | tuning part | held-out part | evidence recall (all questions) |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		if r.Budget == budget && r.F1Questions > 0 {
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s |\n", r.Dataset, r.Router, r.Selector, r.F1Questions,
-				pct(r.AnswerF1, r.F1Questions), pct(r.EvidenceRecall, r.EvidenceQuestions))
+			tf, tn := r.TuneF1()
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s (%d) | %s (%d) | %s |\n", r.Dataset, r.Router, r.Selector, r.F1Questions,
+				pct(r.AnswerF1, r.F1Questions), pct(tf, tn), tn, pct(r.HeldAnswerF1, r.HeldF1Questions), r.HeldF1Questions,
+				pct(r.EvidenceRecall, r.EvidenceQuestions))
 		}
 	}
 	b.WriteString("\n")
@@ -404,15 +414,17 @@ func writeF1(b *strings.Builder, rows []Row, budget int) {
 // selector, budget, extractive_questions, answer_f1, evidence_recall.
 func WriteAnswerF1CSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"dataset", "router", "selector", "budget", "extractive_questions", "answer_f1", "evidence_recall"}); err != nil {
+	if err := cw.Write([]string{"dataset", "router", "selector", "budget", "extractive_questions", "answer_f1", "evidence_recall", "answer_f1_tune", "answer_f1_heldout", "heldout_questions"}); err != nil {
 		return err
 	}
 	for _, r := range rows {
 		if r.F1Questions == 0 {
 			continue
 		}
+		tf, tn := r.TuneF1()
 		if err := cw.Write([]string{r.Dataset, r.Router, r.Selector, strconv.Itoa(r.Budget), strconv.Itoa(r.F1Questions),
-			rate(r.AnswerF1, r.F1Questions), rate(r.EvidenceRecall, r.EvidenceQuestions)}); err != nil {
+			rate(r.AnswerF1, r.F1Questions), rate(r.EvidenceRecall, r.EvidenceQuestions), rate(tf, tn),
+			rate(r.HeldAnswerF1, r.HeldF1Questions), strconv.Itoa(r.HeldF1Questions)}); err != nil {
 			return err
 		}
 	}

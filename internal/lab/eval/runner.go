@@ -12,7 +12,6 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/score"
-	"github.com/flowreader/flowreader/selector"
 )
 
 // ErrConfig is returned (wrapped) for an unusable Runner configuration.
@@ -273,7 +272,7 @@ func (r *Runner) question(ctx context.Context, res *Results, scorings map[string
 					return fmt.Errorf("router %s: %w", spec.Name, err)
 				}
 			}
-			chains = selector.CapDistinct(chains, budget)
+			chains = capDistinct(chains, budget)
 			m := Measure(q, g, chains)
 			if r.Answer != nil && len(q.Answers) > 0 {
 				ans, err := r.Answer(ctx, &res.Routers[i], q, g, s, chains)
@@ -291,7 +290,7 @@ func (r *Runner) question(ctx context.Context, res *Results, scorings map[string
 				if err != nil {
 					return fmt.Errorf("router %s: extractive answer: %w", spec.Name, err)
 				}
-				m.HasF1, m.F1 = true, AnswerF1(ans, q.AnswerRefs)
+				m.HasF1, m.F1, m.Heldout = true, AnswerF1(ans, q.AnswerRefs), HeldOut(q.ID)
 			}
 			res.Metrics[i][b][qi] = m
 		}

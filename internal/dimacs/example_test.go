@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/flowreader/flowreader/flow/mcf"
-	"github.com/flowreader/flowreader/flow/mcf/dimacs"
+	"github.com/flowreader/flowreader/internal/dimacs"
 )
 
 func ExampleRead() {

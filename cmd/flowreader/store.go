@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/termsafe"
+	"github.com/flowreader/flowreader/pgstore"
+)
+
+// storeTarget is build's --store and --collection: a collection in a
+// PostgreSQL database instead of a graph file.
+type storeTarget struct {
+	s      *pgstore.Store
+	name   string
+	base   int64 // the version the update is made from
+	exists bool
+}
+
+// openTarget opens the store and reads the collection's version before
+// the build, so that a writer that commits while this one builds makes
+// this one's update fail rather than be undone by it.
+func openTarget(ctx context.Context, url, name string, update bool) (*storeTarget, error) {
+	s, err := pgstore.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	t := &storeTarget{s: s, name: name}
+	cs, err := s.Collections(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	for _, c := range cs {
+		if c.Name == name {
+			t.base, t.exists = c.Version, true
+		}
+	}
+	if t.exists && !update {
+		s.Close()
+		return nil, fmt.Errorf("collection %q exists in the store: build --update to update it: %w", name, errUsage)
+	}
+	return t, nil
+}
+
+// write imports g as the collection, or updates the collection to it.
+func (t *storeTarget) write(ctx context.Context, g *graph.Graph, docs []graph.Document, stdout io.Writer) error {
+	if !t.exists {
+		if err := t.s.Import(ctx, t.name, g, docs...); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "stored collection %s: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), g.Len(), len(g.Edges), len(docs))
+		return nil
+	}
+	v, err := t.s.Update(ctx, t.name, t.base, g, docs...)
+	if errors.Is(err, pgstore.ErrConflict) {
+		return fmt.Errorf("%w: another writer updated collection %q during this build; nothing was written, build again", err, t.name)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "updated collection %s to version %d: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), v, g.Len(), len(g.Edges), len(docs))
+	return nil
+}
+
+// inspectStore prints the store's collections, or one.
+func inspectStore(ctx context.Context, url, name string, stdout io.Writer) error {
+	s, err := pgstore.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cs, err := s.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, c := range cs {
+		if name != "" && c.Name != name {
+			continue
+		}
+		found = true
+		format := "float32"
+		if c.Int8 {
+			format = "int8"
+		}
+		fmt.Fprintf(stdout, "collection %s: version %d, %d nodes in %d documents, embeddings %s dimension %d, embedder %s\n",
+			termsafe.Text(c.Name), c.Version, c.Nodes, c.Documents, format, c.Dim, termsafe.Text(orUnknown(c.Embedder)))
+	}
+	if name != "" && !found {
+		return fmt.Errorf("collection %q: %w", name, pgstore.ErrNotFound)
+	}
+	if name == "" && len(cs) == 0 {
+		fmt.Fprintln(stdout, "no collections")
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+// Package pgtest starts throwaway PostgreSQL servers for tests: a primary
+// made with initdb in a fresh folder on a free loopback port, and streaming
+// standbys of it made with pg_basebackup -R. The server binaries are
+// Debian's (package postgresql-15), found under /usr/lib/postgresql or on
+// PATH, or in $FLOWREADER_PG_BIN. PostgreSQL refuses to run as root, so
+// under root the binaries run as the "postgres" user and the folder is
+// handed to it.
+//
+// When no binaries are found the test is skipped with a message that says
+// how to install them, except under CI (CI set in the environment), where
+// the test fails: CI must run what it claims to.
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// TB is the part of testing.TB the helpers use.
+type TB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Skipf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Server is one running PostgreSQL server. Its methods are safe for
+// concurrent use.
+type Server struct {
+	bin  string // folder of initdb, pg_ctl, pg_basebackup
+	dir  string // data folder
+	port int
+	cred *syscall.Credential // nil: run as ourselves
+
+	mu      sync.Mutex
+	running bool
+}
+
+// ErrUnavailable is returned by Find when no PostgreSQL binaries are found.
+var ErrUnavailable = errors.New("pgtest: PostgreSQL server binaries not found (install Debian's postgresql-15, or set FLOWREADER_PG_BIN to the folder of initdb and pg_ctl)")
+
+// Find returns the folder of the PostgreSQL server binaries.
+func Find() (string, error) {
+	if d := os.Getenv("FLOWREADER_PG_BIN"); d != "" {
+		if isExec(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+		return "", fmt.Errorf("%w: FLOWREADER_PG_BIN=%s has no pg_ctl", ErrUnavailable, d)
+	}
+	if ms, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl"); len(ms) > 0 {
+		// The highest version: the folders are named by major version.
+		sort.Slice(ms, func(i, j int) bool { return version(ms[i]) > version(ms[j]) })
+		return filepath.Dir(ms[0]), nil
+	}
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		return filepath.Dir(p), nil
+	}
+	return "", ErrUnavailable
+}
+
+func version(pgctl string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(pgctl))))
+	return v
+}
+
+func isExec(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// unavailable skips t, or fails it under CI.
+func unavailable(t TB, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("pgtest: CI is set but %v", err)
+	}
+	t.Skipf("pgtest: skipped: %v", err)
+}
+
+// Start starts a primary server for the test and stops it (and removes its
+// folder) at the test's cleanup. It skips the test when PostgreSQL is not
+// installed (fails under CI).
+func Start(t TB) *Server {
+	t.Helper()
+	bin, err := Find()
+	if err != nil {
+		unavailable(t, err)
+		return nil
+	}
+	s, err := start(bin)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(s.remove)
+	return s
+}
+
+// start makes and starts a primary in a new folder.
+func start(bin string) (*Server, error) {
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := newDir(cred)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{bin: bin, dir: dir, cred: cred}
+	data := filepath.Join(dir, "data")
+	out, err := s.run("initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	if err != nil {
+		s.remove()
+		return nil, fmt.Errorf("initdb: %w: %s", err, out)
+	}
+	// Throwaway servers: no fsync (a crash loses the server, not data
+	// anyone keeps); streaming replication on (the defaults allow it).
+	conf := "fsync = off\nfull_page_writes = off\nsynchronous_commit = off\n" +
+		"listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\n" +
+		"max_connections = 200\nwal_level = replica\nmax_wal_senders = 8\nhot_standby = on\n"
+	if err := s.appendConf(conf); err != nil {
+		s.remove()
+		return nil, err
+	}
+	if err := s.startFree(); err != nil {
+		s.remove()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Standby makes a streaming standby of s with pg_basebackup -R, starts it
+// and stops it at the test's cleanup. It is read-only and follows s.
+func (s *Server) Standby(t TB) *Server {
+	t.Helper()
+	dir, err := newDir(s.cred)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	sb := &Server{bin: s.bin, dir: dir, cred: s.cred}
+	t.Cleanup(sb.remove)
+	out, err := sb.run("pg_basebackup", "-D", filepath.Join(dir, "data"), "-R", "-X", "stream",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port()), "-U", "postgres", "--no-sync")
+	if err != nil {
+		t.Fatalf("pgtest: pg_basebackup: %v: %s", err, out)
+	}
+	if err := sb.startFree(); err != nil {
+		t.Fatalf("pgtest: standby: %v", err)
+	}
+	return sb
+}
+
+// URL is the server's connection URL as the superuser, database postgres.
+func (s *Server) URL() string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port())
+}
+
+// Port is the server's loopback port.
+func (s *Server) Port() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.port
+}
+
+// Stop stops the server (fast shutdown: sessions are ended, what was
+// committed stays).
+func (s *Server) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return nil
+	}
+	out, err := s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "fast", "-w", "-t", "120", "stop")
+	if err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop: %w: %s", err, out)
+	}
+	s.running = false
+	return nil
+}
+
+// Start starts a stopped server again on the same port.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return nil
+	}
+	return s.startLocked(s.port)
+}
+
+// startFree starts the server on a free loopback port, trying again on
+// another when the one picked was taken in between.
+func (s *Server) startFree() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	for try := 0; try < 5; try++ {
+		var port int
+		if port, err = freePort(); err != nil {
+			return err
+		}
+		if err = s.startLocked(port); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+func (s *Server) startLocked(port int) error {
+	data := filepath.Join(s.dir, "data")
+	out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "120",
+		"-o", "-p "+strconv.Itoa(port), "start")
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+		return fmt.Errorf("pgtest: pg_ctl start on port %d: %w: %s\n%s", port, err, out, tail(string(log), 2000))
+	}
+	s.port, s.running = port, true
+	return nil
+}
+
+// remove stops the server and deletes its folder.
+func (s *Server) remove() {
+	_ = s.Stop()
+	_ = os.RemoveAll(s.dir)
+}
+
+// Log returns the end of the server's log, for a failing test's message.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+	return tail(string(b), 4000)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// run runs one of the server's programs, as the postgres user when we are
+// root, with a bounded time.
+func (s *Server) run(prog string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, prog), args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
+	if s.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+		cmd.Env = append(cmd.Env, "HOME="+s.dir, "USER=postgres")
+	}
+	return cmd.CombinedOutput()
+}
+
+func (s *Server) appendConf(text string) error {
+	f, err := os.OpenFile(filepath.Join(s.dir, "data", "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("pgtest: %w", err)
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// credential is the postgres user's when we are root, else nil.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: running as root needs the postgres user (Debian's postgresql package makes it): %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// newDir makes a folder the server's user owns.
+func newDir(cred *syscall.Credential) (string, error) {
+	dir, err := os.MkdirTemp("", "flowreader-pg-")
+	if err != nil {
+		return "", fmt.Errorf("pgtest: %w", err)
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("pgtest: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pgtest: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,82 @@
+// Package pgstore keeps flowreader collections in PostgreSQL, so that
+// stateless replicas answer questions over them without holding a copy:
+// per question a replica reads the candidate subgraph the in-process
+// index would score (score.Index.ScoreCandidates), in one snapshot and two
+// round trips, and scores, routes and selects it in-process.
+//
+// # Collections and the schema
+//
+// A collection is the unit of tenancy: one database holds many, each
+// named, each with its own documents, nodes, vocabulary and statistics.
+// [Open] creates the schema "flowreader" or migrates it to this library's
+// version (recorded in flowreader.schema_version; a newer one is refused
+// with [ErrSchema]), once, under an advisory lock. The tables, each keyed
+// by the collection's id first:
+//
+//   - collections: the name, the embedding dimension and format (int8 with
+//     a scale per row, or float32), the version (bumped by every commit)
+//     and the whole-collection statistics a question needs: the node count
+//     N, BM25's total document length (avgdl = total/N), the sum of the
+//     vocabulary's Okapi idf (rank_bm25's ε floor, ε·mean idf), the longest
+//     summary (answerability), the sum of the embeddings (the mean
+//     direction, MMR's pivot) and the evenly spaced entry nodes whose
+//     cosines estimate the mean relevance;
+//   - documents: ID, title, metadata (jsonb, for filters) and a hash of
+//     the document's nodes (what an update compares);
+//   - nodes: the node's fields, keyed by seq, its position in the
+//     collection (node i of an imported graph is seq i; an update numbers
+//     new nodes after the others), with what scoring and routing read of
+//     it: BM25 length, summary length, reference keys, the nodes it names
+//     by title, and its adjacency (neighbour seqs ascending, edge kinds and
+//     weights) as arrays;
+//   - vectors: the embedding as stored in the graph (int8 bytes and the
+//     row's scale, or float32), so that cosines are bit for bit the
+//     in-process ones; sketches: its sign bits (bit varying), a narrow
+//     table the dense first pass scans;
+//   - terms (term → id, document frequency) and postings (term, seq, tf,
+//     length), the BM25 index: terms are score's (lower case, English stop
+//     words removed, snowball stems);
+//   - refs (reference key → nodes) and titles (first word → node, title),
+//     the lookups of the reference boost and of hop-aware relevance.
+//
+// # A question: two round trips, one snapshot
+//
+// The first round trip opens a REPEATABLE READ, READ ONLY transaction
+// and, pipelined, reads the collection row and its entry nodes'
+// embeddings; the dense first pass (the 4·m, at least 1024, nodes whose
+// sketches are nearest the question's in Hamming distance, with their
+// embeddings); the question's terms' document frequencies and, computed in
+// SQL, every node's BM25 summed over the terms in the question's order,
+// the m best and the whole collection's least, greatest and summed score;
+// the reference and title matches. The replica re-ranks the dense pass by
+// the exact cosine (graph.Graph.Dot's arithmetic) and interleaves the
+// seeds as ScoreCandidates does. The second round trip expands the seeds
+// in SQL (the seeds, then each one's neighbours in ascending order, the
+// first 8·m distinct nodes), returns those nodes' rows, embeddings, the
+// edges among them and their frequencies of the question's terms, and
+// commits. The candidates' BM25 is then computed in Go from those
+// frequencies and the collection's statistics, as the in-process index
+// computes it, so it equals it; with every node re-ranked the subgraph is
+// the in-process one. Writers never block this, and it never sees a
+// partial update: PostgreSQL's snapshot holds one committed version.
+//
+// # Updates
+//
+// [Store.Import] creates a collection from a graph in one transaction,
+// by COPY. [Store.Update] makes a collection hold a new graph's documents
+// in one transaction: it locks the collection's row (writers of one
+// collection are serialised), refuses with [ErrConflict] when the
+// collection's version is not the one the update was made from (no update
+// silently undoes another), replaces what changed, recomputes the
+// statistics and notifies channel "flowreader" with the collection's name.
+// Replicas keep no state between questions, so each question reads the
+// latest committed version: an update is visible to the next question,
+// with no notification needed (a standby shows it once replayed).
+//
+// # Errors
+//
+// Errors wrap the driver's: errors.As with *pgconn.PgError gives the
+// server's SQLSTATE. A database that cannot be reached, is shutting down
+// or is starting gives errors wrapping [ErrUnavailable] (a server maps it
+// to 503); the pool reconnects by itself once it is back.
+package pgstore

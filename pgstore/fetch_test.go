@@ -1,0 +1,162 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/internal/lab/synth"
+	"github.com/flowreader/flowreader/internal/pgtest"
+	"github.com/flowreader/flowreader/score"
+)
+
+// openTest starts a server and opens a store on it.
+func openTest(t *testing.T) (*Store, *pgtest.Server) {
+	t.Helper()
+	srv := pgtest.Start(t)
+	s, err := Open(context.Background(), srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, srv
+}
+
+// quickstart builds the quickstart collection with the default pipeline.
+func quickstart(t *testing.T) (*flowreader.Pipeline, *graph.Graph, []graph.Document) {
+	t.Helper()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := ingest.Path("../examples/quickstart/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Build(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, g, docs
+}
+
+// sameCandidates checks the store's fetch against score's in-process
+// candidate scoring: the same subgraph (nodes, payloads, embeddings,
+// edges) and BM25 equal to 1e-9.
+func sameCandidates(t *testing.T, s *Store, name string, g *graph.Graph, q score.Query, m int, c score.Config) {
+	t.Helper()
+	ix := score.NewIndex(g)
+	want, err := ix.ScoreCandidates(c, q, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.fetch(context.Background(), name, q, m, c, fetchOptions{exact: true, text: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.trips != 2 {
+		t.Errorf("%q: %d round trips, want 2", q.Text, got.trips)
+	}
+	seqs := make([]int, len(got.seqs))
+	for i, v := range got.seqs {
+		seqs[i] = int(v)
+	}
+	if !slices.Equal(seqs, want.Candidates) {
+		t.Fatalf("%q: candidates differ:\nstore     %v\nin-process %v", q.Text, seqs, want.Candidates)
+	}
+	sub := want.Graph
+	for i := range sub.Nodes {
+		a, b := nodeString(got.nodes[i]), nodeString(sub.Nodes[i])
+		if a != b {
+			t.Fatalf("%q: node %d differs:\nstore      %s\nin-process %s", q.Text, i, a, b)
+		}
+		row := sub.AppendEmbedding(nil, i)
+		rb := rowBytes(got.dim, got.int8)
+		if d, w := dot(row, got.emb[i*rb:(i+1)*rb], got.scale[i], got.int8), sub.Dot(i, row); d != w {
+			t.Fatalf("%q: node %d embedding differs (%v, %v)", q.Text, i, d, w)
+		}
+	}
+	if len(got.edges) != len(sub.Edges) {
+		t.Fatalf("%q: %d edges, in-process %d", q.Text, len(got.edges), len(sub.Edges))
+	}
+	for i, e := range sub.Edges {
+		if got.edges[i] != e {
+			t.Fatalf("%q: edge %d: %+v, in-process %+v", q.Text, i, got.edges[i], e)
+		}
+	}
+	if (want.BM25 == nil) != (got.bm25 == nil) {
+		t.Fatalf("%q: BM25 nil %v, in-process nil %v", q.Text, got.bm25 == nil, want.BM25 == nil)
+	}
+	for i := range want.BM25 {
+		if math.Abs(got.bm25[i]-want.BM25[i]) > 1e-9 {
+			t.Fatalf("%q: node %d BM25 %v, in-process %v", q.Text, i, got.bm25[i], want.BM25[i])
+		}
+	}
+}
+
+func nodeString(n graph.Node) string {
+	img := n.Image
+	n.Image = nil
+	if img != nil {
+		return fmt.Sprintf("%+v image %+v", n, *img)
+	}
+	return fmt.Sprintf("%+v", n)
+}
+
+func TestFetchQuickstart(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	p, g, docs := quickstart(t)
+	if err := s.Import(ctx, "quickstart", g, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Import(ctx, "quickstart", g); err == nil {
+		t.Fatal("a second import of one name succeeded")
+	}
+	for _, question := range []string{
+		"What did the station report say about the harbour?",
+		"Which field notes mention birds?",
+		"Table 2 and Figure 1",
+		"zzz qqq",
+	} {
+		vs, err := p.Embedder().Embed(ctx, []string{question}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []int{1, 3, 16} {
+			sameCandidates(t, s, "quickstart", g, score.Query{Text: question, Embedding: vs[0]}, m, score.Config{})
+		}
+	}
+}
+
+func TestFetchSynthetic(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	for _, i8 := range []bool{false, true} {
+		g := synth.Graph(t, 1200, 24, 7)
+		name := "topics-f32"
+		if i8 {
+			g, name = g.WithInt8Embeddings(), "topics-i8"
+		}
+		if err := s.Import(ctx, name, g); err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for k := 0; k < 8; k++ {
+			v := rng.IntN(g.Len())
+			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " " + g.Nodes[(v+7)%g.Len()].Keywords[0], Embedding: g.AppendEmbedding(nil, (v+1)%g.Len())}
+			for _, c := range []score.Config{score.Config{}, score.Classic()} {
+				sameCandidates(t, s, name, g, q, 32, c)
+			}
+		}
+	}
+}

@@ -1,0 +1,723 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	pgvector "github.com/pgvector/pgvector-go"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/mention"
+	"github.com/flowreader/flowreader/internal/scorehook"
+	_ "github.com/flowreader/flowreader/score" // sets the scorehook functions
+)
+
+// entryCount is how many evenly spaced nodes the in-process candidate
+// search starts from and estimates the mean relevance with (score's
+// candidateEntries); the collection row lists them.
+const entryCount = 1024
+
+// Import creates the collection name from g, a graph as Pipeline.Build
+// makes it or graph.Load reads it, in one transaction: the collection is
+// there whole or not at all. docs, when given, supply the documents'
+// titles and metadata (matched by ID); every document of g's nodes is
+// stored either way. Node i of g is the collection's node i: a question
+// over the collection reads what the in-process index over g reads.
+//
+// It fails with ErrExists when the name is taken and ErrInput for an
+// invalid name or an empty graph.
+func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ...graph.Document) error {
+	if err := validName(name); err != nil {
+		return err
+	}
+	if g == nil || g.Len() == 0 || g.Dim <= 0 {
+		return fmt.Errorf("%w: import %q: a graph without nodes", ErrInput, name)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return wrap("import", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	var id int32
+	err = tx.QueryRow(ctx, `INSERT INTO flowreader.collections (name, dim, int8, embedder, image_root) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		name, g.Dim, g.Int8Embeddings(), g.Embedder, g.ImageRoot).Scan(&id)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return fmt.Errorf("pgstore: import %q: %w", name, ErrExists)
+	}
+	if err != nil {
+		return wrap("import", err)
+	}
+	w := &writer{tx: tx, coll: id, g: g, noCopy: s.noCopy, ann: s.ann}
+	if w.ann {
+		if _, err := tx.Exec(ctx, annTable); err != nil {
+			return wrap("import", err)
+		}
+	}
+	all := make([]int, g.Len())
+	for i := range all {
+		all[i] = i
+	}
+	if err := w.write(ctx, all); err != nil {
+		return err
+	}
+	if err := w.documents(ctx, docs, nil); err != nil {
+		return err
+	}
+	if w.ann {
+		// The index is built once the rows are in: faster than row by row.
+		if _, err := tx.Exec(ctx, annIndex(id, g.Dim)); err != nil {
+			return wrap("import", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET ann = true WHERE id = $1`, id); err != nil {
+			return wrap("import", err)
+		}
+	}
+	if err := refreshStats(ctx, tx, id); err != nil {
+		return err
+	}
+	// The planner's statistics, so that the first questions find the
+	// indexes (a large import changes the tables' sizes).
+	an := `ANALYZE flowreader.nodes, flowreader.cands, flowreader.sketches, flowreader.terms, flowreader.postings, flowreader.refs, flowreader.titles, flowreader.documents`
+	if w.ann {
+		an += `, flowreader.ann`
+	}
+	if _, err := tx.Exec(ctx, an); err != nil {
+		return wrap("import", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify('flowreader', $1)`, name); err != nil {
+		return wrap("import", err)
+	}
+	return wrap("import", tx.Commit(ctx))
+}
+
+// writer copies nodes of a graph into a collection.
+type writer struct {
+	tx   pgx.Tx
+	coll int32
+	g    *graph.Graph
+	// seq maps node i of g to its seq in the collection; nil means i.
+	seq []int64
+	// named is what each node of g names by title (names).
+	named [][]int32
+	// noCopy writes by INSERT instead of COPY (see copy).
+	noCopy bool
+	// ann also writes the embeddings as halfvec, for pgvector's HNSW.
+	ann bool
+}
+
+// names returns what each node of g names by title, over the whole graph,
+// as flow.Hop computes it.
+func (w *writer) names() [][]int32 {
+	if w.named == nil {
+		g := w.g
+		texts, titles := make([]string, g.Len()), make([]string, g.Len())
+		for i := range g.Nodes {
+			texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
+		}
+		w.named = mention.TitleMentions(texts, titles, mention.Options{})
+	}
+	return w.named
+}
+
+// links returns node i's title mentions and adjacency in seqs. Edge
+// weights are not stored: they are max(cos, 0) of the stored embeddings,
+// recomputed from them (as graph.New does).
+func (w *writer) links(i int, names [][]int32) (nm []int64, adj []byte) {
+	nm = make([]int64, len(names[i]))
+	for j, v := range names[i] {
+		nm[j] = w.seqOf(int(v))
+	}
+	nb, es := w.g.Neighbors(i)
+	nbrs, kinds := make([]int64, len(nb)), make([]int16, len(nb))
+	for j, v := range nb {
+		nbrs[j], kinds[j] = w.seqOf(int(v)), int16(w.g.Edges[es[j]].Kind)
+	}
+	// Seqs ascend with node indexes on import; after an update a kept
+	// node's neighbours may not: keep each array in ascending seq, the
+	// order the expansion walks.
+	sortLinks(nbrs, kinds)
+	return nm, encodeAdj(nbrs, kinds)
+}
+
+func (w *writer) seqOf(i int) int64 {
+	if w.seq == nil {
+		return int64(i)
+	}
+	return w.seq[i]
+}
+
+// write copies the nodes sel of w.g (ascending): their rows, embeddings,
+// sketches, postings, references and titles; and adds their terms to the
+// collection's vocabulary.
+func (w *writer) write(ctx context.Context, sel []int) error {
+	g := w.g
+	names := w.names()
+	a, b := 0, len(sel)
+
+	terms := scorehook.NewTerms()
+	var (
+		ids  []int32
+		lens = make([]float32, b-a)
+		i    = a
+	)
+	// Postings are collected per node as (term, tf) runs; the vocabulary
+	// numbering is the collection's once the terms table is merged.
+	type posting struct {
+		term int32
+		tf   float32
+	}
+	post := make([][]posting, b-a)
+	for k := a; k < b; k++ {
+		ids = terms.Append(ids[:0], &g.Nodes[sel[k]])
+		lens[k-a] = float32(len(ids))
+		slices.Sort(ids)
+		for x := 0; x < len(ids); {
+			y := x + 1
+			for y < len(ids) && ids[y] == ids[x] {
+				y++
+			}
+			post[k-a] = append(post[k-a], posting{ids[x], float32(y - x)})
+			x = y
+		}
+	}
+	// The text a question reads of the nodes it reads.
+	nodeCols := []string{"coll", "seq", "id", "doc", "content", "caption", "footnote", "summary", "tags", "image_text", "image_path", "image_mime", "context"}
+	i = a
+	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "nodes"}, nodeCols, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= b {
+			return nil, nil
+		}
+		k := sel[i]
+		i++
+		nd := &g.Nodes[k]
+		ip, im := "", ""
+		if nd.Image != nil {
+			ip, im = nd.Image.Path, nd.Image.MIME
+		}
+		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, nd.Content, nd.Caption, nd.Footnote, nd.Summary, nonNil(nd.Tags), nd.ImageText, ip, im, nd.Context}, nil
+	}))
+	if err != nil {
+		return wrap("import nodes", err)
+	}
+
+	// What scoring and routing read of every candidate: one row.
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale"}
+	i = a
+	row := make([]float32, 0, g.Dim)
+	q := make([]int8, g.Dim)
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "cands"}, candCols, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= b {
+			return nil, nil
+		}
+		x := i
+		i++
+		k := sel[x]
+		nd := &g.Nodes[k]
+		nm, adj := w.links(k, names)
+		refs := scorehook.NodeRefKeys(nd)
+		if refs == nil {
+			refs = []string{}
+		}
+		row = g.AppendEmbedding(row[:0], k)
+		emb, scale := floatBytes(row), float32(1)
+		if g.Int8Embeddings() {
+			s, err := int8Row(row, q)
+			if err != nil {
+				return nil, fmt.Errorf("node %d: %w", k, err)
+			}
+			emb, scale = int8Bytes(q), s
+		}
+		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale}, nil
+	}))
+	if err != nil {
+		return wrap("import candidates", err)
+	}
+
+	i = a
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "sketches"}, []string{"coll", "seq", "bits"}, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= b {
+			return nil, nil
+		}
+		k := sel[i]
+		i++
+		row = g.AppendEmbedding(row[:0], k)
+		return []any{w.coll, w.seqOf(k), sketch(row)}, nil
+	}))
+	if err != nil {
+		return wrap("import sketches", err)
+	}
+
+	if w.ann {
+		i = 0
+		_, err = w.copy(ctx, pgx.Identifier{"flowreader", "ann"}, []string{"coll", "seq", "v"}, pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= b {
+				return nil, nil
+			}
+			k := sel[i]
+			i++
+			return []any{w.coll, w.seqOf(k), pgvector.NewHalfVector(g.AppendEmbedding(nil, k))}, nil
+		}))
+		if err != nil {
+			return wrap("import halfvec embeddings", err)
+		}
+	}
+
+	// The vocabulary: the collection's ids for the terms met here (new
+	// terms numbered after the collection's, in order of first
+	// appearance), and document frequencies.
+	local := make([]int32, terms.Len())
+	df := make([]int32, terms.Len())
+	for _, ps := range post {
+		for _, p := range ps {
+			df[p.term]++
+		}
+	}
+	if err := w.mergeTerms(ctx, terms, df, local); err != nil {
+		return err
+	}
+	i, j := a, 0
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "postings"}, []string{"coll", "term", "seq", "tf", "len"}, pgx.CopyFromFunc(func() ([]any, error) {
+		for i < b && j >= len(post[i-a]) {
+			i, j = i+1, 0
+		}
+		if i >= b {
+			return nil, nil
+		}
+		p := post[i-a][j]
+		j++
+		return []any{w.coll, local[p.term], w.seqOf(sel[i]), p.tf, lens[i-a]}, nil
+	}))
+	if err != nil {
+		return wrap("import postings", err)
+	}
+
+	var refRows, titleRows [][]any
+	for _, k := range sel {
+		nd := &g.Nodes[k]
+		seen := map[string]bool{}
+		for _, r := range scorehook.NodeRefKeys(nd) {
+			if !seen[r] {
+				seen[r] = true
+				refRows = append(refRows, []any{w.coll, r, w.seqOf(k)})
+			}
+		}
+		if f, ok := mention.TitleFirstWord(nd.Section, mention.Options{}); ok {
+			titleRows = append(titleRows, []any{w.coll, f, w.seqOf(k), nd.Section})
+		}
+	}
+	if _, err := w.copy(ctx, pgx.Identifier{"flowreader", "refs"}, []string{"coll", "key", "seq"}, pgx.CopyFromRows(refRows)); err != nil {
+		return wrap("import references", err)
+	}
+	if _, err := w.copy(ctx, pgx.Identifier{"flowreader", "titles"}, []string{"coll", "first", "seq", "title"}, pgx.CopyFromRows(titleRows)); err != nil {
+		return wrap("import titles", err)
+	}
+	return nil
+}
+
+// mergeTerms gives the terms of t the collection's ids (in local) and adds
+// df to their document frequencies, numbering new terms after the
+// collection's in t's order.
+func (w *writer) mergeTerms(ctx context.Context, t scorehook.Terms, df, local []int32) error {
+	words := make([]string, t.Len())
+	for k := range words {
+		words[k] = t.Term(int32(k))
+	}
+	// One statement: upsert every term with its df increment, new ids in
+	// the given order after next_term, and return the ids.
+	rows, err := w.tx.Query(ctx, `
+WITH c AS (SELECT next_term FROM flowreader.collections WHERE id = $1),
+inp AS (SELECT term, df, ord FROM unnest($2::text[], $3::int4[]) WITH ORDINALITY u(term, df, ord)),
+old AS (SELECT t.term, t.id FROM flowreader.terms t JOIN inp USING (term) WHERE t.coll = $1),
+fresh AS (SELECT inp.term, (SELECT next_term FROM c) + row_number() OVER (ORDER BY inp.ord) - 1 AS id
+          FROM inp LEFT JOIN old USING (term) WHERE old.id IS NULL),
+up AS (INSERT INTO flowreader.terms AS t (coll, term, id, df)
+       SELECT $1, inp.term, coalesce(old.id, fresh.id::int4), inp.df FROM inp LEFT JOIN old USING (term) LEFT JOIN fresh USING (term)
+       ON CONFLICT (coll, term) DO UPDATE SET df = t.df + excluded.df
+       RETURNING t.term, t.id),
+bump AS (UPDATE flowreader.collections SET next_term = next_term + (SELECT count(*) FROM fresh) WHERE id = $1)
+SELECT inp.ord, up.id FROM inp JOIN up USING (term)`, w.coll, words, df)
+	if err != nil {
+		return wrap("import terms", err)
+	}
+	got := 0
+	for rows.Next() {
+		var ord int64
+		var id int32
+		if err := rows.Scan(&ord, &id); err != nil {
+			rows.Close()
+			return wrap("import terms", err)
+		}
+		local[ord-1] = id
+		got++
+	}
+	if err := rows.Err(); err != nil {
+		return wrap("import terms", err)
+	}
+	if got != len(words) {
+		return fmt.Errorf("pgstore: import terms: %d of %d terms numbered", got, len(words))
+	}
+	return nil
+}
+
+// documents writes the documents of w.g's nodes but those in keep, with
+// the titles and metadata of docs, and sets those of the kept ones that
+// docs has.
+func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[string]bool) error {
+	meta := map[string]*graph.Document{}
+	for k := range docs {
+		meta[docs[k].ID] = &docs[k]
+	}
+	hashes := docHashes(w.g)
+	var rows [][]any
+	for _, h := range hashes {
+		if keep[h.id] {
+			if d := meta[h.id]; d != nil {
+				md := d.Metadata
+				if md == nil {
+					md = map[string]string{}
+				}
+				if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents SET title = $3, metadata = $4::jsonb WHERE coll = $1 AND id = $2`, w.coll, h.id, d.Title, jsonText(md)); err != nil {
+					return wrap("update documents", err)
+				}
+			}
+			continue
+		}
+		title, md := "", map[string]string{}
+		if d := meta[h.id]; d != nil {
+			title = d.Title
+			if d.Metadata != nil {
+				md = d.Metadata
+			}
+		}
+		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes)})
+	}
+	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes"}, pgx.CopyFromRows(rows))
+	return wrap("import documents", err)
+}
+
+// docHash is one document of a graph: its ID, node count and a hash of its
+// nodes' content and embeddings.
+type docHash struct {
+	id    string
+	nodes int
+	sum   [32]byte
+}
+
+// docHashes returns the documents of g's nodes in order of first
+// appearance.
+func docHashes(g *graph.Graph) []docHash {
+	var out []docHash
+	at := map[string]int{}
+	hs := map[string]*sha256Digest{}
+	row := make([]float32, 0, g.Dim)
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		k, ok := at[nd.Doc]
+		if !ok {
+			k = len(out)
+			at[nd.Doc] = k
+			out = append(out, docHash{id: nd.Doc})
+			hs[nd.Doc] = newDigest()
+		}
+		out[k].nodes++
+		h := hs[nd.Doc]
+		h.str(nd.ID).str(nd.Section).str(nd.Content).str(nd.Caption).str(nd.Footnote).str(nd.Summary).str(nd.ImageText).str(nd.Context)
+		h.num(int64(nd.Page)).num(int64(nd.Order)).num(int64(nd.Modality))
+		h.num(int64(len(nd.Keywords)))
+		for _, s := range nd.Keywords {
+			h.str(s)
+		}
+		h.num(int64(len(nd.Tags)))
+		for _, s := range nd.Tags {
+			h.str(s)
+		}
+		if nd.Image != nil {
+			h.str(nd.Image.Path).str(nd.Image.MIME)
+		}
+		row = g.AppendEmbedding(row[:0], i)
+		h.b = append(h.b, floatBytes(row)...)
+		h.flush()
+	}
+	for k := range out {
+		out[k].sum = hs[out[k].id].sum()
+	}
+	return out
+}
+
+// sha256Digest hashes length-prefixed fields.
+type sha256Digest struct {
+	h interface {
+		Write([]byte) (int, error)
+		Sum([]byte) []byte
+	}
+	b []byte
+}
+
+func newDigest() *sha256Digest { return &sha256Digest{h: sha256.New()} }
+
+func (d *sha256Digest) str(s string) *sha256Digest {
+	d.b = binary.AppendUvarint(d.b, uint64(len(s)))
+	d.b = append(d.b, s...)
+	return d
+}
+
+func (d *sha256Digest) num(x int64) *sha256Digest {
+	d.b = binary.AppendVarint(d.b, x)
+	return d
+}
+
+func (d *sha256Digest) flush() {
+	d.h.Write(d.b) //nolint:errcheck // hash writes do not fail
+	d.b = d.b[:0]
+}
+
+func (d *sha256Digest) sum() [32]byte {
+	d.flush()
+	var out [32]byte
+	copy(out[:], d.h.Sum(nil))
+	return out
+}
+
+// refreshStats recomputes the collection's whole-collection statistics
+// from its rows and bumps its version: the node count, BM25's total length
+// and the sum of the vocabulary's idf (for rank_bm25's ε floor), the
+// longest summary, the sum of the embeddings (their mean direction is
+// MMR's pivot), and the evenly spaced entry nodes.
+func refreshStats(ctx context.Context, tx pgx.Tx, coll int32) error {
+	var n int64
+	var total float64
+	var maxSum int32
+	if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(len::float8), 0), coalesce(max(sum_len), 0) FROM flowreader.cands WHERE coll = $1`, coll).Scan(&n, &total, &maxSum); err != nil {
+		return wrap("statistics", err)
+	}
+	// idf over the vocabulary in id order (score.NewIndex's order), in Go:
+	// its math.Log is the one the in-process index uses.
+	rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
+	if err != nil {
+		return wrap("statistics", err)
+	}
+	idfSum, vocab := 0.0, int64(0)
+	for rows.Next() {
+		var d int32
+		if err := rows.Scan(&d); err != nil {
+			rows.Close()
+			return wrap("statistics", err)
+		}
+		idfSum += math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
+		vocab++
+	}
+	if err := rows.Err(); err != nil {
+		return wrap("statistics", err)
+	}
+	// The embedding sum in node order, as score's mean direction sums it.
+	var dim int
+	var i8 bool
+	if err := tx.QueryRow(ctx, `SELECT dim, int8 FROM flowreader.collections WHERE id = $1`, coll).Scan(&dim, &i8); err != nil {
+		return wrap("statistics", err)
+	}
+	acc := make([]float64, dim)
+	var entries []int64
+	step := max(1, n/entryCount)
+	vrows, err := tx.Query(ctx, `SELECT seq, emb, scale FROM flowreader.cands WHERE coll = $1 ORDER BY seq`, coll)
+	if err != nil {
+		return wrap("statistics", err)
+	}
+	rank := int64(0)
+	for vrows.Next() {
+		var seq int64
+		var emb []byte
+		var scale float32
+		if err := vrows.Scan(&seq, &emb, &scale); err != nil {
+			vrows.Close()
+			return wrap("statistics", err)
+		}
+		if rank%step == 0 {
+			entries = append(entries, seq)
+		}
+		rank++
+		addRow(acc, emb, scale, i8)
+	}
+	if err := vrows.Err(); err != nil {
+		return wrap("statistics", err)
+	}
+	_, err = tx.Exec(ctx, `UPDATE flowreader.collections SET nodes = $2, total_len = $3, idf_sum = $4, vocab = $5, max_sum_len = $6,
+emb_sum = $7, entries = $8, next_seq = greatest(next_seq, coalesce((SELECT max(seq) + 1 FROM flowreader.cands WHERE coll = $1), 0)),
+version = version + 1, updated = now() WHERE id = $1`, coll, n, total, idfSum, vocab, maxSum, acc, entries)
+	return wrap("statistics", err)
+}
+
+// addRow adds a stored embedding, decoded as graph.Graph.AppendEmbedding
+// decodes it, to acc.
+func addRow(acc []float64, emb []byte, scale float32, i8 bool) {
+	if i8 {
+		for k, b := range emb {
+			acc[k] += float64(float32(int8(b)) * scale)
+		}
+		return
+	}
+	for k := range acc {
+		acc[k] += float64(math.Float32frombits(binary.LittleEndian.Uint32(emb[4*k:])))
+	}
+}
+
+// int8Row recovers the int8 row and scale of an embedding that an int8
+// graph decoded (value = float32(q)·scale, scale = 1/‖q‖, the largest |q|
+// = 127, as the quantiser makes them), checking that they give dec back
+// bit for bit.
+func int8Row(dec []float32, q []int8) (float32, error) {
+	m := 0.0
+	for _, x := range dec {
+		m = max(m, math.Abs(float64(x)))
+	}
+	if m == 0 {
+		clear(q)
+		return 0, nil
+	}
+	f := 127 / m
+	var ss int64
+	for k, x := range dec {
+		v := math.Round(float64(x) * f)
+		if v < -127 || v > 127 {
+			return 0, fmt.Errorf("%w: embedding is not an int8 row", ErrInput)
+		}
+		q[k] = int8(v)
+		ss += int64(q[k]) * int64(q[k])
+	}
+	s := float32(1 / math.Sqrt(float64(ss)))
+	for k, x := range dec {
+		if float32(q[k])*s != x {
+			return 0, fmt.Errorf("%w: embedding is not an int8 row (value %d)", ErrInput, k)
+		}
+	}
+	return s, nil
+}
+
+func int8Bytes(q []int8) []byte {
+	b := make([]byte, len(q))
+	for k, x := range q {
+		b[k] = byte(x)
+	}
+	return b
+}
+
+func floatBytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for k, x := range v {
+		binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(x))
+	}
+	return b
+}
+
+// sketch is the sign bits of an embedding, the first component in the
+// first byte's high bit (PostgreSQL's bit order): the dense candidates'
+// first pass ranks nodes by the Hamming distance of their sketch to the
+// question's.
+func sketch(v []float32) pgtype.Bits {
+	b := make([]byte, (len(v)+7)/8)
+	for k, x := range v {
+		if x > 0 {
+			b[k/8] |= 0x80 >> (k % 8)
+		}
+	}
+	return pgtype.Bits{Bytes: b, Len: int32(len(v)), Valid: true}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// sortLinks sorts an adjacency by seq, its kinds alongside.
+func sortLinks(nbrs []int64, kinds []int16) {
+	if slices.IsSorted(nbrs) {
+		return
+	}
+	idx := make([]int, len(nbrs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(nbrs[a], nbrs[b]) })
+	n2, k2 := slices.Clone(nbrs), slices.Clone(kinds)
+	for i, j := range idx {
+		nbrs[i], kinds[i] = n2[j], k2[j]
+	}
+}
+
+// jsonText is metadata as JSON text, which the jsonb column takes by COPY
+// and by INSERT alike.
+func jsonText(md map[string]string) string {
+	b, err := json.Marshal(md)
+	if err != nil {
+		return "{}" // a map of strings always marshals
+	}
+	return string(b)
+}
+
+// encodeAdj encodes an adjacency (seqs ascending, edge kinds alongside) as
+// the cands.adj bytes: the count, then per neighbour the gap from the
+// previous seq (the first from 0) as a uvarint and the kind as one byte.
+// A node's neighbours then take two or three bytes each, not the twelve of
+// an int8[] element on the wire.
+func encodeAdj(nbrs []int64, kinds []int16) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, 1+3*len(nbrs)), uint64(len(nbrs)))
+	prev := int64(0)
+	for i, v := range nbrs {
+		b = binary.AppendUvarint(b, uint64(v-prev))
+		b = append(b, byte(kinds[i]))
+		prev = v
+	}
+	return b
+}
+
+// errAdj is a cands.adj value that encodeAdj did not make.
+var errAdj = errors.New("pgstore: corrupt adjacency")
+
+// decodeAdj decodes encodeAdj's bytes.
+func decodeAdj(b []byte) (nbrs []int64, kinds []int16, err error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || k != uvarintLen(n) || n > uint64(len(b)) {
+		return nil, nil, errAdj
+	}
+	b = b[k:]
+	nbrs, kinds = make([]int64, 0, n), make([]int16, 0, n)
+	prev := int64(0)
+	for i := uint64(0); i < n; i++ {
+		d, k := binary.Uvarint(b)
+		if k <= 0 || k >= len(b) || k != uvarintLen(d) || d > math.MaxInt64-uint64(prev) {
+			return nil, nil, errAdj
+		}
+		prev += int64(d)
+		nbrs = append(nbrs, prev)
+		kinds = append(kinds, int16(b[k]))
+		b = b[k+1:]
+	}
+	if len(b) != 0 {
+		return nil, nil, errAdj
+	}
+	return nbrs, kinds, nil
+}
+
+// uvarintLen is the length of x's minimal uvarint: decodeAdj takes no
+// other, so that each adjacency has one encoding.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,173 @@
+package pgstore
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// A replica ranks a large collection's nodes for the dense first pass by
+// the Hamming distance of their sign sketches, in memory: d/8 bytes a node
+// (96 MB for a million of dimension 768), not the embeddings. The sketches
+// are loaded with a question's first snapshot and brought up to date with
+// each later question's from the changes log, in that question's snapshot;
+// a collection whose sketches would pass the store's budget is ranked by
+// the database instead (the same order, by a scan of the sketches table).
+
+// sketchBudget is the most bytes of sketches a store keeps in memory, over
+// all collections.
+const sketchBudget = 192 << 20
+
+// sketchMinNodes is the collection size from which sketches are kept in
+// memory: below it the database's scan costs a few milliseconds.
+const sketchMinNodes = 20000
+
+// sketchSet is one collection's sketches at one version; it is never
+// modified once made (an update makes a new one), so questions read it
+// without a lock.
+type sketchSet struct {
+	id      int32
+	version int64
+	words   int       // uint64 words per sketch
+	seqs    []int64   // ascending
+	bits    []uint64  // words per seq, first component in the high bit of word 0
+	entries []byte    // the entry nodes' embeddings at version
+	escale  []float32 // and their scales
+}
+
+func (s *sketchSet) bytes() int { return 8*len(s.seqs) + 8*len(s.bits) + len(s.entries) }
+
+// sketchCache holds the sketch sets by collection name.
+type sketchCache struct {
+	mu   sync.Mutex
+	sets map[string]*sketchSet
+	used int
+}
+
+// get returns the cached set of a collection, or nil.
+func (c *sketchCache) get(name string) *sketchSet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sets[name]
+}
+
+// put keeps set for name when it is newer than the one kept and the
+// budget allows; it reports whether it is kept.
+func (c *sketchCache) put(name string, set *sketchSet) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.sets[name]
+	if old != nil && old.id == set.id && old.version >= set.version {
+		return old.version == set.version
+	}
+	used := c.used + set.bytes()
+	if old != nil {
+		used -= old.bytes()
+	}
+	if used > sketchBudget {
+		return false
+	}
+	if c.sets == nil {
+		c.sets = map[string]*sketchSet{}
+	}
+	c.sets[name], c.used = set, used
+	return true
+}
+
+// drop forgets a collection's set.
+func (c *sketchCache) drop(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.sets[name]; old != nil {
+		c.used -= old.bytes()
+		delete(c.sets, name)
+	}
+}
+
+// sketchWords converts a stored sketch (PostgreSQL bit order: the first
+// bit is the high bit of the first byte) into words, the first bit the
+// high bit of word 0, appended to dst.
+func sketchWords(dst []uint64, b pgtype.Bits, words int) []uint64 {
+	for w := 0; w < words; w++ {
+		var x uint64
+		for k := 0; k < 8; k++ {
+			x <<= 8
+			if i := 8*w + k; i < len(b.Bytes) {
+				x |= uint64(b.Bytes[i])
+			}
+		}
+		dst = append(dst, x)
+	}
+	return dst
+}
+
+// withChanges returns the set at a later version: the removed seqs taken
+// out and the added ones (greater than every kept seq) appended.
+func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []int64, addedBits []uint64) *sketchSet {
+	n := &sketchSet{id: s.id, version: version, words: s.words,
+		seqs: make([]int64, 0, len(s.seqs)+len(added)), bits: make([]uint64, 0, len(s.bits)+len(addedBits))}
+	for i, q := range s.seqs {
+		if !removed[q] {
+			n.seqs = append(n.seqs, q)
+			n.bits = append(n.bits, s.bits[i*s.words:(i+1)*s.words]...)
+		}
+	}
+	n.seqs = append(n.seqs, added...)
+	n.bits = append(n.bits, addedBits...)
+	return n
+}
+
+// nearest returns the k seqs whose sketches are nearest q in Hamming
+// distance, ties by lower seq: the order of the database's
+// ORDER BY bit_count(bits # q), seq LIMIT k.
+func (s *sketchSet) nearest(q []uint64, k int) []int64 {
+	n := len(s.seqs)
+	k = min(k, n)
+	if k == 0 {
+		return nil
+	}
+	dist := make([]uint16, n)
+	hist := make([]int, 64*s.words+1)
+	w := s.words
+	for i := 0; i < n; i++ {
+		d := 0
+		row := s.bits[i*w : (i+1)*w]
+		for j, x := range row {
+			d += bits.OnesCount64(x ^ q[j])
+		}
+		dist[i] = uint16(d)
+		hist[d]++
+	}
+	// The distance t of the k-th nearest: every node nearer is taken, and
+	// the first (by seq) of those at t up to k.
+	t, below := 0, 0
+	for ; below+hist[t] < k; t++ {
+		below += hist[t]
+	}
+	type hit struct {
+		d   uint16
+		seq int64
+	}
+	out := make([]hit, 0, k)
+	atT := k - below
+	for i, d := range dist {
+		switch {
+		case int(d) < t:
+			out = append(out, hit{d, s.seqs[i]})
+		case int(d) == t && atT > 0:
+			out = append(out, hit{d, s.seqs[i]})
+			atT--
+		}
+	}
+	// By distance, then seq (seqs ascend within one distance already).
+	byD := make([][]int64, t+1)
+	for _, h := range out {
+		byD[h.d] = append(byD[h.d], h.seq)
+	}
+	res := make([]int64, 0, k)
+	for _, l := range byD {
+		res = append(res, l...)
+	}
+	return res
+}

@@ -1,0 +1,133 @@
+package pgstore
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/flowreader/flowreader/internal/lab/synth"
+	"github.com/flowreader/flowreader/score"
+)
+
+// TestSketchCache: the replica's in-memory sketches give the dense pass
+// the database's scan gives (the same order), loaded whole, kept, and
+// brought up to date from the changes log after updates, or reloaded when
+// the log has a gap.
+func TestSketchCache(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	g := synth.Graph(t, 900, 40, 11).WithInt8Embeddings()
+	if err := s.Import(ctx, "k", g); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(stage string, firstTrips int) {
+		t.Helper()
+		for i := 0; i < 4; i++ {
+			v := rng.IntN(g.Len())
+			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " "), Embedding: g.AppendEmbedding(nil, v)}
+			s.sketchMin = 1 << 62
+			want, err := s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.sketchMin = 1
+			got, err := s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.dense, want.dense) || !slices.Equal(got.seqs, want.seqs) || got.cosMean != want.cosMean {
+				t.Fatalf("%s: the cached sketches' candidates differ from the database's:\ncache %v\ndb    %v", stage, got.dense, want.dense)
+			}
+			if trips := map[bool]int{true: firstTrips, false: 3}[i == 0]; got.trips != trips || want.trips != 2 {
+				t.Fatalf("%s: round trips %d with the cache, %d without; want %d and 2", stage, got.trips, want.trips, map[bool]int{true: firstTrips, false: 3}[i == 0])
+			}
+			if set := s.sketches.get("k"); set == nil || set.version != got.version || len(set.seqs) != int(got.n) {
+				t.Fatalf("%s: the cache does not hold version %d", stage, got.version)
+			}
+		}
+	}
+	check("loaded", 3)
+	check("kept", 3)
+	h := synth.Graph(t, 900, 40, 12).WithInt8Embeddings()
+	// Keep one document of g: the nodes of a, replace b.
+	for i := range h.Nodes {
+		if h.Nodes[i].Doc == "a" {
+			h.Nodes[i] = g.Nodes[i]
+		}
+	}
+	v, err := s.Update(ctx, "k", version(t, s, "k"), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("no change", 3)
+	if v, err = s.Update(ctx, "k", v, h); err != nil {
+		t.Fatal(err)
+	}
+	check("after an update", 3)
+	if _, err := s.Update(ctx, "k", v, g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM flowreader.changes`); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = s.Update(ctx, "k", v+1, h); err != nil {
+		t.Fatal(err)
+	}
+	check("after a gap in the log", 4)
+}
+
+func TestSketchNearest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n, dim = 500, 100
+	words := (dim + 63) / 64
+	set := &sketchSet{words: words}
+	type row struct {
+		seq int64
+		b   pgtype.Bits
+	}
+	var rows []row
+	for i := 0; i < n; i++ {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		b := sketch(v)
+		seq := int64(3 * i)
+		rows = append(rows, row{seq, b})
+		set.seqs = append(set.seqs, seq)
+		set.bits = sketchWords(set.bits, b, words)
+	}
+	q := make([]float32, dim)
+	for j := range q {
+		q[j] = float32(rng.NormFloat64())
+	}
+	qb := sketch(q)
+	// The oracle: distance by bytes, sorted by (distance, seq).
+	dist := func(b pgtype.Bits) int {
+		d := 0
+		for i := range b.Bytes {
+			x := b.Bytes[i] ^ qb.Bytes[i]
+			for ; x != 0; x &= x - 1 {
+				d++
+			}
+		}
+		return d
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return dist(a.b) - dist(b.b) })
+	for _, k := range []int{1, 7, 64, 499, 500, 600} {
+		got := set.nearest(sketchWords(nil, qb, words), k)
+		want := []int64{}
+		for _, r := range rows[:min(k, n)] {
+			want = append(want, r.seq)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("k %d: %v, want %v", k, got, want)
+		}
+	}
+}

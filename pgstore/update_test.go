@@ -1,0 +1,289 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
+)
+
+// versionDocs is a small collection in two versions: document "x" has 3
+// "alpha" passages in version a and 5 "beta" ones in b; "gone" is only in
+// a and "new" only in b; "same" is in both.
+func versionDocs(b bool) []graph.Document {
+	item := func(s string) graph.Item { return graph.Item{Modality: graph.ModalityText, Text: s, Page: -1} }
+	same := graph.Document{ID: "same", Title: "Same", Metadata: map[string]string{"kind": "stable"}}
+	for i := 0; i < 6; i++ {
+		same.Items = append(same.Items, item(fmt.Sprintf("The harbour wall number %d was repaired after the storm surge of May.", i)))
+	}
+	x := graph.Document{ID: "x", Title: "X"}
+	word, k := "alpha", 3
+	if b {
+		word, k = "beta", 5
+	}
+	for i := 0; i < k; i++ {
+		x.Items = append(x.Items, item(fmt.Sprintf("Passage %d of the %s edition describes the lighthouse keeper and the %s lamp.", i, word, word)))
+	}
+	docs := []graph.Document{same, x}
+	if b {
+		docs = append(docs, graph.Document{ID: "new", Items: []graph.Item{item("A new report on rainfall in November and the river levels.")}})
+	} else {
+		docs = append(docs, graph.Document{ID: "gone", Items: []graph.Item{item("An old note about the ferry timetable in winter.")}})
+	}
+	return docs
+}
+
+func buildDocs(t *testing.T, docs []graph.Document) (*flowreader.Pipeline, *graph.Graph) {
+	t.Helper()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Build(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, g
+}
+
+func version(t *testing.T, s *Store, name string) int64 {
+	t.Helper()
+	cs, err := s.Collections(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Name == name {
+			return c.Version
+		}
+	}
+	t.Fatalf("no collection %q", name)
+	return 0
+}
+
+// sameCollection checks that the collection holds g: every node with its
+// payload and edges (by node ID), and BM25 as the in-process index over g
+// gives it.
+func sameCollection(t *testing.T, s *Store, name string, p *flowreader.Pipeline, g *graph.Graph) {
+	t.Helper()
+	ctx := context.Background()
+	question := "lighthouse keeper lamp storm"
+	vs, err := p.Embedder().Embed(ctx, []string{question}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := score.Query{Text: question, Embedding: vs[0]}
+	f, err := s.fetch(ctx, name, q, g.Len(), score.Config{}, fetchOptions{exact: true, text: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.seqs) != g.Len() || f.n != int64(g.Len()) {
+		t.Fatalf("store has %d nodes (fetched %d), graph %d", f.n, len(f.seqs), g.Len())
+	}
+	want := map[string]string{}
+	for i := range g.Nodes {
+		want[g.Nodes[i].ID] = nodeString(g.Nodes[i])
+	}
+	for i := range f.nodes {
+		if want[f.nodes[i].ID] != nodeString(f.nodes[i]) {
+			t.Fatalf("node %s differs:\nstore %s\ngraph %s", f.nodes[i].ID, nodeString(f.nodes[i]), want[f.nodes[i].ID])
+		}
+	}
+	edges := func(ids func(int32) string, es []graph.Edge) map[string]bool {
+		out := map[string]bool{}
+		for _, e := range es {
+			a, b := ids(e.U), ids(e.V)
+			if a > b {
+				a, b = b, a
+			}
+			out[fmt.Sprintf("%s %s %v %v", a, b, e.Kind, e.Weight)] = true
+		}
+		return out
+	}
+	ge := edges(func(v int32) string { return g.Nodes[v].ID }, g.Edges)
+	fe := edges(func(v int32) string { return f.nodes[v].ID }, f.edges)
+	if len(ge) != len(fe) {
+		t.Fatalf("%d edges in the store, %d in the graph", len(fe), len(ge))
+	}
+	for e := range ge {
+		if !fe[e] {
+			t.Fatalf("edge %s missing from the store", e)
+		}
+	}
+	sc, err := score.NewIndex(g).Score(score.Config{}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := map[string]float64{}
+	for i := range g.Nodes {
+		bm[g.Nodes[i].ID] = sc.BM25[i]
+	}
+	for i := range f.nodes {
+		if d := math.Abs(f.bm25[i] - bm[f.nodes[i].ID]); d > 1e-9 {
+			t.Fatalf("node %s: BM25 %v, in-process %v", f.nodes[i].ID, f.bm25[i], bm[f.nodes[i].ID])
+		}
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	da, db := versionDocs(false), versionDocs(true)
+	p, ga := buildDocs(t, da)
+	_, gb := buildDocs(t, db)
+	if err := s.Import(ctx, "c", ga, da...); err != nil {
+		t.Fatal(err)
+	}
+	sameCollection(t, s, "c", p, ga)
+	v := version(t, s, "c")
+
+	// A stale base is refused and changes nothing.
+	if _, err := s.Update(ctx, "c", v-1, gb, db...); !errors.Is(err, ErrConflict) {
+		t.Fatalf("stale base: %v, want ErrConflict", err)
+	}
+	sameCollection(t, s, "c", p, ga)
+
+	v2, err := s.Update(ctx, "c", v, gb, db...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2 <= v {
+		t.Fatalf("version %d after %d", v2, v)
+	}
+	sameCollection(t, s, "c", p, gb)
+	// And back: the kept document's nodes keep their rows.
+	if _, err := s.Update(ctx, "c", v2, ga, da...); err != nil {
+		t.Fatal(err)
+	}
+	sameCollection(t, s, "c", p, ga)
+	if _, err := s.Update(ctx, "missing", 1, ga); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing collection: %v", err)
+	}
+}
+
+// TestConcurrentWriters: two writers from one base, at once: one commits,
+// the other is refused; neither is lost silently.
+func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	da, db := versionDocs(false), versionDocs(true)
+	_, ga := buildDocs(t, da)
+	_, gb := buildDocs(t, db)
+	if err := s.Import(ctx, "c", ga); err != nil {
+		t.Fatal(err)
+	}
+	v := version(t, s, "c")
+	for round := 0; round < 3; round++ {
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for k, g := range []*graph.Graph{ga, gb} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[k] = s.Update(ctx, "c", v, g)
+			}()
+		}
+		wg.Wait()
+		ok, refused := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, ErrConflict):
+				refused++
+			default:
+				t.Fatal(err)
+			}
+		}
+		if ok != 1 || refused != 1 {
+			t.Fatalf("round %d: %d committed, %d refused; want 1 and 1", round, ok, refused)
+		}
+		v = version(t, s, "c")
+	}
+}
+
+// TestReadsOneVersion: questions fetched while a writer flips the
+// collection between two versions each see one version whole.
+func TestReadsOneVersion(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	da, db := versionDocs(false), versionDocs(true)
+	p, ga := buildDocs(t, da)
+	_, gb := buildDocs(t, db)
+	if err := s.Import(ctx, "c", ga); err != nil {
+		t.Fatal(err)
+	}
+	question := "lighthouse keeper lamp"
+	vs, err := p.Embedder().Embed(ctx, []string{question}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := score.Query{Text: question, Embedding: vs[0]}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var seen [2]int
+	var mu sync.Mutex
+	for r := 0; r < 3; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				f, err := s.fetch(ctx, "c", q, 64, score.Config{}, fetchOptions{exact: true, text: true})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				alpha, beta := 0, 0
+				for _, nd := range f.nodes {
+					alpha += strings.Count(nd.Content, "alpha edition")
+					beta += strings.Count(nd.Content, "beta edition")
+				}
+				switch {
+				case alpha == 3 && beta == 0 && f.n == int64(ga.Len()):
+					mu.Lock()
+					seen[0]++
+					mu.Unlock()
+				case alpha == 0 && beta == 5 && f.n == int64(gb.Len()):
+					mu.Lock()
+					seen[1]++
+					mu.Unlock()
+				default:
+					t.Errorf("a mixed version: %d alpha and %d beta passages, %d nodes", alpha, beta, f.n)
+					return
+				}
+			}
+		}()
+	}
+	v := version(t, s, "c")
+	for i := 0; i < 10; i++ {
+		g := gb
+		if i%2 == 1 {
+			g = ga
+		}
+		if v, err = s.Update(ctx, "c", v, g); err != nil {
+			t.Error(err)
+			break
+		}
+	}
+	close(done)
+	wg.Wait()
+	t.Logf("questions answered from version a: %d, from b: %d", seen[0], seen[1])
+	if seen[0]+seen[1] == 0 {
+		t.Fatal("no question was answered")
+	}
+}

@@ -1,0 +1,424 @@
+package reader
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// ConfidenceThreshold is the confidence below which an extractive answer
+// is a hint, not an answer: flowreader ask and the server then say they
+// are not sure and show the best passage with the span highlighted. It was
+// chosen on the tuning half of a question set over real documents
+// (docs/offline-reader.md).
+const ConfidenceThreshold = 0.5
+
+// Weights of a candidate span's score: its unit's score (with context),
+// how close the question's terms stand to it, and a bonus when the noun
+// the question asks for stands next to it ("the FUNCTION_USAGE view",
+// "a single Titan V GPU").
+const (
+	unitWeight = 0.45
+	nearWeight = 0.55
+	headBonus  = 0.1
+	// nearScale is the distance, in words, at which a question term counts
+	// half.
+	nearScale = 6.0
+)
+
+// propertyFit is the fit of a number or name found next to the noun of a
+// "what is the NOUN …" question, whose kind the wording leaves open.
+const propertyFit = 0.9
+
+// candidates returns the candidate spans of the kind q asks for in the
+// best units (by eff), best first. It is empty for questions a sentence
+// answers (other, definition) and when no span of the kind is found.
+func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int, idf map[string]float64, maxEff float64) []cand {
+	var out []cand
+	code := q.kind == kindName && codeNouns[q.head]
+	top := order
+	if len(top) > topUnits {
+		top = top[:topUnits]
+	}
+	if q.kind == kindAcronym {
+		// An expansion is found by its form wherever it is; the unit score
+		// only orders several.
+		for _, i := range order {
+			ws := wordsOf(us[i].u.raw)
+			if a, b, ok := expansion(ws, q.acronym); ok {
+				c := cand{u: i, a: a, b: b, fit: 1}
+				c.text = us[i].u.raw[ws[a].start:ws[b-1].end]
+				c.start, c.end = ws[a].start, ws[b-1].end
+				c.score = 0.5 + 0.5*us[i].eff/maxEff + prior(us[i].pos)
+				out = append(out, c)
+			}
+		}
+		sortCands(out)
+		return out
+	}
+	rowsOnly, property := false, false
+	switch {
+	case q.kind == kindDefinition && q.head != "":
+		// "What was the peak gust?": a number or a name next to the
+		// property's noun answers it ("peak gust of 131 km/h"), else a
+		// sentence does.
+		property = true
+	case q.kind == kindOther || q.kind == kindDefinition:
+		// A sentence answers, unless the best unit is a table row: then
+		// its cells are read by row and column ("What was the peak gust
+		// of …").
+		if us[order[0]].u.kind != unitRow {
+			return nil
+		}
+		rowsOnly = true
+	}
+	bridge := bridgeTerms(us, order, q)
+	for _, i := range top {
+		s := us[i]
+		if s.eff <= 0 {
+			break
+		}
+		if s.u.kind == unitRow {
+			out = append(out, cellCands(i, s, q, idf, maxEff, bridge)...)
+			continue
+		}
+		if rowsOnly {
+			continue
+		}
+		ws := wordsOf(s.u.raw)
+		var prevTerms map[string]bool
+		if s.prev >= 0 {
+			prevTerms = map[string]bool{}
+			for _, t := range us[s.prev].terms {
+				prevTerms[t] = true
+			}
+		}
+		if cov, _ := unitCoverage(q, us, i, idf); cov < minCoverage {
+			continue // the reader would abstain on this unit
+		}
+		var cs []cand
+		if property {
+			for _, k := range []string{kindNumber, kindName} {
+				qk := *q
+				qk.kind = k
+				for _, c := range spanCands(i, ws, &qk, false) {
+					if nextToHead(ws, c.a, c.b, q.head) {
+						c.fit *= propertyFit
+						cs = append(cs, c)
+					}
+				}
+			}
+		} else {
+			cs = spanCands(i, ws, q, code)
+		}
+		for _, c := range cs {
+			if own(ws, c.a, c.b, q) {
+				continue
+			}
+			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx)
+			c.score = (unitWeight*s.eff/maxEff + nearWeight*near) * c.fit
+			if q.head != "" && nextToHead(ws, c.a, c.b, q.head) {
+				c.score += headBonus
+			}
+			if (q.kind == kindNumber) && c.b-c.a > 1 && hasQuestionTerm(ws[c.b-1], q) {
+				// "2 epochs" for "how many epochs": the value counts what
+				// the question counts.
+				c.score += headBonus
+			}
+			c.score += prior(s.pos)
+			c.start, c.end = ws[c.a].start, ws[c.b-1].end
+			c.text = s.u.raw[c.start:c.end]
+			out = append(out, c)
+		}
+	}
+	sortCands(out)
+	return out
+}
+
+func prior(pos int) float64 { return orderPrior / float64(1+pos) }
+
+func sortCands(cs []cand) {
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].score > cs[b].score })
+}
+
+// nearness is how close the question's terms stand to words [a, b): each
+// distinct term, weighted by its idf, counts 1/(1 + d/nearScale) at its
+// nearest occurrence d words away (0 inside the span); a term found only
+// in the unit before counts as if it stood just before the unit, one found
+// only in the unit's setting (document, section, caption) counts 0.4.
+func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerms, ctx map[string]bool) float64 {
+	pos := map[string][]int{}
+	for k, w := range ws {
+		for _, t := range w.stems {
+			if q.set[t] {
+				pos[t] = append(pos[t], k)
+			} else if len(t) >= 7 {
+				// "initialization" for "initialize": a shared stem of six
+				// letters or more.
+				for _, qt := range q.terms {
+					if len(qt) >= 7 && t[:6] == qt[:6] {
+						pos[qt] = append(pos[qt], k)
+					}
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	num, den := 0.0, 0.0
+	for _, t := range q.terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		wt := idf[t]
+		if wt == 0 {
+			wt = 0.1
+		}
+		den += wt
+		best := -1
+		for _, k := range pos[t] {
+			d := 0
+			switch {
+			case k < a:
+				d = a - k
+			case k >= b:
+				d = k - b + 1
+			}
+			if best < 0 || d < best {
+				best = d
+			}
+		}
+		switch {
+		case best >= 0:
+			num += wt / (1 + float64(best)/nearScale)
+		case prevTerms[t]:
+			num += wt / (1 + float64(a+3)/nearScale)
+		case ctx[t]:
+			num += 0.4 * wt
+		}
+	}
+	// A number the question states ("with 24-48 GiB") anchors its answer
+	// as a whole: it weighs twice the rarest term.
+	if len(q.nums) > 0 {
+		top := 0.0
+		for _, v := range idf {
+			top = math.Max(top, v)
+		}
+		for n := range q.nums {
+			best := -1
+			for k, w := range ws {
+				if normNum(w.text) == n {
+					d := 0
+					if k < a {
+						d = a - k
+					} else if k >= b {
+						// A stated value is the key of its answer ("24-48
+						// GiB VRAM: 32k"): one after the span counts
+						// farther.
+						d = 2 * (k - b + 1)
+					}
+					if best < 0 || d < best {
+						best = d
+					}
+				}
+			}
+			den += 2 * top
+			if best >= 0 {
+				num += 2 * top / (1 + float64(best)/nearScale)
+			}
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// nextToHead reports whether the head noun stands within two words of the
+// span, or ends it.
+func nextToHead(ws []word, a, b int, head string) bool {
+	for k := max(0, a-2); k < min(len(ws), b+2); k++ {
+		for _, t := range ws[k].stems {
+			if t == head {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bridgeUnits is how many of the best prose units lend their terms to
+// bridge a table row to the question.
+const bridgeUnits = 3
+
+// bridgeTerms are the terms of the best prose units beyond the question's
+// own: a row that holds one ("14 May" after "the storm of 14 May flooded
+// the East Arm") is the row those units speak of, the bridge of a
+// two-step question.
+func bridgeTerms(us []scored, order []int, q *question) map[string]bool {
+	out := map[string]bool{}
+	n := 0
+	for _, i := range order {
+		if n == bridgeUnits || us[i].eff <= 0 {
+			break
+		}
+		if us[i].u.kind == unitRow {
+			continue
+		}
+		n++
+		for _, t := range us[i].terms {
+			if !q.set[t] && len(t) > 2 {
+				out[t] = true
+			}
+		}
+	}
+	return out
+}
+
+// bridged reports whether a row's cells hold two bridge terms, or one
+// that is a number (a date, an ID).
+func bridged(cells []string, bridge map[string]bool) bool {
+	n := 0
+	for _, c := range cells {
+		for _, t := range stems(c) {
+			if bridge[t] {
+				n++
+				if isNumeric(t) {
+					n++
+				}
+			}
+		}
+	}
+	return n >= 2
+}
+
+// maxEntityWords is the longest cell (in words) other than the first that
+// can name a row.
+const maxEntityWords = 6
+
+func hasQuestionTerm(w word, q *question) bool {
+	for _, t := range w.stems {
+		if q.set[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// cellCands reads a table row as row/column pairs: the cells that hold the
+// question's terms name the row (its entity), and every other cell is a
+// candidate whose column header is scored against the question. A cell
+// of the kind asked for (a number for a number question) fits best.
+func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff float64, bridge map[string]bool) []cand {
+	cells, header := s.u.cells, s.u.header
+	entity := make([]bool, len(cells))
+	rowTerms := map[string]bool{}
+	for j, c := range cells {
+		if j > 0 && len(strings.Fields(c)) > maxEntityWords {
+			continue // prose: a candidate, never the row's name
+		}
+		for _, t := range stems(c) {
+			if q.set[t] {
+				entity[j] = true
+				rowTerms[t] = true
+			}
+		}
+	}
+	var out []cand
+	for j, c := range cells {
+		if entity[j] || strings.TrimSpace(c) == "" {
+			continue
+		}
+		// A term counts whole in the row's name or the column's header,
+		// 0.4 in the table's setting (caption, section), as in nearness.
+		terms := map[string]float64{}
+		for t := range s.ctx {
+			if q.set[t] {
+				terms[t] = 0.4
+			}
+		}
+		for t := range rowTerms {
+			terms[t] = 1
+		}
+		var colTerms []string
+		if j < len(header) {
+			colTerms = stems(header[j])
+			for _, t := range colTerms {
+				terms[t] = 1
+			}
+		}
+		num, den := 0.0, 0.0
+		seen := map[string]bool{}
+		for _, t := range q.terms {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			wt := idf[t]
+			if wt == 0 {
+				wt = 0.1
+			}
+			den += wt
+			num += wt * terms[t]
+		}
+		// A number the question states in the column's header ("2025" in
+		// "Nests 2025") anchors the column, as in nearness.
+		if len(q.nums) > 0 && j < len(header) {
+			top := 0.0
+			for _, v := range idf {
+				top = math.Max(top, v)
+			}
+			for _, w := range wordsOf(header[j]) {
+				if q.nums[normNum(w.text)] {
+					num += 2 * top
+				}
+			}
+			den += 2 * top * float64(len(q.nums))
+		}
+		near := 0.0
+		if den > 0 {
+			near = num / den
+		}
+		head := 0.0
+		for _, t := range colTerms {
+			if t == q.head {
+				head = headBonus
+			}
+		}
+		if bridged(cells, bridge) {
+			head += headBonus
+		}
+		fit := 0.8
+		numeric := isNumeric(strings.Fields(c + " x")[0])
+		switch q.kind {
+		case kindNumber, kindDate:
+			if numeric {
+				fit = 1
+			} else {
+				fit = 0.3
+			}
+		case kindName, kindPerson, kindPlace:
+			if !numeric {
+				fit = 1
+			}
+		}
+		cd := cand{u: i, fit: fit, text: c}
+		cd.start, cd.end = spanIn(s.u.raw, c)
+		cd.score = (unitWeight*s.eff/maxEff+nearWeight*near)*fit + head + prior(s.pos)
+		out = append(out, cd)
+		if (q.kind == kindNumber || q.kind == kindDate) && !numeric {
+			// A value inside a cell of prose ("… (Default: 0.8)"): the
+			// cell's own spans, near the question's terms in it.
+			ws := wordsOf(c)
+			off, _ := spanIn(s.u.raw, c)
+			for _, sc := range spanCands(i, ws, q, false) {
+				in := nearness(ws, sc.a, sc.b, q, idf, nil, nil)
+				sc.start, sc.end = off+ws[sc.a].start, off+ws[sc.b-1].end
+				sc.text = c[ws[sc.a].start:ws[sc.b-1].end]
+				sc.score = (unitWeight*s.eff/maxEff+nearWeight*(0.5*near+0.5*in))*sc.fit + head + prior(s.pos)
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
