@@ -354,8 +354,8 @@ func (b *Builder) nodes(docs []Document) ([]Node, error) {
 	nodes := make([]Node, 0, total)
 	for _, d := range docs {
 		for i, it := range d.Items {
-			if it.Page < minPage || it.Page > maxPage {
-				return nil, fmt.Errorf("%w: document %q item %d: page %d outside 32 bits", ErrDocument, d.ID, i, it.Page)
+			if it.Page < minPage || it.Page > maxPage || it.LastPage > maxPage {
+				return nil, fmt.Errorf("%w: document %q item %d: page %d (last %d) outside 32 bits", ErrDocument, d.ID, i, it.Page, it.LastPage)
 			}
 			n := d.ItemNode(i)
 			n.Image = nil

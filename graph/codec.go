@@ -30,8 +30,9 @@ func encodeBody(g *Graph) []byte {
 	b = binary.AppendUvarint(b, uint64(g.Dim))
 	b = binary.AppendUvarint(b, uint64(len(g.Nodes)))
 	b = binary.AppendUvarint(b, uint64(len(g.Edges)))
+	ranges := pageRanges(g)
 	for i := range g.Nodes {
-		b = appendNode(b, &g.Nodes[i])
+		b = appendNode(b, &g.Nodes[i], ranges)
 	}
 	for _, e := range g.Edges {
 		b = binary.LittleEndian.AppendUint32(b, uint32(e.U))
@@ -84,7 +85,7 @@ func appendFloats(b []byte, v []float32) []byte {
 }
 
 func nodeSize(n *Node) int {
-	s := 40 + len(n.ID) + len(n.Doc) + len(n.Section) + len(n.Content) + len(n.Caption) +
+	s := 45 + len(n.ID) + len(n.Doc) + len(n.Section) + len(n.Content) + len(n.Caption) +
 		len(n.Footnote) + len(n.Summary) + len(n.ImageText) + len(n.Context)
 	for _, k := range n.Keywords {
 		s += 5 + len(k)
@@ -111,10 +112,32 @@ func appendStrings(b []byte, ss []string) []byte {
 	return b
 }
 
-func appendNode(b []byte, n *Node) []byte {
+// pageRanges reports whether a node of g runs over several pages, so
+// that the file stores every node's span (flagPageRanges).
+func pageRanges(g *Graph) bool {
+	for i := range g.Nodes {
+		if pageSpan(&g.Nodes[i]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pageSpan is how many pages past Page node n runs over (0 for one).
+func pageSpan(n *Node) int {
+	if n.Page >= 0 && n.LastPage > n.Page {
+		return n.LastPage - n.Page
+	}
+	return 0
+}
+
+func appendNode(b []byte, n *Node, ranges bool) []byte {
 	b = appendString(b, n.ID)
 	b = appendString(b, n.Doc)
 	b = binary.AppendVarint(b, int64(n.Page))
+	if ranges {
+		b = binary.AppendUvarint(b, uint64(pageSpan(n)))
+	}
 	b = binary.AppendVarint(b, int64(n.Order))
 	b = append(b, byte(n.Modality))
 	b = appendString(b, n.Section)
@@ -425,6 +448,15 @@ func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32,
 		n.ID = d.str()
 		n.Doc = d.str()
 		n.Page = d.varint32()
+		if l.flags&flagPageRanges != 0 {
+			span := d.uvarint()
+			if d.err == nil && (span > maxPage || int64(n.Page)+int64(span) > maxPage) {
+				return nil, nil, nil, nil, nil, fmt.Errorf("node %d: page span %d", i, span)
+			}
+			if span > 0 {
+				n.LastPage = n.Page + int(span)
+			}
+		}
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
 		if d.err == nil && n.Modality > ModalityFigure {

@@ -100,13 +100,16 @@
 //	  [8:12]  format version (uint32)
 //	  [12:16] flags (uint32): bit 0 set when a build record follows the
 //	          edges; bit 1 when the payload starts with the image root;
-//	          bit 2 when the embeddings are int8; other bits zero
+//	          bit 2 when the embeddings are int8; bit 3 when some node
+//	          runs over several pages; other bits zero
 //	  [16:24] payload length in bytes (uint64)
 //	  [24:28] CRC-32C of the payload
 //	  [28:32] CRC-32C of header bytes [0:28]
 //	payload:
 //	  embedder name, dimension, node count, edge count
-//	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints
+//	  nodes: strings as uvarint length + UTF-8 bytes, ints as (zigzag) varints;
+//	    with bit 3, each node's page is followed by its span
+//	    LastPage−Page (uvarint, 0 for one page)
 //	  edges: U, V (uint32), kind (byte), weight (float32 bits), sorted by (U, V)
 //	  build record (flag bit 0 only): record version (1), Builder.KNN
 //	    (varint, -1 for none), window, a byte (bit 0 mention links, bit 1

@@ -32,6 +32,11 @@ type Item struct {
 	Section string
 	// Page is the 0-based page, or -1 when unknown.
 	Page int
+	// LastPage is the last 0-based page of an item that runs over several
+	// pages (a paragraph continued on the next page); when it is not above
+	// Page, as in the zero value, or Page is unknown, the item lies on
+	// Page alone.
+	LastPage int
 	// Image is the item's image, relative to the document's Root.
 	Image *ImageRef
 	// Context is surrounding text for visual items (filled by ingest).
@@ -48,6 +53,7 @@ func (d *Document) ItemNode(i int) Node {
 		ID:       d.ID + "#" + strconv.Itoa(i),
 		Doc:      d.ID,
 		Page:     it.Page,
+		LastPage: it.LastPage,
 		Order:    i,
 		Modality: it.Modality,
 		Section:  it.Section,

@@ -46,6 +46,11 @@ type Node struct {
 	Doc string
 	// Page is the 0-based page, or -1 when unknown.
 	Page int
+	// LastPage is the last 0-based page of a node that runs over several
+	// pages; when it is not above Page, as in the zero value, or Page is
+	// unknown, the node lies on Page alone. Citations name the range
+	// ("pp. 3-4").
+	LastPage int
 	// Order is the node's reading-order position within its document.
 	Order int
 	// Modality is text, table or figure.

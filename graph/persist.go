@@ -34,6 +34,11 @@ const (
 	// the payload ends with one float32 scale per node, then the nodes'
 	// int8 rows, instead of float32 rows.
 	flagInt8 = 4
+	// flagPageRanges marks a file where some node runs over several pages
+	// (Node.LastPage above Page): every node's page is then followed by
+	// its span LastPage−Page (a uvarint, 0 for one page). Files without a
+	// spanning node keep the flag clear and read as before.
+	flagPageRanges = 8
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -83,6 +88,9 @@ func write(w io.Writer, g *Graph, root string) error {
 	}
 	if g.int8 {
 		flags |= flagInt8
+	}
+	if pageRanges(g) {
+		flags |= flagPageRanges
 	}
 	if root != "" {
 		flags |= flagImageRoot
@@ -210,7 +218,7 @@ func checkHeader(h []byte) (uint64, uint32, error) {
 		return 0, 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	flags := binary.LittleEndian.Uint32(h[12:])
-	if flags&^(flagRecord|flagImageRoot|flagInt8) != 0 {
+	if flags&^(flagRecord|flagImageRoot|flagInt8|flagPageRanges) != 0 {
 		return 0, 0, fmt.Errorf("%w: unknown flags", ErrFormat)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])

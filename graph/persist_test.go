@@ -419,3 +419,46 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Errorf("unknown flag: %v", err)
 	}
 }
+
+// Page ranges: a graph with a node over several pages sets the flag and
+// keeps every node's range through Write, Read, Save and Load; a range on
+// a node of unknown page, or not above its page, is one page and does not
+// set the flag.
+func TestPageRangesRoundTrip(t *testing.T) {
+	g := randomGraph(t, 6, 8, 3)
+	g.Nodes[0].LastPage = 5 // page -1: unknown, no range
+	g.Nodes[1].LastPage = 0 // page 0: one page
+	if flags := binary.LittleEndian.Uint32(encode(t, g)[12:]); flags != 0 {
+		t.Fatalf("no range: flags %d", flags)
+	}
+	g.Nodes[2].LastPage = 4 // page 1 to 5
+	data := encode(t, g)
+	if flags := binary.LittleEndian.Uint32(data[12:]); flags != flagPageRanges {
+		t.Fatalf("flags %d", flags)
+	}
+	h, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range h.Nodes {
+		if a, b := pageSpan(&g.Nodes[i]), pageSpan(&h.Nodes[i]); a != b || h.Nodes[i].Page != g.Nodes[i].Page {
+			t.Errorf("node %d: span %d, read %d", i, a, b)
+		}
+	}
+	if h.Nodes[2].LastPage != 4 {
+		t.Errorf("last page %d", h.Nodes[2].LastPage)
+	}
+	p := filepath.Join(t.TempDir(), "g.frg")
+	if err := Save(p, g); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(p)
+	if err != nil || l.Nodes[2].LastPage != 4 || l.Nodes[3].LastPage != 0 {
+		t.Fatalf("load: %v", err)
+	}
+	// A span past 32 bits is refused.
+	g.Nodes[2].Page, g.Nodes[2].LastPage = 1, math.MaxInt32+1
+	if err := Write(&bytes.Buffer{}, g); !errors.Is(err, ErrFormat) {
+		t.Fatalf("huge span: %v", err)
+	}
+}

@@ -78,7 +78,15 @@ func hashDocument(id string, nodes []Node, buf *[]byte) docHash {
 	b = binary.AppendUvarint(b, uint64(len(nodes)))
 	for i := range nodes {
 		n := &nodes[i]
-		b = binary.AppendVarint(b, int64(n.Page))
+		if s := pageSpan(n); s > 0 {
+			// A marker no page takes, then the range: documents
+			// without page ranges hash as before.
+			b = binary.AppendVarint(b, minPage-1)
+			b = binary.AppendVarint(b, int64(n.Page))
+			b = binary.AppendUvarint(b, uint64(s))
+		} else {
+			b = binary.AppendVarint(b, int64(n.Page))
+		}
 		b = append(b, byte(n.Modality))
 		b = appendString(b, n.Section)
 		b = appendString(b, n.Content)

@@ -63,8 +63,8 @@ func validateShape(g *Graph) error {
 	}
 	for i := range g.Nodes {
 		nd := &g.Nodes[i]
-		if nd.Page < minPage || nd.Page > maxPage || nd.Order < minPage || nd.Order > maxPage {
-			return fmt.Errorf("%w: node %d: page %d or order %d outside 32 bits", ErrFormat, i, nd.Page, nd.Order)
+		if nd.Page < minPage || nd.Page > maxPage || nd.Order < minPage || nd.Order > maxPage || nd.LastPage > maxPage {
+			return fmt.Errorf("%w: node %d: page %d (last %d) or order %d outside 32 bits", ErrFormat, i, nd.Page, nd.LastPage, nd.Order)
 		}
 		if nd.Modality > ModalityFigure {
 			return fmt.Errorf("%w: node %d: modality %d", ErrFormat, i, nd.Modality)

@@ -101,7 +101,10 @@ func shares(lengths []int, budget int) []int {
 func nodeHeader(k int, n *graph.Node) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%d] %s", k, n.Doc)
-	if n.Page >= 0 {
+	switch {
+	case n.Page >= 0 && n.LastPage > n.Page:
+		fmt.Fprintf(&b, ", pages %d-%d", n.Page+1, n.LastPage+1)
+	case n.Page >= 0:
 		fmt.Fprintf(&b, ", page %d", n.Page+1)
 	}
 	fmt.Fprintf(&b, ", %s", n.Modality)

@@ -39,8 +39,9 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
 	preset := fs.String("preset", "aspects", presetUsage)
 	explain := fs.Bool("explain", false, "also print the routing: demand, routed flow, saturation, κ, aspects with capacities, and every chain with flow and cost")
-	dotFile := fs.String("dot", "", "write the routed flow over the graph as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
-	mermaidFile := fs.String("mermaid", "", "write the routed flow over the graph as a Mermaid flowchart")
+	dotFile := fs.String("dot", "", "write the evidence subgraph (the chains read and the two nearest neighbours of each node, at most 60 nodes) with its routed flow as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
+	dotAll := fs.Bool("dot-all", false, "draw every node of the graph in --dot and --mermaid, not only the evidence subgraph")
+	mermaidFile := fs.String("mermaid", "", "write the evidence subgraph with its routed flow as a Mermaid flowchart (as --dot)")
 	asJSON := fs.Bool("json", false, "print one JSON object (schema_version, question, budget, chains with their nodes, routing, answer, citations, trace, notes; docs/server.md) instead of text")
 	images := fs.String("images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	concurrency := fs.Int("concurrency", 0, "model calls in flight (0 = the reader's default)")
@@ -162,7 +163,7 @@ flags:
 	}
 	var sp *streamPrinter
 	if *stream {
-		sp = &streamPrinter{out: stdout, log: stderr, json: *asJSON}
+		sp = &streamPrinter{out: stdout, log: stderr, json: *asJSON, g: g}
 		if !*asJSON {
 			fmt.Fprintf(stdout, "Q: %s\nA: ", termsafe.Text(question))
 		}
@@ -175,6 +176,7 @@ flags:
 	if err != nil {
 		return err
 	}
+	full := g // citations index the index's graph
 	if res.Scores != nil && res.Scores.Graph != nil {
 		// Candidates (large graphs): the routing and chains index the
 		// candidate subgraph.
@@ -183,13 +185,13 @@ flags:
 	title := "Q: " + question
 	read := readChains(res)
 	if *dotFile != "" {
-		pic := newPicture(g, res.Routing, read, maxPictureNodes, title)
+		pic := newPicture(g, res.Routing, read, *dotAll, title)
 		if err := writeFileAtomic(*dotFile, func(w io.Writer) error { return writeDOT(w, pic) }); err != nil {
 			return err
 		}
 	}
 	if *mermaidFile != "" {
-		pic := newPicture(g, res.Routing, read, maxPictureNodes, title)
+		pic := newPicture(g, res.Routing, read, *dotAll, title)
 		if err := writeFileAtomic(*mermaidFile, func(w io.Writer) error { return writeMermaid(w, pic) }); err != nil {
 			return err
 		}
@@ -216,7 +218,7 @@ flags:
 		}
 		return noAnswer(res)
 	}
-	printAnswer(stdout, g, question, res)
+	printAnswer(stdout, full, question, res)
 	if *explain {
 		printExplain(stdout, g, res)
 	}
@@ -231,7 +233,8 @@ type streamPrinter struct {
 	json         bool
 	chains, seen int
 	answer       strings.Builder
-	err          error // the first failed write
+	err          error        // the first failed write
+	g            *graph.Graph // the index's graph: citations' pages
 }
 
 func (p *streamPrinter) event(e flowreader.Event) {
@@ -278,9 +281,9 @@ func (p *streamPrinter) finish(res *flowreader.Result) {
 		// with the span the reader would answer with, as printAnswer does.
 		c := res.Citations[0]
 		fmt.Fprintf(p.out, "Not sure (confidence %.2f, below %.2f). The span the reader would answer with, between » and «:\n  [1] %s (node %s): %s\n",
-			res.Confidence, reader.ConfidenceThreshold, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
+			res.Confidence, reader.ConfidenceThreshold, termsafe.Text(citationPlace(p.g, c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
 	}
-	printCitations(p.out, res)
+	printCitations(p.out, p.g, res)
 }
 
 // loadForEmbedder loads a graph file and checks that its embedding
@@ -401,11 +404,18 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	return os.Rename(f.Name(), path)
 }
 
-func citationPlace(c reader.Citation) string {
-	if c.Page >= 0 {
-		return fmt.Sprintf("%s p.%d", c.Doc, c.Page+1)
+// citationPlace names where a citation is: its document and page, or the
+// pages its node runs over ("pp.3-4").
+func citationPlace(g *graph.Graph, c reader.Citation) string {
+	if c.Page < 0 {
+		return c.Doc
 	}
-	return c.Doc
+	if c.Node >= 0 && c.Node < g.Len() {
+		if n := &g.Nodes[c.Node]; n.Page == c.Page && n.LastPage > n.Page {
+			return fmt.Sprintf("%s pp.%d-%d", c.Doc, n.Page+1, n.LastPage+1)
+		}
+	}
+	return fmt.Sprintf("%s p.%d", c.Doc, c.Page+1)
 }
 
 // printAnswer prints the answer as text. Everything that comes from the
@@ -419,9 +429,9 @@ func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.R
 		c := res.Citations[0]
 		fmt.Fprintf(w, "Q: %s\nNot sure (confidence %.2f, below %.2f). The best passage, with the span the reader would answer with between » and «:\n",
 			termsafe.Text(question), res.Confidence, reader.ConfidenceThreshold)
-		fmt.Fprintf(w, "  [1] %s (node %s): %s\n", termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
+		fmt.Fprintf(w, "  [1] %s (node %s): %s\n", termsafe.Text(citationPlace(g, c)), termsafe.Text(c.NodeID), highlight(c.Quote, c.Span, 240))
 		for i, c := range res.Citations[1:] {
-			fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+2, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
+			fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+2, termsafe.Text(citationPlace(g, c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
 		}
 		for _, n := range res.Notes {
 			fmt.Fprintln(w, "note:", termsafe.Text(n))
@@ -429,11 +439,12 @@ func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.R
 		return
 	}
 	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
-	printCitations(w, res)
+	printCitations(w, g, res)
 }
 
-// printCitations prints the answer's confidence, citations and notes.
-func printCitations(w io.Writer, res *flowreader.Result) {
+// printCitations prints the answer's confidence, citations (their pages
+// read in g, the index's graph) and notes.
+func printCitations(w io.Writer, g *graph.Graph, res *flowreader.Result) {
 	if res.Answer != nil && res.Confidence > 0 {
 		fmt.Fprintf(w, "confidence: %.2f\n", res.Confidence)
 	}
@@ -443,7 +454,7 @@ func printCitations(w io.Writer, res *flowreader.Result) {
 		fmt.Fprintln(w, "citations:")
 	}
 	for i, c := range res.Citations {
-		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, termsafe.Text(citationPlace(c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
+		fmt.Fprintf(w, "  [%d] %s (node %s): %q\n", i+1, termsafe.Text(citationPlace(g, c)), termsafe.Text(c.NodeID), shorten(c.Quote, 160))
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "note:", termsafe.Text(n))

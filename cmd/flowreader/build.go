@@ -41,8 +41,11 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	root := fs.String("root", "", "folder that stored image paths are relative to (default: the current folder if every PATH is inside it, else the PATHs' common parent); recorded in the graph file, where ask finds it")
 	concurrency := fs.Int("concurrency", 0, "model and embedder calls in flight (0 = 4)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr (skipped files and warnings are still printed)")
-	strict := fs.Bool("strict", false, "fail when a document file is skipped or read with warnings (files of other types are only listed)")
+	strict := fs.Bool("strict", false, "fail when a document file is skipped or loses content (a page, an item or text not read; marked lost:); warnings that lose none, such as a figure without its image or a page read by OCR, and files of other types do not fail it")
+	ocrLang := fs.String("ocr-lang", "", "languages tesseract reads scanned PDF pages in: its codes joined by + (eng, deu+eng, chi_sim; default eng); each needs its Debian package tesseract-ocr-<code>, _ written - (tesseract-ocr-chi-sim)")
+	verbose := fs.Bool("verbose", false, "list every warning of a file (by default warnings of one kind repeated three times or more are one line)")
 	useInt8 := fs.Bool("int8", false, "store embeddings as int8 with a scale per row: a quarter of the memory and file size of float32 (with --update, the graph keeps its own format)")
+	assets := fs.String("assets", "", "folder for the images rendered from PDF pages (figure and table regions), never inside a PATH (default: GRAPHFILE without its extension plus .assets, beside it)")
 	update := fs.Bool("update", false, "update GRAPHFILE in place when it exists: analyse and embed only the documents added or changed since it was built, drop the removed ones (the result equals a fresh build)")
 	prune := fs.Bool("prune", false, "with --update and FILE arguments: drop the graph's documents that are not among them (without it such an update is refused)")
 	var ep endpoints
@@ -64,10 +67,23 @@ them with no flag).
 
 Every file read is listed on stderr with its reader and item count, every
 file skipped with the reason (empty, binary, undecodable, malformed, a link
-out of the folder), and warnings for what was repaired or dropped inside a
-file (Latin-1 text decoded, invalid UTF-8 replaced, a missing image). A bad
-file is skipped; --strict makes it fatal. GRAPHFILE's folder is checked
-before any work; Ctrl-C stops the build and keeps the previous GRAPHFILE.
+out of the folder; a PDF nothing could read names the tool that would),
+and warnings for what was repaired or dropped inside a file. Warnings that
+lost content are marked lost: (a scanned page without OCR, a page over a
+limit, invalid UTF-8 replaced, a content list not read); the others only
+miss decoration or say how the content was read (a missing image, Latin-1
+text decoded, a page read by OCR). Scanned pages are read by tesseract
+when it is installed, in --ocr-lang's languages, page by page on stderr.
+Warnings of one kind repeated three
+times or more are one line; --verbose lists them all. A bad file is
+skipped; --strict fails the build on skipped files and lost content only.
+GRAPHFILE's folder is checked before any work; Ctrl-C stops the build and
+keeps the previous GRAPHFILE.
+
+Nothing is written into the collection: the images Poppler renders from
+PDF pages (figure and table regions) go to --assets, by default the folder
+GRAPHFILE.assets beside the graph file (harbour.frg: harbour.assets/),
+and the graph records where they are.
 
 Models: with no model flags or %s/%s/%s/%s
 set, the embedded defaults are used (offline GloVe embedder, deterministic
@@ -155,9 +171,21 @@ flags:
 	} else if err := checkOutput("-o", *out, paths); err != nil {
 		return err
 	}
-	docs, firstSkip, err := ingestAll(ctx, paths, stderr, *quiet, *strict)
+	assetsDir, err := assetsFolder(*out, *assets, paths)
 	if err != nil {
 		return err
+	}
+	docs, firstSkip, err := ingestAll(ctx, paths, stderr, ingestOptions{quiet: *quiet, strict: *strict, verbose: *verbose, assets: assetsDir, ocrLang: *ocrLang})
+	if err != nil {
+		return err
+	}
+	if usesFolder(docs, assetsDir) {
+		// Image paths are stored relative to one root: the folder that
+		// holds both the collection and the rendered images.
+		if *root != "" && !within(base, assetsDir) {
+			return fmt.Errorf("--assets %s is outside --root %s: give an assets folder inside it: %w", termsafe.Text(assetsDir), termsafe.Text(*root), errUsage)
+		}
+		base = commonDir([]string{base, assetsDir})
 	}
 	items := 0
 	for _, d := range docs {
@@ -323,12 +351,40 @@ func within(dir, p string) bool {
 // two folders holding a file of the same name stay distinct. A file that
 // cannot be read is skipped with a warning; with strict, it fails the
 // build once every path has been reported.
-func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, strict bool) (docs []graph.Document, firstSkip string, err error) {
+// ingestOptions are the build flags ingestAll follows.
+type ingestOptions struct {
+	quiet, strict, verbose bool
+	assets                 string // the folder for rendered images
+	ocrLang                string // tesseract's languages
+}
+
+func ingestAll(ctx context.Context, paths []string, stderr io.Writer, o ingestOptions) (docs []graph.Document, firstSkip string, err error) {
+	quiet, strict, assets := o.quiet, o.strict, o.assets
 	seen := map[string]string{}
 	base := commonDir(paths)
 	bad := 0
 	for _, p := range paths {
-		ds, rep, err := ingest.Config{}.Read(ctx, p)
+		rel, _ := filepath.Rel(base, p)
+		// Each PATH's images under its place among the PATHs, so that
+		// two PATHs holding a.pdf do not share a folder.
+		cfg := ingest.Config{Assets: filepath.Join(assets, rel), OCRLanguage: o.ocrLang}
+		if !quiet {
+			// OCR takes seconds a page: say where it is.
+			cfg.Progress = func(done, total int, stage string) {
+				if done < total {
+					fmt.Fprintf(stderr, "build: %s: page %d of %d scanned pages\n", termsafe.Text(stage), done+1, total)
+				} else {
+					fmt.Fprintf(stderr, "build: %s: %d scanned pages read\n", termsafe.Text(stage), total)
+				}
+			}
+		}
+		if len(paths) == 1 {
+			cfg.Assets = assets
+		}
+		if !quiet {
+			fmt.Fprintf(stderr, "build: reading %s\n", termsafe.Text(p))
+		}
+		ds, rep, err := cfg.Read(ctx, p)
 		if err != nil {
 			return nil, "", err
 		}
@@ -339,8 +395,7 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 		}
 		// Skipped files and warnings are printed even with --quiet, since
 		// the graph then lacks something.
-		bad += printReport(stderr, rep, quiet)
-		rel, _ := filepath.Rel(base, p)
+		bad += printReport(stderr, rep, quiet, o.verbose)
 		rel = filepath.ToSlash(rel)
 		st, _ := os.Stat(p)
 		single := len(ds) == 1 && (!st.IsDir() || isMinerU(p))
@@ -365,9 +420,47 @@ func ingestAll(ctx context.Context, paths []string, stderr io.Writer, quiet, str
 		docs = append(docs, ds...)
 	}
 	if strict && bad > 0 {
-		return nil, "", fmt.Errorf("--strict: %d document files skipped or read with warnings (listed above)", bad)
+		return nil, "", fmt.Errorf("--strict: %d document files skipped or with content lost (listed above)", bad)
 	}
 	return docs, firstSkip, nil
+}
+
+// assetsFolder is the folder for rendered images: flag when given, else
+// GRAPHFILE without its extension plus ".assets", beside it; absolute. It
+// may not lie inside a PATH: the build never writes into the collection.
+func assetsFolder(out, flag string, paths []string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = strings.TrimSuffix(out, filepath.Ext(out)) + ".assets"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && within(p, abs) || abs == p {
+			return "", fmt.Errorf("--assets %s is inside %s: images are never written into the collection; give a folder outside it: %w", termsafe.Text(dir), termsafe.Text(p), errUsage)
+		}
+	}
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		return "", fmt.Errorf("--assets %s is not a folder: %w", termsafe.Text(dir), errUsage)
+	}
+	return abs, nil
+}
+
+// usesFolder reports whether a document's images lie in dir.
+func usesFolder(docs []graph.Document, dir string) bool {
+	for _, d := range docs {
+		if d.Root == "" || !within(dir, d.Root) {
+			continue
+		}
+		for _, it := range d.Items {
+			if it.Image != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isMinerU reports whether dir is one MinerU output folder (ingest.Path

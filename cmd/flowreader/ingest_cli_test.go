@@ -20,8 +20,9 @@ import (
 var mixedDocs = filepath.Join("..", "..", "graph", "ingest", "testdata", "mixed")
 
 // build prints the report: files read with their reader, skipped ones
-// with the reason, warnings, files of other types; --strict fails on the
-// bad files but not on files of other types.
+// with the reason, warnings (lost content marked), files of other types;
+// --strict fails on skipped files and lost content, not on missing images,
+// guessed encodings or files of other types.
 func TestBuildReportAndStrict(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "g.frg")
 	_, se, code := cli(t, nil, "build", "-o", out, mixedDocs)
@@ -36,6 +37,7 @@ func TestBuildReportAndStrict(t *testing.T) {
 		"build: skipped " + abs("binary.txt") + ": ingest: unsupported file type: binary content, not text (text)",
 		"build: skipped " + abs("empty.md") + ": ingest: no content: no text (markdown)",
 		"build:   warning: " + abs("latin1.txt") + ": not UTF-8: decoded as Windows-1252 (Latin-1)",
+		"build:   lost: " + abs("broken.md") + ": invalid UTF-8: 2 bytes replaced by U+FFFD",
 		"build:   warning: " + abs("paper/paper_content_list.json") + `: item 2 (image): image "images/storm.jpg" is missing: kept without it`,
 		"build: not read " + abs("report.docx") + ": ingest: unsupported file type: .docx",
 	} {
@@ -44,7 +46,7 @@ func TestBuildReportAndStrict(t *testing.T) {
 		}
 	}
 	_, se, code = cli(t, nil, "build", "--strict", "-o", out, mixedDocs)
-	if code != 1 || !strings.Contains(se, "--strict: 7 document files skipped or read with warnings") {
+	if code != 1 || !strings.Contains(se, "--strict: 3 document files skipped or with content lost") {
 		t.Errorf("--strict: exit %d:\n%s", code, se)
 	}
 	// Files of other types alone do not fail --strict.
@@ -53,6 +55,23 @@ func TestBuildReportAndStrict(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "b.docx"), []byte("x"), 0o644)
 	if _, se, code := cli(t, nil, "build", "--strict", "-o", out, dir); code != 0 {
 		t.Errorf("--strict with a .docx beside: exit %d:\n%s", code, se)
+	}
+	// A MinerU download without its images: one line for 70 warnings,
+	// --verbose for the list, and --strict passes (no content lost).
+	mineru := filepath.Join(t.TempDir(), "paper")
+	os.Mkdir(mineru, 0o755)
+	var items []string
+	for i := range 70 {
+		items = append(items, fmt.Sprintf(`{"type":"image","img_path":"images/%02d.jpg","image_caption":["Figure %d"]}`, i, i+1))
+	}
+	os.WriteFile(filepath.Join(mineru, "paper_content_list.json"), []byte("["+strings.Join(items, ",")+"]"), 0o644)
+	_, se, code = cli(t, nil, "build", "--strict", "-o", out, mineru)
+	if code != 0 || strings.Count(se, "warning:") != 1 || !strings.Contains(se, "(and 69 more like it)") || !strings.Contains(se, "--verbose lists every warning") {
+		t.Errorf("folded warnings: exit %d:\n%s", code, se)
+	}
+	_, se, _ = cli(t, nil, "build", "--verbose", "-o", out, mineru)
+	if n := strings.Count(se, "warning:"); n != 51 { // 50 kept, then "and 20 more warnings"
+		t.Errorf("--verbose: %d warning lines:\n%s", n, se)
 	}
 }
 
@@ -183,14 +202,13 @@ func TestBuildInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := bufio.NewScanner(stderr)
-			// Wait until the process is ready: its first notes come after
-			// the signal handler is installed (main) and just before the
-			// ingest; a signal sent earlier would kill it outright.
-			ready := "build: note: no model configured"
-			if when == "build" { // the ingest report's last line
-				ready = "build: ingested"
+			// Wait for the line that says the stage has begun (the
+			// signal handler is installed before), not for a time.
+			prefix := "build: reading " // ingestion under way
+			if when == "build" {
+				prefix = "build: ingested" // the ingest report's last line
 			}
-			for lines.Scan() && !strings.HasPrefix(lines.Text(), ready) {
+			for lines.Scan() && !strings.HasPrefix(lines.Text(), prefix) {
 			}
 			sent := time.Now()
 			cmd.Process.Signal(os.Interrupt)

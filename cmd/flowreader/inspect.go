@@ -29,7 +29,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
 	storeURL := fs.String("store", "", "PostgreSQL URL of a flowreader store: list its collections instead of a graph file's content")
 	collection := fs.String("collection", "", "with --store: only this collection")
-	nodes := fs.Bool("nodes", false, "print one JSON object per node and line (id, doc, title, page, modality, section, content, caption, image) instead of the summary")
+	nodes := fs.Bool("nodes", false, "print one JSON object per node and line (id, doc, title, page, last_page, modality, section, content, caption, image) instead of the summary")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader inspect -g GRAPHFILE [--nodes]
        flowreader inspect --store URL [--collection NAME]
@@ -40,7 +40,9 @@ are, and each document with its nodes and pages. With --nodes, one JSON
 object per node and line instead, in graph order: id, doc, title (the
 document's first heading, else its file name), page (1-based; null when
 unknown), modality (text, table, figure), section, content, caption and
-image (its path relative to the image root; null when none).
+image (its path relative to the image root; null when none); a node that
+runs over several pages (a paragraph continued on the next page) also has
+last_page.
 
 With --store, one line per collection of the store (or the one named):
 its version, nodes, documents, embedding format and dimension, embedder.
@@ -87,6 +89,7 @@ type nodeJSON struct {
 	Doc      string  `json:"doc"`
 	Title    string  `json:"title"`
 	Page     *int    `json:"page"`
+	LastPage *int    `json:"last_page,omitempty"`
 	Modality string  `json:"modality"`
 	Section  string  `json:"section"`
 	Content  string  `json:"content"`
@@ -103,6 +106,10 @@ func writeNodes(w io.Writer, g *graph.Graph, titles map[string]string) error {
 		if n.Page >= 0 {
 			p := n.Page + 1
 			j.Page = &p
+			if n.LastPage > n.Page {
+				l := n.LastPage + 1
+				j.LastPage = &l
+			}
 		}
 		if n.Image != nil {
 			j.Image = &n.Image.Path
@@ -160,7 +167,7 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 			if d.lo < 0 || n.Page < d.lo {
 				d.lo = n.Page
 			}
-			d.hi = max(d.hi, n.Page)
+			d.hi = max(d.hi, n.Page, n.LastPage)
 		}
 		if n.Image != nil {
 			images++

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/flowreader/flowreader/graph/ingest"
@@ -90,11 +91,18 @@ func createTempFile(dir, prefix string) (*os.File, error) {
 // names one by one.
 const maxOtherTypes = 10
 
+// foldedTail ends a summary line that stands for several warnings of one
+// kind (ingest.FileReport.Summary).
+var foldedTail = regexp.MustCompile(` \(and \d+ more like it\)$`)
+
 // printReport prints the build report of one PATH to w: every file read
-// with its reader and item count (unless quiet), its warnings, and every
-// file skipped with the reason. It returns how many files count against
-// --strict: skipped or warned about, files of other types aside.
-func printReport(w io.Writer, rep ingest.Report, quiet bool) (bad int) {
+// with its reader and item count (unless quiet), its warnings (one line
+// per kind repeated three times or more, unless verbose), and every file
+// skipped with the reason. A warning that lost content is marked "lost:".
+// It returns how many files count against --strict: skipped, or with
+// content lost; files of other types and warnings that lose no content
+// (a missing image, a guessed encoding, a page read by OCR) aside.
+func printReport(w io.Writer, rep ingest.Report, quiet, verbose bool) (bad int) {
 	others, shown := 0, 0
 	for _, f := range rep.Files {
 		switch {
@@ -113,15 +121,33 @@ func printReport(w io.Writer, rep ingest.Report, quiet bool) (bad int) {
 			}
 			fmt.Fprintf(w, "build: skipped %s: %s%s\n", termsafe.Text(f.Path), termsafe.Text(f.Err.Error()), format)
 		default:
-			if len(f.Warnings) > 0 {
+			if len(f.Lost) > 0 {
 				bad++
 			}
 			if !quiet || len(f.Warnings) > 0 {
 				fmt.Fprintf(w, "build: read %s as %s: %d items\n", termsafe.Text(f.Path), f.Format, f.Items)
 			}
 		}
-		for _, warn := range f.Warnings {
-			fmt.Fprintf(w, "build:   warning: %s: %s\n", termsafe.Text(f.Path), termsafe.Text(warn))
+		lost := map[string]bool{}
+		for _, l := range f.Lost {
+			lost[l] = true
+		}
+		list := f.Summary
+		if verbose {
+			list = f.Warnings
+		}
+		folded := false
+		for _, warn := range list {
+			first, isFold := strings.CutSuffix(warn, foldedTail.FindString(warn))
+			kind := "warning"
+			if lost[first] {
+				kind = "lost"
+			}
+			folded = folded || isFold && foldedTail.MatchString(warn)
+			fmt.Fprintf(w, "build:   %s: %s: %s\n", kind, termsafe.Text(f.Path), termsafe.Text(warn))
+		}
+		if folded {
+			fmt.Fprintf(w, "build:   (--verbose lists every warning of %s)\n", termsafe.Text(f.Path))
 		}
 	}
 	if others > shown {

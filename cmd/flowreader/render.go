@@ -12,10 +12,15 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// maxPictureNodes is the graph size above which a picture shows only the
-// nodes on routed chains and their direct neighbours: a few hundred boxes
-// are unreadable, and the routing is what the picture is for.
+// maxPictureNodes bounds the nodes an evidence picture draws: the read
+// chains' nodes always, then their neighbours up to this many. A few
+// dozen boxes stay readable; the routing of a large graph drawn whole
+// does not (204 nodes rendered 2,783 × 14,729 px).
 const maxPictureNodes = 60
+
+// pictureNeighbours is how many neighbours each evidence node brings into
+// the picture.
+const pictureNeighbours = 2
 
 // flowEdge is flow carried from U to V, summed over the routed chains.
 type flowEdge struct {
@@ -50,15 +55,19 @@ type picture struct {
 	// dropped is the number of graph nodes left out.
 	dropped int
 	title   string
+	whole   bool // the whole graph asked for (else the evidence subgraph)
 }
 
-// newPicture collects the drawing of routing r over g: every node when g
-// has at most maxNodes nodes, else the routed nodes plus their neighbours.
-// Flow on a hop is the sum of the flows of the routed chains through it
-// (the decomposed flow; in the aspects formulation chains end in aspect
-// terminals, which are not drawn).
-func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int, title string) *picture {
-	p := &picture{g: g, read: map[int]bool{}, routed: map[int]bool{}, title: title}
+// newPicture collects the drawing of routing r over g. By default it is
+// the evidence subgraph: the nodes of the chains read (read; the routed
+// chains when none was read) and the nearest pictureNeighbours neighbours
+// of each in the graph (those on other routed chains first, then by edge
+// weight), up to maxPictureNodes in all; with whole, every node. Flow on
+// a hop is the sum of the flows of the routed chains through it (the
+// decomposed flow; in the aspects formulation chains end in aspect
+// terminals, which are not drawn), drawn between drawn nodes.
+func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, whole bool, title string) *picture {
+	p := &picture{g: g, read: map[int]bool{}, routed: map[int]bool{}, title: title, whole: whole}
 	for _, c := range read {
 		for _, v := range c.Nodes {
 			p.read[v] = true
@@ -81,20 +90,70 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int
 		}
 	}
 	show := make([]bool, g.Len())
-	if g.Len() <= maxNodes {
+	if whole {
 		for i := range show {
 			show[i] = true
 		}
 	} else {
+		core := p.read
+		if len(core) == 0 {
+			core = p.routed
+		}
+		shown := 0
+		// Each evidence node brings its nearest neighbours: those on
+		// other routed chains first, then by edge weight.
+		weight := map[int]float64{} // a neighbour's heaviest edge to the evidence
 		for v := range g.Len() {
-			if !p.routed[v] {
+			if !core[v] {
 				continue
 			}
 			show[v] = true
-			nb, _ := g.Neighbors(v)
-			for _, u := range nb {
-				show[u] = true
+			shown++
+			nb, es := g.Neighbors(v)
+			type near struct {
+				u int
+				w float64
 			}
+			var ns []near
+			for k, u32 := range nb {
+				if u := int(u32); !core[u] {
+					ns = append(ns, near{u, float64(g.Edges[es[k]].Weight)})
+				}
+			}
+			sort.Slice(ns, func(i, j int) bool {
+				a, b := ns[i], ns[j]
+				if p.routed[a.u] != p.routed[b.u] {
+					return p.routed[a.u]
+				}
+				if a.w != b.w {
+					return a.w > b.w
+				}
+				return a.u < b.u
+			})
+			for _, n := range ns[:min(len(ns), pictureNeighbours)] {
+				weight[n.u] = max(weight[n.u], n.w+1e-12) // present even at weight 0
+			}
+		}
+		cands := make([]int, 0, len(weight))
+		for u := range weight {
+			cands = append(cands, u)
+		}
+		sort.Slice(cands, func(i, j int) bool {
+			a, b := cands[i], cands[j]
+			if p.routed[a] != p.routed[b] {
+				return p.routed[a]
+			}
+			if weight[a] != weight[b] {
+				return weight[a] > weight[b]
+			}
+			return a < b
+		})
+		for _, u := range cands {
+			if shown >= maxPictureNodes {
+				break
+			}
+			show[u] = true
+			shown++
 		}
 	}
 	for v, ok := range show {
@@ -105,14 +164,14 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, maxNodes int
 		}
 	}
 	for k, f := range hop {
-		if f <= 1e-9 {
+		if f <= 1e-9 || !show[k[0]] || !show[k[1]] {
 			continue
 		}
 		p.flows = append(p.flows, flowEdge{k[0], k[1], f})
 		p.maxFlow = math.Max(p.maxFlow, f)
 	}
 	for k, f := range end {
-		if f > 1e-9 {
+		if f > 1e-9 && show[k[0]] {
 			p.ends = append(p.ends, flowEnd{k[0], k[1], f})
 			p.maxFlow = math.Max(p.maxFlow, f)
 		}
@@ -154,7 +213,10 @@ func nodeLabel(g *graph.Graph, v int, withDoc bool) (head, text string) {
 		id = id[i:]
 	}
 	head = n.Modality.String() + " " + id
-	if n.Page >= 0 {
+	switch {
+	case n.Page >= 0 && n.LastPage > n.Page:
+		head += fmt.Sprintf(" pp.%d-%d", n.Page+1, n.LastPage+1)
+	case n.Page >= 0:
 		head += fmt.Sprintf(" p.%d", n.Page+1)
 	}
 	return head, shorten(firstNonBlank(n.Caption, n.Summary, n.Content), 32)
@@ -248,7 +310,7 @@ func writeDOT(w io.Writer, p *picture) error {
 	fmt.Fprintln(bw, "digraph flowreader {")
 	label := p.title
 	if p.dropped > 0 {
-		label += fmt.Sprintf("\n(%d nodes not on or next to a routed chain left out)", p.dropped)
+		label += fmt.Sprintf("\n(%d nodes beyond the evidence and its nearest neighbours left out; --dot-all draws every node)", p.dropped)
 	}
 	fmt.Fprintf(bw, "  graph [rankdir=LR, labelloc=t, fontsize=12, fontname=\"Helvetica\", nodesep=0.15, ranksep=0.5, label=%s];\n", dotQuote(label))
 	fmt.Fprintln(bw, `  node [shape=box, style="rounded", fontsize=10, fontname="Helvetica", color="#555555"];`)
@@ -303,7 +365,7 @@ func writeMermaid(w io.Writer, p *picture) error {
 		fmt.Fprintf(bw, "  %%%% %s\n", strings.Join(strings.Fields(p.title), " "))
 	}
 	if p.dropped > 0 {
-		fmt.Fprintf(bw, "  %%%% %d nodes not on or next to a routed chain left out\n", p.dropped)
+		fmt.Fprintf(bw, "  %%%% %d nodes beyond the evidence and its nearest neighbours left out; --dot-all draws every node\n", p.dropped)
 	}
 	var read, routed []string
 	docs, groups := p.docGroups()

@@ -225,9 +225,29 @@ func lineGraph(t *testing.T, n int) *graph.Graph {
 	return g
 }
 
-// On a graph above maxPictureNodes only the chain nodes and their
-// neighbours are drawn; labels with quotes, braces and backslashes stay
-// well-formed.
+// starGraph is node 0 linked to n-1 others, edge weights falling.
+func starGraph(t *testing.T, n int) *graph.Graph {
+	t.Helper()
+	nodes := make([]graph.Node, n)
+	emb := make([]float32, 2*n)
+	var edges []graph.Edge
+	for i := range nodes {
+		nodes[i] = graph.Node{ID: fmt.Sprintf("s#%d", i), Doc: "s", Page: -1, Content: "hub"}
+		emb[2*i] = 1
+		if i > 0 {
+			edges = append(edges, graph.Edge{U: 0, V: int32(i), Kind: graph.EdgeKNN, Weight: 1 / float32(i)})
+		}
+	}
+	g, err := graph.New(nodes, 2, emb, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The evidence subgraph: the read chains' nodes and their neighbours, not
+// the other routed chains far from them; the whole graph on request;
+// labels with quotes, braces and backslashes stay well-formed.
 func TestPictureLargeGraph(t *testing.T) {
 	g := lineGraph(t, 100)
 	r := &flow.Routing{Router: "test", Chains: []flow.Chain{
@@ -236,7 +256,7 @@ func TestPictureLargeGraph(t *testing.T) {
 		{Nodes: []int{11, 12}, Flow: 0.5, Aspect: 0},
 	}}
 	read := r.Chains[:2]
-	p := newPicture(g, r, read, maxPictureNodes, `Q: "why" {x}`)
+	p := newPicture(g, r, read, false, `Q: "why" {x}`)
 	want := []int{9, 10, 11, 12, 13, 49, 50, 51, 52}
 	if fmt.Sprint(p.nodes) != fmt.Sprint(want) {
 		t.Errorf("drawn nodes %v, want %v", p.nodes, want)
@@ -269,7 +289,7 @@ func TestPictureLargeGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDOT(t, dot.String(), readNodes)
-	if !strings.Contains(dot.String(), "91 nodes not on or next to a routed chain left out") {
+	if !strings.Contains(dot.String(), "91 nodes beyond the evidence and its nearest neighbours left out; --dot-all draws every node") {
 		t.Error("DOT does not say nodes were left out")
 	}
 	if err := writeMermaid(&mmd, p); err != nil {
@@ -280,11 +300,41 @@ func TestPictureLargeGraph(t *testing.T) {
 		t.Error("quotes in Mermaid labels are not entity-escaped")
 	}
 
-	// At most maxPictureNodes nodes: everything is drawn.
+	// The whole graph on request.
 	small := lineGraph(t, 20)
-	p = newPicture(small, &flow.Routing{Chains: []flow.Chain{{Nodes: []int{3, 4}, Flow: 1}}}, nil, maxPictureNodes, "")
+	routing := &flow.Routing{Chains: []flow.Chain{{Nodes: []int{3, 4}, Flow: 1}, {Nodes: []int{15}, Flow: 0.5}}}
+	p = newPicture(small, routing, nil, true, "")
 	if len(p.nodes) != 20 || p.dropped != 0 || len(p.plain) != 18 {
 		t.Errorf("small graph: %d nodes, %d dropped, %d plain edges", len(p.nodes), p.dropped, len(p.plain))
+	}
+	// Nothing read: the routed chains and their neighbours.
+	p = newPicture(small, routing, nil, false, "")
+	if fmt.Sprint(p.nodes) != "[2 3 4 5 14 15 16]" {
+		t.Errorf("nothing read: %v", p.nodes)
+	}
+	// Chains read far from another routed chain: that one is left out,
+	// with its flow.
+	p = newPicture(g, r, r.Chains[:1], false, "")
+	if fmt.Sprint(p.nodes) != "[9 10 11 12 13]" || len(p.flows) != 2 || fmt.Sprint(p.ends) != "[{12 0 1.5}]" {
+		t.Errorf("one chain read: nodes %v flows %v ends %v", p.nodes, p.flows, p.ends)
+	}
+	// A hub brings its two nearest neighbours (heaviest edges).
+	star := starGraph(t, 200)
+	p = newPicture(star, &flow.Routing{Chains: []flow.Chain{{Nodes: []int{0}, Flow: 1}}}, []flow.Chain{{Nodes: []int{0}, Flow: 1}}, false, "")
+	if fmt.Sprint(p.nodes) != "[0 1 2]" || p.dropped != 197 {
+		t.Errorf("hub: %v, %d dropped", p.nodes, p.dropped)
+	}
+	// Neighbours stop at maxPictureNodes; the evidence is always drawn.
+	long := lineGraph(t, 300)
+	for _, c := range []struct{ from, to, want int }{{0, 59, 60}, {0, 70, 71}, {100, 130, 33}} {
+		chain := flow.Chain{Flow: 1}
+		for v := c.from; v <= c.to; v++ {
+			chain.Nodes = append(chain.Nodes, v)
+		}
+		p = newPicture(long, &flow.Routing{Chains: []flow.Chain{chain}}, []flow.Chain{chain}, false, "")
+		if len(p.nodes) != c.want {
+			t.Errorf("chain %d-%d: %d nodes, want %d", c.from, c.to, len(p.nodes), c.want)
+		}
 	}
 }
 
@@ -324,7 +374,7 @@ func FuzzPicture(f *testing.F) {
 			t.Fatal(err)
 		}
 		r := &flow.Routing{Chains: []flow.Chain{{Nodes: []int{0, 1}, Flow: 0.7, Aspect: 0}, {Nodes: []int{2}, Flow: 0.3, Aspect: -1}}}
-		p := newPicture(g, r, r.Chains[:1], maxPictureNodes, title)
+		p := newPicture(g, r, r.Chains[:1], false, title)
 		var dot, mmd bytes.Buffer
 		if err := writeDOT(&dot, p); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -28,7 +30,38 @@ type Config struct {
 	// A larger file is skipped as ErrTooLarge (it would be held in memory
 	// whole).
 	MaxFileSize int64
+	// Assets is the folder where the images rendered from PDF pages (the
+	// regions of figures and tables, with Poppler) are written: one
+	// folder per document, its ID as path (Assets/papers/a.pdf/
+	// p003-figure1.png), which becomes the document's Root. "" means no
+	// image is rendered (the items keep their captions and text, and a
+	// warning says so). Ingestion never writes into the collection it
+	// reads.
+	Assets string
+	// OCRLanguage are the languages tesseract reads scanned pages in, by
+	// tesseract's codes joined by "+" ("eng", "deu+eng", "chi_sim"); ""
+	// means "eng". Each needs its language pack (Debian package
+	// tesseract-ocr-<code>, "_" written "-": tesseract-ocr-chi-sim); a
+	// missing one is reported and its pages are not read.
+	OCRLanguage string
+	// Progress, when set, is called as long steps advance (OCR of a
+	// file's scanned pages: stage "ocr <file>"), done of total; never
+	// concurrently.
+	Progress func(done, total int, stage string)
 }
+
+// ocrLanguage checks c.OCRLanguage and returns it ("eng" for "").
+func (c Config) ocrLanguage() (string, error) {
+	if c.OCRLanguage == "" {
+		return "eng", nil
+	}
+	if !ocrLangs.MatchString(c.OCRLanguage) {
+		return "", fmt.Errorf("ingest: OCRLanguage %q: tesseract language codes joined by +, such as eng, deu+eng or chi_sim", c.OCRLanguage)
+	}
+	return c.OCRLanguage, nil
+}
+
+var ocrLangs = regexp.MustCompile(`^[A-Za-z0-9_]{1,32}(\+[A-Za-z0-9_]{1,32}){0,15}$`)
 
 func (c Config) maxFileSize() int64 {
 	if c.MaxFileSize <= 0 {
@@ -58,6 +91,11 @@ type block struct {
 	text    string
 	page    int
 	visual  *graph.Item // set for tables and figures
+	// slide marks the first block of a slide: the text of a slide is a
+	// unit of its own, never joined with the slide before, and title is
+	// its section ("" when the slide has none).
+	slide bool
+	title string
 }
 
 // assemble turns blocks into items: consecutive text blocks (and headings)
@@ -92,16 +130,25 @@ func (c Config) assemble(blocks []block) []graph.Item {
 		for _, sp := range chunkSpans(text, c.chunking()) {
 			k := sort.SearchInts(starts, sp[0]+1) - 1 // block holding the chunk's start
 			k = max(k, 0)
-			items = append(items, graph.Item{
+			e := max(sort.SearchInts(starts, sp[1])-1, k) // and its end
+			it := graph.Item{
 				Modality: graph.ModalityText,
 				Text:     text[sp[0]:sp[1]],
 				Section:  runSec[k],
 				Page:     run[k].page,
-			})
+			}
+			if p := run[e].page; it.Page >= 0 && p > it.Page {
+				it.LastPage = p
+			}
+			items = append(items, it)
 		}
 		run, runSec = run[:0], runSec[:0]
 	}
 	for _, bl := range blocks {
+		if bl.slide {
+			flush()
+			section = bl.title
+		}
 		switch {
 		case bl.visual != nil:
 			flush()

@@ -11,8 +11,11 @@
 //     1.x–2.x) or a *content_list_v2.json (MinerU ≥ 2.5: one list per page
 //     of blocks with a "content" object) is one document, with the images
 //     it names; the first list in name order is read, v1 before v2.
-//   - Markdown (.md, .markdown): CommonMark with GFM tables; ![alt](src)
-//     and <img src alt> images become figures.
+//   - Markdown (.md, .markdown): CommonMark with GFM tables and HTML
+//     tables (row and column spans expanded); ![alt](src) and <img src
+//     alt> images become figures. YAML front matter is the document's
+//     Metadata (its title the document's title and first heading), never
+//     text.
 //   - MDX (.mdx): read as Markdown without its import and export lines;
 //     its JSX elements are read as HTML.
 //   - Plain text (.txt, .text): paragraphs at blank lines, "# " headings.
@@ -31,11 +34,13 @@
 // another type, empty, binary, larger than [Config.MaxFileSize],
 // malformed, or breaking the confinement rule) is skipped and recorded in
 // the [Report] with its reason, and so is a document with no items
-// ([ErrEmpty]: an empty file, a PDF without a text layer). Items dropped
-// or repaired inside a file (an image that is missing, leaves the
-// document's folder or is remote; text decoded from another encoding) are
-// its warnings. Files of other types that a document uses as images are
-// not listed.
+// ([ErrEmpty]: an empty file; a PDF without text, with the tool that would
+// read it). Items dropped or repaired inside a file (an image that is
+// missing, leaves the document's folder or is remote; text decoded from
+// another encoding) are its warnings; those that lost content (a page, an
+// item or text not read) are also its Lost, and repeated ones fold into
+// one line of its Summary. Files of other types that a document uses as
+// images are not listed.
 //
 // # Items
 //
@@ -92,16 +97,22 @@
 //
 // Captions ("Figure 3:", "Fig. 3.", "Table 2:", "Table II") become figure
 // and table items. The region a caption labels (above a figure's caption;
-// above or below a table's, whichever holds more words) is bounded by the
-// nearest prose of the column; a table's text is recovered from the words
-// inside it (a row per line, cells split at wide gaps, " | " between
-// cells). With Poppler, pdftoppm renders each region to a PNG in the
-// hidden folder .flowreader/<file name>/ beside the PDF (written whole, in
-// one rename), which the item's image points at, so a vision model
-// receives it; the document's Root is then the PDF's folder. Pages with
-// images and no text are scanned pages: they are read by tesseract
-// (Debian package tesseract-ocr) when it and pdftoppm are installed, and
-// reported otherwise.
+// above or below a table's, the side holding a table or more words) is
+// bounded by the nearest prose of the column and confined to the
+// caption's column. Tables drawn without rules are found from their
+// columns (strips of white through their rows) before the layout cuts the
+// page, and become table items a page, header carried over page breaks. A
+// table's text is a row per line, " | " between cells. With
+// [Config.Assets] set, pdftoppm renders each region to a PNG in
+// Assets/<document ID>/ (written whole, in one rename; never into the
+// collection), which the item's image points at, so a vision model
+// receives it; the document's Root is then that folder. A slide deck (most
+// pages of few words set large) gives a unit per slide, titled by the
+// slide's title; a text chunk over a page break keeps its last page
+// (graph.Item.LastPage). Pages with images and no text are scanned pages:
+// they are read by tesseract (Debian package tesseract-ocr) in
+// [Config.OCRLanguage] when it and pdftoppm are installed, and reported
+// otherwise.
 //
 // Reading is bounded: a PDF of n bytes gives at most min(10,000, 1 +
 // n/16) pages and max(64 KiB, 32·n) bytes of text; the pure-Go reader

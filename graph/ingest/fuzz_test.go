@@ -40,7 +40,7 @@ func FuzzMinerU(f *testing.F) {
 	r := testReading(f, filepath.Join(fixtures, "report"))
 	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r.warnings, r.more = nil, 0
+		r.log = warnings{}
 		doc, err := c.parseMinerU(r, data)
 		if err != nil {
 			return
@@ -69,7 +69,7 @@ func FuzzMarkdown(f *testing.F) {
 	r := testReading(f, filepath.Join(fixtures, "notes"))
 	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r.warnings, r.more = nil, 0
+		r.log = warnings{}
 		doc, err := c.parseMarkdown(r, data)
 		if err != nil {
 			return

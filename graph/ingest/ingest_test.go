@@ -206,7 +206,7 @@ func TestMinerUMissingImageAndErrors(t *testing.T) {
 
 func TestTableText(t *testing.T) {
 	cases := map[string]string{
-		`<table><tr><td colspan="3">All</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>`:                              "All | All | All\na | b | c",
+		`<table><tr><td colspan="3">All</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>`:                              "All\na | b | c", // a title row, not a header repeated
 		`<table><caption>Cap</caption><tr><td rowspan="3">x</td><td>1</td></tr><tr><td>2</td></tr><tr><td>3</td></tr></table>`: "Cap\nx | 1\nx | 2\nx | 3",
 		`<table><tr><td>a<br>b</td><td rowspan="0">z</td></tr></table>`:                                                        "a b | z",
 		`plain <b>text</b>`: "plain text",

@@ -48,11 +48,20 @@ func (c Config) markdown(r *reading, path string, mdx bool) (graph.Document, err
 	if err != nil {
 		return graph.Document{}, err
 	}
-	if note != "" {
-		r.warn("%s", note)
+	r.decoded(note)
+	meta, body, fmNote, _ := frontMatter(s)
+	if fmNote != "" {
+		r.warn("%s", fmNote)
 	}
+	s = body
 	if mdx {
 		s = stripESM(s)
+	}
+	// The front matter's title is the page's heading (sites render it
+	// so): the text before the first heading lies under it.
+	title := meta["title"]
+	if title != "" {
+		s = "# " + strings.ReplaceAll(collapse(title), "#", "\\#") + "\n\n" + s
 	}
 	var doc graph.Document
 	if d := markdownNesting(s); d > maxMarkdownNesting {
@@ -65,6 +74,10 @@ func (c Config) markdown(r *reading, path string, mdx bool) (graph.Document, err
 		return graph.Document{}, fmt.Errorf("%s: %w", path, err)
 	}
 	doc.ID = filepath.Base(path)
+	doc.Metadata = meta
+	if title != "" {
+		doc.Title = collapse(title)
+	}
 	if doc.Title == "" {
 		doc.Title = strings.TrimSuffix(doc.ID, filepath.Ext(doc.ID))
 	}
@@ -176,7 +189,7 @@ func (p *mdParser) container(n ast.Node) {
 	captionOf := map[ast.Node]string{}
 	used := map[ast.Node]bool{}
 	for i, k := range kids {
-		if k.Kind() != east.KindTable {
+		if k.Kind() != east.KindTable && !(k.Kind() == ast.KindHTMLBlock && strings.Contains(strings.ToLower(p.lines(k)), "<table")) {
 			continue
 		}
 		for _, j := range []int{i - 1, i + 1} {
@@ -229,7 +242,17 @@ func (p *mdParser) block(n ast.Node, caption string) {
 		p.text(p.lines(n))
 	case *ast.HTMLBlock:
 		h := mustParseHTML(p.lines(n))
-		p.text(collapse(nodeText(h)))
+		// HTML tables (MinerU's Markdown, MDX pages) are tables, their
+		// row and column spans expanded; the text around them is text.
+		for _, part := range htmlParts(h) {
+			if !part.table {
+				p.text(part.text)
+				continue
+			}
+			it := &graph.Item{Modality: graph.ModalityTable, Text: part.text, Caption: caption, Page: -1}
+			caption = ""
+			p.blocks = append(p.blocks, block{visual: it, page: -1})
+		}
 		p.htmlImages(h)
 	case *ast.Blockquote:
 		p.container(n)

@@ -124,6 +124,18 @@ func (c Config) parseMinerU(r *reading, data []byte) (graph.Document, error) {
 		if b.heading && title == "" {
 			title = b.text
 		}
+		if b.visual == nil && !b.heading && strings.Contains(strings.ToLower(b.text), "<table") {
+			// A table MinerU gave as text (HTML in a text block): a
+			// table item, its spans expanded, not markup in the text.
+			for _, part := range htmlParts(mustParseHTML(b.text)) {
+				if part.table {
+					blocks = append(blocks, block{visual: &graph.Item{Modality: graph.ModalityTable, Text: part.text, Page: b.page}, page: b.page})
+				} else {
+					blocks = append(blocks, block{text: part.text, page: b.page})
+				}
+			}
+			continue
+		}
 		blocks = append(blocks, *b)
 	}
 	return graph.Document{Title: title, Root: r.root, Items: c.assemble(blocks)}, nil
@@ -140,9 +152,7 @@ func jsonText(r *reading, data []byte) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	}
-	if note != "" {
-		r.warn("%s", note)
-	}
+	r.decoded(note)
 	return []byte(s), nil
 }
 

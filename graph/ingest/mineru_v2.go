@@ -32,7 +32,7 @@ func (c Config) mineruV2Block(r *reading, it *mineruItem, page, i int) *block {
 	}
 	var f map[string]json.RawMessage
 	if json.Unmarshal(it.Content, &f) != nil {
-		r.warn("item %d (%s): content is not an object: skipped", i, typ)
+		r.lose("item %d (%s): content is not an object: skipped", i, typ)
 		return nil
 	}
 	what := fmt.Sprintf("item %d (%s)", i, typ)

@@ -39,8 +39,17 @@ type FileReport struct {
 	// Warnings say what was repaired or left out inside the file: text
 	// decoded from UTF-16 or Windows-1252, invalid UTF-8 replaced, an
 	// image missing or leaving the document's folder, a PDF page without
-	// text.
+	// text. At most 50 are kept, the rest counted in a last one.
 	Warnings []string
+	// Lost are the warnings that mean content was lost: a page, an item
+	// or text not read (a scanned page without OCR, a page over a limit,
+	// invalid UTF-8 replaced, a malformed item skipped). The others only
+	// miss decoration (a figure kept without its image) or say how the
+	// content was read (decoded from Latin-1, read by OCR).
+	Lost []string
+	// Summary is Warnings with the warnings of one kind repeated three
+	// times or more folded into one line ("… (and 69 more like it)").
+	Summary []string
 	// Err, when set, is why the file was skipped; it wraps ErrUnsupported
 	// (unknown type, binary content, not a regular file), ErrEmpty,
 	// ErrTooLarge, ErrFormat, ErrPathEscape or fs.ErrNotExist.
@@ -91,6 +100,9 @@ func (c Config) Read(ctx context.Context, p string) ([]graph.Document, Report, e
 // does): os.DirFS would otherwise follow a link out of its folder. A PDF
 // is copied to a private temporary file for its reader.
 func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Document, Report, error) {
+	if _, err := c.ocrLanguage(); err != nil {
+		return nil, Report{}, err
+	}
 	tmp := &tempDir{}
 	defer tmp.close()
 	real, err := fsResolve(fsys, root)
@@ -130,6 +142,9 @@ func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Docume
 }
 
 func (c Config) read(ctx context.Context, p string) ([]graph.Document, Report, bool, error) {
+	if _, err := c.ocrLanguage(); err != nil {
+		return nil, Report{}, false, err
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, Report{}, false, fmt.Errorf("ingest: %w", err)
@@ -251,9 +266,9 @@ func (w *walker) file(p, id string) {
 		d, err = w.c.text(r, p)
 	case "pdf":
 		var info pdfInfo
-		d, info, err = w.c.pdf(w.ctx, w.box, p)
-		for _, s := range info.Warnings {
-			r.warn("%s", s)
+		d, info, err = w.c.pdf(w.ctx, w.box, p, id)
+		for i, s := range info.Warnings {
+			r.log.add(info.kinds[i], info.lost[i], s)
 		}
 		if info.Reader != "" {
 			format += ": " + info.Reader
@@ -271,14 +286,14 @@ func (w *walker) mineru(dir, list, id string) {
 	r := &reading{ctx: w.ctx, box: w.box, root: dir}
 	d, err := w.c.mineru(r, dir, list)
 	if others := w.otherLists(dir, list); len(others) > 0 {
-		r.warn("also holds %s: not read (one content list is one document)", strings.Join(others, ", "))
+		r.lose("also holds %s: not read (one content list is one document)", strings.Join(others, ", "))
 	}
 	w.add(FileReport{Path: list, Format: format}, d, r, err, id)
 }
 
 // add records a file read (or failed) and keeps its document.
 func (w *walker) add(f FileReport, d graph.Document, r *reading, err error, id string) {
-	f.Warnings = r.notes()
+	f.Warnings, f.Lost, f.Summary = r.log.texts(), r.log.lostTexts(), r.log.summary()
 	if err != nil {
 		var ref *refused
 		if errors.As(err, &ref) {

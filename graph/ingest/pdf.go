@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,64 +44,93 @@ type pdfInfo struct {
 	// Pages is the number of pages read.
 	Pages int
 	// Warnings are what was lost or guessed, pages 1-based ("page 3:
-	// scanned, not read: no OCR (tesseract not installed)").
+	// scanned, not read: no OCR (tesseract not installed)"); kinds are
+	// their formats and lost says which lost content (see warnings).
 	Warnings []string
+	kinds    []string
+	lost     []bool
 	// Scanned are the 0-based pages with images and no text that were not
 	// read; OCR the ones read by tesseract.
 	Scanned, OCR []int
 	// Figures and Tables count the visual items found; Images how many of
 	// them got an image file.
 	Figures, Tables, Images int
+	// Refused counts the pages not read for a limit or a malformed page.
+	Refused int
 }
 
+// warn notes what was repaired or guessed, or decoration left out; lose
+// notes content left out; pageWarn and pageLose say which page (0-based
+// page, reported 1-based).
 func (i *pdfInfo) warn(format string, args ...any) {
-	if len(i.Warnings) < 100 {
-		i.Warnings = append(i.Warnings, fmt.Sprintf(format, args...))
-	} else if len(i.Warnings) == 100 {
-		i.Warnings = append(i.Warnings, "more warnings left out")
-	}
+	i.note(format, false, fmt.Sprintf(format, args...))
+}
+func (i *pdfInfo) lose(format string, args ...any) {
+	i.note(format, true, fmt.Sprintf(format, args...))
+}
+func (i *pdfInfo) pageWarn(page int, format string, args ...any) {
+	i.note(format, false, pageWarn(page, format, args...))
+}
+func (i *pdfInfo) pageLose(page int, format string, args ...any) {
+	i.note(format, true, pageWarn(page, format, args...))
 }
 
-// pdf reads the PDF file path of box: its text in reading order, a
-// paragraph per text block with running headers and footers removed, and
-// its figures and tables (found from their captions) as visual items;
-// items carry their 0-based page. Poppler renders each figure or table
-// region to a PNG file in the hidden folder .flowreader/<file name>/ next to
-// the PDF (the document's Root is the PDF's folder, so image paths stay
-// inside the collection and are found again at ask time); when that folder
-// cannot be written, the items keep their caption and text and a warning
-// says so.
+// truncate drops the warnings past the first n.
+func (i *pdfInfo) truncate(n int) {
+	i.Warnings, i.kinds, i.lost = i.Warnings[:n], i.kinds[:n], i.lost[:n]
+}
+
+func (i *pdfInfo) note(kind string, lost bool, text string) {
+	if len(i.Warnings) >= 1000 {
+		return // reading stops long before: the file's limits bound it
+	}
+	i.Warnings = append(i.Warnings, text)
+	i.kinds = append(i.kinds, kind)
+	i.lost = append(i.lost, lost)
+}
+
+// pdf reads the PDF file path of box, the document id: its text in
+// reading order, a paragraph per text block with running headers and
+// footers removed, and its figures and tables (found from their captions,
+// and tables from their columns) as visual items; items carry their
+// 0-based page. With Config.Assets set, Poppler renders each figure or
+// table region to a PNG file in the folder Assets/<id>/, which becomes the
+// document's Root; without it, or when that folder cannot be written, the
+// items keep their caption and text and a warning says so.
 //
 // The readers get the checked real path: Poppler opens it in another
 // process, so the check cannot follow the open into it as folder.read does.
-func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Document, pdfInfo, error) {
+func (c Config) pdf(ctx context.Context, box folder, path, id string) (graph.Document, pdfInfo, error) {
 	var info pdfInfo
 	real, st, err := box.check(path)
 	if err != nil {
 		return graph.Document{}, info, err
 	}
 	lim := limitsFor(st.Size())
-	pages, pp, err := c.pdfPages(ctx, real, st.Size(), lim, &info)
+	pages, pp, err := c.pdfPages(ctx, real, path, st.Size(), lim, &info)
 	if err != nil {
 		return graph.Document{}, info, err
 	}
 	info.Pages = len(pages)
 	removeFurniture(pages)
-	id := filepath.Base(path)
-	dir := filepath.Dir(path)
-	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, box: box, root: dir, name: id, info: &info}
+	name := path
+	if box.fsys == nil {
+		name = filepath.Base(path)
+	} else {
+		name = pathpkg.Base(path)
+	}
+	sink := &figureSink{ctx: ctx, pp: pp, pdf: real, info: &info}
 	var image func(pdfRegion) *graph.ImageRef
 	switch {
-	case box.fsys != nil:
-		// Region images are written beside the PDF, which an fs.FS has no
-		// place for: the items keep their captions and text.
-		if info.Reader == "pdftotext" && pp.pdftoppm != "" {
-			info.warn("figure and table images not rendered: the collection is an fs.FS")
-		}
-	case info.Reader == "pdftotext" && pp.pdftoppm != "":
+	case info.Reader != "pdftotext" || pp.pdftoppm == "":
+	case c.Assets == "":
+		sink.skipped = true
+	default:
+		sink.dir = filepath.Join(c.Assets, filepath.FromSlash(pathpkg.Dir(id)))
+		sink.name = pathpkg.Base(id)
 		image = sink.add
 	}
-	blocks := pageBlocks(pages, image)
+	blocks := pageBlocks(pages, image, slideDeck(pages))
 	if err := ctx.Err(); err != nil {
 		sink.abort()
 		return graph.Document{}, info, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
@@ -129,26 +159,58 @@ func (c Config) pdf(ctx context.Context, box folder, path string) (graph.Documen
 		switch {
 		case info.Reader != "pdftotext" || pp.pdftoppm == "":
 			info.warn("%d figures or tables without an image: rendering needs Poppler (pdftoppm)", n)
+		case sink.skipped:
+			info.warn("%d figures or tables without an image: no folder for rendered images (Config.Assets; flowreader build writes them beside the graph file)", n)
 		case !sink.failed:
 			info.warn("%d figures or tables without an image: no region found above or below the caption", n)
 		}
 	}
 	if len(info.Scanned) > 0 && len(info.Scanned) == len(pages) {
-		info.warn("no text read: every page is scanned and none was read by OCR")
+		info.lose("no text read: every page is scanned and none was read by OCR")
 	}
 	doc := graph.Document{
-		ID:    id,
-		Title: strings.TrimSuffix(id, filepath.Ext(id)),
+		ID:    name,
+		Title: strings.TrimSuffix(name, filepath.Ext(name)),
 		Items: c.assemble(blocks),
 	}
 	if info.Images > 0 {
-		doc.Root = dir
+		doc.Root = sink.final()
+	}
+	if len(doc.Items) == 0 {
+		return graph.Document{}, info, fmt.Errorf("%w: %s", ErrEmpty, c.emptyPDF(info, pp))
 	}
 	return doc, info, nil
 }
 
+// emptyPDF says why a PDF gave no items and which tool would read it.
+func (c Config) emptyPDF(info pdfInfo, pp poppler) string {
+	const (
+		poppler   = "Poppler (Debian package poppler-utils: apt-get install poppler-utils)"
+		tesseract = "tesseract (Debian package tesseract-ocr: apt-get install tesseract-ocr)"
+	)
+	switch {
+	case info.Pages == 0:
+		return "the PDF has no pages"
+	case info.Refused > 0:
+		return "pages not read (see the warnings)"
+	case len(info.OCR) > 0:
+		return "its pages are scanned and OCR read no text from them (is the OCR language right? Config.OCRLanguage, build --ocr-lang)"
+	case len(info.Scanned) > 0 && info.Reader == "go":
+		return "its pages are scanned (images, no text): OCR reads them with " + poppler + " and " + tesseract
+	case len(info.Scanned) > 0 && pp.tesseract == "":
+		return "its pages are scanned (images, no text): OCR reads them with " + tesseract
+	case len(info.Scanned) > 0:
+		return "its pages are scanned (images, no text) and OCR failed (see the warnings)"
+	case info.Reader == "go" && pp.pdftotext == "":
+		return "the pure-Go PDF reader found no text (text drawn rotated, or fonts it cannot decode); " + poppler + " reads more"
+	case info.Reader == "go":
+		return "the pure-Go PDF reader found no text (text drawn rotated, or fonts it cannot decode); the Poppler reader reads more"
+	}
+	return "no text layer and no scanned page: its pages are empty or drawn as shapes"
+}
+
 // pdfPages picks the reader (Config.PDFReader) and lays out the pages.
-func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, poppler, error) {
+func (c Config) pdfPages(ctx context.Context, path, shown string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, poppler, error) {
 	var errs []error
 	var pp poppler
 	switch c.PDFReader {
@@ -158,6 +220,10 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 	}
 	if c.PDFReader != PDFReaderGo {
 		pp = findPoppler()
+		pp.lang, _ = c.ocrLanguage()
+		if c.Progress != nil {
+			pp.progress = func(done, total int) { c.Progress(done, total, "ocr "+shown) }
+		}
 		switch {
 		case pp.pdftotext != "":
 			w := len(info.Warnings)
@@ -169,7 +235,7 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 			if ctx.Err() != nil {
 				return nil, pp, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
 			}
-			info.Warnings = info.Warnings[:w]
+			info.truncate(w)
 			errs = append(errs, err)
 		case c.PDFReader == PDFReaderPoppler:
 			return nil, pp, fmt.Errorf("%w: %s: pdftotext not installed (Debian package poppler-utils)", ErrUnsupported, path)
@@ -186,12 +252,12 @@ func (c Config) pdfPages(ctx context.Context, path string, size int64, lim pdfLi
 			for i := range pages {
 				if pages[i].words() == 0 && pages[i].images {
 					info.Scanned = append(info.Scanned, i)
-					info.warn("%s", pageWarn(i, "scanned (images, no text), not read: OCR needs Poppler (pdftoppm) and tesseract"))
+					info.pageLose(i, "scanned (images, no text), not read: OCR needs Poppler (pdftoppm) and tesseract")
 				}
 			}
 			return pages, pp, nil
 		}
-		info.Warnings = info.Warnings[:w]
+		info.truncate(w)
 		errs = append(errs, err)
 	}
 	return nil, pp, fmt.Errorf("%w: %s: no reader could read the PDF: %w", ErrFormat, path, errors.Join(errs...))
@@ -215,45 +281,46 @@ func goPagesCtx(ctx context.Context, path string, size int64, lim pdfLimits, inf
 	}()
 	select {
 	case r := <-done:
-		info.Warnings = append(info.Warnings, r.info.Warnings...)
+		for k, s := range r.info.Warnings {
+			info.note(r.info.kinds[k], r.info.lost[k], s)
+		}
+		info.Refused += r.info.Refused
 		return r.pages, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("ingest: %s: %w", path, context.Cause(ctx))
 	}
 }
 
-// figureSink renders figure and table regions into a temporary folder and,
-// on commit, moves it to .flowreader/<name>/ beside the PDF in one rename,
-// so that a failed or interrupted read leaves the previous images whole.
+// figureSink renders figure and table regions into a temporary folder in
+// dir and, on commit, moves it to dir/name in one rename, so that a failed
+// or interrupted read leaves the previous images whole.
 type figureSink struct {
-	ctx    context.Context
-	pp     poppler
-	pdf    string
-	box    folder
-	root   string // the document's Root: the PDF's folder
-	name   string // the PDF's file name
-	info   *pdfInfo
-	tmp    string
-	n      int
-	files  []string
-	failed bool
+	ctx     context.Context
+	pp      poppler
+	pdf     string
+	dir     string // the assets folder of the document's parent
+	name    string // the document's base name: its images' folder
+	info    *pdfInfo
+	tmp     string
+	n       int
+	files   []string
+	failed  bool
+	skipped bool // no assets folder: nothing rendered
 }
 
-// sidecar is the folder, relative to a PDF's folder, that holds the
-// images rendered from it.
-const sidecar = ".flowreader"
+// final is the folder the images are moved to: the document's Root.
+func (s *figureSink) final() string { return filepath.Join(s.dir, s.name) }
 
 func (s *figureSink) add(r pdfRegion) *graph.ImageRef {
 	if s.failed {
 		return nil
 	}
 	if s.tmp == "" {
-		base := filepath.Join(s.root, sidecar)
-		if err := os.MkdirAll(base, 0o755); err != nil {
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
 			s.fail(err)
 			return nil
 		}
-		tmp, err := os.MkdirTemp(base, "."+s.name+".tmp-")
+		tmp, err := os.MkdirTemp(s.dir, "."+s.name+".tmp-")
 		if err != nil {
 			s.fail(err)
 			return nil
@@ -267,7 +334,7 @@ func (s *figureSink) add(r pdfRegion) *graph.ImageRef {
 	}
 	file := fmt.Sprintf("p%03d-%s%d", r.page+1, kind, s.n)
 	if err := s.pp.renderRegion(s.ctx, s.pdf, r, filepath.Join(s.tmp, file)); err != nil {
-		s.info.warn("%s", pageWarn(r.page, "%s image not rendered: %v", kind, err))
+		s.info.pageWarn(r.page, "%s image not rendered: %v", kind, err)
 		return nil
 	}
 	s.files = append(s.files, file+".png")
@@ -293,7 +360,7 @@ func (s *figureSink) commit() map[string]*graph.ImageRef {
 	if s.tmp == "" {
 		return refs
 	}
-	final := filepath.Join(s.root, sidecar, s.name)
+	final := s.final()
 	old := final + ".old"
 	os.RemoveAll(old)
 	if err := os.Rename(final, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -309,12 +376,7 @@ func (s *figureSink) commit() map[string]*graph.ImageRef {
 	}
 	os.RemoveAll(old)
 	for _, f := range s.files {
-		rel := sidecar + "/" + s.name + "/" + f
-		ref, err := s.box.image(s.root, rel)
-		if err != nil || ref == nil {
-			continue
-		}
-		refs[f] = ref
+		refs[f] = &graph.ImageRef{Path: f, MIME: "image/png"}
 	}
 	return refs
 }

@@ -58,7 +58,7 @@ func FuzzPDFLayout(f *testing.F) {
 				t.Fatalf("region %+v", r)
 			}
 			return &graph.ImageRef{Path: "x.png", MIME: "image/png"}
-		})
+		}, slideDeck(pages))
 		for _, b := range blocks {
 			s := b.text
 			if b.visual != nil {

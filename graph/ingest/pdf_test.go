@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -83,8 +84,20 @@ func interleaved() fxDoc {
 	return fxDoc{pages: []fxPage{p}}
 }
 
-// readPDF writes data to a file in a fresh folder and reads it with reader.
+// readPDF writes data to a file in a fresh folder and reads it with
+// reader, images rendered into a fresh assets folder (returned); the
+// folder of the PDF must hold the PDF alone afterwards.
 func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string) {
+	t.Helper()
+	doc, info, dir, err := readPDFErr(t, reader, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, info, dir
+}
+
+// readPDFErr is readPDF returning the error.
+func readPDFErr(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string, error) {
 	t.Helper()
 	if reader == PDFReaderPoppler {
 		if _, err := exec.LookPath("pdftotext"); err != nil {
@@ -102,11 +115,12 @@ func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfIn
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	doc, info, err := Config{PDFReader: reader}.pdf(ctx, box, p)
-	if err != nil {
-		t.Fatal(err)
+	assets := t.TempDir()
+	doc, info, err := Config{PDFReader: reader, Assets: assets}.pdf(ctx, box, p, "doc.pdf")
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("the PDF's folder holds %v", ents)
 	}
-	return doc, info, dir
+	return doc, info, assets, err
 }
 
 func pdfText(doc graph.Document) string {
@@ -225,10 +239,10 @@ func TestPDFFigures(t *testing.T) {
 				}
 				return
 			}
-			if fig.Image == nil || tab.Image == nil || info.Images != 2 || doc.Root != dir {
+			if fig.Image == nil || tab.Image == nil || info.Images != 2 || doc.Root != filepath.Join(dir, "doc.pdf") {
 				t.Fatalf("images: figure %v table %v info %+v root %q", fig.Image, tab.Image, info, doc.Root)
 			}
-			if fig.Image.Path != ".flowreader/doc.pdf/p001-figure1.png" || fig.Image.MIME != "image/png" {
+			if fig.Image.Path != "p001-figure1.png" || fig.Image.MIME != "image/png" {
 				t.Errorf("figure image %+v", fig.Image)
 			}
 			f, err := os.Open(filepath.Join(doc.Root, filepath.FromSlash(fig.Image.Path)))
@@ -246,13 +260,15 @@ func TestPDFFigures(t *testing.T) {
 				t.Errorf("figure image %v", b)
 			}
 			// A second read replaces the images in one piece.
-			box, _ := confineTo(dir)
-			if _, _, err := (Config{PDFReader: r}).pdf(context.Background(), box, filepath.Join(dir, "doc.pdf")); err != nil {
+			src := t.TempDir()
+			os.WriteFile(filepath.Join(src, "doc.pdf"), figures().bytes(), 0o644)
+			box, _ := confineTo(src)
+			if _, _, err := (Config{PDFReader: r, Assets: dir}).pdf(context.Background(), box, filepath.Join(src, "doc.pdf"), "doc.pdf"); err != nil {
 				t.Fatal(err)
 			}
-			ents, _ := os.ReadDir(filepath.Join(dir, ".flowreader"))
+			ents, _ := os.ReadDir(dir)
 			if len(ents) != 1 || ents[0].Name() != "doc.pdf" {
-				t.Errorf("sidecar folder holds %v", ents)
+				t.Errorf("assets folder holds %v", ents)
 			}
 		})
 	}
@@ -305,18 +321,25 @@ func TestPDFScanned(t *testing.T) {
 			t.Skip("Poppler not installed")
 		}
 		withoutTool(t, "tesseract")
-		doc, info, _ := readPDF(t, PDFReaderPoppler, scanned().bytes())
+		doc, info, _, err := readPDFErr(t, PDFReaderPoppler, scanned().bytes())
 		if len(doc.Items) != 0 || !slices.Equal(info.Scanned, []int{0}) {
 			t.Fatalf("items %+v info %+v", doc.Items, info)
+		}
+		// Skipped as empty, naming the tool that would read it.
+		if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "tesseract-ocr") {
+			t.Errorf("error %v", err)
 		}
 		if w := strings.Join(info.Warnings, "\n"); !strings.Contains(w, "page 1: scanned") || !strings.Contains(w, "tesseract not installed") {
 			t.Errorf("warnings %q", info.Warnings)
 		}
 	})
 	t.Run("go", func(t *testing.T) {
-		_, info, _ := readPDF(t, PDFReaderGo, scanned().bytes())
+		_, info, _, err := readPDFErr(t, PDFReaderGo, scanned().bytes())
 		if !slices.Equal(info.Scanned, []int{0}) || !strings.Contains(strings.Join(info.Warnings, "\n"), "page 1: scanned") {
 			t.Errorf("info %+v", info)
+		}
+		if !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "poppler-utils") || !strings.Contains(err.Error(), "tesseract-ocr") {
+			t.Errorf("error %v", err)
 		}
 	})
 }
@@ -365,14 +388,14 @@ func TestPDFBombs(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
 				start := time.Now()
-				doc, info, err := Config{PDFReader: r}.pdf(ctx, box, p)
+				doc, info, err := Config{PDFReader: r}.pdf(ctx, box, p, "bomb.pdf")
 				t.Logf("%d bytes, %v: %d items, err %v, info %+v", len(data), time.Since(start), len(doc.Items), err, info)
 				if ctx.Err() != nil {
 					t.Fatalf("not stopped in time: %v", ctx.Err())
 				}
 				if err != nil {
-					if !errors.Is(err, ErrFormat) {
-						t.Fatalf("error %v does not wrap ErrFormat", err)
+					if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrEmpty) {
+						t.Fatalf("error %v wraps neither ErrFormat nor ErrEmpty", err)
 					}
 					return
 				}
@@ -401,50 +424,139 @@ func TestPDFContext(t *testing.T) {
 			box, _ := confineTo(dir)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if _, _, err := (Config{PDFReader: r}).pdf(ctx, box, p); !errors.Is(err, context.Canceled) {
+			if _, _, err := (Config{PDFReader: r}).pdf(ctx, box, p, "doc.pdf"); !errors.Is(err, context.Canceled) {
 				t.Fatalf("cancelled read: %v", err)
 			}
 		})
 	}
 }
 
-// TestPDFFigureFolder: figure images that cannot be written leave the
-// items with their captions and say so; a folder walk does not read the
-// hidden image folder as documents.
-func TestPDFFigureFolder(t *testing.T) {
+// TestPDFAssets: rendered images go to Config.Assets, in a folder per
+// document named by its ID, and never into the collection; without
+// Assets nothing is rendered and a warning says why; an assets folder that
+// cannot be written leaves the items with their captions and says so.
+func TestPDFAssets(t *testing.T) {
 	if !hasTool("pdftotext") || !hasTool("pdftoppm") {
-		t.Skip("Poppler not installed")
+		t.Skip("Poppler not installed (apt-get install poppler-utils)")
 	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "doc.pdf")
-	os.WriteFile(p, figures().bytes(), 0o644)
-	os.WriteFile(filepath.Join(dir, sidecar), []byte("a file where the folder would go"), 0o644)
-	box, _ := confineTo(dir)
-	doc, info, err := Config{}.pdf(context.Background(), box, p)
-	if err != nil {
-		t.Fatal(err)
+	coll := t.TempDir()
+	os.Mkdir(filepath.Join(coll, "papers"), 0o755)
+	os.WriteFile(filepath.Join(coll, "papers", "doc.pdf"), figures().bytes(), 0o644)
+	listing := func() []string {
+		var out []string
+		filepath.WalkDir(coll, func(p string, _ fs.DirEntry, _ error) error {
+			out = append(out, p)
+			return nil
+		})
+		return out
 	}
-	if info.Images != 0 || info.Figures != 1 || !strings.Contains(strings.Join(info.Warnings, "\n"), "figure images not written") {
-		t.Errorf("info %+v", info)
+	before := listing()
+
+	assets := filepath.Join(t.TempDir(), "g.assets")
+	docs, rep, err := Config{Assets: assets}.Read(context.Background(), coll)
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%v, %d docs", err, len(docs))
 	}
-	for _, it := range doc.Items {
+	d := docs[0]
+	if d.ID != "papers/doc.pdf" || d.Root != filepath.Join(assets, "papers", "doc.pdf") {
+		t.Errorf("id %q root %q", d.ID, d.Root)
+	}
+	images := 0
+	for _, it := range d.Items {
+		if it.Image != nil {
+			images++
+			if _, err := os.Stat(filepath.Join(d.Root, it.Image.Path)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if images != 2 || len(rep.Files[0].Warnings) != 0 {
+		t.Errorf("%d images, warnings %q", images, rep.Files[0].Warnings)
+	}
+	if after := listing(); !slices.Equal(before, after) {
+		t.Errorf("the collection changed: %q", after)
+	}
+	again, _, err := Config{Assets: assets}.Read(context.Background(), coll)
+	if err != nil || len(again) != 1 || pdfText(again[0]) != pdfText(d) {
+		t.Fatalf("second read: %v", err)
+	}
+
+	// No assets folder: no image, a warning.
+	docs, rep, _ = Config{}.Read(context.Background(), coll)
+	for _, it := range docs[0].Items {
 		if it.Image != nil {
 			t.Errorf("image %+v", it.Image)
 		}
 	}
-	os.Remove(filepath.Join(dir, sidecar))
-	docs, err := Config{}.Path(dir)
+	if w := strings.Join(rep.Files[0].Warnings, "\n"); !strings.Contains(w, "no folder for rendered images") {
+		t.Errorf("warnings %q", w)
+	}
+
+	// An assets folder that cannot be made.
+	blocked := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocked, []byte("a file where the folder would go"), 0o644)
+	docs, rep, _ = Config{Assets: blocked}.Read(context.Background(), coll)
+	if w := strings.Join(rep.Files[0].Warnings, "\n"); !strings.Contains(w, "figure images not written") || len(docs) != 1 {
+		t.Errorf("warnings %q", w)
+	}
+	if after := listing(); !slices.Equal(before, after) {
+		t.Errorf("the collection changed: %q", after)
+	}
+}
+
+// TestOCRLanguageAndProgress: OCR reports its progress page by page,
+// reads in the languages asked for, names the Debian package of a missing
+// language pack (and loses those pages, saying so), and refuses a
+// language list that is not tesseract's codes.
+func TestOCRLanguageAndProgress(t *testing.T) {
+	if !hasTool("tesseract") || !hasTool("pdftoppm") || !hasTool("pdfimages") {
+		t.Skip("tesseract or Poppler not installed (apt-get install poppler-utils tesseract-ocr)")
+	}
+	read := func(c Config, data []byte) (graph.Document, pdfInfo, error) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "scan.pdf")
+		os.WriteFile(p, data, 0o644)
+		box, _ := confineTo(dir)
+		c.PDFReader = PDFReaderPoppler
+		return c.pdf(context.Background(), box, p, "scan.pdf")
+	}
+	type call struct {
+		done, total int
+		stage       string
+	}
+	var calls []call
+	c := Config{Progress: func(done, total int, stage string) { calls = append(calls, call{done, total, filepath.Base(stage)}) }}
+	if _, info, err := read(c, scanned().bytes()); err != nil || len(info.OCR) != 1 {
+		t.Fatalf("%v, info %+v", err, info)
+	}
+	if want := []call{{0, 1, "scan.pdf"}, {1, 1, "scan.pdf"}}; !slices.Equal(calls, want) || !strings.HasPrefix(calls[0].stage, "scan.pdf") {
+		t.Errorf("progress %+v", calls)
+	}
+
+	_, info, err := read(Config{OCRLanguage: "eng+zzz_x"}, scanned().bytes())
+	if !errors.Is(err, ErrEmpty) || !slices.Equal(info.Scanned, []int{0}) || !strings.Contains(strings.Join(info.Warnings, "\n"), "no tesseract language pack for zzz_x (Debian package tesseract-ocr-zzz-x)") {
+		t.Errorf("missing pack: %v, info %+v", err, info)
+	}
+	if _, _, err := (Config{OCRLanguage: "eng;rm -rf"}).Read(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "OCRLanguage") {
+		t.Errorf("bad language list: %v", err)
+	}
+
+	// German: with its pack, the umlauts and ß come out.
+	out, _ := exec.Command("tesseract", "--list-langs").Output()
+	if !strings.Contains(string(out), "\ndeu\n") {
+		t.Skip("tesseract has no German pack (apt-get install tesseract-ocr-deu; .ci/run installs it)")
+	}
+	var p fxPage
+	img := textImage("Die Größe der Brücke über den Fluss", "wurde im März gemessen.")
+	p.images = append(p.images, fxImage{x: 36, y: 500, w: 540, h: 540 * 260 / 1400, img: img})
+	doc, info, err := read(Config{OCRLanguage: "deu"}, fxDoc{pages: []fxPage{p}}.bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 1 || docs[0].ID != "doc.pdf" {
-		t.Fatalf("docs %v", len(docs))
+	if text := pdfText(doc); !strings.Contains(text, "Größe") || !strings.Contains(text, "Brücke") || !strings.Contains(text, "März") {
+		t.Errorf("German OCR: %q", text)
 	}
-	if _, err := os.Stat(filepath.Join(dir, sidecar, "doc.pdf", "p001-figure1.png")); err != nil {
-		t.Fatal(err)
-	}
-	again, err := Config{}.Path(dir)
-	if err != nil || len(again) != 1 || pdfText(again[0]) != pdfText(docs[0]) {
-		t.Fatalf("second walk: %v, %d docs", err, len(again))
+	if !strings.Contains(strings.Join(info.Warnings, "\n"), "read by OCR (tesseract, deu)") {
+		t.Errorf("warnings %q", info.Warnings)
 	}
 }

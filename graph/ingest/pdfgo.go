@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	gopdf "github.com/ledongthuc/pdf"
 )
@@ -55,25 +56,28 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 			return nil, fmt.Errorf("ingest: %w", context.Cause(ctx))
 		}
 		if !parentChainOK(v) {
-			info.warn("%s", pageWarn(i, "not read: its /Parent chain loops or is deeper than %d", pdfMaxDepth))
+			info.pageLose(i, "not read: its /Parent chain loops or is deeper than %d", pdfMaxDepth)
+			info.Refused++
 			pages = append(pages, pdfPage{})
 			continue
 		}
 		n, err := streamSize(v.Key("Contents"), streamBudget)
 		if err != nil {
-			info.warn("%s", pageWarn(i, "not read: content stream: %v", err))
+			info.pageLose(i, "not read: content stream: %v", err)
+			info.Refused++
 			pages = append(pages, pdfPage{})
 			continue
 		}
 		if n > streamBudget {
-			info.warn("%s", pageWarn(i, "not read: content inflates past %d bytes (%d per byte of file, and 1 MiB, for all pages)", streamBudget, 16*pdfTextGrowth))
+			info.pageLose(i, "not read: content inflates past %d bytes (%d per byte of file, and 1 MiB, for all pages)", streamBudget, 16*pdfTextGrowth)
+			info.Refused++
 			pages = append(pages, pdfPage{})
 			continue
 		}
 		streamBudget -= n
 		pg, err := goPage(gopdf.Page{V: v})
 		if err != nil {
-			info.warn("%s", pageWarn(i, "not read: %v", err))
+			info.pageLose(i, "not read: %v", err)
 		}
 		for _, b := range pg.blocks {
 			for _, l := range b.lines {
@@ -85,7 +89,7 @@ func goPages(ctx context.Context, path string, size int64, lim pdfLimits, info *
 		pages = append(pages, pg)
 		if used > lim.text {
 			capText(pages, lim.text)
-			info.warn("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
+			info.lose("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
 			break
 		}
 	}
@@ -156,7 +160,7 @@ func pageTree(root gopdf.Value, maxPages int, info *pdfInfo) ([]gopdf.Value, err
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if visits++; visits > 4*maxPages+1024 {
-			info.warn("page tree has more than %d nodes: the rest not read", 4*maxPages+1024)
+			info.lose("page tree has more than %d nodes: the rest not read", 4*maxPages+1024)
 			break
 		}
 		key := fr.v.String()
@@ -172,14 +176,14 @@ func pageTree(root gopdf.Value, maxPages int, info *pdfInfo) ([]gopdf.Value, err
 				continue
 			}
 			if len(out) >= maxPages {
-				info.warn("only the first %d pages read (at most %d pages, and one per %d bytes of file)", maxPages, pdfMaxPages, pdfBytesPerPage)
+				info.lose("only the first %d pages read (at most %d pages, and one per %d bytes of file)", maxPages, pdfMaxPages, pdfBytesPerPage)
 				break
 			}
 			out = append(out, fr.v)
 			continue
 		}
 		if fr.depth >= pdfMaxDepth {
-			info.warn("page tree deeper than %d levels: the rest not read", pdfMaxDepth)
+			info.lose("page tree deeper than %d levels: the rest not read", pdfMaxDepth)
 			continue
 		}
 		n := kids.Len()
@@ -267,13 +271,8 @@ func goPage(p gopdf.Page) (pg pdfPage, err error) {
 			pg.w, pg.h = w, h
 		}
 	}
-	xobj := inherited(p.V, "Resources").Key("XObject")
-	for _, k := range xobj.Keys() {
-		if xobj.Key(k).Key("Subtype").Name() == "Image" {
-			pg.images = true
-			break
-		}
-	}
+	budget := 64
+	pg.images = drawsImage(inherited(p.V, "Resources"), 0, &budget)
 	if p.V.Key("Contents").IsNull() {
 		return pg, nil
 	}
@@ -282,14 +281,56 @@ func goPage(p gopdf.Page) (pg pdfPage, err error) {
 	return pg, nil
 }
 
+// drawsImage reports whether resources res name an image XObject, also
+// inside form XObjects (cairo draws a scanned page as a form holding the
+// image), at most 4 forms deep and budget XObjects in all.
+func drawsImage(res gopdf.Value, depth int, budget *int) bool {
+	xobj := res.Key("XObject")
+	for _, k := range xobj.Keys() {
+		if *budget--; *budget < 0 {
+			return false
+		}
+		x := xobj.Key(k)
+		switch x.Key("Subtype").Name() {
+		case "Image":
+			return true
+		case "Form":
+			if depth < 4 && drawsImage(x.Key("Resources"), depth+1, budget) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // glyphLines turns glyphs (PDF coordinates, y up) into line segments of
-// words (y down from the top of a page of height h).
+// words (y down from the top of a page of height h). A gap wider than a
+// fifth of the font size between two glyphs is a space; a jump in the
+// baseline (more than half the larger size when the text goes on, as a
+// superscript does; half the smaller one otherwise) or backwards is a new
+// line.
+//
+// Two artefacts of the library are undone. It appends a "\n" glyph after
+// every TJ array and line operator: that is no space (a word set in two
+// TJ arrays, "fille" + "d", stays one), the geometry decides. And it does
+// not read the widths of composite (CID) fonts, as XeTeX and LuaTeX
+// write them: their glyphs come with width 0 and the text position does
+// not advance within a string, only by the TJ adjustments between
+// strings (and the "\n" glyph decodes to U+FFFD). For those glyphs the
+// positions are rebuilt: a string's glyphs are laid out from its start
+// with a typical glyph width (glyphWidth), an adjustment of at least
+// 0.15 of the font size between two strings is a space (TeX's word space
+// is a quarter to a third of it, kerns a few hundredths), and a string
+// placed further on the same line by a text move starts a new word.
 func glyphLines(glyphs []gopdf.Text, h float64) []pdfLine {
 	var lines []pdfLine
 	var line pdfLine
 	var word pdfWord
 	var sb strings.Builder
 	lastX1, lastY, lastSize := math.Inf(-1), math.NaN(), 0.0
+	// Composite-font strings: the library's x of the current string,
+	// and whether the last glyph was one of them.
+	runX, inRun := math.NaN(), false
 	flushWord := func() {
 		if sb.Len() > 0 {
 			word.s = normaliseWord(sb.String())
@@ -310,31 +351,72 @@ func glyphLines(glyphs []gopdf.Text, h float64) []pdfLine {
 	}
 	for _, g := range glyphs {
 		size := math.Abs(g.FontSize)
-		if size <= 0 || size > 1e4 || math.IsNaN(g.X) || math.IsNaN(g.Y) {
+		if size <= 0 || size > 1e4 || math.IsNaN(g.X) || math.IsNaN(g.Y) || math.IsInf(g.X, 0) || math.IsInf(g.Y, 0) {
 			continue
 		}
-		w := g.W
-		if w <= 0 || w > 4*size {
-			w = 0.5 * size // no /Widths: a typical glyph width
+		zero := g.W <= 0
+		if g.S == "\n" || zero && g.S == "\uFFFD" {
+			continue // the library's marker after TJ and line operators
 		}
+		sameY := !math.IsNaN(lastY) && math.Abs(g.Y-lastY) <= 0.5*math.Min(size, lastSize)
+		x, w, space := g.X, g.W, false
+		switch {
+		case !zero:
+			if w > 4*size {
+				w = 0.5 * size
+			}
+		case inRun && sameY && g.X == runX:
+			x, w = lastX1, glyphWidth(g.S, size) // the string goes on
+		case inRun && sameY && math.Abs(g.X-runX) < 0.6*size:
+			// An adjustment between two strings of one TJ array.
+			x, w, space = lastX1+(g.X-runX), glyphWidth(g.S, size), g.X-runX >= 0.15*size
+			runX = g.X
+		case inRun && sameY && g.X > runX:
+			// A string placed further on by a text move: a new word,
+			// clear of the estimated end of the last one.
+			x, w, space = math.Max(g.X, lastX1+0.25*size), glyphWidth(g.S, size), true
+			runX = g.X
+		default:
+			w = glyphWidth(g.S, size)
+			runX = g.X
+		}
+		inRun = zero
 		if strings.TrimFunc(g.S, unicode.IsSpace) == "" {
 			flushWord()
+			lastX1 = math.Max(lastX1, x+w)
 			continue
 		}
-		newLine := math.IsNaN(lastY) || math.Abs(g.Y-lastY) > 0.5*math.Min(size, lastSize) ||
-			g.X < lastX1-size || g.X-lastX1 > 1.5*size
+		goesOn := x >= lastX1-0.5*size && x-lastX1 <= 0.5*size
+		newLine := math.IsNaN(lastY) || x < lastX1-size || x-lastX1 > 1.5*size ||
+			math.Abs(g.Y-lastY) > 0.5*math.Min(size, lastSize) && !(goesOn && math.Abs(g.Y-lastY) <= 0.5*math.Max(size, lastSize))
 		if newLine {
 			flushLine()
-		} else if g.X-lastX1 > 0.2*size {
+		} else if space || x-lastX1 > 0.2*size {
 			flushWord()
 		}
-		box := pdfBox{g.X, h - g.Y - 0.8*size, g.X + w, h - g.Y + 0.2*size}
+		box := pdfBox{x, h - g.Y - 0.8*size, x + w, h - g.Y + 0.2*size}
 		word.grow(box)
 		sb.WriteString(g.S)
-		lastX1, lastY, lastSize = g.X+w, g.Y, size
+		lastX1, lastY, lastSize = x+w, g.Y, size
 	}
 	flushLine()
 	return lines
+}
+
+// glyphWidth is a typical width of glyph s at font size size, for fonts
+// whose widths the library does not read: narrow letters and punctuation
+// 0.3 em, wide letters 0.8, capitals 0.65, others 0.5.
+func glyphWidth(s string, size float64) float64 {
+	r, _ := utf8.DecodeRuneInString(s)
+	switch {
+	case strings.ContainsRune("ijlftr.,;:'!|()[]{}", r):
+		return 0.3 * size
+	case strings.ContainsRune("mwMW", r):
+		return 0.8 * size
+	case unicode.IsUpper(r):
+		return 0.65 * size
+	}
+	return 0.5 * size
 }
 
 // groupLines puts line segments into blocks: a line joins the block
@@ -372,10 +454,35 @@ func groupLines(lines []pdfLine) []pdfBlock {
 // bottom, adjacent bands that are both multi-column being merged first so
 // that two columns with aligned paragraph gaps still read column by column.
 func orderBlocks(blocks []pdfBlock) []pdfBlock {
+	// Columns of text are read first when the gutter between them has
+	// prose on both sides; otherwise the region's rows may be a table,
+	// whose columns the gutter test would separate.
+	if len(blocks) == 0 {
+		return blocks
+	}
+	cols := cut(blocks, true)
+	if len(cols) > 1 && proseParts(cols) >= 2 {
+		var out []pdfBlock
+		for _, c := range cols {
+			out = append(out, orderBlocks(c)...)
+		}
+		return out
+	}
+	if parts, ok := splitTables(blocks); ok {
+		var out []pdfBlock
+		for _, p := range parts {
+			if p.table != nil {
+				out = append(out, *p.table)
+			} else {
+				out = append(out, orderBlocks(p.blocks)...)
+			}
+		}
+		return out
+	}
 	if len(blocks) <= 1 {
 		return blocks
 	}
-	if cols := cut(blocks, true); len(cols) > 1 {
+	if len(cols) > 1 {
 		var out []pdfBlock
 		for _, c := range cols {
 			out = append(out, orderBlocks(c)...)
@@ -408,6 +515,26 @@ func orderBlocks(blocks []pdfBlock) []pdfBlock {
 		out = append(out, orderBlocks(b)...)
 	}
 	return out
+}
+
+// proseParts counts the parts that hold a paragraph of prose: a block of
+// at least three lines of six words or more on average (a table's column
+// has short cells; a text column has paragraphs).
+func proseParts(parts [][]pdfBlock) int {
+	n := 0
+	for _, p := range parts {
+		for _, b := range p {
+			words := 0
+			for _, l := range b.lines {
+				words += len(l.words)
+			}
+			if b.table == nil && len(b.lines) >= 3 && words >= 6*len(b.lines) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // cut splits blocks at gaps along x (vertical gutters of at least 6pt) or

@@ -54,6 +54,9 @@ func (l pdfLine) text() string {
 type pdfBlock struct {
 	pdfBox
 	lines []pdfLine
+	// table is set for a table without rules found by the layout: its
+	// lines are its rows.
+	table *pdfTable
 }
 
 // pdfPage is one page: its size, its text blocks in reading order, and
@@ -129,6 +132,9 @@ func removeFurniture(pages []pdfPage) int {
 		}
 		seen := map[key]bool{}
 		for _, b := range p.blocks {
+			if b.table != nil {
+				continue
+			}
 			for _, l := range b.lines {
 				if !edge(p, l) {
 					continue
@@ -151,6 +157,12 @@ func removeFurniture(pages []pdfPage) int {
 		p := &pages[i]
 		blocks := p.blocks[:0]
 		for _, b := range p.blocks {
+			if b.table != nil {
+				// Table rows are content, even a header row repeated
+				// at the top of every page.
+				blocks = append(blocks, b)
+				continue
+			}
 			lines := b.lines[:0]
 			for _, l := range b.lines {
 				drop := false
@@ -264,7 +276,7 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		text.x1 = p.w - text.x0
 	}
 	isCaption := func(b pdfBlock) (graph.Modality, bool) {
-		if len(b.lines) == 0 {
+		if len(b.lines) == 0 || b.table != nil {
 			return 0, false
 		}
 		m := captionLine.FindStringSubmatch(b.lines[0].text())
@@ -291,8 +303,8 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 					left++
 				case b.x0 >= x:
 					right++
-				case b.w() > 0.6*text.w():
-					across++ // a paragraph over the whole width
+				case b.w() > 0.6*text.w() && b.table == nil:
+					across++ // a paragraph over the whole width (a table may span both columns)
 				}
 			}
 			if left > 0 && right > 0 && across == 0 {
@@ -318,6 +330,9 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 			span.x0 = mid
 		}
 		body := func(b pdfBlock) bool {
+			if b.table != nil {
+				return false // a table's rows are long, but not prose
+			}
 			if _, cap := isCaption(b); cap {
 				return true
 			}
@@ -399,19 +414,26 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 		up := true
 		edge, got, ok := walk(true)
 		if mod == graph.ModalityTable {
-			// Table captions go above or below: the side with more
-			// words in it wins.
-			words := func(which []int) int {
-				n := 0
+			// Table captions go above or below: the side holding a
+			// table the layout found wins, else the side with more
+			// words in it.
+			words := func(which []int) (tables, n int) {
 				for _, bi := range which {
+					if p.blocks[bi].table != nil {
+						tables++
+					}
 					for _, l := range p.blocks[bi].lines {
 						n += len(l.words)
 					}
 				}
-				return n
+				return tables, n
 			}
-			if e2, g2, ok2 := walk(false); ok2 && (!ok || words(g2) > words(got)) {
-				edge, got, ok, up = e2, g2, ok2, false
+			if e2, g2, ok2 := walk(false); ok2 {
+				t1, n1 := words(got)
+				t2, n2 := words(g2)
+				if !ok || t2 > 0 && t1 == 0 || (t1 > 0) == (t2 > 0) && n2 > n1 {
+					edge, got, ok, up = e2, g2, ok2, false
+				}
 			}
 		}
 		if ok {
@@ -422,6 +444,28 @@ func findRegions(pi int, p *pdfPage) (regions []pdfRegion, inside map[int]bool) 
 			} else {
 				r.box = pdfBox{span.x0, c.y1 + 0.25*c.lines[len(c.lines)-1].h(), span.x1, edge - 1}
 			}
+			// Confine the region to the caption's column: prose beside
+			// it (a column the page layout did not see, when a table or
+			// figure spans the page above) bounds it, and what lies beyond
+			// that prose is not part of it.
+			for bi, b := range p.blocks {
+				if bi == ci || !body(b) || b.y1 <= r.box.y0 || b.y0 >= r.box.y1 {
+					continue
+				}
+				switch {
+				case b.x0 >= near.x1:
+					r.box.x1 = math.Min(r.box.x1, b.x0-2)
+				case b.x1 <= near.x0:
+					r.box.x0 = math.Max(r.box.x0, b.x1+2)
+				}
+			}
+			kept := got[:0]
+			for _, bi := range got {
+				if b := p.blocks[bi]; b.x0 >= r.box.x0-2 && b.x1 <= r.box.x1+2 {
+					kept = append(kept, bi)
+				}
+			}
+			got = kept
 			for _, bi := range got {
 				inside[bi] = true
 			}
@@ -459,13 +503,60 @@ func bodyLineHeight(p *pdfPage) float64 {
 // row per line of words at about the same height, ordered top to bottom),
 // cells separated by " | " where the gap between words is wider than 60%
 // of the line height (and at least 6pt); the same rendering as HTML tables.
+// When the blocks are one table the layout recovered (columns from the
+// rivers between them, see findTable), its cells are used, so that a
+// row's empty cells keep the others under their headers.
 func tableFromBlocks(blocks []pdfBlock, which []int) string {
-	var words []pdfWord
+	tables := false
 	for _, bi := range which {
-		for _, l := range blocks[bi].lines {
-			words = append(words, l.words...)
+		tables = tables || blocks[bi].table != nil
+	}
+	if !tables {
+		var words []pdfWord
+		for _, bi := range which {
+			for _, l := range blocks[bi].lines {
+				words = append(words, l.words...)
+			}
+		}
+		return wordRows(words)
+	}
+	// Tables with the words around them (a header spanning columns, a
+	// note), top to bottom.
+	type piece struct {
+		y    float64
+		text string
+	}
+	var pieces []piece
+	var words []pdfWord
+	flush := func() {
+		if len(words) > 0 {
+			pieces = append(pieces, piece{words[0].y0, wordRows(words)})
+			words = nil
 		}
 	}
+	sorted := append([]int(nil), which...)
+	sort.SliceStable(sorted, func(a, b int) bool { return blocks[sorted[a]].y0 < blocks[sorted[b]].y0 })
+	for _, bi := range sorted {
+		b := blocks[bi]
+		if b.table == nil {
+			for _, l := range b.lines {
+				words = append(words, l.words...)
+			}
+			continue
+		}
+		flush()
+		pieces = append(pieces, piece{b.y0, b.table.text()})
+	}
+	flush()
+	out := make([]string, len(pieces))
+	for i, p := range pieces {
+		out[i] = p.text
+	}
+	return strings.Join(out, "\n")
+}
+
+// wordRows renders words as rows of cells split at wide gaps.
+func wordRows(words []pdfWord) string {
 	if len(words) == 0 {
 		return ""
 	}
@@ -549,12 +640,23 @@ func limitsFor(size int64) pdfLimits {
 // paragraph per PDF block, figures and tables as visual blocks at their
 // caption's position. image renders region r and returns its reference, or
 // nil when it cannot (then the item keeps its caption and text).
-func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []block {
+//
+// In a slide deck (deck) the first block of each page starts a slide
+// (block.slide), titled by the slide's title (slideTitle).
+func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef, deck bool) []block {
 	var blocks []block
+	// The table just before, whose header a table continuing it takes:
+	// only the first page of a long table usually prints it, and a table
+	// is cut where its rows leave a gap.
+	var open *pdfTable
 	for pi := range pages {
 		p := &pages[pi]
 		regions, inside := findRegions(pi, p)
 		next := 0
+		start := len(blocks) // the page's first block
+		if deck {
+			open = nil
+		}
 		for bi, b := range p.blocks {
 			for next < len(regions) && regions[next].at == bi {
 				r := regions[next]
@@ -564,17 +666,40 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 					it.Image = image(r)
 				}
 				blocks = append(blocks, block{visual: it, page: pi})
+				open = nil
 			}
 			if inside[bi] {
+				open = nil
+				continue
+			}
+			if b.table != nil {
+				t := b.table
+				text := t.text()
+				if open != nil && open.header && !t.header && sameColumns(open, t) {
+					text = joinRow(open.rows[0]) + "\n" + text
+					t.header, t.rows = true, append([][]string{open.rows[0]}, t.rows...)
+				}
+				it := &graph.Item{Modality: graph.ModalityTable, Text: text, Page: pi}
+				if image != nil {
+					// The table's own box, a little wider: glyphs rise
+					// above their boxes.
+					pad := 0.25 * b.lines[0].h()
+					r := pdfRegion{page: pi, modality: graph.ModalityTable, at: bi,
+						box: pdfBox{b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad}}
+					it.Image = image(r)
+				}
+				blocks = append(blocks, block{visual: it, page: pi})
+				open = t
 				continue
 			}
 			t := strings.TrimSpace(blockText(b))
 			if t == "" {
 				continue
 			}
+			open = nil
 			// A word broken at the end of a column or page goes on at
-			// the top of the next one.
-			if n := len(blocks); n > 0 && blocks[n-1].visual == nil {
+			// the top of the next one (not on the next slide).
+			if n := len(blocks); n > 0 && blocks[n-1].visual == nil && (!deck || n > start) {
 				if r, _ := utf8.DecodeRuneInString(t); unicode.IsLower(r) {
 					switch joinHyphen(blocks[n-1].text) {
 					case hyphenDrop:
@@ -588,8 +713,55 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef) []bloc
 			}
 			blocks = append(blocks, block{text: t, page: pi})
 		}
+		if deck && len(blocks) > start {
+			blocks[start].slide = true
+			blocks[start].title = slideTitle(p)
+		}
 	}
 	return blocks
+}
+
+// slideDeck reports whether pages are a slide deck: at least two pages
+// with text, and at least 60% of them slide-like, their body text at
+// least 3% of the page's shorter side high (a document's is 1.5–2%: 10pt
+// on a letter page, 14pt large print under 2%; slides are read from afar:
+// Beamer's 11pt on a 272pt page is 4%, an Impress export 4–6%) and at
+// most 300 words.
+func slideDeck(pages []pdfPage) bool {
+	text, slides := 0, 0
+	for i := range pages {
+		p := &pages[i]
+		n := p.words()
+		if n == 0 {
+			continue
+		}
+		text++
+		if short := math.Min(p.w, p.h); short > 0 && n <= 300 && bodyLineHeight(p) >= 0.03*short {
+			slides++
+		}
+	}
+	return text >= 2 && 10*slides >= 6*text
+}
+
+// slideTitle is the title of a slide: its first text block in reading
+// order when it is short (at most two lines and 15 words) and set at
+// least as large as the slide's body text; "" otherwise.
+func slideTitle(p *pdfPage) string {
+	body := bodyLineHeight(p)
+	for _, b := range p.blocks {
+		if b.table != nil || len(b.lines) == 0 {
+			continue
+		}
+		words := 0
+		for _, l := range b.lines {
+			words += len(l.words)
+		}
+		if len(b.lines) > 2 || words > 15 || b.lines[0].h() < 0.95*body {
+			return ""
+		}
+		return strings.TrimSpace(blockText(b))
+	}
+	return ""
 }
 
 // capText keeps at most limit bytes of text over all pages' words, cutting

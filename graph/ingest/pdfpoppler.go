@@ -20,6 +20,9 @@ import (
 // tesseract (Debian tesseract-ocr) found on PATH; "" when absent.
 type poppler struct {
 	pdftotext, pdfinfo, pdfimages, pdftoppm, tesseract string
+	// lang is tesseract's -l argument; progress reports OCR pages done.
+	lang     string
+	progress func(done, total int)
 }
 
 func findPoppler() poppler {
@@ -30,7 +33,7 @@ func findPoppler() poppler {
 		}
 		return p
 	}
-	return poppler{look("pdftotext"), look("pdfinfo"), look("pdfimages"), look("pdftoppm"), look("tesseract")}
+	return poppler{pdftotext: look("pdftotext"), pdfinfo: look("pdfinfo"), pdfimages: look("pdfimages"), pdftoppm: look("pdftoppm"), tesseract: look("tesseract")}
 }
 
 // errToolOutput: a tool wrote more than its bound.
@@ -97,7 +100,7 @@ func (pp poppler) popplerPages(ctx context.Context, path string, size int64, lim
 	if pp.pdfinfo != "" {
 		if out, err := runTool(ctx, 1<<20, pp.pdfinfo, path); err == nil {
 			if n := pdfinfoPages(out); n > lim.pages {
-				info.warn("only the first %d of %d pages read (at most %d pages, and one per %d bytes of file)", lim.pages, n, pdfMaxPages, pdfBytesPerPage)
+				info.lose("only the first %d of %d pages read (at most %d pages, and one per %d bytes of file)", lim.pages, n, pdfMaxPages, pdfBytesPerPage)
 			}
 		}
 	}
@@ -115,7 +118,7 @@ func (pp poppler) popplerPages(ctx context.Context, path string, size int64, lim
 		return nil, err
 	}
 	if cut {
-		info.warn("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
+		info.lose("text cut at %d bytes (at most %d bytes of text per byte of file)", lim.text, pdfTextGrowth)
 	}
 	// Poppler joins the lines of two columns whose gutter is narrow into
 	// one line, and its block order reads a page band by band when
@@ -147,7 +150,7 @@ func (pp poppler) scanned(ctx context.Context, path string, pages []pdfPage, lim
 	if len(empty) == 0 || pp.pdfimages == "" {
 		for _, i := range empty {
 			if pp.pdfimages == "" {
-				info.warn("%s", pageWarn(i, "no text (pdfimages not installed: cannot tell whether it is scanned)"))
+				info.pageLose(i, "no text (pdfimages not installed: cannot tell whether it is scanned; Debian package poppler-utils)")
 			}
 		}
 		return
@@ -158,37 +161,55 @@ func (pp poppler) scanned(ctx context.Context, path string, pages []pdfPage, lim
 		return
 	}
 	withImages := imagePages(out)
-	var tmp string
+	var scanned []int
 	for _, i := range empty {
-		if !withImages[i] {
-			continue // a blank page
+		if withImages[i] {
+			scanned = append(scanned, i) // the others are blank pages
 		}
+	}
+	missing := ""
+	if len(scanned) > 0 && pp.tesseract != "" && pp.pdftoppm != "" {
+		missing = pp.missingLanguages(ctx)
+	}
+	var tmp string
+	for k, i := range scanned {
 		if ctx.Err() != nil {
 			return
 		}
 		pages[i].images = true
 		if pp.tesseract == "" || pp.pdftoppm == "" {
-			info.warn("%s", pageWarn(i, "scanned (images, no text), not read: no OCR (tesseract not installed)"))
+			info.pageLose(i, "scanned (images, no text), not read: no OCR (tesseract not installed: Debian package tesseract-ocr)")
 			info.Scanned = append(info.Scanned, i)
 			continue
 		}
+		if missing != "" {
+			info.pageLose(i, "scanned, not read: %s", missing)
+			info.Scanned = append(info.Scanned, i)
+			continue
+		}
+		if pp.progress != nil {
+			pp.progress(k, len(scanned))
+		}
 		if tmp == "" {
 			if tmp, err = os.MkdirTemp("", "flowreader-ocr-"); err != nil {
-				info.warn("%s", pageWarn(i, "scanned, not read: %v", err))
+				info.pageLose(i, "scanned, not read: %v", err)
 				continue
 			}
 			defer os.RemoveAll(tmp)
 		}
 		text, err := pp.ocr(ctx, path, i, tmp, lim)
 		if err != nil {
-			info.warn("%s", pageWarn(i, "scanned, OCR failed: %v", err))
+			info.pageLose(i, "scanned, OCR failed: %v", err)
 			info.Scanned = append(info.Scanned, i)
 			continue
 		}
 		pages[i].blocks = textBlocks(text)
 		pages[i].ocr = true
 		info.OCR = append(info.OCR, i)
-		info.warn("%s", pageWarn(i, "scanned, read by OCR (tesseract)"))
+		info.pageWarn(i, "scanned, read by OCR (tesseract, %s)", pp.lang)
+	}
+	if pp.progress != nil && missing == "" && pp.tesseract != "" && pp.pdftoppm != "" && len(scanned) > 0 {
+		pp.progress(len(scanned), len(scanned))
 	}
 }
 
@@ -200,11 +221,44 @@ func (pp poppler) ocr(ctx context.Context, path string, i int, tmp string, lim p
 		return "", err
 	}
 	defer os.Remove(prefix + ".png")
-	out, err := runTool(ctx, lim.text, pp.tesseract, prefix+".png", "stdout")
+	lang := pp.lang
+	if lang == "" {
+		lang = "eng"
+	}
+	out, err := runTool(ctx, lim.text, pp.tesseract, prefix+".png", "stdout", "-l", lang)
 	if err != nil {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// missingLanguages names the languages of pp.lang that tesseract has no
+// pack for, with their Debian packages; "" when all are there (or the
+// list cannot be read: tesseract then reports a missing pack itself).
+func (pp poppler) missingLanguages(ctx context.Context) string {
+	lang := pp.lang
+	if lang == "" {
+		lang = "eng"
+	}
+	out, err := runTool(ctx, 1<<20, pp.tesseract, "--list-langs")
+	if err != nil {
+		return ""
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var miss, pkgs []string
+	for _, l := range strings.Split(lang, "+") {
+		if !have[l] {
+			miss = append(miss, l)
+			pkgs = append(pkgs, "tesseract-ocr-"+strings.ReplaceAll(strings.ToLower(l), "_", "-"))
+		}
+	}
+	if len(miss) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no tesseract language pack for %s (Debian package %s)", strings.Join(miss, ", "), strings.Join(pkgs, ", "))
 }
 
 // textBlocks makes blocks (without boxes) of plain text: a block per

@@ -35,8 +35,16 @@ func renderReport(root string, rep Report) string {
 		if f.Err != nil {
 			fmt.Fprintf(&b, "\tskipped: %v\n", f.Err)
 		}
+		lost := map[string]bool{}
+		for _, w := range f.Lost {
+			lost[w] = true
+		}
 		for _, w := range f.Warnings {
-			fmt.Fprintf(&b, "\twarning: %s\n", w)
+			kind := "warning"
+			if lost[w] {
+				kind = "lost"
+			}
+			fmt.Fprintf(&b, "\t%s: %s\n", kind, w)
 		}
 	}
 	return b.String()
@@ -355,7 +363,7 @@ func FuzzMinerUV2(f *testing.F) {
 	r := testReading(f, filepath.Join(mixed, "paper-v2"))
 	c := Config{ChunkSize: 200, ChunkOverlap: 20, ContextWords: 50}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r.warnings, r.more = nil, 0
+		r.log = warnings{}
 		doc, err := c.parseMinerU(r, data)
 		if err != nil {
 			return

@@ -26,27 +26,35 @@ var errRemoteImage = errors.New("remote or inline image not fetched")
 // reading is the state of reading one file: the folder it is confined to,
 // the folder its images resolve in, and what was repaired or dropped.
 type reading struct {
-	ctx      context.Context
-	box      folder
-	root     string // the document's folder: image paths are relative to it
-	warnings []string
-	more     int // warnings beyond maxWarnings
+	ctx  context.Context
+	box  folder
+	root string // the document's folder: image paths are relative to it
+	log  warnings
 }
 
+// warn notes something repaired, guessed or left out that loses no
+// content (an image missing from a figure that keeps its caption, text
+// decoded from Latin-1); kind groups warnings for the summary (the
+// format).
 func (r *reading) warn(format string, args ...any) {
-	if len(r.warnings) >= maxWarnings {
-		r.more++
-		return
-	}
-	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+	r.log.add(format, false, fmt.Sprintf(format, args...))
 }
 
-// notes returns the warnings, the overflow counted in a last one.
-func (r *reading) notes() []string {
-	if r.more > 0 {
-		return append(r.warnings, fmt.Sprintf("and %d more warnings", r.more))
+// lose notes content left out: a page, an item or text not read.
+func (r *reading) lose(format string, args ...any) {
+	r.log.add(format, true, fmt.Sprintf(format, args...))
+}
+
+// decoded notes how decodeText read the file: bytes replaced by U+FFFD
+// are characters lost, a guessed encoding is not.
+func (r *reading) decoded(note string) {
+	switch {
+	case note == "":
+	case strings.Contains(note, "U+FFFD"):
+		r.log.add("decoded", true, note)
+	default:
+		r.log.add("decoded", false, note)
 	}
-	return r.warnings
 }
 
 // image resolves ref for an item described by what ("figure 3"), warning

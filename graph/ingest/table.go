@@ -93,6 +93,16 @@ func renderTable(t *html.Node, sizep *int, budget int) string {
 	if caption != "" {
 		lines = append(lines, caption)
 	}
+	// A first row that is one cell across the whole table is its title
+	// (MinerU writes a table's heading so): a line of its own, not a
+	// header repeated over every column, so the next row names the
+	// columns.
+	if len(rows) > 1 {
+		if title, ok := titleRow(rows); ok {
+			lines = append(lines, title)
+			rows = rows[1:]
+		}
+	}
 	size := *sizep
 	defer func() { *sizep = size }()
 	for _, tr := range rows {
@@ -147,6 +157,85 @@ func renderTable(t *html.Node, sizep *int, budget int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// htmlPart is a piece of an HTML fragment in document order: a table
+// rendered by renderTable, or the text between tables.
+type htmlPart struct {
+	table bool
+	text  string
+}
+
+// htmlParts splits the parsed fragment h into its tables and the text
+// around them, bounded as tableText bounds its output.
+func htmlParts(h *html.Node) []htmlPart {
+	var parts []htmlPart
+	var text strings.Builder
+	size := 0
+	budget := maxTableBytes
+	flush := func() {
+		if t := collapse(text.String()); t != "" {
+			parts = append(parts, htmlPart{text: t})
+		}
+		text.Reset()
+	}
+	var rec func(n *html.Node)
+	rec = func(n *html.Node) {
+		switch {
+		case n.Type == html.ElementNode && n.DataAtom == atom.Table:
+			flush()
+			if s := renderTable(n, &size, budget); s != "" {
+				parts = append(parts, htmlPart{table: true, text: s})
+			}
+			return
+		case n.Type == html.TextNode:
+			text.WriteString(n.Data)
+			return
+		case n.Type == html.ElementNode:
+			switch n.DataAtom {
+			case atom.Script, atom.Style:
+				return
+			case atom.Br, atom.P, atom.Div, atom.Li, atom.Tr, atom.Td, atom.Th:
+				text.WriteByte(' ')
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(h)
+	flush()
+	return parts
+}
+
+// titleRow reports whether the first of rows is one cell spanning as many
+// columns as any other row has (and at least two), and returns its text.
+func titleRow(rows []*html.Node) (string, bool) {
+	var only *html.Node
+	for c := rows[0].FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
+			if only != nil {
+				return "", false
+			}
+			only = c
+		}
+	}
+	if only == nil || span(only, "rowspan", maxRowspan) > 1 {
+		return "", false
+	}
+	cs := span(only, "colspan", maxColspan)
+	width := 0
+	for _, tr := range rows[1:] {
+		w := 0
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
+				w += span(c, "colspan", maxColspan)
+			}
+		}
+		width = max(width, w)
+	}
+	text := collapse(nodeText(only))
+	return text, cs >= 2 && cs >= width && text != ""
 }
 
 // joinRow joins cells with " | ", dropping trailing empty cells; an all-empty

@@ -21,9 +21,7 @@ func (c Config) text(r *reading, path string) (graph.Document, error) {
 	if err != nil {
 		return graph.Document{}, err
 	}
-	if note != "" {
-		r.warn("%s", note)
-	}
+	r.decoded(note)
 	doc, err := c.parseText(r.ctx, s)
 	if err != nil {
 		return graph.Document{}, err

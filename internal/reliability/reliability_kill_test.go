@@ -54,10 +54,14 @@ func bigGraph(t testing.TB, n int, seed uint64) *graph.Graph {
 func killChild(t *testing.T, dir string) {
 	graphs := []*graph.Graph{bigGraph(t, 800, 1), bigGraph(t, 600, 2)}
 	store := llm.DirStore(filepath.Join(dir, "cache"))
-	os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 	for i := 0; ; i++ {
 		if err := graph.Save(filepath.Join(dir, "collection.flwg"), graphs[i%2]); err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			// Ready once a complete file exists: from now on every kill
+			// must leave one, whenever it lands.
+			os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 		}
 		key := fmt.Sprintf("%064x", i)
 		store.Put(key, bytes.Repeat([]byte{byte(i)}, 256<<10))
@@ -92,12 +96,16 @@ func TestReliabilityKilledWriterLeavesValidFiles(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Wait until the child has built its graphs, then let it write
-		// for a random while.
-		deadline := time.Now().Add(2 * time.Minute)
+		// Wait until the child has saved a graph once (ready), then let
+		// it write for a random while.
+		deadline := time.Now().Add(5 * time.Minute)
 		for {
-			if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil || time.Now().After(deadline) {
+			if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
 				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("the child did not save its first graph within 5 minutes")
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -107,10 +115,7 @@ func TestReliabilityKilledWriterLeavesValidFiles(t *testing.T) {
 
 		b, err := os.ReadFile(path)
 		if err != nil {
-			if k == 0 && os.IsNotExist(err) {
-				continue // killed before the first rename
-			}
-			t.Fatal(err)
+			t.Fatalf("kill %d: %v", k, err)
 		}
 		switch {
 		case bytes.Equal(b, want[0]):
