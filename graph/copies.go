@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"fmt"
 	"hash/fnv"
 	"hash/maphash"
 	"slices"
@@ -659,4 +660,90 @@ func (x *copyIndex) restrict(nodes []int32) *copyIndex {
 		return &copyIndex{}
 	}
 	return s
+}
+
+// titleGroupAll is the largest group of nodes under one heading whose
+// pairs titleClasses compares all; a larger group compares each node with
+// titleGroupWindow neighbours in two min-hash orders.
+const (
+	titleGroupAll    = 32
+	titleGroupWindow = 4
+)
+
+// titleClasses returns the content classes of nodes without a graph's
+// edges (each node's lowest copy, or nil when no two nodes hold one
+// content), for MentionLinks' counts: Copies' rules over candidate pairs
+// taken within each heading, since near copies share their heading and
+// exact copies are found by key anyway. A heading's nodes are all
+// compared when they are few; otherwise each is compared with its
+// titleGroupWindow neighbours in two orders by min-hash of the word set
+// (two sets of Jaccard j share a min-hash with probability j), so the
+// cost stays linear in the nodes.
+func titleClasses(nodes []Node) []int32 {
+	ws := make([]words, len(nodes))
+	groups := map[string][]int32{}
+	var keys []string
+	for i := range nodes {
+		ws[i] = nodeWords(&nodes[i])
+		if len(ws[i].set) < copyMinWords || nodes[i].Image != nil {
+			continue
+		}
+		k := fmt.Sprint(ws[i].section)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], int32(i))
+	}
+	var cand []Edge
+	pair := func(u, v int32) {
+		if nodes[u].Doc != nodes[v].Doc {
+			cand = append(cand, Edge{U: u, V: v, Weight: 1, Kind: EdgeKNN})
+		}
+	}
+	minHash := func(set []uint32, salt uint32) uint32 {
+		m := ^uint32(0)
+		for _, h := range set {
+			m = min(m, (h^salt)*2654435761)
+		}
+		return m
+	}
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) <= titleGroupAll {
+			for a := range g {
+				for b := range a {
+					pair(g[b], g[a])
+				}
+			}
+			continue
+		}
+		for _, salt := range []uint32{0x9e3779b9, 0x85ebca6b} {
+			mh := func(v int32) uint32 { return minHash(ws[v].set, salt) }
+			slices.SortStableFunc(g, func(a, b int32) int { return cmp.Compare(mh(a), mh(b)) })
+			for a := range g {
+				for b := a + 1; b < min(a+1+titleGroupWindow, len(g)); b++ {
+					pair(g[a], g[b])
+				}
+			}
+		}
+	}
+	tmp, err := assembleOwned(nodes, rows{}, cand)
+	if err != nil {
+		return nil
+	}
+	for i := range tmp.Edges { // no embeddings: every candidate is compared
+		tmp.Edges[i].Weight = 1
+	}
+	x := findCopies(tmp)
+	if x.class == nil {
+		return nil
+	}
+	class := make([]int32, len(nodes))
+	for i := range class {
+		class[i] = int32(i)
+		if c := x.class[i]; c >= 0 {
+			class[i] = x.members[x.start[c]]
+		}
+	}
+	return class
 }

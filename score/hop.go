@@ -26,9 +26,30 @@ type hopInputs struct {
 	// links returns u's neighbours over Link edges that are not a
 	// title-mention pair (one of the two naming the other).
 	links func(u int) []int
-	// copyOf returns the content class of u (its lowest copy,
-	// graph.Graph.Copies; u itself without copies); nil means no copies.
-	copyOf func(u int) int
+	// copies returns the nodes holding u's content, u among them,
+	// ascending (graph.Graph.Copies), or nil when u has no copy; a nil
+	// copies means no copies anywhere.
+	copies func(u int) []int
+}
+
+// copyOf returns u's content class: its lowest copy, or u itself.
+func (in hopInputs) copyOf(u int) int {
+	if in.copies != nil {
+		if cs := in.copies(u); len(cs) > 0 {
+			return cs[0]
+		}
+	}
+	return u
+}
+
+// members returns the nodes holding u's content, u among them.
+func (in hopInputs) members(u int) []int {
+	if in.copies != nil {
+		if cs := in.copies(u); len(cs) > 0 {
+			return cs
+		}
+	}
+	return []int{u}
 }
 
 // hopSettings are the hop step's constants after Config's defaults.
@@ -79,15 +100,23 @@ func hop(r, h []float64, in hopInputs, st hopSettings) []int {
 			raised[v] = true
 		}
 	}
-	for _, u := range seedNodes(r0, st.seeds, in.copyOf) {
-		for _, v := range in.names(u) {
-			lift(u, v, st.alpha)
-		}
-		if st.entity <= 0 {
-			continue
-		}
-		for _, v := range in.links(u) {
-			lift(u, v, st.entity)
+	var copyOf func(int) int
+	if in.copies != nil {
+		copyOf = in.copyOf
+	}
+	for _, u := range seedNodes(r0, st.seeds, copyOf) {
+		// A seed names what any copy of its content names: an edit in
+		// one copy (a typo in a title) does not lose the other's links.
+		for _, m := range in.members(u) {
+			for _, v := range in.names(m) {
+				lift(u, v, st.alpha)
+			}
+			if st.entity <= 0 {
+				continue
+			}
+			for _, v := range in.links(m) {
+				lift(u, v, st.entity)
+			}
 		}
 	}
 	out := make([]int, 0, len(raised))
@@ -139,9 +168,12 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 	for i := range g.Nodes {
 		texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
 	}
+	// Titles and mentions are counted by content: a collection holding a
+	// passage twice keeps the titles of the one holding it once.
+	opt := mention.Options{Class: contentClasses(g)}
 	t := &titleIndex{
-		names:  mention.TitleMentions(texts, titles, mention.Options{}),
-		titles: mention.NewTitleIndex(titles, mention.Options{}),
+		names:  mention.TitleMentions(texts, titles, opt),
+		titles: mention.NewTitleIndex(titles, opt),
 		named:  map[mention.Pair]bool{},
 	}
 	for a, bs := range t.names {
@@ -150,6 +182,24 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 		}
 	}
 	return t
+}
+
+// contentClasses returns each node's content class (its lowest copy,
+// graph.Graph.Copies), or nil when g has no copies.
+func contentClasses(g *graph.Graph) []int32 {
+	var class []int32
+	for i := range g.Len() {
+		if cs := g.Copies(i); cs != nil {
+			if class == nil {
+				class = make([]int32, g.Len())
+				for j := range class {
+					class[j] = int32(j)
+				}
+			}
+			class[i] = cs[0]
+		}
+	}
+	return class
 }
 
 // lazyTitles builds an index's title index once.
@@ -203,11 +253,16 @@ func (ix *Index) hopInputsOf(question string, sg *graph.Graph, nodes []int) hopI
 			return out
 		},
 	}
-	in.copyOf = func(u int) int {
-		if cs := sg.Copies(u); cs != nil {
-			return int(cs[0])
+	in.copies = func(u int) []int {
+		cs := sg.Copies(u)
+		if cs == nil {
+			return nil
 		}
-		return u
+		out := make([]int, len(cs))
+		for k, c := range cs {
+			out[k] = int(c)
+		}
+		return out
 	}
 	if question != "" {
 		for _, v := range t.titles.Named(question) {
