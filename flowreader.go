@@ -63,7 +63,7 @@ type Config struct {
 	// default aspects router. To use another min-cost flow solver, set the
 	// Solver of the router given here.
 	Router flow.Router
-	// Selector picks the chains to read. Nil means selector.Annealed{}.
+	// Selector picks the chains to read. Nil means selector.Annealed().
 	Selector selector.Selector
 	// Budget is K, the read budget (paper v3's read cap, §3.3 and Table 4):
 	// one number that bounds both steps after scoring, the router's flow
@@ -171,7 +171,7 @@ func Classic() Config {
 	return Config{
 		Scoring:        score.Classic(),
 		Router:         &flow.Classic{},
-		Selector:       selector.Replicator{},
+		Selector:       selector.Replicator(),
 		Budget:         11,
 		ClassicPrompts: true,
 		System2:        true,
@@ -219,7 +219,7 @@ func New(cfg Config) (*Pipeline, error) {
 		p.router = &flow.Aspects{}
 	}
 	if p.selector == nil {
-		p.selector = selector.Annealed{}
+		p.selector = selector.Annealed()
 	}
 	if p.budget == 0 {
 		p.budget = 16
@@ -338,9 +338,12 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 		}
 		dim = len(v[0])
 	}
-	g, err := graph.LoadDim(path, dim)
+	g, err := graph.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("flowreader: load: %w", err)
+	}
+	if g.Dim != dim {
+		return nil, fmt.Errorf("flowreader: load: %w: %s has dimension %d (embedder %q), want %d", graph.ErrDimension, path, g.Dim, g.Embedder, dim)
 	}
 	return p.Open(ctx, g)
 }

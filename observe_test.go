@@ -24,6 +24,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/faultserver"
 	"github.com/flowreader/flowreader/internal/fixture"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/openai"
@@ -287,7 +288,7 @@ func testDocs() []graph.Document {
 // A cached re-build makes no calls, and counts none.
 func TestBuildUsageCache(t *testing.T) {
 	m := &fake.Model{Default: `{"summary":"a passage","keywords":["k"],"tags":["t"]}`}
-	cfg := Config{Embedder: &fake.Embedder{Dim: 8}, Model: m, Cache: llm.MemoryStore()}
+	cfg := Config{Embedder: &fake.Embedder{Dim: 8}, Model: m, Cache: llmutil.NewMemoryStore()}
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

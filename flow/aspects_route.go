@@ -538,7 +538,7 @@ func (a *Aspects) price(g *graph.Graph, h []float64, hbar float64, ps *pairSet, 
 	u, v := orient(i)
 	x, y := &g.Nodes[u], &g.Nodes[v]
 	cross := 0.0
-	if x.Modality.Visual() != y.Modality.Visual() {
+	if (x.Modality == graph.ModalityText) != (y.Modality == graph.ModalityText) {
 		cross = 1
 	}
 	pv := (1-a.BridgeWeight)*gain(p.aff) + a.BridgeWeight*ps.bridge[i] + a.CrossModalBonus*cross

@@ -89,13 +89,13 @@ func BenchmarkPipeline(b *testing.B) {
 		sel    selector.Selector
 	}
 	forms := []form{
-		{"aspects", score.Config{}, &flow.Aspects{}, false, selector.Annealed{}},
-		{"aspects-warm", score.Config{}, &flow.Aspects{}, true, selector.Annealed{}},
-		{"aspects-paper", score.PaperAspects(), flow.PaperAspects(), false, selector.Annealed{}},
+		{"aspects", score.Config{}, &flow.Aspects{}, false, selector.Annealed()},
+		{"aspects-warm", score.Config{}, &flow.Aspects{}, true, selector.Annealed()},
+		{"aspects-paper", score.PaperAspects(), flow.PaperAspects(), false, selector.Annealed()},
 		// The default preset on the candidate subgraph of the 256 highest-h
 		// nodes and their neighbours.
-		{"candidates256", score.Config{}, &baselines.Candidates{M: 256}, false, selector.Annealed{}},
-		{"classic", score.Classic(), &flow.Classic{}, false, selector.Replicator{}},
+		{"candidates256", score.Config{}, &baselines.Candidates{M: 256}, false, selector.Annealed()},
+		{"classic", score.Classic(), &flow.Classic{}, false, selector.Replicator()},
 	}
 	ctx := context.Background()
 	for _, sz := range sizes {

@@ -181,7 +181,7 @@ func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
 		if maxLen > 0 {
 			rho = float64(len(summaryOf(&g.Nodes[i]))) / float64(maxLen)
 		}
-		if g.Nodes[i].Modality.Visual() {
+		if g.Nodes[i].Modality != graph.ModalityText {
 			rho += bonus
 		}
 		a[i] = r[i] * math.Min(1, rho)

@@ -1,8 +1,8 @@
 // Package flowreadertest helps users unit-test retrieval logic built on
 // flowreader: it builds an opened [flowreader.Index] from a few inline
 // passages or a small fixture folder in one call, asserts what the evidence
-// for a question holds, compares output with golden files, and starts a
-// throwaway PostgreSQL server for tests of a store.
+// for a question holds, and starts a throwaway PostgreSQL server for tests
+// of a store.
 //
 // # Offline and deterministic
 //
@@ -21,20 +21,11 @@
 // or an *assert.CollectT inside assert.EventuallyWithT. Helper is called when
 // t has it, so failures point at the caller's line. Builders ([Open],
 // [Folder], [Evidence]) stop the test with FailNow when they cannot
-// do their job; assertions ([EvidenceContains], [ReadsAtMost], [Cites],
-// [Golden]) report with Errorf and return whether they held, like testify's
-// assert, so a test can go on or stop (require.True(t, ...)).
-//
-// # Golden files
-//
-// [Golden] takes the update decision as an argument rather than registering
-// a flag, so that importing the package has no side effect on the test
-// binary's flags. The usual wiring is one line in the caller's test package:
-//
-//	var update = flag.Bool("update", false, "rewrite golden files")
-//
-// then Golden(t, "testdata/answer.golden", got, *update), and
-// go test -run TestX -update to rewrite.
+// do their job; assertions ([EvidenceContains], [ReadsAtMost], [Cites])
+// report with Errorf and return whether they held, like testify's assert,
+// so a test can go on or stop (require.True(t, ...)). Golden files are
+// left to the caller's own helper or library: nothing here is specific to
+// them.
 //
 // # PostgreSQL
 //

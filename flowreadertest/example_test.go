@@ -3,8 +3,6 @@ package flowreadertest_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,27 +75,6 @@ func ExampleEvidence() {
 	fmt.Println(ev[0].Doc, len(ev))
 	// Output:
 	// storms 4
-}
-
-// Golden compares output with a file; the caller's -update flag rewrites it.
-func ExampleGolden() {
-	dir, _ := os.MkdirTemp("", "golden")
-	defer os.RemoveAll(dir)
-	t := report{dir: dir}
-	path := filepath.Join(dir, "testdata", "answer.golden")
-
-	fmt.Println(flowreadertest.Golden(t, path, []byte("41 metres per second\n"), true)) // -update
-	fmt.Println(flowreadertest.Golden(t, path, []byte("41 metres per second\n"), false))
-	fmt.Println(flowreadertest.Golden(t, path, []byte("40 metres per second\n"), false))
-	// Output:
-	// true
-	// true
-	// FAIL: flowreadertest: Golden: output differs from $DIR/testdata/answer.golden (run the test with -update to accept it)
-	// line 1:
-	// 	want "41 metres per second"
-	// 	got  "40 metres per second"
-	// (want 2 lines, got 2)
-	// false
 }
 
 // A small fixture folder (Markdown and text here; MinerU folders and PDFs

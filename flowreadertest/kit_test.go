@@ -1,9 +1,6 @@
 package flowreadertest_test
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,9 +10,6 @@ import (
 	"github.com/flowreader/flowreader/flowreadertest"
 	"github.com/flowreader/flowreader/llm/fake"
 )
-
-// update is the caller's flag the package doc recommends for Golden.
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestRetrieval is the kit's intended use with a plain *testing.T.
 func TestRetrieval(t *testing.T) {
@@ -30,7 +24,10 @@ func TestRetrieval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flowreadertest.Golden(t, "testdata/peak-gust.golden", []byte(res.Text+"\n"), *update)
+	// The offline reader's answer is the same bit for bit on every run.
+	if want := "Its peak gust was 41 metres per second. … Storm Elin flooded the East Arm on 3 March 2025."; res.Text != want {
+		t.Errorf("answer %q, want %q", res.Text, want)
+	}
 }
 
 func TestFolder(t *testing.T) {
@@ -164,37 +161,5 @@ func TestBuildersStop(t *testing.T) {
 		if !r.stopped || len(r.errs) != 1 || !strings.Contains(r.errs[0], c.want) {
 			t.Errorf("%s: stopped %v, reports %q; want one containing %q", c.name, r.stopped, r.errs, c.want)
 		}
-	}
-}
-
-func TestGolden(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sub", "out.golden")
-	r := run(func(tb flowreadertest.TB) { flowreadertest.Golden(tb, path, []byte("a\n"), false) })
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "-update to create it") {
-		t.Fatalf("missing file: %q", r.errs)
-	}
-	if !flowreadertest.Golden(t, path, []byte("a\nb\n"), true) {
-		t.Fatal("update failed")
-	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Fatalf("written file: %v %v", fi, err)
-	}
-	if !flowreadertest.Golden(t, path, []byte("a\nb\n"), false) {
-		t.Fatal("same bytes reported as different")
-	}
-	r = run(func(tb flowreadertest.TB) { flowreadertest.Golden(tb, path, []byte("a\nc\nd\n"), false) })
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `line 2: 	want "b" 	got  "c"`) {
-		t.Fatalf("diff: %q", r.errs)
-	}
-	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 {
-		t.Fatalf("temporary files left: %v", entries)
-	}
-	// An update whose folder cannot be made is reported, not fatal.
-	blocker := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(blocker, nil, 0o644)
-	r = run(func(tb flowreadertest.TB) { flowreadertest.Golden(tb, filepath.Join(blocker, "x.golden"), nil, true) })
-	if r.stopped || len(r.errs) != 1 || !strings.Contains(r.errs[0], "update") {
-		t.Fatalf("blocked update: %q", r.errs)
 	}
 }

@@ -72,10 +72,10 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 			n.Summary = strings.TrimSpace(a.Summary)
 			n.Keywords = cleanStrings(a.Keywords)
 			n.Tags = cleanStrings(a.Tags)
-			if n.Modality.Visual() {
+			if n.Modality != ModalityText {
 				n.ImageText = strings.TrimSpace(a.TextContent)
 			}
-			keep[i] = n.Modality.Visual() || !strings.Contains(n.Summary, noMeaningfulInformation)
+			keep[i] = n.Modality != ModalityText || !strings.Contains(n.Summary, noMeaningfulInformation)
 			p.add(1)
 			return nil
 		})
@@ -102,7 +102,7 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 // their image when the model accepts images and the file is readable, else
 // a text rendering (their table cells).
 func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
-	if !n.Modality.Visual() {
+	if n.Modality == ModalityText {
 		req := llm.UserText(textPrompt(n.Content))
 		req.JSONSchema, req.SchemaName = []byte(schemaText), "text_node_analysis"
 		return req, nil

@@ -357,7 +357,7 @@ func (b *Builder) nodes(docs []Document) ([]Node, error) {
 			if it.Page < minPage || it.Page > maxPage || it.LastPage > maxPage {
 				return nil, fmt.Errorf("%w: document %q item %d: page %d (last %d) outside 32 bits", ErrDocument, d.ID, i, it.Page, it.LastPage)
 			}
-			n := d.ItemNode(i)
+			n := d.itemNode(i)
 			n.Image = nil
 			if it.Image != nil {
 				ref, err := b.imagePath(d.Root, it.Image)

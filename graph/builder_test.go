@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -90,7 +91,7 @@ func encoded(t testing.TB, g *graph.Graph) []byte {
 func TestBuildGolden(t *testing.T) {
 	docs := fixtureDocs(t)
 	m, e := newFakeModel(), named{&fake.Embedder{Dim: 32}}
-	g := build(t, &graph.Builder{Embedder: e, Model: m, Cache: llm.MemoryStore()}, docs)
+	g := build(t, &graph.Builder{Embedder: e, Model: m, Cache: llmutil.NewMemoryStore()}, docs)
 
 	// 5 + 8 + 1 items, minus the chunk the model calls meaningless.
 	if g.Len() != 13 {
@@ -252,11 +253,11 @@ func TestResumeAfterFailure(t *testing.T) {
 	// calls (the cache also answers repeats within one build, for example a
 	// P3 prompt that did not change between rounds).
 	full := newFakeModel()
-	build(t, &graph.Builder{Embedder: &fake.Embedder{Dim: 32}, Model: full, Cache: llm.MemoryStore()}, docs)
+	build(t, &graph.Builder{Embedder: &fake.Embedder{Dim: 32}, Model: full, Cache: llmutil.NewMemoryStore()}, docs)
 	total := len(full.Calls())
 	for _, conc := range []int{1, 4} {
 		for _, after := range []int64{5, int64(total) - 7} { // in analysis; in round 3
-			store := llm.MemoryStore()
+			store := llmutil.NewMemoryStore()
 			fm := &failingModel{m: newFakeModel(), after: after}
 			_, err := (&graph.Builder{Embedder: &fake.Embedder{Dim: 32}, Model: fm, Cache: store, Concurrency: conc}).Build(context.Background(), docs)
 			if err == nil || !strings.Contains(err.Error(), "injected failure") {

@@ -6,10 +6,11 @@
 //
 // # Model
 //
-// A [Graph] has N nodes ([Node]) in document order, then item order; node i
-// of document d has ID "d#i" ([Document.ItemNode]). Row i of [Graph.Emb] is
-// the embedding e_i of node i, L2-normalised (a zero row stays zero), so
-// that cos(e_u, e_v) is a dot product ([Graph.Cos]).
+// A [Graph] has N nodes ([Node]) in document order, then item order; the
+// node of item i of document d has ID "d#i" and Order i, and carries the
+// item's fields. Row i of [Graph.Emb] is the embedding e_i of node i,
+// L2-normalised (a zero row stays zero), so that cos(e_u, e_v) is a dot
+// product ([Graph.Cos]).
 //
 // Edges ([Edge]) join U < V; one pair of nodes has one edge, whose Kind is
 // the set of reasons for it ([EdgeKind]):
@@ -136,8 +137,8 @@
 // truncated or other-version file, or one whose build record does not fit
 // its nodes, fails with [ErrFormat], never a panic. Files without the flag
 // (written by New's graphs and by versions before the record) read as
-// before; versions before it refuse files with it (unknown flags);
-// [LoadDim] also checks the dimension against the query embedder's
-// ([ErrDimension]). Load reads the file once and aliases node strings and
+// before; versions before it refuse files with it (unknown flags). The
+// caller compares [Graph].Dim with its query embedder's dimension
+// ([ErrDimension] names that mismatch). Load reads the file once and aliases node strings and
 // embeddings into that buffer.
 package graph

@@ -43,11 +43,10 @@ type Item struct {
 	Context string
 }
 
-// ItemNode is the node that item i of d becomes before analysis: ID
-// "docID#i", reading order i, and the item's fields. The Builder and the
-// evaluation loaders both make nodes this way, so that a node's ID and
-// Order always point back at its item.
-func (d *Document) ItemNode(i int) Node {
+// itemNode is the node that item i of d becomes before analysis: ID
+// "docID#i", reading order i, and the item's fields, so that a node's ID
+// and Order always point back at its item.
+func (d *Document) itemNode(i int) Node {
 	it := &d.Items[i]
 	return Node{
 		ID:       d.ID + "#" + strconv.Itoa(i),

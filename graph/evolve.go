@@ -151,7 +151,7 @@ func candidates(self int32, nb, links []int32) []int32 {
 
 // noteContent is what P3 shows as a note's content.
 func noteContent(n *Node) string {
-	if n.Modality.Visual() {
+	if n.Modality != ModalityText {
 		return strings.TrimSpace(n.Caption + "\n" + n.Content)
 	}
 	return n.Content

@@ -60,16 +60,14 @@ func ExampleSave() {
 	if err := graph.Save(p, g); err != nil {
 		log.Fatal(err)
 	}
-	h, err := graph.LoadDim(p, 16)
+	h, err := graph.Load(p)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(h.Len(), len(h.Edges) == len(g.Edges), h.Dim)
-	_, err = graph.LoadDim(p, 768)
-	fmt.Println(err != nil)
+	// Queries must be embedded by an embedder of the graph's dimension.
+	fmt.Println(h.Len(), len(h.Edges) == len(g.Edges), h.Dim, h.Dim == 768)
 	// Output:
-	// 14 true 16
-	// true
+	// 14 true 16 false
 }
 
 func ExampleRead() {

@@ -59,7 +59,8 @@ type Edge struct {
 
 // ErrDimension is returned when embeddings do not have the dimension they
 // must have: New given len(emb) != len(nodes)·dim, Build given vectors of
-// different lengths, LoadDim given a file of another dimension.
+// different lengths; callers that load a file of another dimension than
+// their query embedder's wrap it too.
 var ErrDimension = errors.New("graph: embedding dimension mismatch")
 
 // ErrFormat is returned for data that makes no valid graph: a file that is

@@ -1,6 +1,8 @@
 package graph
 
-// Modality is the kind of content a node holds. Equations are text.
+// Modality is the kind of content a node holds. Equations are text. Both
+// formulations of the paper use two modality classes, text and visual:
+// a modality other than ModalityText (a table or a figure) is visual.
 type Modality uint8
 
 const (
@@ -24,10 +26,6 @@ func (m Modality) String() string {
 	}
 	return "unknown"
 }
-
-// Visual reports whether the modality is visual (table or figure). Both
-// formulations use two modality classes, text and visual.
-func (m Modality) Visual() bool { return m == ModalityTable || m == ModalityFigure }
 
 // ImageRef locates a node's image inside the collection.
 type ImageRef struct {

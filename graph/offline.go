@@ -200,7 +200,7 @@ func within(src, s string) string {
 
 // analyseOffline fills the node's summary, keywords and tags.
 func analyseOffline(n *Node) {
-	if n.Modality.Visual() {
+	if n.Modality != ModalityText {
 		n.Summary = strings.Join(strings.Fields(n.Caption), " ")
 		if n.Summary == "" {
 			n.Summary = leadSummary(n.Content)

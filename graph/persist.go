@@ -154,20 +154,6 @@ func Save(path string, g *Graph) (err error) {
 	return nil
 }
 
-// LoadDim is Load that also requires the embedding dimension to be dim,
-// failing with ErrDimension otherwise (for example when the graph was built
-// with another embedder than the one that will embed queries).
-func LoadDim(path string, dim int) (*Graph, error) {
-	g, err := Load(path)
-	if err != nil {
-		return nil, err
-	}
-	if g.Dim != dim {
-		return nil, fmt.Errorf("%w: %s has dimension %d (embedder %q), want %d", ErrDimension, path, g.Dim, g.Embedder, dim)
-	}
-	return g, nil
-}
-
 // Read reads a graph written by Write from r. It reads exactly one graph
 // and never allocates much more than the bytes actually present.
 func Read(r io.Reader) (*Graph, error) {

@@ -101,12 +101,6 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil || h.Len() != 20 {
 		t.Fatalf("%v", err)
 	}
-	if _, err := LoadDim(p, 8); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadDim(p, 768); !errors.Is(err, ErrDimension) {
-		t.Fatalf("LoadDim mismatch: %v", err)
-	}
 	if err := Save(filepath.Join(dir, "missing", "g"), g); err == nil {
 		t.Fatal("save into missing folder succeeded")
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -39,7 +40,7 @@ func TestWrapRetriesAndNeverCachesIncompleteAnswers(t *testing.T) {
 		"empty":       {Text: "", FinishReason: "stop"},
 		"white space": {Text: " \n ", FinishReason: "stop"},
 	} {
-		store := llm.MemoryStore()
+		store := llmutil.NewMemoryStore()
 		m := &scripted{answers: []*llm.Response{bad, ok}}
 		got, err := llm.Wrap(m, fastRetries(store)).Generate(ctx, llm.UserText("analyse"))
 		if err != nil || got.Text != ok.Text {
@@ -59,7 +60,7 @@ func TestWrapRetriesAndNeverCachesIncompleteAnswers(t *testing.T) {
 	m := &scripted{answers: []*llm.Response{{Text: "YES", FinishReason: "length"}}}
 	req := llm.UserText("judge")
 	req.MaxTokens = 1
-	if got, err := llm.Wrap(m, fastRetries(llm.MemoryStore())).Generate(ctx, req); err != nil || got.Text != "YES" {
+	if got, err := llm.Wrap(m, fastRetries(llmutil.NewMemoryStore())).Generate(ctx, req); err != nil || got.Text != "YES" {
 		t.Fatalf("capped answer: %v %+v", err, got)
 	}
 }

@@ -51,8 +51,9 @@
 // they wait exactly R instead (and give up if R exceeds MaxRetryAfter).
 // Cache keys are SHA-256 digests of a version tag, the backend's name and
 // the whole request (for an embedder, each text with its kind; for a
-// reranker, each text with its query); stores are [MemoryStore] and
-// [DirStore] (one file per entry, written to a temporary file and renamed).
+// reranker, each text with its query); [DirStore] keeps one file per entry
+// (written to a temporary file and renamed), and any [Store] of your own
+// (an in-memory LRU, a shared cache) works as well.
 // A corrupted entry is a miss, never an error. A streamed call is retried
 // only while it has passed no text on: a repeat after that would show its
 // caller the same text twice.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -24,12 +25,48 @@ func ExampleWrap() {
 	// Output: done <nil> 3
 }
 
+// memStore is an in-memory Store: a map behind a mutex. An application
+// bounds it as it needs (an LRU, for a server); llm.DirStore keeps entries
+// on disk.
+type memStore struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *memStore) Get(key string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	return v, ok
+}
+
+func (s *memStore) Put(key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string][]byte{}
+	}
+	s.m[key] = append([]byte(nil), value...)
+	return nil
+}
+
+// A Store of your own: the second identical request is answered from it.
+func ExampleStore() {
+	m := &fake.Model{Default: "42"}
+	c := llm.Wrap(m, llm.Middleware{Cache: &memStore{}})
+	for i := 0; i < 2; i++ {
+		c.Generate(context.Background(), llm.UserText("the answer?"))
+	}
+	fmt.Println(len(m.Calls()))
+	// Output: 1
+}
+
 // A cache answers repeated requests; a concurrency and a rate limit bound
 // the calls that reach the backend.
 func ExampleWrap_stack() {
 	m := &fake.Model{Default: "42"}
 	c := llm.Wrap(m, llm.Middleware{
-		Cache:       llm.MemoryStore(),
+		Cache:       &memStore{},
 		Concurrency: 4,                                  // at most 4 calls in flight
 		Rate:        rate.NewLimiter(rate.Limit(10), 1), // 10 calls/s
 	})
@@ -112,7 +149,7 @@ func ExampleWrapReranker() {
 		}
 		return out, nil
 	})
-	w := llm.WrapReranker(r, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 3})
+	w := llm.WrapReranker(r, llm.Middleware{Cache: &memStore{}, Attempts: 3})
 	w.Rerank(context.Background(), "q", []string{"a passage", "another passage"})
 	s, err := w.Rerank(context.Background(), "q", []string{"another passage"})
 	fmt.Println(s, err, calls)

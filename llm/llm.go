@@ -57,10 +57,6 @@ type ImageAccepter interface {
 	AcceptsImages() bool
 }
 
-// Role is the author of a message: "system", "user" or "assistant", as
-// in the OpenAI chat API.
-type Role string
-
 // Part is one piece of a message: text, or an image. Exactly one of Text or
 // Image is set: Part{Text: s} or Part{Image: &Image{Data: b, MIME: "image/png"}}.
 type Part struct {
@@ -76,7 +72,9 @@ type Image struct {
 
 // Message is one turn of a conversation; its parts keep their order.
 type Message struct {
-	Role  Role   `json:"role"`
+	// Role is the author of the message: "system", "user" or
+	// "assistant", as in the OpenAI chat API.
+	Role  string `json:"role"`
 	Parts []Part `json:"parts"`
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -260,7 +261,7 @@ func TestCacheModel(t *testing.T) {
 		name  string
 		store func(t *testing.T) llm.Store
 	}{
-		{"memory", func(*testing.T) llm.Store { return llm.MemoryStore() }},
+		{"memory", func(*testing.T) llm.Store { return llmutil.NewMemoryStore() }},
 		{"dir", func(t *testing.T) llm.Store { return llm.DirStore(t.TempDir()) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -374,7 +375,7 @@ func (dim2) Embed(context.Context, []string, llm.Kind) ([][]float32, error) {
 }
 
 func TestCacheEmbedderRejectsBadOutput(t *testing.T) {
-	_, err := llm.WrapEmbedder(dim2{}, llm.Middleware{Cache: llm.MemoryStore()}).Embed(context.Background(), []string{"a"}, llm.KindQuery)
+	_, err := llm.WrapEmbedder(dim2{}, llm.Middleware{Cache: llmutil.NewMemoryStore()}).Embed(context.Background(), []string{"a"}, llm.KindQuery)
 	if !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatal(err)
 	}
@@ -403,14 +404,14 @@ func (*batched) MaxBatch() int { return 7 }
 
 func TestWrappersKeepCapabilities(t *testing.T) {
 	m := &vlm{fake.Model{Images: true}}
-	w := llm.Wrap(m, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 4, Concurrency: 2})
+	w := llm.Wrap(m, llm.Middleware{Cache: llmutil.NewMemoryStore(), Attempts: 4, Concurrency: 2})
 	if a, ok := w.(llm.ImageAccepter); !ok || !a.AcceptsImages() {
 		t.Fatal("ImageAccepter lost")
 	}
 	if n, ok := w.(llm.Namer); !ok || n.Name() != "vlm" {
 		t.Fatal("Namer lost")
 	}
-	e := llm.WrapEmbedder(&batched{fake.Embedder{Dim: 5}}, llm.Middleware{Cache: llm.MemoryStore(), Concurrency: 1})
+	e := llm.WrapEmbedder(&batched{fake.Embedder{Dim: 5}}, llm.Middleware{Cache: llmutil.NewMemoryStore(), Concurrency: 1})
 	if e.Dimension() != 5 || e.(llm.Namer).Name() != "batched" || e.(llm.BatchSizer).MaxBatch() != 7 {
 		t.Fatal("embedder capabilities lost")
 	}

@@ -5,38 +5,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 )
 
 // Store is a key-value store for cached responses. Keys are lowercase hex
 // SHA-256 digests. Get reports a miss for anything it cannot read; a cache
 // is an optimisation, so an unreadable entry costs a repeated call, never a
-// failure. Implementations must be safe for concurrent use.
+// failure. Implementations must be safe for concurrent use. [DirStore] keeps
+// entries on disk; an in-memory store is a map behind a mutex (see the
+// example), bounded as the application needs (an LRU, for a server).
 type Store interface {
 	Get(key string) (value []byte, ok bool)
 	Put(key string, value []byte) error
-}
-
-// MemoryStore returns an empty in-memory Store.
-func MemoryStore() Store { return &memStore{m: make(map[string][]byte)} }
-
-type memStore struct {
-	mu sync.RWMutex
-	m  map[string][]byte
-}
-
-func (s *memStore) Get(key string) ([]byte, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	v, ok := s.m[key]
-	return append([]byte(nil), v...), ok
-}
-
-func (s *memStore) Put(key string, value []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[key] = append([]byte(nil), value...)
-	return nil
 }
 
 // maxEntryBytes bounds the size of one cache entry: DirStore refuses to

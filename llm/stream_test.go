@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/internal/llmfunc"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -122,7 +123,7 @@ func TestStreamCutOffNotRetriedAfterText(t *testing.T) {
 
 func TestStreamCache(t *testing.T) {
 	m := &fake.Model{Default: "the cached answer"}
-	store := llm.MemoryStore()
+	store := llmutil.NewMemoryStore()
 	w := llm.Wrap(m, llm.Middleware{Cache: store})
 	got, resp, err := collect(t, w, llm.UserText("q"))
 	if err != nil || resp.Text != "the cached answer" || len(got) != 3 {
@@ -214,7 +215,7 @@ func TestWrapReranker(t *testing.T) {
 	r := &rerankCount{}
 	r.fail.Store(1)
 	var c clock
-	w := llm.WrapReranker(r, llm.WithSleep(llm.Middleware{Attempts: 2, Cache: llm.MemoryStore()}, c.sleep))
+	w := llm.WrapReranker(r, llm.WithSleep(llm.Middleware{Attempts: 2, Cache: llmutil.NewMemoryStore()}, c.sleep))
 	if w.(llm.Namer).Name() != "len" {
 		t.Fatal("name lost")
 	}
@@ -231,7 +232,7 @@ func TestWrapReranker(t *testing.T) {
 		t.Fatalf("the query is not part of the key: %v, %d", err, r.texts.Load())
 	}
 	// A reranker answering outside [0, 1] is refused, not stored.
-	bad := llm.WrapReranker(&rerankCount{}, llm.Middleware{Cache: llm.MemoryStore()})
+	bad := llm.WrapReranker(&rerankCount{}, llm.Middleware{Cache: llmutil.NewMemoryStore()})
 	if _, err := bad.Rerank(context.Background(), "q", []string{strings.Repeat("x", 20)}); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatalf("score 2 accepted: %v", err)
 	}

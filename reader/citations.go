@@ -3,6 +3,8 @@ package reader
 import (
 	"sort"
 	"strings"
+
+	"github.com/flowreader/flowreader/graph"
 )
 
 // maxCitations caps the citations of one answer.
@@ -98,7 +100,7 @@ func (r *run) locate(d Draft) (node int, quote string) {
 // nodeText is all the searchable text of a node.
 func nodeText(n *nodeT) string {
 	parts := []string{n.Content}
-	if n.Modality.Visual() {
+	if n.Modality != graph.ModalityText {
 		parts = append(parts, n.Caption, n.ImageText, n.Summary, n.Footnote)
 	}
 	var keep []string

@@ -120,7 +120,7 @@ func nodeHeader(k int, n *graph.Node) string {
 // v1 analysis' "text_content" would); visual nodes read as text give
 // everything we know about them.
 func nodeBody(n *graph.Node, withImage bool) string {
-	if !n.Modality.Visual() {
+	if n.Modality == graph.ModalityText {
 		return neutralise(strings.TrimSpace(n.Content))
 	}
 	var lines []string

@@ -33,13 +33,13 @@ type unit struct {
 // their header), plus caption and in-image text for visual nodes.
 func units(n *graph.Node) []unit {
 	var out []unit
-	if n.Modality.Visual() {
+	if n.Modality != graph.ModalityText {
 		if c := strings.TrimSpace(n.Caption); c != "" {
 			out = append(out, unit{kind: unitCaption, text: c, raw: c})
 		}
 	}
 	out = append(out, textUnits(n.Content, n.Modality == graph.ModalityTable)...)
-	if n.Modality.Visual() {
+	if n.Modality != graph.ModalityText {
 		for _, s := range sentences(n.ImageText) {
 			out = append(out, unit{kind: unitSentence, text: s, raw: s})
 		}

@@ -30,7 +30,7 @@ func (r *run) workerRequest(chain flow.Chain) (*llm.Request, int) {
 	for k, i := range chain.Nodes {
 		n := &g.Nodes[i]
 		var b block
-		if r.images && n.Modality.Visual() && n.Image != nil {
+		if r.images && n.Modality != graph.ModalityText && n.Image != nil {
 			if data, mime, err := r.imgs.get(i, n); err == nil {
 				b.img, b.mime = data, mime
 			}

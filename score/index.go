@@ -94,7 +94,7 @@ func NewIndex(g *graph.Graph) *Index {
 	ix.sumLen = make([]float64, n)
 	ix.visual = make([]bool, n)
 	for i := range g.Nodes {
-		ix.visual[i] = g.Nodes[i].Modality.Visual()
+		ix.visual[i] = g.Nodes[i].Modality != graph.ModalityText
 	}
 
 	st := newStemmer()

@@ -268,7 +268,7 @@ func nodeRefs(n *graph.Node) []Ref {
 		}
 		return true
 	}
-	if n.Modality.Visual() {
+	if n.Modality != graph.ModalityText {
 		refsFrom(n.Caption, firstList, add)
 		refsFrom(n.Summary, prefixList, add)
 	}

@@ -7,14 +7,18 @@ import (
 	"github.com/flowreader/flowreader/flow"
 )
 
-// Annealed is an annealed variant of v1's replicator dynamics (paper v1
+// Annealed returns an annealed variant of v1's replicator dynamics (paper v1
 // §3.4) for v3's chains, proposed here rather than in the paper: quality
 // q_k = max_{v∈π_k} h_v, payoff A_kk = q_k², A_kl = sqrt(q_k q_l)(1 −
 // Jaccard), x⁰ ∝ q; mixing toward uniform with ε_t = 0.2 max(0, 1 − t/20)
 // for t < 20, then pure replicator dynamics until ‖Δx‖₂ < 1e-4 or 200 steps
 // in all; the maxChains chains of highest x (ties by flow, then q, then
-// index); maxChains ≤ 0 means 16. It has no settings (see the package comment).
-type Annealed struct{}
+// index); maxChains ≤ 0 means 16. It has no settings (see the package
+// comment). It is the root's default selector.
+func Annealed() Selector { return annealed{} }
+
+// annealed is the selector Annealed returns.
+type annealed struct{}
 
 // The annealing constants.
 const (
@@ -25,7 +29,7 @@ const (
 )
 
 // Select implements Selector.
-func (an Annealed) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
+func (an annealed) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -42,7 +46,7 @@ func (an Annealed) Select(ctx context.Context, r *flow.Routing, maxChains int) (
 	return pick(r.Chains, order(x, r.Chains, q), maxChains), nil
 }
 
-func (an Annealed) weights(ctx context.Context, r *flow.Routing) (x, q []float64, err error) {
+func (an annealed) weights(ctx context.Context, r *flow.Routing) (x, q []float64, err error) {
 	h := hOf(r)
 	q = make([]float64, len(r.Chains))
 	for k := range r.Chains {

@@ -42,7 +42,7 @@ func TestSelectBoundedOnManyChains(t *testing.T) {
 		t.Skip("allocates a large routing")
 	}
 	r := manyChains(6000, 20000, 1)
-	for _, sel := range []Selector{Annealed{}, Replicator{}} {
+	for _, sel := range []Selector{annealed{}, replicator{}} {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
@@ -111,7 +111,7 @@ func TestPayoffMatchesMapJaccard(t *testing.T) {
 // rest follow them in flow order.
 func TestGameBound(t *testing.T) {
 	r := manyChains(maxGame+300, 5000, 2)
-	got, err := Annealed{}.Select(context.Background(), r, len(r.Chains))
+	got, err := annealed{}.Select(context.Background(), r, len(r.Chains))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 // Package selector chooses which evidence chains a reader reads.
 //
-// Greedy takes the top-B chains by flow f_k (ties: max h on the chain, then
-// decomposition index). Replicator and Annealed play a symmetric game on the
-// chains: with quality q_k, payoff A_kk = q_k² and A_kl = sqrt(q_k q_l)·(1 −
+// Each of Greedy, Replicator and Annealed returns a [Selector]. Greedy takes
+// the top-B chains by flow f_k (ties: max h on the chain, then
+// decomposition index). Replicator and Annealed play a symmetric game on
+// the chains: with quality q_k, payoff A_kk = q_k² and A_kl = sqrt(q_k q_l)·(1 −
 // J(V_k, V_l)) for the Jaccard overlap J of the chains' node sets, they run
 // discrete replicator dynamics
 //

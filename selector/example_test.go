@@ -22,7 +22,7 @@ func routing() *flow.Routing {
 }
 
 func ExampleGreedy() {
-	chains, _ := (selector.Greedy{}).Select(context.Background(), routing(), 2)
+	chains, _ := selector.Greedy().Select(context.Background(), routing(), 2)
 	for _, c := range chains {
 		fmt.Println(c.Nodes, c.Flow)
 	}
@@ -32,7 +32,7 @@ func ExampleGreedy() {
 }
 
 func ExampleAnnealed() {
-	chains, _ := (selector.Annealed{}).Select(context.Background(), routing(), 3)
+	chains, _ := selector.Annealed().Select(context.Background(), routing(), 3)
 	for _, c := range chains {
 		fmt.Println(c.Nodes)
 	}
@@ -43,7 +43,7 @@ func ExampleAnnealed() {
 }
 
 func ExampleReplicator() {
-	chains, _ := (selector.Replicator{}).Select(context.Background(), routing(), 0)
+	chains, _ := selector.Replicator().Select(context.Background(), routing(), 0)
 	fmt.Println(len(chains))
 	// Output: 4
 }

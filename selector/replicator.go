@@ -9,13 +9,18 @@ import (
 	"github.com/flowreader/flowreader/flow"
 )
 
-// Replicator is v1's entropy-regularised replicator dynamics (paper v1
+// Replicator returns v1's entropy-regularised replicator dynamics (paper v1
 // §3.4): quality q_k = b̃_k^0.2 (max h)^0.5 (mean h)^0.3, payoff A_kk = q_k²,
 // A_kl = sqrt(q_k q_l)(1 − Jaccard), x⁰ ∝ q, then x ← (1−ε) x⊙(Ax)/(xᵀAx) +
 // ε/K with ε = 0.2 until ‖Δx‖₂ < 1e-4 or 20 steps; it keeps the chains with
 // x_k > 5e-4, at most 11. It has no settings: the constants are the paper's
-// (see the package comment).
-type Replicator struct{}
+// (see the package comment). The result holds at most 11 chains, and at
+// most maxChains when 0 < maxChains < 11, ordered by x (ties by flow, then
+// index).
+func Replicator() Selector { return replicator{} }
+
+// replicator is the selector Replicator returns.
+type replicator struct{}
 
 // The replicator's constants (paper v1 §3.4).
 const (
@@ -29,10 +34,8 @@ const (
 	repMaxPaths = 11   // at most this many chains are kept
 )
 
-// Select implements Selector. The result holds at most 11 chains, and at
-// most maxChains when 0 < maxChains < 11, ordered by x (ties by flow,
-// then index).
-func (rp Replicator) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
+// Select implements Selector.
+func (rp replicator) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -57,7 +60,7 @@ func (rp Replicator) Select(ctx context.Context, r *flow.Routing, maxChains int)
 	return pick(r.Chains, keep, limit), nil
 }
 
-func (rp Replicator) weights(ctx context.Context, r *flow.Routing) ([]float64, error) {
+func (rp replicator) weights(ctx context.Context, r *flow.Routing) ([]float64, error) {
 	q := v1Quality(r, repExpFlow, repExpMax, repExpMean)
 	return play(ctx, r.Chains, q, func(a [][]float64, x []float64) ([]float64, error) {
 		next, ax := make([]float64, len(x)), make([]float64, len(x))

@@ -18,20 +18,17 @@ type Selector interface {
 	Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error)
 }
 
-var (
-	_ Selector = Greedy{}
-	_ Selector = Replicator{}
-	_ Selector = Annealed{}
-)
-
-// Greedy selects the maxChains chains of highest flow, ties by the chain's
+// Greedy returns the selector of the maxChains chains of highest flow, ties by the chain's
 // largest h, then by decomposition index (paper v3 §3.3). All chains are
 // returned, in that order, when there are at most maxChains of them (or
 // maxChains ≤ 0).
-type Greedy struct{}
+func Greedy() Selector { return greedy{} }
+
+// greedy is the selector Greedy returns.
+type greedy struct{}
 
 // Select implements Selector.
-func (Greedy) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
+func (greedy) Select(ctx context.Context, r *flow.Routing, maxChains int) ([]flow.Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -48,12 +48,12 @@ func onSimplex(t *testing.T, x []float64) {
 func TestReplicatorStaysOnSimplex(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
 		r := randomRouting(seed, 30, 1+int(seed%40))
-		xr, err := Replicator{}.weights(context.Background(), r)
+		xr, err := replicator{}.weights(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		onSimplex(t, xr)
-		xa, _, err := Annealed{}.weights(context.Background(), r)
+		xa, _, err := annealed{}.weights(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,13 +90,13 @@ func TestPureReplicatorMonotone(t *testing.T) {
 
 func TestSelectorsDeterministicAndBudgeted(t *testing.T) {
 	r := randomRouting(7, 40, 30)
-	for _, s := range []Selector{Greedy{}, Replicator{}, Annealed{}} {
+	for _, s := range []Selector{greedy{}, replicator{}, annealed{}} {
 		a, b := mustSelect(t, s, r, 16), mustSelect(t, s, r, 16)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("%T not deterministic", s)
 		}
 		want := 16
-		if _, ok := s.(Replicator); ok {
+		if _, ok := s.(replicator); ok {
 			want = 11
 		}
 		if len(a) != want {
@@ -104,10 +104,10 @@ func TestSelectorsDeterministicAndBudgeted(t *testing.T) {
 		}
 	}
 	small := randomRouting(8, 10, 5)
-	if got := mustSelect(t, (Annealed{}), small, 16); len(got) != 5 {
+	if got := mustSelect(t, (annealed{}), small, 16); len(got) != 5 {
 		t.Fatalf("annealed with 5 candidates read %d", len(got))
 	}
-	if got := mustSelect(t, (Replicator{}), r, 4); len(got) != 4 {
+	if got := mustSelect(t, (replicator{}), r, 4); len(got) != 4 {
 		t.Fatalf("replicator with budget 4 read %d", len(got))
 	}
 }
@@ -121,7 +121,7 @@ func TestGreedyOrder(t *testing.T) {
 		{Nodes: []int{3}, Flow: 1},
 		{Nodes: []int{0, 1}, Flow: 1},
 	}}
-	got := mustSelect(t, Greedy{}, r, 4)
+	got := mustSelect(t, greedy{}, r, 4)
 	var first []int
 	for _, c := range got {
 		first = append(first, c.Nodes[len(c.Nodes)-1])
@@ -142,7 +142,7 @@ func TestAnnealedPrefersDisjoint(t *testing.T) {
 		{Nodes: []int{0, 1}, Flow: 1},
 		{Nodes: []int{2}, Flow: 1},
 	}}
-	got := mustSelect(t, Annealed{}, r, 2)
+	got := mustSelect(t, annealed{}, r, 2)
 	if len(got) != 2 || !(reflect.DeepEqual(got[1].Nodes, []int{2}) || reflect.DeepEqual(got[0].Nodes, []int{2})) {
 		t.Fatalf("annealed picked %v", got)
 	}
@@ -164,7 +164,7 @@ func TestSelectCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := randomRouting(7, 40, 30)
-	for _, s := range []Selector{Greedy{}, Replicator{}, Annealed{}} {
+	for _, s := range []Selector{greedy{}, replicator{}, annealed{}} {
 		chains, err := s.Select(ctx, r, 16)
 		if !errors.Is(err, context.Canceled) || chains != nil {
 			t.Fatalf("%T: %d chains, error %v; want none and context.Canceled", s, len(chains), err)

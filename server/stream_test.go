@@ -146,7 +146,6 @@ func TestAskStreamError(t *testing.T) {
 	}
 }
 
-
 // blockingModel answers the question type at once and blocks every other
 // call until its context ends, recording when each call started and
 // ended.

@@ -121,7 +121,7 @@ func (m *Model) generate(ctx context.Context, req *llm.Request, extra ...llms.Ca
 	return &llm.Response{Text: c.Content, FinishReason: c.StopReason, Usage: usage(c.GenerationInfo)}, nil
 }
 
-func role(r llm.Role) llms.ChatMessageType {
+func role(r string) llms.ChatMessageType {
 	switch r {
 	case "system":
 		return llms.ChatMessageTypeSystem

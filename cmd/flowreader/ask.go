@@ -302,11 +302,14 @@ func loadForEmbedder(ctx context.Context, path string, e llm.Embedder, question 
 		}
 		dim = len(vecs[0])
 	}
-	g, err := graph.LoadDim(path, dim)
-	if errors.Is(err, graph.ErrDimension) {
-		return nil, fmt.Errorf("%w; questions are embedded by %s (dimension %d): ask with the embedder the graph was built with (the same --embed-* flags or FLOWREADER_EMBED_* variables), or rebuild the graph", err, embedderName(e), dim)
+	g, err := graph.Load(path)
+	if err != nil {
+		return nil, err
 	}
-	return g, err
+	if g.Dim != dim {
+		return nil, fmt.Errorf("%w: %s has dimension %d (embedder %q), want %d; questions are embedded by %s (dimension %d): ask with the embedder the graph was built with (the same --embed-* flags or FLOWREADER_EMBED_* variables), or rebuild the graph", graph.ErrDimension, path, g.Dim, g.Embedder, dim, embedderName(e), dim)
+	}
+	return g, nil
 }
 
 // warnMissingImages warns when the graph's images are not found under root:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/lab/eval"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/local"
@@ -237,7 +238,7 @@ func evalEmbedder(name string) (llm.Embedder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("remote embedder (set FLOWREADER_EMBED_URL and FLOWREADER_EMBED_MODEL): %w", err)
 		}
-		return llm.WrapEmbedder(e, llm.Middleware{Cache: llm.MemoryStore(), Attempts: 4}), nil
+		return llm.WrapEmbedder(e, llm.Middleware{Cache: llmutil.NewMemoryStore(), Attempts: 4}), nil
 	case "hash":
 		return &hashEmbedder{fake.Embedder{Dim: 256}}, nil
 	}

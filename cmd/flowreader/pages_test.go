@@ -12,10 +12,9 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/realdocs"
 	"github.com/flowreader/flowreader/reader"
 )
-
-var realPDFs = filepath.Join("..", "..", "graph", "ingest", "testdata", "pdf", "real")
 
 // inspected is one line of inspect --nodes.
 type inspected struct {
@@ -48,10 +47,7 @@ func inspectNodes(t *testing.T, g string) []inspected {
 // into the collection, and the graph finds them there.
 func TestBuildSlideDeck(t *testing.T) {
 	coll := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(realPDFs, "beamer-metropolis-demo.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := realdocs.Read(t, "pdf/beamer-metropolis-demo.pdf")
 	deck := filepath.Join(coll, "deck.pdf")
 	os.WriteFile(deck, data, 0o444)
 	out := filepath.Join(t.TempDir(), "deck.frg")
@@ -137,10 +133,7 @@ func TestPageRanges(t *testing.T) {
 // file is skipped naming both.
 func TestBuildScannedPDF(t *testing.T) {
 	coll := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(realPDFs, "scanned-page.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := realdocs.Read(t, "pdf/scanned-page.pdf")
 	os.WriteFile(filepath.Join(coll, "scan.pdf"), data, 0o644)
 	out := filepath.Join(t.TempDir(), "g.frg")
 	_, tess := exec.LookPath("tesseract")

@@ -13,7 +13,8 @@ import (
 // carries as context (G2-Reader).
 const defaultContextWords = 1000
 
-// Config configures [Config.Read], [Config.FS] and [Config.Path]. The zero value is G2-Reader's setup.
+// Config configures [Config.Read] and [Config.FS]; [Path] uses the zero
+// value, which is G2-Reader's setup.
 type Config struct {
 	// ChunkSize is the largest text chunk in characters (runes); 0 means
 	// 3,000.
@@ -24,8 +25,15 @@ type Config struct {
 	// ContextWords is how many words of surrounding text a visual item gets
 	// on each side; 0 means 1,000, negative none.
 	ContextWords int
-	// PDFReader picks the PDF text reader.
-	PDFReader PDFReader
+	// PDFReader picks the reader of PDF text: "pdftotext" (Poppler only,
+	// Debian package poppler-utils), "go" (the pure-Go reader
+	// github.com/ledongthuc/pdf only), or "" for Poppler when pdftotext is
+	// on PATH and the pure-Go reader when it is not or when Poppler fails
+	// on the file. Both give words with their boxes to one layout (see the
+	// package doc), but they decode fonts differently and only Poppler
+	// renders figure images and feeds OCR, so the choice changes the items.
+	// FileReport.Format names the reader that read each PDF the same way.
+	PDFReader string
 	// MaxFileSize is the largest file read, in bytes; 0 means 256 MiB.
 	// A larger file is skipped as ErrTooLarge (it would be held in memory
 	// whole).
@@ -51,6 +59,23 @@ type Config struct {
 }
 
 // ocrLanguage checks c.OCRLanguage and returns it ("eng" for "").
+// check validates the settings that are not numbers with a default.
+func (c Config) check() error {
+	if err := c.checkPDFReader(); err != nil {
+		return err
+	}
+	_, err := c.ocrLanguage()
+	return err
+}
+
+func (c Config) checkPDFReader() error {
+	switch c.PDFReader {
+	case pdfAuto, pdfPoppler, pdfGo:
+		return nil
+	}
+	return fmt.Errorf("ingest: PDFReader %q: want \"pdftotext\", \"go\" or \"\" (either)", c.PDFReader)
+}
+
 func (c Config) ocrLanguage() (string, error) {
 	if c.OCRLanguage == "" {
 		return "eng", nil
@@ -190,7 +215,7 @@ func (c Config) addContext(blocks []block, items []graph.Item) {
 	}
 	k := 0
 	for i := range items {
-		if !items[i].Modality.Visual() {
+		if items[i].Modality == graph.ModalityText {
 			continue
 		}
 		p := at[k]

@@ -13,7 +13,7 @@ var (
 	ErrFormat = errors.New("ingest: malformed input")
 	// ErrUnsupported: a file of a type ingest does not read, a file that
 	// is not a regular file (a FIFO, a device, a socket), a text file
-	// holding binary content, or a PDF with PDFReaderPoppler and no
+	// holding binary content, or a PDF with PDFReader "pdftotext" and no
 	// pdftotext on PATH.
 	ErrUnsupported = errors.New("ingest: unsupported file type")
 	// ErrEmpty: a file with no content to ingest (empty, white space only,

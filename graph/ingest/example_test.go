@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing/fstest"
 
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 )
 
@@ -18,7 +19,7 @@ func ExamplePath_mineru() {
 		log.Fatal(err)
 	}
 	for _, it := range docs[0].Items {
-		if it.Modality.Visual() {
+		if it.Modality != graph.ModalityText {
 			fmt.Println(it.Modality, it.Caption)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/flowreader/flowreader/graph"
 )
 
 // checkItems asserts invariants every ingester keeps on any input.
@@ -47,7 +49,7 @@ func FuzzMinerU(f *testing.F) {
 		}
 		var v []itemView
 		for _, it := range doc.Items {
-			iv := itemView{text: it.Text, visual: it.Modality.Visual()}
+			iv := itemView{text: it.Text, visual: it.Modality != graph.ModalityText}
 			if it.Image != nil {
 				iv.img = it.Image.Path
 			}
@@ -76,7 +78,7 @@ func FuzzMarkdown(f *testing.F) {
 		}
 		var v []itemView
 		for _, it := range doc.Items {
-			iv := itemView{text: it.Text, visual: it.Modality.Visual()}
+			iv := itemView{text: it.Text, visual: it.Modality != graph.ModalityText}
 			if it.Image != nil {
 				iv.img = it.Image.Path
 			}

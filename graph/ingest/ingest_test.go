@@ -275,10 +275,10 @@ func TestPDFReaders(t *testing.T) {
 	if err := os.WriteFile(p, minimalPDF("Alpha page one text.", "Beta page two text."), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, reader := range map[string]PDFReader{"go": PDFReaderGo, "pdftotext": PDFReaderPoppler} {
+	for name, reader := range map[string]string{"go": pdfGo, "pdftotext": pdfPoppler} {
 		t.Run(name, func(t *testing.T) {
 			doc, err := readOne(Config{PDFReader: reader}, p)
-			if reader == PDFReaderPoppler && errors.Is(err, ErrUnsupported) {
+			if reader == pdfPoppler && errors.Is(err, ErrUnsupported) {
 				t.Skip("pdftotext not installed (apt-get install poppler-utils)")
 			}
 			if err != nil {
@@ -337,9 +337,9 @@ func TestFixtureImagesDecode(t *testing.T) {
 	}
 }
 
-// readOne ingests one file or MinerU folder, as Path does when given it.
+// readOne ingests one file or MinerU folder with c, as Path does when given it.
 func readOne(c Config, p string) (graph.Document, error) {
-	docs, err := c.Path(p)
+	docs, err := c.path(p)
 	if err != nil {
 		return graph.Document{}, err
 	}
@@ -364,5 +364,22 @@ func TestTableTextExample(t *testing.T) {
 <tr><td>North</td><td>40</td><td>12</td></tr></table>`)
 	if want := "Site | Rain (mm) | Rain (mm)\nSite | May | June\nNorth | 40 | 12"; got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestPDFReaderName checks that an unknown PDFReader fails Read and FS at
+// once, before any file is read.
+func TestPDFReaderName(t *testing.T) {
+	c := Config{PDFReader: "poppler"}
+	if _, _, err := c.Read(context.Background(), "testdata/collection"); err == nil || !strings.Contains(err.Error(), `PDFReader "poppler"`) {
+		t.Fatalf("Read: %v", err)
+	}
+	if _, _, err := c.FS(context.Background(), os.DirFS("testdata"), "collection"); err == nil {
+		t.Fatal("FS accepted an unknown PDFReader")
+	}
+	for _, r := range []string{"", "pdftotext", "go"} {
+		if err := (Config{PDFReader: r}).check(); err != nil {
+			t.Errorf("%q: %v", r, err)
+		}
 	}
 }

@@ -58,11 +58,13 @@ type FileReport struct {
 
 // Path ingests a file or a folder: it is [Config.Read] with the zero
 // Config, a background context and the report left out, except that a
-// file or MinerU folder given as p that cannot be read is an error.
-func Path(p string) ([]graph.Document, error) { return Config{}.Path(p) }
+// file or MinerU folder given as p that cannot be read is an error. With
+// other settings, use Config.Read: a single file that cannot be read is
+// then the report's one file, with its Err.
+func Path(p string) ([]graph.Document, error) { return Config{}.path(p) }
 
-// Path is the package-level Path with c's settings.
-func (c Config) Path(p string) ([]graph.Document, error) {
+// path is Path with c's settings.
+func (c Config) path(p string) ([]graph.Document, error) {
 	docs, rep, single, err := c.read(context.Background(), p)
 	if err != nil {
 		return nil, err
@@ -100,7 +102,7 @@ func (c Config) Read(ctx context.Context, p string) ([]graph.Document, Report, e
 // does): os.DirFS would otherwise follow a link out of its folder. A PDF
 // is copied to a private temporary file for its reader.
 func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Document, Report, error) {
-	if _, err := c.ocrLanguage(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, Report{}, err
 	}
 	tmp := &tempDir{}
@@ -142,7 +144,7 @@ func (c Config) FS(ctx context.Context, fsys fs.FS, root string) ([]graph.Docume
 }
 
 func (c Config) read(ctx context.Context, p string) ([]graph.Document, Report, bool, error) {
-	if _, err := c.ocrLanguage(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, Report{}, false, err
 	}
 	st, err := os.Stat(p)

@@ -16,21 +16,12 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// PDFReader names the reader of PDF text. Both readers give words with
-// their boxes to one layout (see the package doc), but they decode fonts
-// differently and only Poppler renders figure images and feeds OCR, so the
-// choice changes the items.
-type PDFReader uint8
-
+// The values of Config.PDFReader, which are also the names FileReport.Format
+// gives the reader that read a PDF ("pdf: pdftotext").
 const (
-	// PDFReaderAuto uses Poppler when pdftotext is on PATH, and the
-	// pure-Go reader when it is not or when Poppler fails on the file.
-	PDFReaderAuto PDFReader = iota
-	// PDFReaderPoppler uses Poppler's pdftotext only (Debian package
-	// poppler-utils).
-	PDFReaderPoppler
-	// PDFReaderGo uses the pure-Go reader github.com/ledongthuc/pdf only.
-	PDFReaderGo
+	pdfAuto    = ""
+	pdfPoppler = "pdftotext"
+	pdfGo      = "go"
 )
 
 // pdfTimeout bounds one run of a Poppler tool or tesseract.
@@ -213,12 +204,10 @@ func (c Config) emptyPDF(info pdfInfo, pp poppler) string {
 func (c Config) pdfPages(ctx context.Context, path, shown string, size int64, lim pdfLimits, info *pdfInfo) ([]pdfPage, poppler, error) {
 	var errs []error
 	var pp poppler
-	switch c.PDFReader {
-	case PDFReaderAuto, PDFReaderPoppler, PDFReaderGo:
-	default:
-		return nil, pp, fmt.Errorf("ingest: unknown PDFReader %d", c.PDFReader)
+	if err := c.checkPDFReader(); err != nil {
+		return nil, pp, err
 	}
-	if c.PDFReader != PDFReaderGo {
+	if c.PDFReader != pdfGo {
 		pp = findPoppler()
 		pp.lang, _ = c.ocrLanguage()
 		if c.Progress != nil {
@@ -229,7 +218,7 @@ func (c Config) pdfPages(ctx context.Context, path, shown string, size int64, li
 			w := len(info.Warnings)
 			pages, err := pp.popplerPages(ctx, path, size, lim, info)
 			if err == nil {
-				info.Reader = "pdftotext"
+				info.Reader = pdfPoppler
 				return pages, pp, nil
 			}
 			if ctx.Err() != nil {
@@ -237,15 +226,15 @@ func (c Config) pdfPages(ctx context.Context, path, shown string, size int64, li
 			}
 			info.truncate(w)
 			errs = append(errs, err)
-		case c.PDFReader == PDFReaderPoppler:
+		case c.PDFReader == pdfPoppler:
 			return nil, pp, fmt.Errorf("%w: %s: pdftotext not installed (Debian package poppler-utils)", ErrUnsupported, path)
 		}
 	}
-	if c.PDFReader != PDFReaderPoppler {
+	if c.PDFReader != pdfPoppler {
 		w := len(info.Warnings)
 		pages, err := goPagesCtx(ctx, path, size, lim, info)
 		if err == nil {
-			info.Reader = "go"
+			info.Reader = pdfGo
 			if len(errs) > 0 {
 				info.warn("read by the pure-Go reader: %v", errs[0])
 			}

@@ -87,7 +87,7 @@ func interleaved() fxDoc {
 // readPDF writes data to a file in a fresh folder and reads it with
 // reader, images rendered into a fresh assets folder (returned); the
 // folder of the PDF must hold the PDF alone afterwards.
-func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string) {
+func readPDF(t *testing.T, reader string, data []byte) (graph.Document, pdfInfo, string) {
 	t.Helper()
 	doc, info, dir, err := readPDFErr(t, reader, data)
 	if err != nil {
@@ -97,9 +97,9 @@ func readPDF(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfIn
 }
 
 // readPDFErr is readPDF returning the error.
-func readPDFErr(t *testing.T, reader PDFReader, data []byte) (graph.Document, pdfInfo, string, error) {
+func readPDFErr(t *testing.T, reader string, data []byte) (graph.Document, pdfInfo, string, error) {
 	t.Helper()
-	if reader == PDFReaderPoppler {
+	if reader == pdfPoppler {
 		if _, err := exec.LookPath("pdftotext"); err != nil {
 			t.Skip("pdftotext not installed (apt-get install poppler-utils)")
 		}
@@ -135,7 +135,7 @@ func pdfText(doc graph.Document) string {
 	return strings.Join(parts, "\n\n") + "\n"
 }
 
-var readers = map[string]PDFReader{"poppler": PDFReaderPoppler, "go": PDFReaderGo}
+var readers = map[string]string{"poppler": pdfPoppler, "go": pdfGo}
 
 func TestPDFReadingOrder(t *testing.T) {
 	for name, r := range readers {
@@ -175,7 +175,7 @@ func TestPDFLocal(t *testing.T) {
 		if os.Getenv("FLOWREADER_PDF_VISUAL") != "" {
 			text = ""
 			for _, it := range doc.Items {
-				if it.Modality.Visual() {
+				if it.Modality != graph.ModalityText {
 					text += fmt.Sprintf("p%d %v %.80q %v\n", it.Page+1, it.Modality, it.Caption, it.Image)
 				}
 			}
@@ -307,7 +307,7 @@ func TestPDFScanned(t *testing.T) {
 		if !hasTool("tesseract") || !hasTool("pdftoppm") || !hasTool("pdfimages") {
 			t.Skip("tesseract or Poppler not installed (apt-get install poppler-utils tesseract-ocr)")
 		}
-		doc, info, _ := readPDF(t, PDFReaderPoppler, scanned().bytes())
+		doc, info, _ := readPDF(t, pdfPoppler, scanned().bytes())
 		text := strings.ToLower(pdfText(doc))
 		if !strings.Contains(text, "scanned pages are read by ocr") || !strings.Contains(text, "second line") {
 			t.Errorf("OCR text %q", text)
@@ -321,7 +321,7 @@ func TestPDFScanned(t *testing.T) {
 			t.Skip("Poppler not installed")
 		}
 		withoutTool(t, "tesseract")
-		doc, info, _, err := readPDFErr(t, PDFReaderPoppler, scanned().bytes())
+		doc, info, _, err := readPDFErr(t, pdfPoppler, scanned().bytes())
 		if len(doc.Items) != 0 || !slices.Equal(info.Scanned, []int{0}) {
 			t.Fatalf("items %+v info %+v", doc.Items, info)
 		}
@@ -334,7 +334,7 @@ func TestPDFScanned(t *testing.T) {
 		}
 	})
 	t.Run("go", func(t *testing.T) {
-		_, info, _, err := readPDFErr(t, PDFReaderGo, scanned().bytes())
+		_, info, _, err := readPDFErr(t, pdfGo, scanned().bytes())
 		if !slices.Equal(info.Scanned, []int{0}) || !strings.Contains(strings.Join(info.Warnings, "\n"), "page 1: scanned") {
 			t.Errorf("info %+v", info)
 		}
@@ -379,7 +379,7 @@ func bombs() map[string][]byte {
 
 func TestPDFBombs(t *testing.T) {
 	for name, data := range bombs() {
-		for rname, r := range map[string]PDFReader{"auto": PDFReaderAuto, "go": PDFReaderGo} {
+		for rname, r := range map[string]string{"auto": pdfAuto, "go": pdfGo} {
 			t.Run(name+"/"+rname, func(t *testing.T) {
 				dir := t.TempDir()
 				p := filepath.Join(dir, "bomb.pdf")
@@ -415,7 +415,7 @@ func TestPDFBombs(t *testing.T) {
 func TestPDFContext(t *testing.T) {
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
-			if r == PDFReaderPoppler && !hasTool("pdftotext") {
+			if r == pdfPoppler && !hasTool("pdftotext") {
 				t.Skip("pdftotext not installed")
 			}
 			dir := t.TempDir()
@@ -517,7 +517,7 @@ func TestOCRLanguageAndProgress(t *testing.T) {
 		p := filepath.Join(dir, "scan.pdf")
 		os.WriteFile(p, data, 0o644)
 		box, _ := confineTo(dir)
-		c.PDFReader = PDFReaderPoppler
+		c.PDFReader = pdfPoppler
 		return c.pdf(context.Background(), box, p, "scan.pdf")
 	}
 	type call struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/realdocs"
 )
 
 // deck is four slides: a title in 32pt over bullets in 26pt (text read
@@ -70,7 +71,8 @@ func TestPDFSlideDeck(t *testing.T) {
 
 // TestPDFRealDecks reads the real decks: the 25-page Beamer demo of the
 // Metropolis theme and a 3-page LibreOffice Impress export
-// (testdata/pdf/real/README.md). Every slide has a node of its own on its
+// (real public documents kept outside the repository, see
+// testdata/pdf/real/README.md). Every slide has a node of its own on its
 // page, no text node runs over two slides, and the pure-Go reader keeps
 // the words apart ("A modern beamer theme", not "Amodernbeamertheme").
 // The pure-Go reader reads no text from the Impress export (its text is
@@ -81,15 +83,12 @@ func TestPDFRealDecks(t *testing.T) {
 		slides int
 		want   string // words the first slide must hold
 	}{
-		{"testdata/pdf/real/beamer-metropolis-demo.pdf", 25, "A modern beamer theme"},
-		{"testdata/pdf/real/impress-export.pdf", 3, "Test Table Slide"},
+		{"pdf/beamer-metropolis-demo.pdf", 25, "A modern beamer theme"},
+		{"pdf/impress-export.pdf", 3, "Test Table Slide"},
 	} {
-		data, err := os.ReadFile(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for name, r := range readers {
 			t.Run(name+"/"+c.file, func(t *testing.T) {
+				data := realdocs.Read(t, c.file)
 				if name == "go" && strings.Contains(c.file, "impress") {
 					dir := t.TempDir()
 					p := filepath.Join(dir, "deck.pdf")

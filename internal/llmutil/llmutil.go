@@ -1,5 +1,6 @@
 // Package llmutil holds what the llm adapters and the graph builder share
-// but users of package llm do not call: the validation of embedder output.
+// but users of package llm do not call: the validation of embedder output,
+// and an unbounded in-memory cache store for the evaluation lab and tests.
 // It owns the value of llm.ErrInvalidOutput, which package llm re-exports,
 // so that the check can wrap it without an import cycle.
 package llmutil

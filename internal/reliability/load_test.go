@@ -34,7 +34,7 @@ func pureModel() llm.Model {
 					text += p.Text
 				}
 			}
-			msgs = append(msgs, faultserver.Message{Role: string(m.Role), Text: text})
+			msgs = append(msgs, faultserver.Message{Role: m.Role, Text: text})
 		}
 		return &llm.Response{Text: respond(&faultserver.ChatRequest{Schema: req.SchemaName, Messages: msgs})}, nil
 	})

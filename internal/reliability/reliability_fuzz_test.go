@@ -95,7 +95,7 @@ func FuzzIngestText(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		docs, err := cfg.Path(path)
+		docs, err := ingestOne(cfg, path)
 		if errors.Is(err, ingest.ErrEmpty) || errors.Is(err, ingest.ErrUnsupported) {
 			return // empty, or binary content: refused, as it should be
 		}

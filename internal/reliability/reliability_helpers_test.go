@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/internal/faultserver"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
@@ -168,6 +169,16 @@ func (st *stack) pipelineWith(t testing.TB, cfg flowreader.Config, store llm.Sto
 		t.Fatal(err)
 	}
 	return p
+}
+
+// ingestOne ingests the file p with c, failing with the file's own error
+// when it is skipped (as ingest.Path does with the zero Config).
+func ingestOne(c ingest.Config, p string) ([]graph.Document, error) {
+	docs, rep, err := c.Read(context.Background(), p)
+	if err == nil && len(docs) == 0 && len(rep.Files) == 1 && rep.Files[0].Err != nil {
+		err = rep.Files[0].Err
+	}
+	return docs, err
 }
 
 // encode returns g's file bytes.

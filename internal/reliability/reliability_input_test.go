@@ -18,6 +18,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/score"
@@ -188,7 +189,7 @@ func TestReliabilityGarbageIngest(t *testing.T) {
 	}
 	pdf := filepath.Join(dir, "x.pdf")
 	os.WriteFile(pdf, append([]byte("%PDF-1.7\n"), garbage...), 0o644)
-	if _, err := (ingest.Config{PDFReader: ingest.PDFReaderGo}).Path(pdf); !errors.Is(err, ingest.ErrFormat) {
+	if _, err := ingestOne(ingest.Config{PDFReader: "go"}, pdf); !errors.Is(err, ingest.ErrFormat) {
 		t.Fatalf("PDF on garbage: %v", err)
 	}
 	other := filepath.Join(dir, "x.bin")
@@ -312,7 +313,7 @@ func TestReliabilityBadEmbeddings(t *testing.T) {
 	}
 	for _, c := range build {
 		t.Run("build/"+c.name, func(t *testing.T) {
-			for _, cache := range []llm.Store{nil, llm.MemoryStore()} {
+			for _, cache := range []llm.Store{nil, llmutil.NewMemoryStore()} {
 				p, err := flowreader.New(flowreader.Config{Embedder: c.emb, Cache: cache})
 				if err != nil {
 					t.Fatal(err)

@@ -34,7 +34,7 @@ func TestSecurityHugePageIndexBuildsAGraphThatLoads(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(doc, "report_content_list.json"), []byte(list), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := ingest.Config{}.Path(doc)
+	docs, err := ingest.Path(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

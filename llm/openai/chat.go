@@ -89,7 +89,7 @@ func (c *chat) body(req *llm.Request, stream bool) (map[string]any, error) {
 	msgs := make([]chatMessage, 0, len(req.Messages))
 	for mi, m := range req.Messages {
 		if len(m.Parts) == 1 && m.Parts[0].Image == nil {
-			msgs = append(msgs, chatMessage{Role: string(m.Role), Content: m.Parts[0].Text})
+			msgs = append(msgs, chatMessage{Role: m.Role, Content: m.Parts[0].Text})
 			continue
 		}
 		parts := make([]contentPart, 0, len(m.Parts))
@@ -109,7 +109,7 @@ func (c *chat) body(req *llm.Request, stream bool) (map[string]any, error) {
 				URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data),
 			}})
 		}
-		msgs = append(msgs, chatMessage{Role: string(m.Role), Content: parts})
+		msgs = append(msgs, chatMessage{Role: m.Role, Content: parts})
 	}
 	body := map[string]any{
 		"model":       c.cfg.Model,

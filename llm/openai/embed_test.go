@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -156,7 +157,7 @@ func TestEmbedBadOutput(t *testing.T) {
 func TestEmbedCacheNoSecondRequest(t *testing.T) {
 	srv := newVLLM(t, func(w http.ResponseWriter, r *http.Request, b map[string]any) { echoEmbeddings(w, r, b) })
 	e, _ := NewEmbedder(Config{EmbedURL: srv.URL, EmbedKey: testKey, EmbedModel: "m"})
-	ce := llm.WrapEmbedder(e, llm.Middleware{Cache: llm.MemoryStore()})
+	ce := llm.WrapEmbedder(e, llm.Middleware{Cache: llmutil.NewMemoryStore()})
 	a, _ := ce.Embed(context.Background(), []string{"x", "yy"}, llm.KindDocument)
 	b, err := ce.Embed(context.Background(), []string{"yy", "x"}, llm.KindDocument)
 	if err != nil || srv.requests.Load() != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
@@ -48,10 +49,31 @@ func defInt(v, d int) int {
 // embedded content the same way).
 func EmbeddingText(it graph.Item) string {
 	t := it.Text
-	if it.Modality.Visual() && it.Caption != "" && it.Caption != t {
+	if it.Modality != graph.ModalityText && it.Caption != "" && it.Caption != t {
 		t = it.Caption + "\n" + t
 	}
 	return t
+}
+
+// itemNode is the node the graph Builder makes of item i of d before
+// analysis (ID "doc#i", Order i, the item's fields), so that gold ItemRefs
+// map to nodes of both; TestItemNodeMatchesBuilder keeps the two in step.
+func itemNode(d *graph.Document, i int) graph.Node {
+	it := &d.Items[i]
+	return graph.Node{
+		ID:       d.ID + "#" + strconv.Itoa(i),
+		Doc:      d.ID,
+		Page:     it.Page,
+		LastPage: it.LastPage,
+		Order:    i,
+		Modality: it.Modality,
+		Section:  it.Section,
+		Content:  it.Text,
+		Caption:  it.Caption,
+		Footnote: it.Footnote,
+		Image:    it.Image,
+		Context:  it.Context,
+	}
 }
 
 // BuildGraph builds the evaluation graph of docs: one node per item (ID
@@ -64,7 +86,7 @@ func BuildGraph(ctx context.Context, emb llm.Embedder, docs []graph.Document, op
 	var texts []string
 	for _, d := range docs {
 		for i, it := range d.Items {
-			nodes = append(nodes, d.ItemNode(i))
+			nodes = append(nodes, itemNode(&d, i))
 			texts = append(texts, EmbeddingText(it))
 		}
 	}

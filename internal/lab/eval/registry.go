@@ -236,7 +236,7 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 func DefaultRegistry() *Registry {
 	r := &Registry{}
 	// The zero Config's parts, as flowreader.New fills them.
-	def := flowreader.Config{Router: &flow.Aspects{}, Selector: selector.Annealed{}}
+	def := flowreader.Config{Router: &flow.Aspects{}, Selector: selector.Annealed()}
 	paper := flowreader.PaperAspects()
 	r.AddScoring(ScoreAspects, def.Scoring)
 	noHop := def.Scoring
@@ -245,8 +245,8 @@ func DefaultRegistry() *Registry {
 	r.AddScoring(ScoreAspectsPaper, paper.Scoring)
 	r.AddScoring(ScoreClassic, score.Classic())
 	r.AddScoring(ScoreDense, score.Config{BM25Weight: -1, RefBoost: -1, HopAlpha: -1}) // r = max(cos,0), h = r / max r
-	r.AddSelector("greedy", selector.Greedy{})
-	r.AddSelector("annealed", selector.Annealed{})
+	r.AddSelector("greedy", selector.Greedy())
+	r.AddSelector("annealed", selector.Annealed())
 
 	preset := func(name, doc string, cfg flowreader.Config) {
 		r.AddRouter(RouterDef{Name: name, Scoring: name, BudgetAware: true, Doc: doc, Selector: selectorName(cfg.Selector), Router: cfg.Router})
@@ -289,8 +289,7 @@ func DefaultRegistry() *Registry {
 // selectorName is the registry name of a preset's selector (nil: the
 // facade's default, annealed).
 func selectorName(s selector.Selector) string {
-	switch s.(type) {
-	case nil, selector.Annealed, *selector.Annealed:
+	if s == nil || s == selector.Annealed() {
 		return "annealed"
 	}
 	return "greedy"

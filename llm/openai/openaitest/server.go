@@ -11,7 +11,6 @@
 package openaitest
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -50,10 +49,6 @@ type Config struct {
 	Dim   int
 }
 
-// ErrConfig is returned by NewServer for fault rates that sum to more than
-// 1 or a negative rate.
-var ErrConfig = errors.New("openaitest: invalid configuration")
-
 // Server is a running fault-injecting OpenAI-compatible server on the
 // loopback interface. Close it when done (t.Cleanup(s.Close)).
 type Server struct {
@@ -65,7 +60,8 @@ type Server struct {
 	s *faultserver.Server
 }
 
-// NewServer starts a server.
+// NewServer starts a server. Its only error is an invalid Config: a fault
+// rate outside [0, 1], or rates that sum to more than 1.
 func NewServer(cfg Config) (*Server, error) {
 	r := faultserver.Rates{
 		RateLimited: cfg.RateLimited, Internal: cfg.Internal, Unavailable: cfg.Unavailable,
@@ -73,11 +69,11 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	for _, p := range []float64{r.RateLimited, r.Internal, r.Unavailable, r.Reset, r.Truncated, r.NotJSON, r.Stall} {
 		if !(p >= 0 && p <= 1) {
-			return nil, fmt.Errorf("%w: fault rate %v not in [0, 1]", ErrConfig, p)
+			return nil, fmt.Errorf("openaitest: invalid configuration: fault rate %v not in [0, 1]", p)
 		}
 	}
 	if sum := r.RateLimited + r.Internal + r.Unavailable + r.Reset + r.Truncated + r.NotJSON + r.Stall; sum > 1+1e-9 {
-		return nil, fmt.Errorf("%w: fault rates sum to %v, more than 1", ErrConfig, sum)
+		return nil, fmt.Errorf("openaitest: invalid configuration: fault rates sum to %v, more than 1", sum)
 	}
 	fc := faultserver.Config{
 		Seed: cfg.Seed, Rates: r, MaxFaultsPerKey: cfg.MaxFaultsPerKey, RetryAfter: cfg.RetryAfter,
