@@ -511,12 +511,15 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	// Every answer in the result names nodes of the index's graph.
 	rd.toIndex(res.Answer)
+	citeCopies(ix.g, res.Answer)
 	if tr := res.System2; tr != nil {
 		if tr.System1 != nil && tr.System1 != res.Answer {
 			rd.toIndex(tr.System1)
+			citeCopies(ix.g, tr.System1)
 		}
 		if tr.Answer != nil && tr.Answer != res.Answer && tr.Answer != tr.System1 {
 			rd.toIndex(tr.Answer)
+			citeCopies(ix.g, tr.Answer)
 		}
 	}
 	if err != nil {

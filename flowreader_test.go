@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -145,7 +146,7 @@ func TestDeterministic(t *testing.T) {
 				t.Fatalf("preset %d: chain %d differs", k, i)
 			}
 			for j := range a.Evidence.Chains[i].Nodes {
-				if a.Evidence.Chains[i].Nodes[j] != b.Evidence.Chains[i].Nodes[j] {
+				if !reflect.DeepEqual(a.Evidence.Chains[i].Nodes[j], b.Evidence.Chains[i].Nodes[j]) {
 					t.Fatalf("preset %d: chain %d differs", k, i)
 				}
 			}
