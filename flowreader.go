@@ -95,7 +95,10 @@ type Config struct {
 	// replaces h by the reranker's ρ (nodes not reranked then drop to 0).
 	RerankWeight float64
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
-	// when a Model is set, else reader.Extractive.
+	// when a Model is set, with reader.Extractive as its Fallback when the
+	// model fails (the answer's Trace says so: ReasonerFallback
+	// "fallback" and a Note), else reader.Extractive. A reader.VLM without
+	// a Fallback returns the model's failure with the partial answer.
 	Reader reader.Reader
 	// ClassicPrompts makes the default VLM reader use paper v1's prompts
 	// (worker B.2, synthesiser B.3) instead of v3's.
@@ -234,7 +237,12 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	if p.reader == nil {
 		if cfg.Model != nil {
-			p.reader = &reader.VLM{Model: p.model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot}
+			// A model that fails (the reasoner, or every worker) leaves the
+			// question to the extractive reader over the same chains: an
+			// answer marked as the fallback's, with its confidence, rather
+			// than none.
+			p.reader = &reader.VLM{Model: p.model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot,
+				Fallback: &reader.Extractive{Embedder: p.embed}}
 		} else {
 			p.reader = &reader.Extractive{Embedder: p.embed}
 			p.notes = append(p.notes, "embedded default reader: extractive (no model configured; answers are verbatim spans, not generated)")
