@@ -159,20 +159,46 @@ type Config struct {
 	Int8Embeddings bool
 }
 
-// PaperAspects is paper v3 as specified: dense relevance with the
-// reference boost and no hop step (score.PaperAspects), and
-// flow.PaperAspects routing; the rest as the zero Config.
+// PaperAspects is paper v3 as specified; the rest as the zero Config.
+// Scoring is v3 §3.1 exactly: r = clip(cos + 0.3·ℓ, 0, 1), h = r / max r;
+// no BM25, no hop step. Routing is v3 §3 and App. A exactly: links, kNN
+// and reading order ±1; orientation by (h, index); β = 0.3, γ = 0.2,
+// binary bridge with cutoff ⌈√N⌉; Δ, ω and node credit on; τ = 0.5,
+// F0 ∈ [1, budget] by the participation ratio; η = 0.9; b = 0.634 with
+// κ's spreads over every arc; unit capacities; chains kept apart; copies
+// routed as separate nodes. Its Scoring and Router are the paper's
+// presets for callers of packages score and flow.
 func PaperAspects() Config {
-	return Config{Scoring: score.PaperAspects(), Router: flow.PaperAspects()}
+	return Config{
+		Scoring: score.Config{BM25Weight: -1, RawCosine: true, HopAlpha: -1},
+		Router: &flow.Aspects{
+			NodeCredit:       true,
+			DemandRatio:      true,
+			TerminationShare: 0.634,
+			PoolEveryArc:     true,
+			SplitChains:      true,
+			KeepCopies:       true,
+		},
+	}
 }
 
 // Classic is the v1 formulation (paper v1 §3): fused score h, MMR sources,
 // answerability sinks, F = 6, entropy-regularised replicator selection of
 // at most 11 chains, v1 prompts, and the dual-process gate with one
-// System-2 pass.
+// System-2 pass. Its scoring is v1 §3.3–3.4: r = 0.5·max(cos,0) +
+// 0.5·BM25, edges below 0.22 pruned, φ and ψ, h = 0.5r + 0.3φ + 0.2ψ, 8 MMR
+// sources and 8 sinks by answerability; no reference boost, no hop step.
 func Classic() Config {
 	return Config{
-		Scoring:        score.Classic(),
+		Scoring: score.Config{
+			RefBoost:        -1,
+			Fusion:          true,
+			RelevanceWeight: 0.5, PropagationWeight: 0.3, DiffusionWeight: 0.2,
+			MinEdgeWeight: 0.22,
+			Sources:       8,
+			Sinks:         8,
+			HopAlpha:      -1,
+		},
 		Router:         &flow.Classic{},
 		Selector:       selector.Replicator(),
 		Budget:         11,

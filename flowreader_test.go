@@ -300,7 +300,7 @@ func TestOpenAndLoadOpenRouter(t *testing.T) {
 }
 
 // TestSystem2WithRealRouters runs the dual-process gate and a System-2 pass
-// through the real scorers, routers (flow.Classic and flow.PaperAspects
+// through the real scorers, routers (flow.Classic and PaperAspects
 // Reroute), selectors and the VLM reader, with a fake model whose workers
 // all disagree, so that the judge finds contradictions and T2 fires.
 func TestSystem2WithRealRouters(t *testing.T) {

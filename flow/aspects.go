@@ -25,7 +25,7 @@ const feasibility = 0.99
 // and one min-cost flow whose decomposition gives the chains.
 //
 // The zero Aspects is the default, meant for score's default hybrid
-// relevance; [PaperAspects] is §3 exactly as written. Every other variant,
+// relevance; flowreader.PaperAspects sets it to §3 exactly as written. Every other variant,
 // the Table 3 ablations included, is a change of fields: a field's zero
 // value is the default's, and a setting whose default is not zero is
 // switched off by a negative value. An Aspects holds settings only:
@@ -152,22 +152,6 @@ func (a *Aspects) orderWindow() int {
 		return a.testOrderWindow
 	}
 	return paperOrderWindow
-}
-
-// PaperAspects returns paper v3 §3 and App. A exactly: links, kNN and reading order
-// ±1; orientation by (h, index); β = 0.3, γ = 0.2, binary bridge with
-// cutoff ⌈√N⌉; Δ, ω and node credit on; τ = 0.5, F0 ∈ [1, budget] by the
-// participation ratio; η = 0.9; b = 0.634 with κ's spreads over every arc;
-// unit capacities; chains kept apart; copies routed as separate nodes.
-func PaperAspects() *Aspects {
-	return &Aspects{
-		NodeCredit:       true,
-		DemandRatio:      true,
-		TerminationShare: 0.634,
-		PoolEveryArc:     true,
-		SplitChains:      true,
-		KeepCopies:       true,
-	}
 }
 
 // settings returns a with every zero field set to its default and every

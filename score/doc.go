@@ -5,8 +5,9 @@
 //
 // Build an [Index] once per graph with [NewIndex]; [Index.Score] then
 // scores each [Query] (its text and its embedding, made by the caller)
-// under a [Config]: the zero Config (the default), [PaperAspects] or
-// [Classic].
+// under a [Config]: the zero Config (the default), or the paper's presets
+// flowreader.PaperAspects().Scoring (v3) and flowreader.Classic().Scoring
+// (v1).
 //
 // # Relevance
 //

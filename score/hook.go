@@ -27,6 +27,7 @@ func init() {
 		}
 		return out
 	}
+	scorehook.MMR = graphMMR
 	scorehook.SummaryLen = func(nd *graph.Node) int {
 		l := utf8.RuneCountInString(nd.Summary)
 		if l == 0 {

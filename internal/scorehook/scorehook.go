@@ -43,3 +43,8 @@ var QueryRefKeys func(question string) [][]string
 // SummaryLen is the length in runes answerability normalises: the
 // summary's, or the content's when there is no summary.
 var SummaryLen func(nd *graph.Node) int
+
+// MMR selects k nodes by maximal marginal relevance over the scores h with
+// trade-off lambda (paper v1 §3.4), as score's Index picks its sources,
+// for callers without an Index (the evaluation's MMR baselines).
+var MMR func(g *graph.Graph, h []float64, k int, lambda float64) []int

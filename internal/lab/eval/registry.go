@@ -243,7 +243,7 @@ func DefaultRegistry() *Registry {
 	noHop.HopAlpha = -1
 	r.AddScoring(ScoreRelevance, noHop)
 	r.AddScoring(ScoreAspectsPaper, paper.Scoring)
-	r.AddScoring(ScoreClassic, score.Classic())
+	r.AddScoring(ScoreClassic, flowreader.Classic().Scoring)
 	r.AddScoring(ScoreDense, score.Config{BM25Weight: -1, RefBoost: -1, HopAlpha: -1}) // r = max(cos,0), h = r / max r
 	r.AddSelector("greedy", selector.Greedy())
 	r.AddSelector("annealed", selector.Annealed())
