@@ -124,6 +124,11 @@ type EvidenceNode struct {
 	Score  float64 `json:"score"`
 	Raised bool    `json:"raised,omitempty"`
 	Flow   float64 `json:"flow"`
+	// AlsoIn lists the IDs of the other nodes that hold the same content
+	// (graph.Graph.Copies: the same page exported twice, a version of it,
+	// a mirror), in graph order: routing reads a content once, and this
+	// says where else it appears. Empty when the content is held once.
+	AlsoIn []string `json:"also_in,omitempty"`
 }
 
 // RoutingSummary is the routing behind the evidence (see [flow.Routing]
@@ -318,6 +323,7 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 			n := evidenceNode(g, v, h, through[v])
 			n.Node = graphNode(s, v)
 			n.Raised = raised[v]
+			n.AlsoIn = alsoIn(ix.g, n.Node)
 			ec.Nodes = append(ec.Nodes, n)
 		}
 		ev.Chains = append(ev.Chains, ec)
@@ -479,6 +485,32 @@ func (rd *read) global(v int) int {
 		return v
 	}
 	return rd.nodes[v]
+}
+
+// alsoIn lists the IDs of node v's copies in g (graph.Graph.Copies), v
+// left out; nil when it has none or g is nil.
+func alsoIn(g *graph.Graph, v int) []string {
+	if g == nil || v < 0 || v >= g.Len() { // nil: an index over a store, which keeps no copies yet
+		return nil
+	}
+	var out []string
+	for _, c := range g.Copies(v) {
+		if int(c) != v {
+			out = append(out, g.Nodes[c].ID)
+		}
+	}
+	return out
+}
+
+// citeCopies sets each citation's AlsoIn from the index's graph g (the
+// citations' nodes are g's).
+func citeCopies(g *graph.Graph, a *reader.Answer) {
+	if a == nil {
+		return
+	}
+	for i := range a.Citations {
+		a.Citations[i].AlsoIn = alsoIn(g, a.Citations[i].Node)
+	}
 }
 
 // toIndex rewrites the node indexes of a (citations, drafts) from rd.g's to

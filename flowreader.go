@@ -96,7 +96,10 @@ type Config struct {
 	// replaces h by the reranker's ρ (nodes not reranked then drop to 0).
 	RerankWeight float64
 	// Reader turns chains into an answer. Nil means reader.VLM over Model
-	// when a Model is set, else reader.Extractive.
+	// when a Model is set, with reader.Extractive as its Fallback when the
+	// model fails (the answer's Trace says so: ReasonerFallback
+	// "fallback" and a Note), else reader.Extractive. A reader.VLM without
+	// a Fallback returns the model's failure with the partial answer.
 	Reader reader.Reader
 	// ClassicPrompts makes the default VLM reader use paper v1's prompts
 	// (worker B.2, synthesiser B.3) instead of v3's.
@@ -157,20 +160,46 @@ type Config struct {
 	Int8Embeddings bool
 }
 
-// PaperAspects is paper v3 as specified: dense relevance with the
-// reference boost and no hop step (score.PaperAspects), and
-// flow.PaperAspects routing; the rest as the zero Config.
+// PaperAspects is paper v3 as specified; the rest as the zero Config.
+// Scoring is v3 §3.1 exactly: r = clip(cos + 0.3·ℓ, 0, 1), h = r / max r;
+// no BM25, no hop step. Routing is v3 §3 and App. A exactly: links, kNN
+// and reading order ±1; orientation by (h, index); β = 0.3, γ = 0.2,
+// binary bridge with cutoff ⌈√N⌉; Δ, ω and node credit on; τ = 0.5,
+// F0 ∈ [1, budget] by the participation ratio; η = 0.9; b = 0.634 with
+// κ's spreads over every arc; unit capacities; chains kept apart; copies
+// routed as separate nodes. Its Scoring and Router are the paper's
+// presets for callers of packages score and flow.
 func PaperAspects() Config {
-	return Config{Scoring: score.PaperAspects(), Router: flow.PaperAspects()}
+	return Config{
+		Scoring: score.Config{BM25Weight: -1, RawCosine: true, HopAlpha: -1},
+		Router: &flow.Aspects{
+			NodeCredit:       true,
+			DemandRatio:      true,
+			TerminationShare: 0.634,
+			PoolEveryArc:     true,
+			SplitChains:      true,
+			KeepCopies:       true,
+		},
+	}
 }
 
 // Classic is the v1 formulation (paper v1 §3): fused score h, MMR sources,
 // answerability sinks, F = 6, entropy-regularised replicator selection of
 // at most 11 chains, v1 prompts, and the dual-process gate with one
-// System-2 pass.
+// System-2 pass. Its scoring is v1 §3.3–3.4: r = 0.5·max(cos,0) +
+// 0.5·BM25, edges below 0.22 pruned, φ and ψ, h = 0.5r + 0.3φ + 0.2ψ, 8 MMR
+// sources and 8 sinks by answerability; no reference boost, no hop step.
 func Classic() Config {
 	return Config{
-		Scoring:        score.Classic(),
+		Scoring: score.Config{
+			RefBoost:        -1,
+			Fusion:          true,
+			RelevanceWeight: 0.5, PropagationWeight: 0.3, DiffusionWeight: 0.2,
+			MinEdgeWeight: 0.22,
+			Sources:       8,
+			Sinks:         8,
+			HopAlpha:      -1,
+		},
 		Router:         &flow.Classic{},
 		Selector:       selector.Replicator(),
 		Budget:         11,
@@ -235,7 +264,12 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	if p.reader == nil {
 		if cfg.Model != nil {
-			p.reader = &reader.VLM{Model: p.model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot}
+			// A model that fails (the reasoner, or every worker) leaves the
+			// question to the extractive reader over the same chains: an
+			// answer marked as the fallback's, with its confidence, rather
+			// than none.
+			p.reader = &reader.VLM{Model: p.model, Classic: cfg.ClassicPrompts, Concurrency: cfg.Concurrency, ImageRoot: cfg.ImageRoot,
+				Fallback: &reader.Extractive{Embedder: p.embed}}
 		} else {
 			p.reader = &reader.Extractive{Embedder: p.embed}
 			p.notes = append(p.notes, "embedded default reader: extractive (no model configured; answers are verbatim spans, not generated)")
@@ -553,12 +587,15 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	// Every answer in the result names nodes of the index's graph.
 	rd.toIndex(res.Answer)
+	citeCopies(ix.g, res.Answer)
 	if tr := res.System2; tr != nil {
 		if tr.System1 != nil && tr.System1 != res.Answer {
 			rd.toIndex(tr.System1)
+			citeCopies(ix.g, tr.System1)
 		}
 		if tr.Answer != nil && tr.Answer != res.Answer && tr.Answer != tr.System1 {
 			rd.toIndex(tr.Answer)
+			citeCopies(ix.g, tr.Answer)
 		}
 	}
 	if err != nil {

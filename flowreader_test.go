@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -145,7 +146,7 @@ func TestDeterministic(t *testing.T) {
 				t.Fatalf("preset %d: chain %d differs", k, i)
 			}
 			for j := range a.Evidence.Chains[i].Nodes {
-				if a.Evidence.Chains[i].Nodes[j] != b.Evidence.Chains[i].Nodes[j] {
+				if !reflect.DeepEqual(a.Evidence.Chains[i].Nodes[j], b.Evidence.Chains[i].Nodes[j]) {
 					t.Fatalf("preset %d: chain %d differs", k, i)
 				}
 			}
@@ -299,7 +300,7 @@ func TestOpenAndLoadOpenRouter(t *testing.T) {
 }
 
 // TestSystem2WithRealRouters runs the dual-process gate and a System-2 pass
-// through the real scorers, routers (flow.Classic and flow.PaperAspects
+// through the real scorers, routers (flow.Classic and PaperAspects
 // Reroute), selectors and the VLM reader, with a fake model whose workers
 // all disagree, so that the judge finds contradictions and T2 fires.
 func TestSystem2WithRealRouters(t *testing.T) {

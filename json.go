@@ -45,12 +45,13 @@ type (
 		System2       *system2JSON   `json:"system2,omitempty"`
 	}
 	citationJSON struct {
-		Doc    string `json:"doc"`
-		Page   int    `json:"page"`
-		Node   int    `json:"node"`
-		NodeID string `json:"node_id"`
-		Quote  string `json:"quote"`
-		Chain  int    `json:"chain"`
+		Doc    string   `json:"doc"`
+		Page   int      `json:"page"`
+		Node   int      `json:"node"`
+		NodeID string   `json:"node_id"`
+		Quote  string   `json:"quote"`
+		Chain  int      `json:"chain"`
+		AlsoIn []string `json:"also_in,omitempty"`
 		// Span is where the answer sits in quote (byte offsets); absent
 		// when the reader does not say.
 		Span *[2]int `json:"span,omitempty"`
@@ -189,7 +190,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 func citationsOf(cs []reader.Citation) []citationJSON {
 	out := []citationJSON{}
 	for _, c := range cs {
-		cj := citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain}
+		cj := citationJSON{Doc: c.Doc, Page: c.Page, Node: c.Node, NodeID: c.NodeID, Quote: c.Quote, Chain: c.Chain, AlsoIn: c.AlsoIn}
 		if c.Span[1] > 0 {
 			sp := c.Span
 			cj.Span = &sp

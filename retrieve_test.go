@@ -172,7 +172,18 @@ func TestAskPartialResult(t *testing.T) {
 		cfg := flowreader.Config{}
 		cfg.Model = m
 		_, ix := build(t, cfg)
+		// By default the extractive reader answers over the same chains,
+		// and says so.
 		res, err := ix.Ask(context.Background(), nestsQ, flowreader.Options{})
+		if err != nil || res.Text == "" || res.Trace.ReasonerFallback != "fallback" || !strings.Contains(res.Trace.Note, "extractive") ||
+			res.Trace.CallsByKind["reasoner"] != 1 || len(res.Citations) == 0 {
+			t.Fatalf("default fallback: error %v, text %q, trace %+v", err, res.Text, res.Trace)
+		}
+		// A VLM without a Fallback returns the failure with the partial
+		// result.
+		cfg.Reader = &reader.VLM{Model: m}
+		_, ix = build(t, cfg)
+		res, err = ix.Ask(context.Background(), nestsQ, flowreader.Options{})
 		if !errors.Is(err, reader.ErrReasoner) || !errors.Is(err, llm.ErrUnavailable) {
 			t.Fatalf("error %v", err)
 		}

@@ -99,7 +99,7 @@ var storeQuestions = []string{
 // without their text, which the index reads for what it reads.
 func TestStoreIndexMatchesGraph(t *testing.T) {
 	ctx := context.Background()
-	for _, cfg := range []flowreader.Config{{Candidates: 8}, {Candidates: 32}, {Candidates: 4, Scoring: score.Classic()}} {
+	for _, cfg := range []flowreader.Config{{Candidates: 8}, {Candidates: 32}, {Candidates: 4, Scoring: flowreader.Classic().Scoring}} {
 		ix, sx, _ := storePair(t, cfg, topicDocs())
 		if sx.Graph() != nil {
 			t.Fatal("an index over a store has a graph")

@@ -10,7 +10,7 @@ func TestAblationRouters(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 150, 16, 8)
 	s := handScores(t, g, 8)
-	base, err := routeOn(ctx, PaperAspects(), g, s)
+	base, err := routeOn(ctx, paperAspects(), g, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ const feasibility = 0.99
 // and one min-cost flow whose decomposition gives the chains.
 //
 // The zero Aspects is the default, meant for score's default hybrid
-// relevance; [PaperAspects] is §3 exactly as written. Every other variant,
+// relevance; flowreader.PaperAspects sets it to §3 exactly as written. Every other variant,
 // the Table 3 ablations included, is a change of fields: a field's zero
 // value is the default's, and a setting whose default is not zero is
 // switched off by a negative value. An Aspects holds settings only:
@@ -98,6 +98,14 @@ type Aspects struct {
 	// default merges them (flows summed, cost flow-weighted, the aspect of
 	// the larger flow).
 	SplitChains bool
+	// KeepCopies routes the copies of one content (graph.Graph.Copies:
+	// exact and near-duplicates) as separate nodes, as the paper does
+	// (PaperAspects sets it). The default routes each content class as one
+	// node: its lowest node, holding the union of the members' content
+	// pairs and the highest of their relevances, while the other members
+	// get none; a content is then read once, however many documents hold
+	// it, and the routing's Scores carry the class relevances it used.
+	KeepCopies bool
 
 	// The Table 3 variants of the network (§4.3). ShortestPath removes the
 	// unit capacities of entry, content and terminal arcs (d_a kept):
@@ -144,21 +152,6 @@ func (a *Aspects) orderWindow() int {
 		return a.testOrderWindow
 	}
 	return paperOrderWindow
-}
-
-// PaperAspects returns paper v3 §3 and App. A exactly: links, kNN and reading order
-// ±1; orientation by (h, index); β = 0.3, γ = 0.2, binary bridge with
-// cutoff ⌈√N⌉; Δ, ω and node credit on; τ = 0.5, F0 ∈ [1, budget] by the
-// participation ratio; η = 0.9; b = 0.634 with κ's spreads over every arc;
-// unit capacities; chains kept apart.
-func PaperAspects() *Aspects {
-	return &Aspects{
-		NodeCredit:       true,
-		DemandRatio:      true,
-		TerminationShare: 0.634,
-		PoolEveryArc:     true,
-		SplitChains:      true,
-	}
 }
 
 // settings returns a with every zero field set to its default and every
@@ -237,6 +230,7 @@ func (a *Aspects) Open(ctx context.Context, g *graph.Graph) (GraphRouter, error)
 		return nil, err
 	}
 	ag := &aspectsGraph{cfg: a.settings(), g: g}
+	ag.openCopies()
 	ag.pairs = ag.pairSet(Edits{})
 	return ag, nil
 }
@@ -251,6 +245,21 @@ type aspectsGraph struct {
 	// (OpenSubgraph); sub is set when g is such a subgraph.
 	whole wholeGraph
 	sub   *subStats
+	// classes and rep are g's content classes and each node's
+	// representative (nil under KeepCopies, or without copies).
+	classes [][]int32
+	rep     []int32
+}
+
+// openCopies finds the content classes routed as one node (unless
+// KeepCopies).
+func (ag *aspectsGraph) openCopies() {
+	if ag.cfg.KeepCopies {
+		return
+	}
+	if ag.classes = copyClasses(ag.g); ag.classes != nil {
+		ag.rep = copyRep(ag.g.Len(), ag.classes)
+	}
 }
 
 // Route builds G+ for the question and solves it; budget is F_max.
@@ -278,8 +287,14 @@ func (ag *aspectsGraph) pairSet(edits Edits) *pairSet {
 	}
 	if ag.sub != nil {
 		pairs := contentPairsOrder(ag.g, contentKinds, ag.sub.order, nil, newEditTable(edits.Edges))
-		return newPairSet(ag.g.Len(), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff))
+		if ag.rep != nil {
+			pairs = mergeCopyPairs(ag.g, pairs, ag.rep)
+		}
+		return newPairSet(ag.g.Len(), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff, nil))
 	}
 	pairs := contentPairs(ag.g, contentKinds, ag.cfg.orderWindow(), nil, newEditTable(edits.Edges))
-	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs))
+	if ag.rep != nil {
+		pairs = mergeCopyPairs(ag.g, pairs, ag.rep)
+	}
+	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs, ag.rep))
 }

@@ -69,6 +69,7 @@ func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	if err := checkEdits(g, edits); err != nil {
 		return nil, err
 	}
+	s = classScores(s, ag.classes)
 	r := &Routing{Router: a.name(), Scores: s, Edits: edits, cut: &lazyCut{}}
 	if g.Len() == 0 {
 		return r, nil

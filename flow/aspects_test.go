@@ -85,7 +85,7 @@ func TestAspectsInvariantsSynthetic(t *testing.T) {
 		n := 20 + int(seed)*15
 		g := synthGraph(t, n, 24, seed)
 		s := handScores(t, g, seed)
-		for _, a := range []*Aspects{PaperAspects(), noCredit(), ablated(ablNoAgreement), ablated(ablSingleSink), ablated(ablDocumentOrder)} {
+		for _, a := range []*Aspects{paperAspects(), noCredit(), ablated(ablNoAgreement), ablated(ablSingleSink), ablated(ablDocumentOrder)} {
 			r, err := routeOn(ctx, a, g, s)
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, a.name(), err)
@@ -108,7 +108,7 @@ func TestAspectsSettings(t *testing.T) {
 		"fmax32": func(a *Aspects) {},
 	}
 	for _, name := range []string{"b02", "order0", "merge", "fmax32"} {
-		a := PaperAspects()
+		a := paperAspects()
 		variants[name](a)
 		budget := 16
 		if name == "fmax32" {
@@ -139,7 +139,7 @@ func TestAspectsMatchLP(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := synthGraph(t, 4+int(seed), 5, seed+100)
 		s := handScores(t, g, seed)
-		for _, base := range []*Aspects{PaperAspects(), ablated(ablShortestPath), ablated(ablDocumentOrder)} {
+		for _, base := range []*Aspects{paperAspects(), ablated(ablShortestPath), ablated(ablDocumentOrder)} {
 			r, err := routeOn(ctx, base, g, s)
 			if err != nil {
 				t.Fatal(err)
@@ -193,7 +193,7 @@ func TestNoCreditCostStatement(t *testing.T) {
 	if v := check(noCredit()); v != 0 {
 		t.Fatalf("no credit: %d arcs make extending strictly cheaper", v)
 	}
-	if v := check(PaperAspects()); v == 0 {
+	if v := check(paperAspects()); v == 0 {
 		t.Fatal("with node credit no arc makes extending cheaper: the test cannot bite")
 	}
 }
@@ -202,7 +202,7 @@ func TestAspectsDeterministic(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 200, 32, 5)
 	s := handScores(t, g, 5)
-	a := PaperAspects()
+	a := paperAspects()
 	r1, err := routeOn(ctx, a, g, s)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestAspectsDeterministic(t *testing.T) {
 func TestAspectsFeasibilityFallback(t *testing.T) {
 	g := synthGraph(t, 3, 4, 1)
 	s := handScores(t, g, 1)
-	a := PaperAspects()
+	a := paperAspects()
 	a.testMinDemand = 5
 	r, err := routeOn(context.Background(), a, g, s)
 	if err != nil {

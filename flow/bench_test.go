@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/internal/lab/cputime"
 	"math"
 	"testing"
@@ -91,11 +92,11 @@ func BenchmarkPipeline(b *testing.B) {
 	forms := []form{
 		{"aspects", score.Config{}, &flow.Aspects{}, false, selector.Annealed()},
 		{"aspects-warm", score.Config{}, &flow.Aspects{}, true, selector.Annealed()},
-		{"aspects-paper", score.PaperAspects(), flow.PaperAspects(), false, selector.Annealed()},
+		{"aspects-paper", flowreader.PaperAspects().Scoring, flowreader.PaperAspects().Router, false, selector.Annealed()},
 		// The default preset on the candidate subgraph of the 256 highest-h
 		// nodes and their neighbours.
 		{"candidates256", score.Config{}, &baselines.Candidates{M: 256}, false, selector.Annealed()},
-		{"classic", score.Classic(), &flow.Classic{}, false, selector.Replicator()},
+		{"classic", flowreader.Classic().Scoring, &flow.Classic{}, false, selector.Replicator()},
 	}
 	ctx := context.Background()
 	for _, sz := range sizes {

@@ -69,17 +69,33 @@ func asciiPunct(b byte) bool {
 // bridgeScores returns bridge(u,v) for each pair: 1 when the two nodes
 // share a keyword whose document frequency df is in [2, ⌈√N⌉], else 0
 // (paper v3 App. A.2, Table 4): a keyword in one node links nothing, and one
-// in most nodes says nothing about the pair.
-func bridgeScores(g *graph.Graph, pairs []pair) []float64 {
-	return bridgeScoresDF(g, pairs, nil, int(math.Ceil(math.Sqrt(float64(g.Len())))))
+// in most nodes says nothing about the pair. With rep (MergeCopies) a
+// content class counts once, in df and in N.
+func bridgeScores(g *graph.Graph, pairs []pair, rep []int32) []float64 {
+	return bridgeScoresDF(g, pairs, nil, int(math.Ceil(math.Sqrt(float64(countReps(g.Len(), rep))))), rep)
+}
+
+// countReps is the number of content classes among n nodes (n without
+// rep).
+func countReps(n int, rep []int32) int {
+	if rep == nil {
+		return n
+	}
+	c := 0
+	for v, r := range rep {
+		if int(r) == v {
+			c++
+		}
+	}
+	return c
 }
 
 // bridgeScoresDF is bridgeScores with the document frequencies and the
 // cutoff of another graph: global (normalised keyword → df) and cutoff are
 // a whole graph's when g is a candidate subgraph of it, so that a pair's
 // bridge term is the one it has in the whole graph; nil global counts df
-// over g.
-func bridgeScoresDF(g *graph.Graph, pairs []pair, global map[string]int32, cutoff int) []float64 {
+// over g (each content class once with rep).
+func bridgeScoresDF(g *graph.Graph, pairs []pair, global map[string]int32, cutoff int, rep []int32) []float64 {
 	out := make([]float64, len(pairs))
 	if len(pairs) == 0 {
 		return out
@@ -110,7 +126,7 @@ func bridgeScoresDF(g *graph.Graph, pairs []pair, global map[string]int32, cutof
 		}
 		sort.Ints(s)
 		s = dedupInts(s)
-		if global == nil {
+		if global == nil && (rep == nil || int(rep[v]) == v) {
 			for _, id := range s {
 				df[id]++
 			}

@@ -18,7 +18,7 @@ import (
 // σ = min(f_max/F, 1), and min(F, f_max) routed at minimum cost.
 //
 // The sources, the sinks and their answerability a_v come with the scores
-// (score.Classic computes them); Route rejects scores without them
+// (flowreader.Classic().Scoring computes them); Route rejects scores without them
 // with [ErrScores]. The zero Classic is paper v1; a field's zero value is
 // the paper's.
 type Classic struct {
@@ -26,7 +26,7 @@ type Classic struct {
 	Solver mcf.Solver
 	// MinEdgeWeight r_min prunes graph edges of weight below it, compared
 	// in float32 as score does, so that an edge of weight float32(0.22)
-	// survives 0.22 (paper v1: 0.22, score.Classic's MinEdgeWeight, so
+	// survives 0.22 (paper v1: 0.22, flowreader.Classic's MinEdgeWeight, so
 	// that scoring and routing prune alike). Zero means 0.22; negative
 	// keeps every edge.
 	MinEdgeWeight float64
@@ -141,7 +141,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	}
 	t0 := time.Now()
 	if s.Sources == nil || s.Sinks == nil || s.A == nil {
-		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with score.Classic", ErrScores)
+		return nil, fmt.Errorf("%w: classic routing needs the scores' Sources, Sinks and A; score with flowreader.Classic().Scoring", ErrScores)
 	}
 	h := s.H
 	sources := dedupKeep(append(append([]int(nil), s.Sources...), edits.Sources...))

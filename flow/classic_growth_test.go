@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader"
 	"os"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			b.ResetTimer()
 			c0 := cputime.Now()
 			for range b.N {
-				s, err := ix.ScoreCandidates(score.Classic(), score.Query{Text: question, Embedding: q}, 256)
+				s, err := ix.ScoreCandidates(flowreader.Classic().Scoring, score.Query{Text: question, Embedding: q}, 256)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -65,7 +66,7 @@ func BenchmarkClassicGrowth(b *testing.B) {
 			b.ResetTimer()
 			c0 := cputime.Now()
 			for range b.N {
-				s, err := ix.Score(score.Classic(), score.Query{Text: question, Embedding: q})
+				s, err := ix.Score(flowreader.Classic().Scoring, score.Query{Text: question, Embedding: q})
 				if err != nil {
 					b.Fatal(err)
 				}

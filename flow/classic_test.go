@@ -106,7 +106,7 @@ func TestClassicErrors(t *testing.T) {
 		aspectScores := *s
 		drop(&aspectScores)
 		_, err := routeOn(ctx, &Classic{}, g, &aspectScores)
-		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "score.Classic") {
+		if !errors.Is(err, ErrScores) || !strings.Contains(err.Error(), "flowreader.Classic().Scoring") {
 			t.Fatalf("scores without sources or sinks: %v", err)
 		}
 	}
@@ -121,7 +121,7 @@ func TestClassicErrors(t *testing.T) {
 	if _, err := routeOn(ctx, &Aspects{EnergyFraction: 2}, g, s); !errors.Is(err, ErrConfig) {
 		t.Fatalf("EnergyFraction 2: %v", err)
 	}
-	if _, err := routeOn(ctx, PaperAspects(), g, &bad); !errors.Is(err, ErrScores) {
+	if _, err := routeOn(ctx, paperAspects(), g, &bad); !errors.Is(err, ErrScores) {
 		t.Fatalf("aspects short H: %v", err)
 	}
 	empty, err := graph.New(nil, 4, nil, nil)
@@ -129,7 +129,7 @@ func TestClassicErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	es := scoresFor(empty, nil)
-	for _, rt := range []Router{PaperAspects(), &Classic{}} {
+	for _, rt := range []Router{paperAspects(), &Classic{}} {
 		r, err := routeOn(ctx, rt, empty, es)
 		if err != nil || len(r.Chains) != 0 {
 			t.Fatalf("%T on empty graph: %v %v", rt, r, err)

@@ -46,7 +46,7 @@ func TestDegenerateInputs(t *testing.T) {
 	cases = append(cases, tc{"all h equal", flat, eq})
 	noEdges := mk(5, 2, []float32{1, 0, 0.9, 0.1, 0.5, 0.5, 0.1, 0.9, 0, 1}, nil)
 	cases = append(cases, tc{"no edges", noEdges, scoresFor(noEdges, []float32{1, 0})})
-	routers := []Router{PaperAspects(), &Aspects{}, ablated(ablShortestPath), ablated(ablDocumentOrder),
+	routers := []Router{paperAspects(), &Aspects{}, ablated(ablShortestPath), ablated(ablDocumentOrder),
 		ablated(ablSingleSink), ablated(ablNoAgreement), noCredit(), &Classic{}}
 	for _, c := range cases {
 		for _, rt := range routers {

@@ -37,7 +37,7 @@
 // eigen-decomposition of the d×d Gram matrix MᵀM when |C| > d) when
 // min(|C|, d) is small, else from Lanczos on MᵀM as an operator.
 //
-// [PaperAspects] is exactly that. The zero [Aspects], the default for
+// flowreader.PaperAspects().Router is exactly that. The zero [Aspects], the default for
 // hybrid dense + BM25 relevance, sets the demand to the budget (capped by
 // the nodes above a relevance floor), drops the node credit, lowers b to
 // 0.2, pools κ's spreads over the arcs that can carry flow and merges
@@ -51,7 +51,7 @@
 // with cost 1 − w_uv(h_u+h_v)/2 (Eq. 5) and capacity min(h_u, h_v); the
 // demand F = 6 is routed up to the max flow f_max, with saturation
 // σ = min(f_max/F, 1), and decomposed into at most 60 paths. The sources,
-// sinks and answerabilities are the scores' (score.Classic: |S| = |T|
+// sinks and answerabilities are the scores' (flowreader.Classic().Scoring: |S| = |T|
 // = 8, λ_MMR = 0.7, β_v = 0.05), so that scoring and routing cannot
 // disagree on them.
 //

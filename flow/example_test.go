@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader"
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
@@ -36,7 +37,7 @@ func tiny() (*graph.Graph, *score.Scores) {
 func ExampleAspects_Open() {
 	g, s := tiny()
 	ctx := context.Background()
-	gr, err := flow.PaperAspects().Open(ctx, g) // once per graph
+	gr, err := flowreader.PaperAspects().Router.Open(ctx, g) // once per graph
 	if err != nil {
 		panic(err)
 	}
@@ -82,7 +83,7 @@ func ExampleClassic_Open() {
 // An ablation of Table 3 is a setting of the aspects router.
 func ExampleAspects_singleSink() {
 	g, s := tiny()
-	a := flow.PaperAspects()
+	a := flowreader.PaperAspects().Router.(*flow.Aspects)
 	a.SingleSink = true
 	ctx := context.Background()
 	gr, err := a.Open(ctx, g)

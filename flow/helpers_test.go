@@ -9,6 +9,7 @@ import (
 	"github.com/flowreader/flowreader/flow/mcf"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/lab/synth"
+	"github.com/flowreader/flowreader/internal/scorehook"
 	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
@@ -56,7 +57,7 @@ func scoresFor(g *graph.Graph, q []float32) *score.Scores {
 	sc.HMean, sc.RMean = mean(sc.H), mean(sc.R)
 	sc.Phi = append([]float64(nil), sc.H...)
 	sc.A = answerability(g, sc.R, 0.05)
-	sc.Sources = score.MMR(g, sc.H, 8, 0.7)
+	sc.Sources = scorehook.MMR(g, sc.H, 8, 0.7)
 	sc.Sinks = byScore(sc.A)[:min(8, n)]
 	return sc
 }
@@ -64,7 +65,7 @@ func scoresFor(g *graph.Graph, q []float32) *score.Scores {
 // checkFlow asserts capacities and conservation of a routing's flow.
 func checkFlow(t *testing.T, r *Routing) {
 	t.Helper()
-	net, fl := r.FullNetwork()
+	net, fl := r.fullNetwork()
 	bal := make([]float64, net.NumNodes())
 	for id := 0; id < net.NumArcs(); id++ {
 		u, v, c, _ := net.Arc(id)
@@ -107,7 +108,7 @@ func benchRows(t testing.TB, n, d int) *graph.Graph {
 
 // fullNet is r's full network, built if the routing was solved lazily.
 func fullNet(r *Routing) *mcf.Network {
-	net, _ := r.FullNetwork()
+	net, _ := r.fullNetwork()
 	return net
 }
 
@@ -136,7 +137,7 @@ func rerouteOn(ctx context.Context, r Router, g *graph.Graph, s *score.Scores, p
 
 // ablated is PaperAspects with a Table 3 ablation.
 func ablated(ab ablation) *Aspects {
-	a := PaperAspects()
+	a := paperAspects()
 	switch ab {
 	case ablShortestPath:
 		a.ShortestPath = true
@@ -162,7 +163,7 @@ const (
 
 // noCredit is PaperAspects without the node credit.
 func noCredit() *Aspects {
-	a := PaperAspects()
+	a := paperAspects()
 	a.NodeCredit = false
 	return a
 }

@@ -42,8 +42,8 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 			t.Fatalf("%s: aspect %d is %+v, want %+v", name, j, y, x)
 		}
 	}
-	gn, _ := got.FullNetwork()
-	wn, _ := want.FullNetwork()
+	gn, _ := got.fullNetwork()
+	wn, _ := want.fullNetwork()
 	if gn.NumNodes() != wn.NumNodes() || gn.NumArcs() != wn.NumArcs() {
 		t.Fatalf("%s: network %d nodes %d arcs, want %d %d", name, gn.NumNodes(), gn.NumArcs(), wn.NumNodes(), wn.NumArcs())
 	}
@@ -60,7 +60,7 @@ func sameLazyRouting(t *testing.T, name string, g *graph.Graph, s *score.Scores,
 		}
 	}
 	// Fed and aspect flows, recounted from the full network's terminal arcs.
-	_, gf := got.FullNetwork()
+	_, gf := got.fullNetwork()
 	fed := make([]int, len(got.Aspects))
 	flow := make([]float64, len(got.Aspects))
 	for id := 0; id < gn.NumArcs(); id++ {
@@ -110,7 +110,7 @@ func TestLazyFullNetworkIsExact(t *testing.T) {
 		"floor10": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.1; return a },
 		"floor60": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.6; return a },
 		"uncap":   func() *Aspects { a := &Aspects{}; a.ShortestPath = true; return a },
-		"paper":   PaperAspects,
+		"paper":   paperAspects,
 	}
 	names := []string{"default", "floor10", "floor60", "uncap", "paper"}
 	seeds := uint64(6)

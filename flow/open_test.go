@@ -44,7 +44,7 @@ func TestOpenSharesNothing(t *testing.T) {
 	ctx := context.Background()
 	g1, g2 := synthGraph(t, 90, 16, 22), synthGraph(t, 120, 16, 23)
 	s1, s2 := handScores(t, g1, 22), handScores(t, g2, 23)
-	for _, rt := range []Router{&Aspects{}, PaperAspects(), &Classic{}} {
+	for _, rt := range []Router{&Aspects{}, paperAspects(), &Classic{}} {
 		before := reflect.ValueOf(rt).Elem().Interface()
 		want1, err := routeOn(ctx, rt, g1, s1)
 		if err != nil {

@@ -16,8 +16,8 @@ import (
 func sameRouting(t *testing.T, name string, got, want *Routing) {
 	t.Helper()
 	bits := math.Float64bits
-	gn, gf := got.FullNetwork()
-	wn, wf := want.FullNetwork()
+	gn, gf := got.fullNetwork()
+	wn, wf := want.fullNetwork()
 	if gn.NumArcs() != wn.NumArcs() || len(gf) != len(wf) {
 		t.Fatalf("%s: %d arcs / %d flows, want %d / %d", name, gn.NumArcs(), len(gf), wn.NumArcs(), len(wf))
 	}
@@ -56,7 +56,7 @@ func TestPrunedRoutingIsExact(t *testing.T) {
 	ctx := context.Background()
 	variants := map[string]func() *Aspects{
 		"default": func() *Aspects { return &Aspects{} },
-		"paper":   PaperAspects,
+		"paper":   paperAspects,
 		"floor10": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.1; return a },
 		"floor60": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.6; return a },
 		"floor90": func() *Aspects { a := &Aspects{}; a.DemandFloor = 0.9; return a },

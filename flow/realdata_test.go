@@ -155,7 +155,7 @@ func TestInvariantsOnQASPER(t *testing.T) {
 	for i, g := range gs {
 		for _, question := range qs[i][:min(3, len(qs[i]))] {
 			s := scoresFor(g, hashVector(question, g.Dim))
-			for _, a := range []*Aspects{PaperAspects(), &Aspects{}, noCredit(), ablated(ablNoAgreement), ablated(ablDocumentOrder), ablated(ablSingleSink)} {
+			for _, a := range []*Aspects{paperAspects(), &Aspects{}, noCredit(), ablated(ablNoAgreement), ablated(ablDocumentOrder), ablated(ablSingleSink)} {
 				r, err := routeOn(ctx, a, g, s)
 				if err != nil {
 					t.Fatalf("%s: %v", a.name(), err)

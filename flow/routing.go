@@ -76,7 +76,7 @@ type Routing struct {
 	// Source, Sink and AspectBase are network node ids (see Network).
 	Source, Sink, AspectBase int
 	// Flow is the optimal flow per arc of Network (nil with Network when
-	// built lazily; see FullNetwork).
+	// built lazily; see fullNetwork).
 	Flow []float64
 	// Sources and Sinks are the content nodes joined to s and t (classic);
 	// nil in the aspects formulation, where every node is both.
@@ -115,11 +115,11 @@ type lazyNet struct {
 	fl   []float64
 }
 
-// FullNetwork returns the solved flow network and the optimal flow per arc
+// fullNetwork returns the solved flow network and the optimal flow per arc
 // (Network and Flow), building them on first use when the routing was
 // solved on its live part only. It is safe for concurrent use; both are nil
 // for routings without a network.
-func (r *Routing) FullNetwork() (*mcf.Network, []float64) {
+func (r *Routing) fullNetwork() (*mcf.Network, []float64) {
 	l := r.full
 	if l == nil {
 		return r.Network, r.Flow
@@ -190,7 +190,7 @@ func (r *Routing) nodes() []int {
 // nodes reachable from s in the residual graph of a maximum flow), computing
 // it once. It is nil for routings without a network.
 func (r *Routing) cutSide() ([]bool, error) {
-	net, _ := r.FullNetwork()
+	net, _ := r.fullNetwork()
 	if net == nil {
 		return nil, nil
 	}

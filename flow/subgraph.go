@@ -28,12 +28,15 @@ type wholeGraph struct {
 	pos    []int32 // node → position in reading order
 }
 
-func (w *wholeGraph) init(g *graph.Graph) {
+func (w *wholeGraph) init(g *graph.Graph, rep []int32) {
 	w.once.Do(func() {
-		w.cutoff = int(math.Ceil(math.Sqrt(float64(g.Len()))))
+		w.cutoff = int(math.Ceil(math.Sqrt(float64(countReps(g.Len(), rep)))))
 		df := map[string]int32{}
 		var seen []string
 		for v := range g.Nodes {
+			if rep != nil && int(rep[v]) != v {
+				continue // a content class counts once (MergeCopies)
+			}
 			seen = seen[:0]
 			for _, k := range g.Nodes[v].Keywords {
 				if k = normKeyword(k); k != "" && !slices.Contains(seen, k) {
@@ -62,7 +65,7 @@ func (w *wholeGraph) init(g *graph.Graph) {
 // PrepareSubgraphs computes the whole-graph statistics OpenSubgraph needs
 // now (O(N), once) instead of on its first call, so that a large graph's
 // first candidate question does not pay for them.
-func (ag *aspectsGraph) PrepareSubgraphs() { ag.whole.init(ag.g) }
+func (ag *aspectsGraph) PrepareSubgraphs() { ag.whole.init(ag.g, ag.rep) }
 
 // OpenSubgraph opens a router on sub, the subgraph of the opened graph
 // induced by nodes (ascending indexes of it: node i of sub is nodes[i], as
@@ -83,10 +86,11 @@ func (ag *aspectsGraph) OpenSubgraph(ctx context.Context, sub *graph.Graph, node
 			return nil, fmt.Errorf("%w: subgraph node %d: %d not an ascending node of the graph", ErrScores, i, v)
 		}
 	}
-	ag.whole.init(ag.g)
+	ag.whole.init(ag.g, ag.rep)
 	w := &ag.whole
 	order := subOrderPairs(sub, nodes, w.pos, ag.cfg.orderWindow())
 	sg := &aspectsGraph{cfg: ag.cfg, g: sub, sub: &subStats{df: w.df, cutoff: w.cutoff, order: order}}
+	sg.openCopies()
 	sg.pairs = sg.pairSet(Edits{})
 	return sg, nil
 }

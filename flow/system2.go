@@ -99,7 +99,7 @@ func (r *Routing) Propose(g *graph.Graph, s *score.Scores, t Triggers) Proposal 
 // unordered pairs (deduplicated, sorted) and, aligned, the largest flow on
 // either direction.
 func netPairs(r *Routing) (pairs [][2]int, flow []float64) {
-	net, fl := r.FullNetwork()
+	net, fl := r.fullNetwork()
 	if net == nil {
 		return nil, nil
 	}
@@ -236,7 +236,7 @@ func cutEdges(g *graph.Graph, r *Routing, k int) [][2]int {
 	pairs, _ := netPairs(r)
 	cutNode := map[int]bool{}
 	var crossing, incident []scoredPair
-	net, _ := r.FullNetwork()
+	net, _ := r.fullNetwork()
 	for id := 0; id < net.NumArcs(); id++ {
 		u, v, _, _ := net.Arc(id)
 		if side[u] && !side[v] {
@@ -393,7 +393,7 @@ func (it *netIter) Visit(v int, do func(w int, c int64) bool) bool {
 // acyclic reports whether the routed network (arcs with positive capacity)
 // has no directed cycle; the aspects network G+ must be a DAG (paper v3 §3.2).
 func (r *Routing) acyclic() bool {
-	net, _ := r.FullNetwork()
+	net, _ := r.fullNetwork()
 	if net == nil {
 		return true
 	}

@@ -255,7 +255,7 @@ func TestAspectsReroute(t *testing.T) {
 	ctx := context.Background()
 	g := synthGraph(t, 60, 16, 5)
 	s := handScores(t, g, 5)
-	a := PaperAspects()
+	a := paperAspects()
 	r, err := routeOn(ctx, a, g, s)
 	if err != nil {
 		t.Fatal(err)

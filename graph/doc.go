@@ -71,7 +71,7 @@
 // changed documents. Built graphs record the settings and documents they
 // were built from for it. Of the collection-wide quantities, k changes with
 // N (then every kNN list is recomputed, exactly, with no model or embedder
-// call for kept nodes), MentionLinks' thresholds count passages over the
+// call for kept nodes), MentionLinks' thresholds count contents over the
 // whole collection (so they are recomputed, cheaply, for all nodes), and
 // BM25's statistics live in the scoring index, not in the graph. Graphs
 // built with evolution rounds cannot be updated: a round rewrites every

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/flowreader/flowreader/llm"
 )
@@ -125,6 +126,9 @@ type Graph struct {
 	off []int32
 	adj []int32
 	eid []int32
+
+	// copies holds the content classes (Copies), computed on first use.
+	copies atomic.Pointer[copyIndex]
 }
 
 // New makes a graph. Embeddings are L2-normalised in place (zero rows stay

@@ -14,7 +14,8 @@ import (
 // number and that at most 8 passages name. Titles under 4 letters, lower
 // case, numeric, shared by more than 4 passages or named by more than
 // max(8, 1% of the passages) are not matched: they link nothing in
-// particular. Matching walks an index of titles and entity spans once over
+// particular. These counts count contents: copies of one passage (Copies'
+// rules, applied among the passages under one heading) count once. Matching walks an index of titles and entity spans once over
 // each text, so the cost is about the total text length, not the number of
 // pairs. Edges are sorted by (U, V), U < V, without duplicates; the result
 // depends only on the nodes.
@@ -34,9 +35,13 @@ func MentionLinks(nodes []Node, entities bool) []Edge {
 			texts[i] += "\n" + strings.Join(kw, ". ")
 		}
 	}
-	ps := mention.MentionPairs(texts, titles, mention.Options{})
+	// The thresholds count contents, not passages (copies found as Copies
+	// finds them, among the passages under one heading): a collection that
+	// holds a passage twice links as the one that holds it once.
+	opt := mention.Options{Class: titleClasses(nodes)}
+	ps := mention.MentionPairs(texts, titles, opt)
 	if entities {
-		ps = mention.Merge(ps, mention.EntityPairs(texts, mention.Options{}))
+		ps = mention.Merge(ps, mention.EntityPairs(texts, opt))
 	}
 	out := make([]Edge, len(ps))
 	for i, p := range ps {

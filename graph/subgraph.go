@@ -7,9 +7,11 @@ import "slices"
 // shared, its ID unchanged), its embedding a copy of that node's row (in
 // g's format, float32 or int8), and
 // its edges the edges of g between two of the nodes, with their kinds and
-// weights. It costs time in the size of the nodes and their adjacency, not
-// in g's size, and panics when nodes is not strictly ascending or names a
-// node g does not have (a programming error, as for a slice index).
+// weights, and its content classes (Copies) g's among the nodes. It costs
+// time in the size of the nodes and their adjacency, not in g's size (but
+// for g's content classes, found on first use), and panics when nodes is
+// not strictly ascending or names a node g does not have (a programming
+// error, as for a slice index).
 func (g *Graph) Subgraph(nodes []int32) *Graph {
 	if !slices.IsSorted(nodes) {
 		panic("graph: Subgraph: nodes not ascending")
@@ -50,5 +52,6 @@ func (g *Graph) Subgraph(nodes []int32) *Graph {
 		}
 	}
 	s.fillCSR(deg)
+	s.copies.Store(g.copyIndex().restrict(nodes))
 	return s
 }

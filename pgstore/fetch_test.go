@@ -154,7 +154,7 @@ func TestFetchSynthetic(t *testing.T) {
 		for k := 0; k < 8; k++ {
 			v := rng.IntN(g.Len())
 			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " " + g.Nodes[(v+7)%g.Len()].Keywords[0], Embedding: g.AppendEmbedding(nil, (v+1)%g.Len())}
-			for _, c := range []score.Config{score.Config{}, score.Classic()} {
+			for _, c := range []score.Config{score.Config{}, flowreader.Classic().Scoring} {
 				sameCandidates(t, s, name, g, q, 32, c)
 			}
 		}

@@ -87,6 +87,10 @@ type Citation struct {
 	// Chain is the index of the draft (in Answer.Drafts) that cited the
 	// node, or -1 for the extractive reader.
 	Chain int
+	// AlsoIn lists the IDs of the other nodes holding the same content
+	// (graph.Graph.Copies), so that a citation says where else it appears;
+	// the pipeline sets it, readers leave it empty.
+	AlsoIn []string
 	// Span is where the answer sits in Quote: byte offsets [start, end),
 	// for highlighting; {0, 0} when the reader does not say (VLM).
 	Span [2]int

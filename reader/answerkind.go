@@ -79,6 +79,32 @@ var (
 	meanRE = regexp.MustCompile(`(?i)\bwhat\s+(?:does|do|is)\s+(\S+)\s+(?:mean|abbreviate)`)
 )
 
+// acronymFrame are the stems of an acronym question's frame ("stand for",
+// "short for", "full form of", "mean"): a passage that expands the
+// acronym need not repeat them ("Sequential Question Answering (SQA)"),
+// so they neither rank units nor count as open terms.
+var acronymFrame = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range stems("stand stands short full long form expansion expand mean means abbreviate acronym abbreviation") {
+		m[t] = true
+	}
+	return m
+}()
+
+// dropFrame removes the acronym frame's terms from q's terms.
+func (q *question) dropFrame() *question {
+	kept := q.terms[:0]
+	for _, t := range q.terms {
+		if acronymFrame[t] {
+			delete(q.set, t)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	q.terms = kept
+	return q
+}
+
 // analyse reads the question's answer kind, head noun and acronym.
 func analyse(q string) *question {
 	out := &question{text: q, kind: kindOther, set: map[string]bool{}, nums: map[string]bool{}}
@@ -95,14 +121,14 @@ func analyse(q string) *question {
 		for _, g := range m[1:] {
 			if a := strings.Trim(g, `"'“”‘’?.,()`); g != "" && a != "" {
 				out.kind, out.acronym = kindAcronym, a
-				return out
+				return out.dropFrame()
 			}
 		}
 	}
 	if m := meanRE.FindStringSubmatch(q); m != nil {
 		if a := strings.Trim(m[1], `"'“”‘’?.,()`); isAcronym(a) {
 			out.kind, out.acronym = kindAcronym, a
-			return out
+			return out.dropFrame()
 		}
 	}
 	lw := strings.Fields(strings.ToLower(strings.NewReplacer("?", " ", ",", " ", "'s", "").Replace(q)))

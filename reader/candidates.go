@@ -2,6 +2,7 @@ package reader
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -11,7 +12,7 @@ import (
 // are not sure and show the best passage with the span highlighted. It was
 // chosen on the tuning half of a question set over real documents
 // (docs/offline-reader.md).
-const ConfidenceThreshold = 0.5
+const ConfidenceThreshold = 0.55
 
 // Weights of a candidate span's score: its unit's score (with context),
 // how close the question's terms stand to it, and a bonus when the noun
@@ -112,12 +113,18 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			cs = spanCands(i, ws, q, code)
 		}
 		for _, c := range cs {
-			if own(ws, c.a, c.b, q) {
+			if own(ws, c.a, c.b, q) || (isLink(s.u.raw[ws[c.a].start:ws[c.b-1].end]) && !linkNouns[q.head]) {
+				continue
+			}
+			if q.kind != kindPerson && q.kind != kindDate && inCitation(s.u.raw, ws[c.a].start, ws[c.b-1].end) {
 				continue
 			}
 			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx)
 			c.score = (unitWeight*s.eff/maxEff + nearWeight*near) * c.fit
 			if q.head != "" && nextToHead(ws, c.a, c.b, q.head) {
+				c.score += headBonus
+			}
+			if keyed(ws, c.a, q) {
 				c.score += headBonus
 			}
 			if (q.kind == kindNumber) && c.b-c.a > 1 && hasQuestionTerm(ws[c.b-1], q) {
@@ -247,6 +254,60 @@ func nextToHead(ws []word, a, b int, head string) bool {
 	return false
 }
 
+// linkNouns are the heads of questions a web address answers ("which
+// URL", "what link").
+var linkNouns = wordSet(`url urls link links address website site page homepage repository`)
+
+// isLink reports whether span is a web address or Markdown link syntax
+// ("bug](github/gh-ost/issues/687"): a citation's target, not a name.
+func isLink(span string) bool {
+	return strings.Contains(span, "://") || strings.Contains(span, "](") || strings.HasPrefix(strings.ToLower(span), "www.")
+}
+
+var (
+	// citeAfterRE is what follows an author's name in a citation: "et
+	// al.", ", 2019", "and Liang, 2015".
+	citeAfterRE = regexp.MustCompile(`^\s*(?:et\s+al\b|(?:and|&)\s+\p{Lu}[\p{L}'-]*\s*,?\s*(?:19|20)\d\d|,\s*(?:19|20)\d\d)`)
+	citeYearRE  = regexp.MustCompile(`^(?:19|20)\d\d[a-z]?$`)
+)
+
+// inCitation reports whether raw[start:end] is the author or year of a
+// bibliographic citation ("(Liu et al., 2021)", "(Pasupat and Liang,
+// 2015)", "2022b"): the paper cited, not what the question asks for. The
+// name the citation comes after ("BART (Lewis et al., 2019)") is kept.
+func inCitation(raw string, start, end int) bool {
+	open := strings.LastIndexByte(raw[:start], '(')
+	if open < 0 || strings.IndexByte(raw[open:start], ')') >= 0 {
+		return false
+	}
+	span := raw[start:end]
+	return citeAfterRE.MatchString(raw[end:]) || citeYearRE.MatchString(span)
+}
+
+// keyLinks are the words that bind a value to the key before it ("the
+// default is 512", "default to 4", "size of 8").
+var keyLinks = wordSet(`is are was were to of equals`)
+
+// keyed reports whether the span starting at word a is the value of a
+// question term written right before it as a key: "Default: 64", "top_k =
+// 40", "defaults to 4". The value bound to the key the question names is
+// preferred over the values written after it ("(Default: 64, 0 =
+// disabled)").
+func keyed(ws []word, a int, q *question) bool {
+	k := a - 1
+	if k < 0 {
+		return false
+	}
+	if ws[k].text != "=" && !keyLinks[strings.ToLower(ws[k].text)] {
+		// "Default: 64": the key ends with a colon.
+		return strings.HasSuffix(ws[k].tail, ":") && hasQuestionTerm(ws[k], q)
+	}
+	if ws[k].brk || k == 0 {
+		return false
+	}
+	return !ws[k-1].brk && hasQuestionTerm(ws[k-1], q)
+}
+
 // bridgeUnits is how many of the best prose units lend their terms to
 // bridge a table row to the question.
 const bridgeUnits = 3
@@ -290,6 +351,15 @@ func bridged(cells []string, bridge map[string]bool) bool {
 		}
 	}
 	return n >= 2
+}
+
+func colHasHead(col []string, head string) bool {
+	for _, t := range col {
+		if t == head {
+			return true
+		}
+	}
+	return false
 }
 
 // maxEntityWords is the longest cell (in words) other than the first that
@@ -401,6 +471,13 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			if !numeric {
 				fit = 1
 			}
+		case kindDefinition:
+			// "What was the peak gust?" and a column "Peak gust (km/h)":
+			// the cell is the property's value, as a number next to the
+			// noun is in prose.
+			if colHasHead(colTerms, q.head) {
+				fit = propertyFit
+			}
 		}
 		cd := cand{u: i, fit: fit, text: c}
 		cd.start, cd.end = spanIn(s.u.raw, c)
@@ -416,6 +493,9 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 				sc.start, sc.end = off+ws[sc.a].start, off+ws[sc.b-1].end
 				sc.text = c[ws[sc.a].start:ws[sc.b-1].end]
 				sc.score = (unitWeight*s.eff/maxEff+nearWeight*(0.5*near+0.5*in))*sc.fit + head + prior(s.pos)
+				if keyed(ws, sc.a, q) {
+					sc.score += headBonus
+				}
 				out = append(out, sc)
 			}
 		}

@@ -64,6 +64,10 @@ type scored struct {
 	// prevShare of the previous unit's ("The default is 512" after the
 	// sentence that names the setting).
 	eff float64
+	// cos is the unit's cosine with the question (0 without an
+	// embedder or below 0); ref is 1 when its node is the figure or table
+	// the question names.
+	cos, ref float64
 }
 
 // prevShare is how much of the previous unit's score a unit inherits: a
@@ -107,52 +111,9 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err erro
 			}
 		}
 	}
-	var us []scored
-	for k, v := range nodes {
-		n := &in.Graph.Nodes[v]
-		ctx := map[string]bool{}
-		for _, t := range stems(n.Doc + " " + n.Section + " " + n.Caption) {
-			ctx[t] = true
-		}
-		prev := -1
-		for _, u := range units(n) {
-			// A heading restates its section's name; it is no answer.
-			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
-				continue
-			}
-			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev, terms: stems(u.text)})
-			prev = len(us) - 1
-		}
-	}
-	q := analyse(in.Question)
-	qrefs := refs(in.Question)
-	lex, idf := bm25(q.terms, us)
-	w := 0.0
-	var cos []float64
-	if e.Embedder != nil && len(us) > 0 {
-		var err error
-		cos, err = e.cosines(ctx, in.Question, us)
-		if err != nil {
-			return nil, err
-		}
-		w = embeddingWeight
-	}
-	for i := range us {
-		// A unit that says nothing beyond the question's own words (a
-		// heading that repeats it) cannot answer it.
-		if !novel(us[i].terms, q.set) {
-			continue
-		}
-		us[i].score = (1 - w) * (lex[i] + refBoost*refMatch(qrefs, &in.Graph.Nodes[us[i].node], us[i].u))
-		if cos != nil {
-			us[i].score += w * math.Max(cos[i], 0)
-		}
-	}
-	for i := range us {
-		us[i].eff = us[i].score
-		if p := us[i].prev; p >= 0 && us[i].score > 0 {
-			us[i].eff = math.Max(us[i].eff, prevShare*us[p].score)
-		}
+	q, us, idf, err := e.rank(ctx, in.Question, in.Graph, nodes)
+	if err != nil {
+		return nil, err
 	}
 	ans = &Answer{Trace: tr}
 	best, ok := e.answer(in, q, us, idf)
@@ -170,6 +131,63 @@ func (e *Extractive) Read(ctx context.Context, in *Input) (ans *Answer, err erro
 	ans.Confidence = best.confidence
 	ans.Citations = best.citations
 	return ans, nil
+}
+
+// rank splits the nodes into units and scores each against the question:
+// the fused BM25 and cosine score, and eff, the score with context. It
+// returns the question read, the units in node order and the question
+// terms' idf.
+func (e *Extractive) rank(ctx context.Context, qtext string, g *graph.Graph, nodes []int) (*question, []scored, map[string]float64, error) {
+	var us []scored
+	for k, v := range nodes {
+		n := &g.Nodes[v]
+		ctx := map[string]bool{}
+		for _, t := range stems(n.Doc + " " + n.Section + " " + n.Caption) {
+			ctx[t] = true
+		}
+		prev := -1
+		for _, u := range units(n) {
+			// A heading restates its section's name; it is no answer.
+			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
+				continue
+			}
+			us = append(us, scored{node: v, pos: k, u: u, ctx: ctx, prev: prev, terms: stems(u.text)})
+			prev = len(us) - 1
+		}
+	}
+	q := analyse(qtext)
+	qrefs := refs(qtext)
+	lex, idf := bm25(q.terms, us)
+	w := 0.0
+	var cos []float64
+	if e.Embedder != nil && len(us) > 0 {
+		var err error
+		cos, err = e.cosines(ctx, qtext, us)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		w = embeddingWeight
+	}
+	for i := range us {
+		// A unit that says nothing beyond the question's own words (a
+		// heading that repeats it) cannot answer it.
+		if !novel(us[i].terms, q.set) {
+			continue
+		}
+		us[i].ref = refMatch(qrefs, &g.Nodes[us[i].node], us[i].u)
+		us[i].score = (1 - w) * (lex[i] + refBoost*us[i].ref)
+		if cos != nil {
+			us[i].cos = math.Max(cos[i], 0)
+			us[i].score += w * us[i].cos
+		}
+	}
+	for i := range us {
+		us[i].eff = us[i].score
+		if p := us[i].prev; p >= 0 && us[i].score > 0 {
+			us[i].eff = math.Max(us[i].eff, prevShare*us[p].score)
+		}
+	}
+	return q, us, idf, nil
 }
 
 // reading is the extractive reader's answer before it is returned.
@@ -203,7 +221,7 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 		b := cands[0]
 		second := 0.0
 		for _, c := range cands[1:] {
-			if !strings.EqualFold(strings.TrimSpace(c.text), strings.TrimSpace(b.text)) {
+			if !sameAnswer(c.text, b.text) {
 				second = c.score
 				break
 			}
@@ -276,12 +294,84 @@ func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int,
 		s, e := spanIn(c.u.raw, text)
 		if k == 0 && mark[1] > 0 {
 			s, e = mark[0], mark[1]
+			if t, ok := markedCell(c.u, mark); ok {
+				text = t
+			} else if t, ok := around(c.u.raw, mark); ok {
+				text = t
+			}
 		}
 		r.citations = append(r.citations, Citation{Doc: n.Doc, Page: n.Page, Node: c.node, NodeID: n.ID, Quote: c.u.raw, Chain: -1, Span: [2]int{s, e}})
 		parts = append(parts, text)
 	}
 	r.text = strings.Join(parts, " … ")
 	return r
+}
+
+// markedCell is the cell of row u that holds the marked span, with the
+// row's label and the cell's header ("repeat_last_n — Description: … (Default:
+// 64, …)"): the passage of a row is the cell the reader would have
+// answered from, not the column the question's words point to.
+func markedCell(u unit, mark [2]int) (string, bool) {
+	if u.kind != unitRow {
+		return "", false
+	}
+	for j := 1; j < len(u.cells) && j < len(u.header); j++ {
+		s, e := spanIn(u.raw, u.cells[j])
+		if e-s < len(u.raw) && s <= mark[0] && mark[1] <= e {
+			return fmt.Sprintf("%s — %s: %s", u.cells[0], u.header[j], u.cells[j]), true
+		}
+	}
+	return "", false
+}
+
+// passageWords is the longest passage answer, in words, around the span
+// the reader would have answered with; passageSide is how many words of
+// context it keeps on each side of the span when it cuts. A slide or a
+// table's line of text has no sentence ends to split it at, and a passage
+// of a hundred words is no answer line.
+const (
+	passageWords = 40
+	passageSide  = 16
+)
+
+// around cuts quote to the span mark with passageSide words each side,
+// when quote is longer than passageWords words; ok is false when it is
+// short enough as it is.
+func around(quote string, mark [2]int) (string, bool) {
+	ws := wordsOf(quote)
+	if len(ws) <= passageWords || mark[1] <= mark[0] {
+		return "", false
+	}
+	a, b := -1, -1
+	for k, w := range ws {
+		if a < 0 && w.end > mark[0] {
+			a = k
+		}
+		if w.start < mark[1] {
+			b = k
+		}
+	}
+	if a < 0 || b < a {
+		return "", false
+	}
+	a, b = max(0, a-passageSide), min(len(ws)-1, b+passageSide)
+	start, end := ws[a].start, ws[b].end
+	if ws[a].open {
+		start = max(0, start-1)
+	}
+	return quote[start:end], true
+}
+
+// sameAnswer reports whether two candidate texts give the same answer:
+// equal, or one holds the other as whole words ("131" and "131 km/h", a
+// cell and the sentence's span of the same value), so that the confidence
+// margin is taken to the best different answer.
+func sameAnswer(a, b string) bool {
+	x, y := " "+strings.Join(tokens(a), " ")+" ", " "+strings.Join(tokens(b), " ")+" "
+	if strings.TrimSpace(x) == "" || strings.TrimSpace(y) == "" {
+		return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+	}
+	return strings.Contains(x, y) || strings.Contains(y, x)
 }
 
 // joinQuote finds a and then b in content with only white space between

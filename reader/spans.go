@@ -74,7 +74,7 @@ func wordsOf(s string) []word {
 }
 
 var (
-	numRE  = regexp.MustCompile(`^[$€£]?\d[\d,]*(?:\.\d+)?(?:[-–/]\d[\d,]*(?:\.\d+)?)?(?:%|[xX×]|[kKMBT]|[KMGT]i?B|ms|[smh]|GHz|MHz|s)?$`)
+	numRE  = regexp.MustCompile(`^[-−]?[$€£]?\d[\d,]*(?:\.\d+)?(?:[-–/]\d[\d,]*(?:\.\d+)?)?(?:%|[xX×]|[kKMBT]|[KMGT]i?B|ms|[smh]|GHz|MHz|s)?$`)
 	yearRE = regexp.MustCompile(`^(?:1[5-9]\d\d|20\d\d)s?$`)
 )
 
@@ -436,11 +436,16 @@ func own(ws []word, a, b int, q *question) bool {
 }
 
 // ownShare is the share of the terms of words [a, b) that are question
-// terms (1 when they have none).
+// terms (1 when they have none). A lone letter is no term: the "s" of
+// "There's" does not make "MySQL 8 There's" more than the question's own
+// "MySQL 8".
 func ownShare(ws []word, a, b int, q *question) float64 {
 	n, in := 0, 0
 	for _, w := range ws[a:b] {
 		for _, t := range w.stems {
+			if len(t) == 1 && !unicode.IsDigit(rune(t[0])) {
+				continue
+			}
 			n++
 			if q.set[t] {
 				in++

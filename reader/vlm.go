@@ -186,9 +186,39 @@ func (v *VLM) fallback(ctx context.Context, r *run, drafts []Draft, start time.T
 	}
 	tr := part.Trace
 	tr.ReasonerFallback = "fallback"
-	tr.Note = fmt.Sprintf("the model failed (%v); answered by the fallback reader (%s)", err, fa.Trace.Reader)
+	tr.Note = fmt.Sprintf("the model failed (%s); answered by the fallback reader (%s)", failure(err), fa.Trace.Reader)
 	tr.Total = time.Since(start)
 	return &Answer{Text: fa.Text, Confidence: fa.Confidence, Citations: fa.Citations, Drafts: drafts, Trace: tr}, nil
+}
+
+// failure names what failed and how, by the error's kind only: a model
+// server's own message can quote the prompt (the question and the
+// documents), and the note goes wherever the answer goes.
+func failure(err error) string {
+	what := "the model"
+	switch {
+	case errors.Is(err, ErrAllWorkersFailed):
+		what = "every worker"
+	case errors.Is(err, ErrReasoner):
+		what = "the reasoner"
+	}
+	how := "failed"
+	var api *llm.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		how = "timed out"
+	case errors.Is(err, llm.ErrRateLimited):
+		how = "was rate limited"
+	case errors.Is(err, llm.ErrUnavailable):
+		how = "was unavailable"
+	case errors.Is(err, llm.ErrContextTooLong):
+		how = "got a context too long"
+	case errors.Is(err, llm.ErrInvalidOutput):
+		how = "gave output that could not be read"
+	case errors.As(err, &api):
+		how = fmt.Sprintf("failed with HTTP status %d", api.StatusCode)
+	}
+	return what + " " + how
 }
 
 // partial is the answer of a Read that failed: the drafts read so far and

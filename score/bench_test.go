@@ -128,7 +128,7 @@ func BenchmarkScoreAspects(b *testing.B) { benchScore(b, Config{}) }
 
 // BenchmarkScoreClassic scores one query with the classic preset (BM25, φ,
 // PageRank, fusion, MMR sources, sinks).
-func BenchmarkScoreClassic(b *testing.B) { benchScore(b, Classic()) }
+func BenchmarkScoreClassic(b *testing.B) { benchScore(b, classicConfig()) }
 
 // BenchmarkCosinePass is the reference for the ratios: one brute-force pass
 // of cosines between a unit query and every node embedding.
@@ -172,7 +172,7 @@ func BenchmarkRatio(b *testing.B) {
 	for _, p := range []struct {
 		name string
 		c    Config
-	}{{"aspects", Config{}}, {"classic", Classic()}} {
+	}{{"aspects", Config{}}, {"classic", classicConfig()}} {
 		for _, sz := range benchSizes {
 			b.Run(p.name+"/"+benchName(sz.n, sz.d), func(b *testing.B) {
 				if testing.Short() && sz.n > 10000 {
@@ -212,7 +212,7 @@ func BenchmarkRatio(b *testing.B) {
 func BenchmarkClassicSignals(b *testing.B) {
 	_, ix := benchGraph(b, 10000, 100)
 	question, q := benchQuery(100)
-	c := Classic()
+	c := classicConfig()
 	sc, err := ix.Score(c, Query{Text: question, Embedding: q})
 	if err != nil {
 		b.Fatal(err)

@@ -22,7 +22,7 @@ func scoreCandidatesMatchesScore(t *testing.T, g *graph.Graph) {
 	ix := NewIndex(g)
 	for qi, src := range []int{5, 700, 2999} {
 		q := Query{Text: g.Nodes[src].Summary, Embedding: g.Embedding(src)}
-		for _, c := range []Config{Config{}, Classic()} {
+		for _, c := range []Config{Config{}, classicConfig()} {
 			full, err := ix.Score(c, q)
 			if err != nil {
 				t.Fatal(err)

@@ -50,7 +50,7 @@ func TestPropagateHandComputed(t *testing.T) {
 }
 
 func TestPropagateProperties(t *testing.T) {
-	c := Classic()
+	c := classicConfig()
 	for seed := uint64(1); seed <= 30; seed++ {
 		g := randomGraph(t, seed, 60, 6, 120)
 		sc, err := scoreVec(g, c, "flow graph", randomQuery(seed, 6))
@@ -157,7 +157,7 @@ func sumOne(p []float64) []float64 {
 }
 
 func TestPageRankOracles(t *testing.T) {
-	c := Classic()
+	c := classicConfig()
 	for seed := uint64(1); seed <= 20; seed++ {
 		g := randomGraph(t, seed, 40, 5, 50)
 		a := newAdjacency(g, c.MinEdgeWeight)
@@ -256,7 +256,7 @@ func naiveMMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
 }
 
 func TestMMRMatchesDefinition(t *testing.T) {
-	c := Classic()
+	c := classicConfig()
 	for seed := uint64(1); seed <= 40; seed++ {
 		g := randomGraph(t, seed, 80, 6, 60)
 		sc, err := scoreVec(g, c, "flow", randomQuery(seed, 6))
@@ -313,7 +313,7 @@ func TestAnswerabilityHandComputed(t *testing.T) {
 }
 
 func TestClassicFusion(t *testing.T) {
-	c := Classic()
+	c := classicConfig()
 	for seed := uint64(1); seed <= 10; seed++ {
 		g := randomGraph(t, seed, 50, 6, 80)
 		sc, err := scoreVec(g, c, "model accuracy figure", randomQuery(seed, 6))
@@ -361,7 +361,7 @@ func TestClassicFusion(t *testing.T) {
 }
 
 func TestAspectsProperties(t *testing.T) {
-	for _, c := range []Config{Config{}, PaperAspects()} {
+	for _, c := range []Config{Config{}, paperAspects()} {
 		for seed := uint64(1); seed <= 30; seed++ {
 			g := randomGraph(t, seed, 40, 6, 30)
 			sc, err := scoreVec(g, c, "Figure 2 flow", randomQuery(seed, 6))

@@ -7,8 +7,9 @@ import (
 
 // Config holds the constants of query scoring. The zero Config is the
 // default: hybrid relevance r = clip(0.5·max(cos,0) + 0.5·BM25 + 0.3·ℓ, 0, 1),
-// the aspect score h = r / max r, and the hop step. [PaperAspects] is paper
-// v3 as written and [Classic] paper v1; every other variant is a change of
+// the aspect score h = r / max r, and the hop step. The paper's presets
+// are flowreader.PaperAspects().Scoring (v3 as written) and
+// flowreader.Classic().Scoring (v1); every other variant is a change of
 // fields.
 //
 // A field's zero value is the default's: a weight whose default is not
@@ -37,22 +38,22 @@ type Config struct {
 	// h = r / max r (paper v3 §3.1).
 	Fusion bool
 	// RelevanceWeight, PropagationWeight and DiffusionWeight are λ_r, λ_φ
-	// and λ_ψ (paper v1 Table 5: 0.5, 0.3, 0.2, as [Classic] sets them),
+	// and λ_ψ (paper v1 Table 5: 0.5, 0.3, 0.2, as flowreader.Classic sets them),
 	// read with Fusion only. A zero weight switches its signal off (it is
 	// then not computed). They must sum to at most 1 so that h stays in
 	// [0,1], and to more than 0.
 	RelevanceWeight, PropagationWeight, DiffusionWeight float64
 
 	// MinEdgeWeight is r_min: φ and ψ see only the edges of weight w ≥ r_min
-	// (paper v1 Table 5: 0.22, as [Classic] sets it). Zero keeps every edge.
+	// (paper v1 Table 5: 0.22, as flowreader.Classic sets it). Zero keeps every edge.
 	MinEdgeWeight float64
 
 	// Sources is |S|, the number of sources picked by maximal marginal
-	// relevance with weight λ_MMR = 0.7 (paper v1 §3.4: 8, as [Classic]
+	// relevance with weight λ_MMR = 0.7 (paper v1 §3.4: 8, as flowreader.Classic
 	// sets it); zero picks none (Scores.Sources is nil).
 	Sources int
 	// Sinks is |T|, the number of sinks by answerability with visual bonus
-	// β_v = 0.05 (paper v1 §3.4: 8, as [Classic] sets it); zero switches
+	// β_v = 0.05 (paper v1 §3.4: 8, as flowreader.Classic sets it); zero switches
 	// answerability off (Scores.A and Sinks are nil).
 	Sinks int
 
@@ -101,28 +102,6 @@ const (
 	// with weight ∝ r (as many as the sources, |S| = 8).
 	pprSeeds = 8
 )
-
-// Classic is the classic formulation (paper v1 §3.3–3.4):
-// r = 0.5·max(cos,0) + 0.5·BM25, edges below 0.22 pruned, φ and ψ,
-// h = 0.5r + 0.3φ + 0.2ψ, 8 MMR sources and 8 sinks by answerability. No
-// reference boost, no hop step.
-func Classic() Config {
-	return Config{
-		RefBoost:        -1,
-		Fusion:          true,
-		RelevanceWeight: 0.5, PropagationWeight: 0.3, DiffusionWeight: 0.2,
-		MinEdgeWeight: 0.22,
-		Sources:       8,
-		Sinks:         8,
-		HopAlpha:      -1,
-	}
-}
-
-// PaperAspects is the aspect formulation exactly as paper v3 §3.1 states
-// it: r = clip(cos + 0.3·ℓ, 0, 1), h = r / max r. No BM25, no hop step.
-func PaperAspects() Config {
-	return Config{BM25Weight: -1, RawCosine: true, HopAlpha: -1}
-}
 
 // bm25Weight and refBoost are α and ρ_ref after the defaults (0 when off).
 func (c Config) bm25Weight() float64 { return weight(c.BM25Weight, 0.5) }
@@ -188,7 +167,7 @@ func (c Config) Validate() error {
 	case c.Sources < 0:
 		return bad("Sources = %d, want ≥ 0", c.Sources)
 	case c.Fusion && c.RelevanceWeight+c.PropagationWeight+c.DiffusionWeight == 0:
-		return bad("Fusion with RelevanceWeight, PropagationWeight and DiffusionWeight all 0 (start from Classic())")
+		return bad("Fusion with RelevanceWeight, PropagationWeight and DiffusionWeight all 0 (start from flowreader.Classic().Scoring)")
 	case c.Sinks < 0:
 		return bad("Sinks = %d, want ≥ 0", c.Sinks)
 	case c.HopSeeds < 0:

@@ -5,8 +5,9 @@
 //
 // Build an [Index] once per graph with [NewIndex]; [Index.Score] then
 // scores each [Query] (its text and its embedding, made by the caller)
-// under a [Config]: the zero Config (the default), [PaperAspects] or
-// [Classic].
+// under a [Config]: the zero Config (the default), or the paper's presets
+// flowreader.PaperAspects().Scoring (v3) and flowreader.Classic().Scoring
+// (v1).
 //
 // # Relevance
 //
@@ -43,13 +44,17 @@
 //     Gutiérrez et al., arXiv 2405.14831, §3.2) is raised to
 //     x'_v = max(x_v, 0.99·max x + 0.01·x_v), for x = r and x = h, so that
 //     both passages a comparison question names are read first;
-//  2. with S the HopSeeds (5) nodes of highest r', every node v that a
-//     seed u names by title inherits x*_v = max(x'_v, α x'_u + (1−α) x'_v)
-//     (α = HopAlpha, 0.9), and a node joined to a seed by another Link edge
-//     (a shared entity, graph.MentionLinks) with HopEntityAlpha (0.6).
+//  2. with S the HopSeeds (5) nodes of highest r', one per content (a
+//     node's copies, graph.Graph.Copies, are not seeds beside it), every
+//     node v that a seed u or a copy of u names by title inherits
+//     x*_v = max(x'_v, α x'_u + (1−α) x'_v) (α = HopAlpha, 0.9), and a
+//     node joined to one of them by another Link edge (a shared entity,
+//     graph.MentionLinks) with HopEntityAlpha (0.6).
 //
 // A seed keeps its score and α < 1 keeps a named node below its namer.
-// Titles are matched as graph.MentionLinks matches them. R and H hold the
+// Titles are matched as graph.MentionLinks matches them, their thresholds
+// counting contents: a collection holding a passage twice keeps the titles
+// of the one holding it once. R and H hold the
 // raised values, so the scores a question reports are the ones routing,
 // selection and reading used; [Scores.Steps] says the step ran and
 // [Scores.Raised] which nodes it raised. h̄ and r̄ are of the scores before

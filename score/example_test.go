@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"fmt"
+	"github.com/flowreader/flowreader"
 	"log"
 
 	"github.com/flowreader/flowreader/graph"
@@ -47,9 +48,9 @@ func ExampleIndex_Score() {
 	// d#2 cos 0.00 bm25 0.00 ref 0 r 0.00 h 0.00
 }
 
-func ExamplePaperAspects() {
+func ExampleIndex_Score_paperAspects() {
 	ix := score.NewIndex(exampleGraph())
-	sc, err := ix.Score(score.PaperAspects(), score.Query{Text: "How much does training cost?", Embedding: []float32{0, 1}})
+	sc, err := ix.Score(flowreader.PaperAspects().Scoring, score.Query{Text: "How much does training cost?", Embedding: []float32{0, 1}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,9 +59,9 @@ func ExamplePaperAspects() {
 	// h = [0.00 0.60 1.00], mean h = 0.53
 }
 
-func ExampleClassic() {
+func ExampleIndex_Score_classic() {
 	ix := score.NewIndex(exampleGraph())
-	c := score.Classic()
+	c := flowreader.Classic().Scoring
 	c.Sources, c.Sinks = 2, 2
 	sc, err := ix.Score(c, score.Query{Text: "accuracy", Embedding: []float32{1, 0}})
 	if err != nil {

@@ -33,6 +33,7 @@ func init() {
 	scorehook.ScoreCandidates = func(cs, c, q any) (any, error) {
 		return cs.(*Candidates).score(c.(Config), q.(Query))
 	}
+	scorehook.MMR = graphMMR
 	scorehook.SummaryLen = func(nd *graph.Node) int {
 		l := utf8.RuneCountInString(nd.Summary)
 		if l == 0 {

@@ -26,6 +26,30 @@ type hopInputs struct {
 	// links returns u's neighbours over Link edges that are not a
 	// title-mention pair (one of the two naming the other).
 	links func(u int) []int
+	// copies returns the nodes holding u's content, u among them,
+	// ascending (graph.Graph.Copies), or nil when u has no copy; a nil
+	// copies means no copies anywhere.
+	copies func(u int) []int
+}
+
+// copyOf returns u's content class: its lowest copy, or u itself.
+func (in hopInputs) copyOf(u int) int {
+	if in.copies != nil {
+		if cs := in.copies(u); len(cs) > 0 {
+			return cs[0]
+		}
+	}
+	return u
+}
+
+// members returns the nodes holding u's content, u among them.
+func (in hopInputs) members(u int) []int {
+	if in.copies != nil {
+		if cs := in.copies(u); len(cs) > 0 {
+			return cs
+		}
+	}
+	return []int{u}
 }
 
 // hopSettings are the hop step's constants after Config's defaults.
@@ -40,7 +64,10 @@ type hopSettings struct {
 //
 //  1. a node the question names is raised to x'_v = max(x_v, 0.99·max x +
 //     0.01·x_v), for x = r and x = h;
-//  2. with S the seeds nodes of highest r' (ties by lower index), every
+//  2. with S the seeds nodes of highest r' (ties by lower index), one per
+//     content (a node's copies, graph.Graph.Copies, are not seeds beside
+//     it: a collection that holds a passage twice still lifts what its
+//     seeds most relevant contents name), every
 //     node v a seed u names inherits x*_v = max(x'_v, α x'_u + (1−α) x'_v),
 //     and a node joined to a seed by another Link edge inherits with the
 //     entity share in place of α.
@@ -73,15 +100,23 @@ func hop(r, h []float64, in hopInputs, st hopSettings) []int {
 			raised[v] = true
 		}
 	}
-	for _, u := range topK(r0, st.seeds, nil) {
-		for _, v := range in.names(u) {
-			lift(u, v, st.alpha)
-		}
-		if st.entity <= 0 {
-			continue
-		}
-		for _, v := range in.links(u) {
-			lift(u, v, st.entity)
+	var copyOf func(int) int
+	if in.copies != nil {
+		copyOf = in.copyOf
+	}
+	for _, u := range seedNodes(r0, st.seeds, copyOf) {
+		// A seed names what any copy of its content names: an edit in
+		// one copy (a typo in a title) does not lose the other's links.
+		for _, m := range in.members(u) {
+			for _, v := range in.names(m) {
+				lift(u, v, st.alpha)
+			}
+			if st.entity <= 0 {
+				continue
+			}
+			for _, v := range in.links(m) {
+				lift(u, v, st.entity)
+			}
 		}
 	}
 	out := make([]int, 0, len(raised))
@@ -90,6 +125,31 @@ func hop(r, h []float64, in hopInputs, st hopSettings) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// seedNodes returns the k nodes of highest r (ties by lower index), one per
+// content class of copyOf (nil: every node its own).
+func seedNodes(r []float64, k int, copyOf func(u int) int) []int {
+	top := topK(r, k, nil)
+	if copyOf == nil {
+		return top
+	}
+	for m := k; ; m *= 2 {
+		var out, classes []int
+		for _, u := range top {
+			if c := copyOf(u); !slices.Contains(classes, c) {
+				classes = append(classes, c)
+				out = append(out, u)
+				if len(out) == k {
+					return out
+				}
+			}
+		}
+		if len(top) < m || len(top) == len(r) {
+			return out // every node seen
+		}
+		top = topK(r, 2*m, top[:0])
+	}
 }
 
 // titleIndex is what the hop step needs of an index's graph, made on the
@@ -108,9 +168,12 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 	for i := range g.Nodes {
 		texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
 	}
+	// Titles and mentions are counted by content: a collection holding a
+	// passage twice keeps the titles of the one holding it once.
+	opt := mention.Options{Class: contentClasses(g)}
 	t := &titleIndex{
-		names:  mention.TitleMentions(texts, titles, mention.Options{}),
-		titles: mention.NewTitleIndex(titles, mention.Options{}),
+		names:  mention.TitleMentions(texts, titles, opt),
+		titles: mention.NewTitleIndex(titles, opt),
 		named:  map[mention.Pair]bool{},
 	}
 	for a, bs := range t.names {
@@ -119,6 +182,24 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 		}
 	}
 	return t
+}
+
+// contentClasses returns each node's content class (its lowest copy,
+// graph.Graph.Copies), or nil when g has no copies.
+func contentClasses(g *graph.Graph) []int32 {
+	var class []int32
+	for i := range g.Len() {
+		if cs := g.Copies(i); cs != nil {
+			if class == nil {
+				class = make([]int32, g.Len())
+				for j := range class {
+					class[j] = int32(j)
+				}
+			}
+			class[i] = cs[0]
+		}
+	}
+	return class
 }
 
 // lazyTitles builds an index's title index once.
@@ -171,6 +252,17 @@ func (ix *Index) hopInputsOf(question string, sg *graph.Graph, nodes []int) hopI
 			}
 			return out
 		},
+	}
+	in.copies = func(u int) []int {
+		cs := sg.Copies(u)
+		if cs == nil {
+			return nil
+		}
+		out := make([]int, len(cs))
+		for k, c := range cs {
+			out[k] = int(c)
+		}
+		return out
 	}
 	if question != "" {
 		for _, v := range t.titles.Named(question) {

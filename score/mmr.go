@@ -252,13 +252,14 @@ func (h *mmrHeap) down(i int) {
 	}
 }
 
-// MMR selects k nodes by maximal marginal relevance over the scores h with
-// trade-off lambda (paper v1 §3.4), exactly as [Index.Score] picks its sources:
-// the first pick is argmax h, ties go to the lower index. It is for callers
-// without an Index (the flow package's MMR baselines); it bounds with the
-// corpus mean direction only (the query direction is unknown here), so it
-// evaluates more nodes exactly than [Index.Score] does.
-func MMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
+// graphMMR selects k nodes by maximal marginal relevance over the scores h
+// with trade-off lambda (paper v1 §3.4), exactly as [Index.Score] picks its
+// sources: the first pick is argmax h, ties go to the lower index. It is for
+// callers without an Index (the evaluation's MMR baselines, through
+// internal/scorehook.MMR); it bounds with the corpus mean direction only
+// (the query direction is unknown here), so it evaluates more nodes exactly
+// than [Index.Score] does.
+func graphMMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
 	if g == nil || g.Len() == 0 || len(h) != g.Len() {
 		return nil
 	}

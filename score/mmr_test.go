@@ -30,7 +30,7 @@ func TestMMRColdList(t *testing.T) {
 			g := mustGraph(t, g0.Nodes, 8, emb, nil)
 			ix := NewIndex(g)
 			q := randomQuery(seed, 8)
-			sc, err := ix.Score(Classic(), Query{Text: "flow", Embedding: q})
+			sc, err := ix.Score(classicConfig(), Query{Text: "flow", Embedding: q})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ func TestMMRNaNScoresDoNotPanic(t *testing.T) {
 		h[i] = math.NaN()
 	}
 	for _, k := range []int{1, 2, 5, 40} {
-		got := MMR(g, h, k, 0.7)
+		got := graphMMR(g, h, k, 0.7)
 		if len(got) != k {
 			t.Fatalf("k %d: %d picks", k, len(got))
 		}
@@ -32,7 +32,7 @@ func TestMMRNaNScoresDoNotPanic(t *testing.T) {
 		g.Emb[i] *= 1e37
 	}
 	ix := NewIndex(g)
-	for _, cfg := range []Config{Classic(), Config{}} {
+	for _, cfg := range []Config{classicConfig(), Config{}} {
 		if _, err := ix.Score(cfg, Query{Text: "flow", Embedding: randomQuery(3, 8)}); err != nil {
 			t.Logf("score refused: %v", err)
 		}

@@ -103,7 +103,7 @@ func TestPaperTabReal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []Config{Classic(), Config{}, PaperAspects()} {
+		for _, c := range []Config{classicConfig(), Config{}, paperAspects()} {
 			s, err := ix.Score(c, Query{Text: rec.Question, Embedding: qv[0]})
 			if err != nil {
 				t.Fatal(err)

@@ -123,7 +123,7 @@ func TestClassicSignalsMatchReference(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		for _, rmin := range []float64{0.22, 0.5} { // 0.5 leaves isolated and dangling nodes
 			name := fmt.Sprintf("seed%d/rmin%v", seed, rmin)
-			c := Classic()
+			c := classicConfig()
 			c.MinEdgeWeight = rmin
 			n := 30 + int(seed*7)%150
 			g := randomGraph(t, seed, n, 6, 2*n)
@@ -175,7 +175,7 @@ func allNear(a, b []float64, tol float64) bool {
 // nodes share an embedding and h takes few values, so equal MMR scores are
 // common and must go to the lower index as in the definition.
 func TestMMRTiesMatchDefinition(t *testing.T) {
-	c := Classic()
+	c := classicConfig()
 	for seed := uint64(1); seed <= 30; seed++ {
 		n := 100 + int(seed)*13
 		g0 := randomGraph(t, seed, n, 8, n)
@@ -212,7 +212,7 @@ func TestMMRTiesMatchDefinition(t *testing.T) {
 func TestSweepsLanesIndependent(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		g := randomGraph(t, seed, 50+int(seed)*20, 6, 150)
-		sc, err := scoreVec(g, Classic(), "flow graph table", randomQuery(seed, 6))
+		sc, err := scoreVec(g, classicConfig(), "flow graph table", randomQuery(seed, 6))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,7 +79,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 	g := mustGraph(t, nodes, 2, emb, nil)
 	q := []float32{2, 0} // not unit: Score normalises
 
-	paper, err := scoreVec(g, PaperAspects(), "What does Figure 2 show?", q)
+	paper, err := scoreVec(g, paperAspects(), "What does Figure 2 show?", q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestRelevanceHandComputed(t *testing.T) {
 }
 
 func TestDegenerate(t *testing.T) {
-	presets := map[string]Config{"aspects": Config{}, "paper": PaperAspects(), "classic": Classic()}
+	presets := map[string]Config{"aspects": Config{}, "paper": paperAspects(), "classic": classicConfig()}
 	for _, name := range []string{"aspects", "paper", "classic"} {
 		c := presets[name]
 		s := func(g *graph.Graph, text string, q []float32) (*Scores, error) { return scoreVec(g, c, text, q) }
@@ -197,7 +197,7 @@ func TestDegenerate(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	for name, c := range map[string]Config{"classic": Classic(), "paper": PaperAspects(),
+	for name, c := range map[string]Config{"classic": classicConfig(), "paper": paperAspects(),
 		"aspects": Config{}, "dense": {BM25Weight: -1, RefBoost: -1, HopAlpha: -1}} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -217,7 +217,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	g := randomGraph(t, 1, 5, 4, 0)
 	for i, b := range bad {
-		c := Classic()
+		c := classicConfig()
 		b.set(&c)
 		err := c.Validate()
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), b.field) {

@@ -13,7 +13,7 @@ import (
 // -race.
 func TestConcurrentDeterministic(t *testing.T) {
 	g := randomGraph(t, 5, 200, 8, 400)
-	for _, c := range []Config{Classic(), Config{}} {
+	for _, c := range []Config{classicConfig(), Config{}} {
 		ix := NewIndex(g)
 		want := make([]*Scores, 8)
 		for i := range want {
@@ -45,7 +45,7 @@ func TestIndexMinEdgeWeight(t *testing.T) {
 	ix := NewIndex(g)
 	q := Query{Text: "flow graph", Embedding: randomQuery(6, 6)}
 	for _, rmin := range []float64{0.22, 0.5, 0.22} {
-		c := Classic()
+		c := classicConfig()
 		c.MinEdgeWeight = rmin
 		got, err := ix.Score(c, q)
 		if err != nil {

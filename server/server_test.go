@@ -18,6 +18,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/reader"
 	"github.com/flowreader/flowreader/server"
 )
 
@@ -298,7 +299,9 @@ func TestAskFailureKeepsPartial(t *testing.T) {
 		{Contains: "EVIDENCE PATHS", Err: fmt.Errorf("reasoner: %w", llm.ErrUnavailable)},
 		{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`},
 	}, Default: `{"status": "supported", "answer": "31", "evidence": "East Arm | 97 | 31"}`}
-	ix := index(t, flowreader.Config{Model: m})
+	// A VLM without a Fallback: the model's failure reaches the client
+	// (the default pipeline answers with the extractive reader instead).
+	ix := index(t, flowreader.Config{Model: m, Reader: &reader.VLM{Model: m}})
 	ts := newServer(t, ix, server.Options{})
 	status, _, b := do(t, "POST", ts.URL+"/v1/ask", jsonType, `{"question": "`+question+`", "budget": 2, "partial": true}`)
 	var e errorBody

@@ -16,6 +16,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
+	"github.com/flowreader/flowreader/reader"
 	"github.com/flowreader/flowreader/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -128,7 +129,9 @@ func TestAskStreamError(t *testing.T) {
 		{Contains: "EVIDENCE PATHS", Err: fmt.Errorf("reasoner: %w", llm.ErrUnavailable)},
 		{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`},
 	}, Default: `{"status": "supported", "answer": "31", "evidence": "East Arm | 97 | 31"}`}
-	ts := newServer(t, index(t, flowreader.Config{Model: m}), server.Options{})
+	// A VLM without a Fallback: the model's failure reaches the client
+	// (the default pipeline answers with the extractive reader instead).
+	ts := newServer(t, index(t, flowreader.Config{Model: m, Reader: &reader.VLM{Model: m}}), server.Options{})
 	for _, partial := range []bool{false, true} {
 		resp := postStream(t, context.Background(), ts.URL, fmt.Sprintf(`{"question": %q, "stream": true, "partial": %v}`, question, partial))
 		evs := readEvents(t, resp.Body, nil)

@@ -465,10 +465,20 @@ func printAnswer(w io.Writer, g *graph.Graph, question string, res *flowreader.R
 		for _, n := range res.Notes {
 			fmt.Fprintln(w, "note:", termsafe.Text(n))
 		}
+		printFallback(w, res)
 		return
 	}
 	fmt.Fprintf(w, "Q: %s\nA: %s\n", termsafe.Text(question), termsafe.Text(res.Text))
 	printCitations(w, g, res)
+	printFallback(w, res)
+}
+
+// printFallback says, when the model failed and the fallback reader
+// answered, that the answer is not the model's, and why.
+func printFallback(w io.Writer, res *flowreader.Result) {
+	if res.Answer != nil && res.Trace.ReasonerFallback == "fallback" {
+		fmt.Fprintln(w, "note:", termsafe.Text(res.Trace.Note))
+	}
 }
 
 // printCitations prints the answer's confidence, citations (their pages

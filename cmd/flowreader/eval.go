@@ -56,6 +56,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	answerF1 := fs.Bool("answer-f1", false, "answer the extractive questions (QASPER, PaperTab) with the offline extractive reader over each router's evidence and score QASPER's answer F1 (results.md table, DIR/answer_f1.csv)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	linksMode := fs.String("links", "none", linksUsage)
+	var augments augmentFlag
+	fs.Var(&augments, "augment", "also evaluate each dataset with near-duplicates added (repeatable; rows \"<dataset>+<name>\"): \"dup\" for the default mix, or key=value pairs name, seed, copies, rate, editrate, exact, edit, reorder, boiler (docs/dedup.md)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader eval --dataset NAME[,NAME] --data PATH[,PATH] --out DIR [flags]
 
@@ -131,6 +133,13 @@ routers:
 		notes = append(notes, ds.Notes...)
 		fmt.Fprintf(stderr, "eval: %s: %d questions from %s\n", name, len(ds.Questions), paths[i])
 	}
+	for _, a := range augments {
+		for _, ds := range sets[:len(names)] {
+			aug := a.Apply(ds)
+			sets = append(sets, aug)
+			notes = append(notes, aug.Notes[len(ds.Notes):]...)
+		}
+	}
 	run := &eval.Runner{
 		Embedder:    emb,
 		Scorings:    reg.Scorings(),
@@ -188,6 +197,7 @@ routers:
 			return err
 		}
 	}
+	cmps = append(cmps, res.CompareVariants(*resamples, *seed)...)
 	gdesc := fmt.Sprintf("content embeddings (no LLM summaries), reading-order window %d, kNN %d", graphOpt(*window, 3), graphOpt(*knn, 5))
 	if *graphMode == "builder" {
 		gdesc = "graph.Builder offline analysis (lead summaries and keywords)"
@@ -267,6 +277,26 @@ func accuracyMode(run *eval.Runner) error {
 		}
 	}
 	run.JudgeModel = llm.Wrap(judge, llm.Middleware{Attempts: 4})
+	return nil
+}
+
+// augmentFlag collects --augment specs.
+type augmentFlag []eval.Augment
+
+func (f *augmentFlag) String() string {
+	var out []string
+	for _, a := range *f {
+		out = append(out, a.String())
+	}
+	return strings.Join(out, " ")
+}
+
+func (f *augmentFlag) Set(v string) error {
+	a, err := eval.ParseAugment(v)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, a)
 	return nil
 }
 

@@ -24,7 +24,7 @@ func TestEvalCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if lines[0] != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains" {
+	if lines[0] != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains,dup_share" {
 		t.Errorf("header %q", lines[0])
 	}
 	// (3 datasets + macro) × (aspects×2 selectors + topk + topk-dense) × 2 budgets.
@@ -65,7 +65,7 @@ func TestEvalAnswerF1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, _, _ := strings.Cut(string(r), "\n"); h != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains" {
+	if h, _, _ := strings.Cut(string(r), "\n"); h != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains,dup_share" {
 		t.Errorf("header %q", h)
 	}
 	if !strings.Contains(so.String(), "Answer F1 of the extractive reader") {

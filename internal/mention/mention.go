@@ -39,6 +39,38 @@ type Options struct {
 	// (0 = 8): an entity links every pair of texts naming it, so frequent
 	// spans would add cliques of weak links.
 	MaxEntityDF int
+	// Class, when not nil, gives each passage's content class (passages
+	// holding one content, copies of each other, share one; graph.Graph's
+	// Copies): the counts behind MaxTitleShare, MaxTitleCopies and
+	// MaxEntityDF count contents, not passages, so that a collection that
+	// holds a passage twice keeps the titles and entities of the
+	// collection that holds it once. Nil: every passage its own content.
+	Class []int32
+}
+
+// contents counts the distinct content classes of the passages ps (each
+// passage once when Class is nil).
+func (o Options) contents(ps []int32) int {
+	if o.Class == nil || len(ps) < 2 {
+		return len(ps)
+	}
+	seen := make(map[int32]bool, len(ps))
+	for _, p := range ps {
+		seen[o.Class[p]] = true
+	}
+	return len(seen)
+}
+
+// total counts the distinct content classes of n passages.
+func (o Options) total(n int) int {
+	if o.Class == nil {
+		return n
+	}
+	seen := make(map[int32]bool, n)
+	for _, c := range o.Class[:n] {
+		seen[c] = true
+	}
+	return len(seen)
 }
 
 // minDF is the mention count a title may always reach before
@@ -182,7 +214,7 @@ func NewTitleIndex(titles []string, opt Options) *TitleIndex {
 		x.cands[c].nodes = append(x.cands[c].nodes, int32(i))
 	}
 	for c := range x.cands {
-		if len(x.cands[c].nodes) > opt.maxCopies() {
+		if opt.contents(x.cands[c].nodes) > opt.maxCopies() {
 			continue
 		}
 		w := x.cands[c].words[0]
@@ -247,10 +279,10 @@ func TitleMentions(texts, titles []string, opt Options) [][]int32 {
 			hits[c] = append(hits[c], int32(a))
 		}
 	}
-	limit := max(minDF, int(math.Ceil(opt.maxShare()*float64(n))))
+	limit := max(minDF, int(math.Ceil(opt.maxShare()*float64(opt.total(n)))))
 	out := make([][]int32, n)
 	for c := range x.cands {
-		if len(hits[c]) == 0 || len(hits[c]) > limit {
+		if len(hits[c]) == 0 || opt.contents(hits[c]) > limit {
 			continue
 		}
 		for _, a := range hits[c] {
@@ -376,7 +408,7 @@ func EntityPairs(texts []string, opt Options) []Pair {
 	var out []Pair
 	for _, e := range order {
 		p := post[e]
-		if len(p) < 2 || len(p) > opt.maxEntityDF() {
+		if len(p) < 2 || opt.contents(p) > opt.maxEntityDF() {
 			continue
 		}
 		for i := range p {

@@ -1,6 +1,7 @@
 package mention
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -93,4 +94,53 @@ func FuzzMentions(f *testing.F) {
 		_ = Entities(text)
 		_ = EntityPairs([]string{text, title, text}, Options{})
 	})
+}
+
+// With Class, the counts behind the thresholds count contents: a
+// collection holding every passage twice keeps the titles and entities of
+// the one holding it once; without it, the copies push them over.
+func TestClassCountsContents(t *testing.T) {
+	var titles, texts []string
+	var class []int32
+	add := func(title, text string) {
+		for range 2 { // each passage and its copy
+			class = append(class, int32(len(titles)/2*2))
+			titles, texts = append(titles, title), append(texts, text)
+		}
+	}
+	// A title four passages share (eight with the copies).
+	for i := range 4 {
+		add("Chihuahua (state)", fmt.Sprintf("passage %c on the state.", 'a'+i))
+	}
+	// An entity five passages name (ten with the copies).
+	for i := range 5 {
+		add("", fmt.Sprintf("text %c names the Malmo Art School.", 'a'+i))
+	}
+	q := "What is the capital of Chihuahua?"
+	if got := NewTitleIndex(titles, Options{}).Named(q); len(got) != 0 {
+		t.Errorf("without classes: eight passages of one title named: %v", got)
+	}
+	if got := NewTitleIndex(titles, Options{Class: class}).Named(q); len(got) != 8 {
+		t.Errorf("with classes: named %v, want the eight passages", got)
+	}
+	if got := EntityPairs(texts, Options{}); len(got) != 0 {
+		t.Errorf("without classes: an entity of ten texts links: %v", got)
+	}
+	if got := EntityPairs(texts, Options{Class: class}); len(got) != 45 {
+		t.Errorf("with classes: %d entity pairs, want 45 (ten texts, five contents)", len(got))
+	}
+	// Title share: minDF contents name a title, twice each.
+	titles, texts, class = []string{"Grand Hotel"}, []string{""}, []int32{0}
+	for i := range minDF {
+		for range 2 {
+			class = append(class, int32(1+2*i))
+			titles, texts = append(titles, ""), append(texts, fmt.Sprintf("At the Grand Hotel %c.", 'a'+i))
+		}
+	}
+	if n := len(TitleMentions(texts, titles, Options{Class: class})[1]); n != 1 {
+		t.Errorf("with classes: a title named by %d contents names %d, want 1", minDF, n)
+	}
+	if n := len(TitleMentions(texts, titles, Options{})[1]); n != 0 {
+		t.Errorf("without classes: a title named by %d texts names %d, want 0", 2*minDF, n)
+	}
 }

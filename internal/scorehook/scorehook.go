@@ -52,3 +52,8 @@ var Candidates func(ix, c, q any, m int) (any, error)
 // ScoreCandidates scores a candidate set as the index over a store does:
 // (cs *score.Candidates, c score.Config, q score.Query) → *score.Scores.
 var ScoreCandidates func(cs, c, q any) (any, error)
+
+// MMR selects k nodes by maximal marginal relevance over the scores h with
+// trade-off lambda (paper v1 §3.4), as score's Index picks its sources,
+// for callers without an Index (the evaluation's MMR baselines).
+var MMR func(g *graph.Graph, h []float64, k int, lambda float64) []int

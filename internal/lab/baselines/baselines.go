@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/scorehook"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -78,7 +79,7 @@ func (m *MMRTopK) Open(ctx context.Context, g *graph.Graph) (flow.GraphRouter, e
 	if lambda == 0 {
 		lambda = 0.7
 	}
-	return open(ctx, g, "mmr", func(s *score.Scores, k int) []int { return score.MMR(g, s.H, k, lambda) })
+	return open(ctx, g, "mmr", func(s *score.Scores, k int) []int { return scorehook.MMR(g, s.H, k, lambda) })
 }
 
 // Open returns the PPR router of g.

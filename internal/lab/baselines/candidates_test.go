@@ -2,12 +2,13 @@ package baselines
 
 import (
 	"context"
+	"github.com/flowreader/flowreader"
 	"math"
 	"reflect"
 	"testing"
 
 	"github.com/flowreader/flowreader/flow"
-	"github.com/flowreader/flowreader/score"
+	"github.com/flowreader/flowreader/internal/scorehook"
 )
 
 func TestCandidatesWholeGraphEqualsInner(t *testing.T) {
@@ -17,10 +18,10 @@ func TestCandidatesWholeGraphEqualsInner(t *testing.T) {
 	// Classic routes the sources and sinks of classic scoring; these
 	// stand in for score.Classic's (MMR sources, sinks by a = r).
 	classic := *s
-	classic.Sources = score.MMR(g, s.H, 8, 0.7)
+	classic.Sources = scorehook.MMR(g, s.H, 8, 0.7)
 	classic.A = append([]float64(nil), s.R...)
 	classic.Sinks = byScore(classic.A)[:8]
-	for _, inner := range []flow.Router{flow.PaperAspects(), &flow.Classic{}, &TopK{}} {
+	for _, inner := range []flow.Router{flowreader.PaperAspects().Router, &flow.Classic{}, &TopK{}} {
 		s := s
 		if _, ok := inner.(*flow.Classic); ok {
 			s = &classic

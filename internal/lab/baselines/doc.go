@@ -8,5 +8,5 @@
 // PPR is ψ = (1−d)·p + d·Wᵀψ over the edges of weight ≥ r_min (both
 // directions, weight w_ij, rows normalised), seeded at the top nodes by r
 // with personalisation p ∝ r (paper v1 §3.1); MMR picks argmax
-// λ h_v − (1−λ) max_{u picked} cos(ê_v, ê_u) (score.MMR).
+// λ h_v − (1−λ) max_{u picked} cos(ê_v, ê_u) (scorehook.MMR).
 package baselines

@@ -66,6 +66,11 @@ type Question struct {
 	// example PaperTab's table captions, absent from its texts); they are
 	// left out of Gold and reported.
 	Unmatched int
+	// CopyOf maps each near-duplicate document that Augment added to the
+	// document it copies (nil without copies). Measure counts a read of a
+	// copy as a read of its original for document recall and for
+	// Metrics.Dups; the gold units list the copies' items themselves.
+	CopyOf map[string]string
 }
 
 // HasEvidence reports whether evidence recall is defined for q.

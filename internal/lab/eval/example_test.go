@@ -47,7 +47,7 @@ func ExampleRunner() {
 		fmt.Printf("%s %s: %d questions, at most %d nodes: %v\n", r.Dataset, r.Router, r.Questions, r.Budget, r.Distinct <= 4)
 	}
 	// Output:
-	// dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains
+	// dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains,dup_share
 	// fetaqa aspects: 4 questions, at most 4 nodes: true
 	// fetaqa topk: 4 questions, at most 4 nodes: true
 }
@@ -120,7 +120,7 @@ func ExampleDefaultRegistry() {
 	fmt.Println(strings.Join(names, " "))
 	fmt.Println(reg.Selectors())
 	// Output:
-	// aspects aspects-paper classic topk topk-dense mmr ppr shortest docorder singlesink noagreement nocredit hop hop-topk
+	// aspects aspects-paper classic topk topk-dense mmr hop-mmr ppr shortest docorder singlesink noagreement nocredit hop hop-topk
 	// [greedy annealed]
 }
 
@@ -132,6 +132,6 @@ func ExampleWriteCSV() {
 		panic(err)
 	}
 	// Output:
-	// dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains
-	// qasper,topk,rank,16,2,0.7500,0.5000,,16.00,16.00,16.00
+	// dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains,dup_share
+	// qasper,topk,rank,16,2,0.7500,0.5000,,16.00,16.00,16.00,0.0000
 }

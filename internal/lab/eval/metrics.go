@@ -22,6 +22,12 @@ type Metrics struct {
 	// Distinct, Reads and Chains count distinct nodes, node reads (with
 	// repeats across chains) and chains.
 	Distinct, Reads, Chains int
+	// Dups counts the distinct nodes read that duplicate another node read
+	// before them: a copy of the same item (Question.CopyOf: an Augment
+	// copy and its original, or two copies) or a node of the same
+	// normalised text. Distinct − Dups is the number of distinct contents
+	// read.
+	Dups int
 	// Judged reports whether the answer was scored (accuracy mode) and
 	// Correct the judge's verdict.
 	Judged, Correct bool
@@ -39,6 +45,8 @@ func Measure(q *Question, g *graph.Graph, chains []flow.Chain) Metrics {
 	var m Metrics
 	read := map[ItemRef]bool{}
 	docs := map[string]bool{}
+	origins := map[ItemRef]bool{}
+	texts := map[string]bool{}
 	for _, c := range chains {
 		if len(c.Nodes) == 0 {
 			continue
@@ -50,12 +58,25 @@ func Measure(q *Question, g *graph.Graph, chains []flow.Chain) Metrics {
 				continue
 			}
 			n := &g.Nodes[v]
-			r := ItemRef{Doc: n.Doc, Item: n.Order}
-			if !read[r] {
-				read[r] = true
-				m.Distinct++
+			doc := n.Doc
+			if o, ok := q.CopyOf[doc]; ok {
+				doc = o
 			}
-			docs[n.Doc] = true
+			docs[doc] = true
+			r := ItemRef{Doc: n.Doc, Item: n.Order}
+			if read[r] {
+				continue
+			}
+			read[r] = true
+			m.Distinct++
+			o, t := ItemRef{Doc: doc, Item: n.Order}, normText(n.Content)
+			if origins[o] || (t != "" && texts[t]) {
+				m.Dups++
+			}
+			origins[o] = true
+			if t != "" {
+				texts[t] = true
+			}
 		}
 	}
 	for _, units := range q.Gold {
@@ -103,6 +124,9 @@ type Summary struct {
 	// Distinct, Reads and Chains are means per question; ChainLength is
 	// reads per chain (0 without chains).
 	Distinct, Reads, Chains, ChainLength float64
+	// DupShare is the share of the distinct nodes read that duplicate
+	// another node read (Σ Dups / Σ Distinct; 0 when nothing was read).
+	DupShare float64
 	// JudgedQuestions counts the questions with a judged answer and
 	// Accuracy is the judge's mean over them (accuracy mode only).
 	JudgedQuestions int
@@ -149,6 +173,7 @@ func Summarize(ms []Metrics) Summary {
 			}
 		}
 		s.Distinct += float64(m.Distinct)
+		s.DupShare += float64(m.Dups)
 		reads += float64(m.Reads)
 		chains += float64(m.Chains)
 	}
@@ -164,6 +189,9 @@ func Summarize(ms []Metrics) Summary {
 	}
 	if s.F1Questions > 0 {
 		s.AnswerF1 /= float64(s.F1Questions)
+	}
+	if s.Distinct > 0 {
+		s.DupShare /= s.Distinct
 	}
 	if s.HeldF1Questions > 0 {
 		s.HeldAnswerF1 /= float64(s.HeldF1Questions)
@@ -216,6 +244,7 @@ func Macro(ss []Summary) Summary {
 			out.Reads += s.Reads
 			out.Chains += s.Chains
 			out.ChainLength += s.ChainLength
+			out.DupShare += s.DupShare
 		}
 	}
 	if ne > 0 {
@@ -237,6 +266,7 @@ func Macro(ss []Summary) Summary {
 		out.Reads /= float64(n)
 		out.Chains /= float64(n)
 		out.ChainLength /= float64(n)
+		out.DupShare /= float64(n)
 	}
 	return out
 }

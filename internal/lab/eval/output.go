@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,10 +21,12 @@ import (
 )
 
 // CSVHeader is the header of results.csv, an interface other tools rely on.
-var CSVHeader = []string{"dataset", "router", "selector", "budget", "questions", "evidence_recall", "all_gold_rate", "doc_recall", "distinct_nodes", "node_reads", "chains"}
+var CSVHeader = []string{"dataset", "router", "selector", "budget", "questions", "evidence_recall", "all_gold_rate", "doc_recall", "distinct_nodes", "node_reads", "chains", "dup_share"}
 
 // WriteCSV writes rows under CSVHeader: rates in [0,1] with 4 decimals,
-// empty where undefined; the last three columns are means per question.
+// empty where undefined; distinct_nodes, node_reads and chains are means per
+// question, dup_share the share of distinct nodes read that duplicate
+// another node read (Summary.DupShare).
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -32,7 +35,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		rec := []string{r.Dataset, r.Router, r.Selector, strconv.Itoa(r.Budget), strconv.Itoa(r.Questions),
 			rate(r.EvidenceRecall, r.EvidenceQuestions), rate(r.AllGoldRate, r.EvidenceQuestions), rate(r.DocRecall, r.DocQuestions),
-			num(r.Distinct), num(r.Reads), num(r.Chains)}
+			num(r.Distinct), num(r.Reads), num(r.Chains), strconv.FormatFloat(r.DupShare, 'f', 4, 64)}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -65,27 +68,37 @@ func WriteMarkdown(w io.Writer, rows []Row, cmps []Comparison, notes []string) e
 	sort.Ints(budgets)
 	for _, bud := range budgets {
 		fmt.Fprintf(&b, "## Budget %d distinct nodes\n\n", bud)
-		b.WriteString("| dataset | router | selector | questions | evidence recall | all-gold | doc recall | distinct | reads | chains | chain length |\n")
-		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| dataset | router | selector | questions | evidence recall | all-gold | doc recall | distinct | reads | chains | chain length | duplicates read |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range rows {
 			if r.Budget != bud {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %.1f | %.1f | %.1f | %.2f |\n", r.Dataset, r.Router, r.Selector,
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %.1f | %.1f | %.1f | %.2f | %.1f%% |\n", r.Dataset, r.Router, r.Selector,
 				r.Questions, pct(r.EvidenceRecall, r.EvidenceQuestions), pct(r.AllGoldRate, r.EvidenceQuestions),
-				pct(r.DocRecall, r.DocQuestions), r.Distinct, r.Reads, r.Chains, r.ChainLength)
+				pct(r.DocRecall, r.DocQuestions), r.Distinct, r.Reads, r.Chains, r.ChainLength, 100*r.DupShare)
 		}
 		b.WriteString("\n")
 		writeAccuracy(&b, rows, bud)
 		writeF1(&b, rows, bud)
-		var cs []Comparison
+		var bases []string
 		for _, c := range cmps {
-			if c.Budget == bud {
-				cs = append(cs, c)
+			if c.Budget == bud && !slices.Contains(bases, c.Baseline) {
+				bases = append(bases, c.Baseline)
 			}
 		}
-		if len(cs) > 0 {
-			fmt.Fprintf(&b, "Paired differences against `%s` (points; bootstrap 95%% interval; McNemar on all-gold):\n\n", cs[0].Baseline)
+		for _, base := range bases {
+			var cs []Comparison
+			for _, c := range cmps {
+				if c.Budget == bud && c.Baseline == base {
+					cs = append(cs, c)
+				}
+			}
+			if base == OriginalBaseline {
+				b.WriteString("Paired differences of each augmented set against the original set, router by router (points; bootstrap 95% interval; McNemar on all-gold):\n\n")
+			} else {
+				fmt.Fprintf(&b, "Paired differences against `%s` (points; bootstrap 95%% interval; McNemar on all-gold):\n\n", base)
+			}
 			f1 := false
 			for _, c := range cs {
 				f1 = f1 || c.AnswerF1.N > 0
@@ -328,11 +341,12 @@ func WriteAccuracyCSV(w io.Writer, rows []Row) error {
 
 // WriteQuestions writes one CSV line per question, router, selector and
 // budget (dataset, question, router, selector, budget, evidence_recall,
-// all_gold, doc_recall, distinct_nodes, node_reads, chains), for looking at
+// all_gold, doc_recall, distinct_nodes, node_reads, chains, dup_nodes: the
+// distinct nodes read that duplicate another node read), for looking at
 // the questions where routers differ. Undefined figures are empty.
 func WriteQuestions(w io.Writer, res *Results) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"dataset", "question", "router", "selector", "budget", "evidence_recall", "all_gold", "doc_recall", "distinct_nodes", "node_reads", "chains", "answer_f1", "split"}); err != nil {
+	if err := cw.Write([]string{"dataset", "question", "router", "selector", "budget", "evidence_recall", "all_gold", "doc_recall", "distinct_nodes", "node_reads", "chains", "answer_f1", "split", "dup_nodes"}); err != nil {
 		return err
 	}
 	for qi, q := range res.Questions {
@@ -363,7 +377,7 @@ func WriteQuestions(w io.Writer, res *Results) error {
 					split = "heldout"
 				}
 				if err := cw.Write([]string{ds, q.ID, spec.Name, spec.Selector, strconv.Itoa(b), ev, all, doc,
-					strconv.Itoa(m.Distinct), strconv.Itoa(m.Reads), strconv.Itoa(m.Chains), f1, split}); err != nil {
+					strconv.Itoa(m.Distinct), strconv.Itoa(m.Reads), strconv.Itoa(m.Chains), f1, split, strconv.Itoa(m.Dups)}); err != nil {
 					return err
 				}
 			}

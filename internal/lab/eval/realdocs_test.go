@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/flowreader/flowreader/internal/realdocs"
 )
 
 func TestRealDocGrade(t *testing.T) {
@@ -63,19 +65,24 @@ func TestLoadRealDocQuestions(t *testing.T) {
 }
 
 // TestRealDocs asks the real-document questions of the documents that
-// testdata/realdocs/fetch.sh put in $FLOWREADER_REALDOCS, through the
-// flowreader binary $FLOWREADER_BIN (default: built from this tree) with
-// its defaults (no model: the extractive reader), one graph per
+// testdata/realdocs/fetch.sh put in $FLOWREADER_REALDOCS/qa (one folder
+// per collection, beside the other real documents the tests read),
+// through the flowreader binary $FLOWREADER_BIN (default: built from this
+// tree) with its defaults (no model: the extractive reader), one graph per
 // collection, and reports right / partly / wrong per split. With
 // $FLOWREADER_REALDOCS_OUT it writes one CSV row per question there. It
-// skips without the documents.
+// skips, saying how to fetch them, without the documents.
 //
 //	internal/lab/eval/testdata/realdocs/fetch.sh /tmp/realdocs
 //	FLOWREADER_REALDOCS=/tmp/realdocs go test -run TestRealDocs -v ./internal/lab/eval
 func TestRealDocs(t *testing.T) {
-	docs := os.Getenv("FLOWREADER_REALDOCS")
-	if docs == "" {
-		t.Skip("FLOWREADER_REALDOCS is not set (make the documents with testdata/realdocs/fetch.sh)")
+	root := os.Getenv(realdocs.Env)
+	if root == "" {
+		t.Skipf("$%s is not set (internal/lab/eval/testdata/realdocs/fetch.sh DIR fetches the documents)", realdocs.Env)
+	}
+	docs := filepath.Join(root, "qa")
+	if _, err := os.Stat(docs); err != nil {
+		t.Skipf("%s: %v (internal/lab/eval/testdata/realdocs/fetch.sh %s fetches the documents)", docs, err, root)
 	}
 	f, err := os.Open(filepath.Join("testdata", "realdocs", "questions.jsonl"))
 	if err != nil {

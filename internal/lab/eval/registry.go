@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/flowreader/flowreader"
@@ -49,6 +50,10 @@ type RouterDef struct {
 	Selector string
 	// Doc says what the router is, for --help.
 	Doc string
+	// Param, when set, makes the router with a parameter given in the
+	// router's name as NAME@VALUE (MMR's λ: "hop-mmr@0.8"); the row is named
+	// as given.
+	Param func(v float64) (flow.Router, error)
 }
 
 // Registry maps router, scoring and selector names to constructors. Add
@@ -147,10 +152,24 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 	var out []RouterSpec
 	for _, name := range routers {
 		var def *RouterDef
+		base, param, hasParam := strings.Cut(name, "@")
 		for i := range r.routers {
-			if r.routers[i].Name == name {
+			if r.routers[i].Name == base {
 				def = &r.routers[i]
 			}
+		}
+		if def != nil && hasParam {
+			v, err := strconv.ParseFloat(param, 64)
+			if def.Param == nil || err != nil {
+				return nil, fmt.Errorf("%w: router %q: %s takes no parameter %q", ErrConfig, name, base, param)
+			}
+			rt, err := def.Param(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: router %q: %w", ErrConfig, name, err)
+			}
+			d := *def
+			d.Name, d.Router = name, rt
+			def = &d
 		}
 		if def == nil {
 			names := make([]string, len(r.routers))
@@ -196,7 +215,7 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //	topk          top-k by the default preset's relevance (no hop step)
 //	topk-dense    top-k by cosine only (plain RAG)
 //	mmr, ppr      MMR and personalised-PageRank top-k on the default
-//	              relevance (no hop step)
+//	              relevance (no hop step; mmr@λ: MMR with that λ)
 //	shortest, docorder, singlesink, noagreement, nocredit
 //	              the Table 3 ablations of the default aspects router, on
 //	              the default relevance (no hop step)
@@ -204,6 +223,7 @@ func (r *Registry) Specs(routers, selectors []string) ([]RouterSpec, error) {
 //	              its hop step (hop-aware relevance over title and entity
 //	              links): aspects under its earlier name
 //	hop-topk      top-k by the hop-aware scores
+//	hop-mmr       MMR top-k by the hop-aware scores (hop-mmr@λ: with that λ)
 //
 // Aspects routers read up to the budget: the budget passed to Route is
 // their demand cap F_max (the read cap K of Table 4, 16 in the paper), so a
@@ -223,7 +243,7 @@ func DefaultRegistry() *Registry {
 	noHop.HopAlpha = -1
 	r.AddScoring(ScoreRelevance, noHop)
 	r.AddScoring(ScoreAspectsPaper, paper.Scoring)
-	r.AddScoring(ScoreClassic, score.Classic())
+	r.AddScoring(ScoreClassic, flowreader.Classic().Scoring)
 	r.AddScoring(ScoreDense, score.Config{BM25Weight: -1, RefBoost: -1, HopAlpha: -1}) // r = max(cos,0), h = r / max r
 	r.AddSelector("greedy", selector.Greedy())
 	r.AddSelector("annealed", selector.Annealed())
@@ -239,7 +259,16 @@ func DefaultRegistry() *Registry {
 	}
 	ranked("topk", ScoreRelevance, "top-k by the default relevance", &baselines.TopK{})
 	ranked("topk-dense", ScoreDense, "top-k by cosine only", &baselines.TopK{Name: "topk-dense"})
-	ranked("mmr", ScoreRelevance, "MMR top-k on h", &baselines.MMRTopK{})
+	mmrLambda := func(v float64) (flow.Router, error) {
+		if !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("MMR λ %v not in (0, 1]", v)
+		}
+		return &baselines.MMRTopK{Lambda: v}, nil
+	}
+	r.AddRouter(RouterDef{Name: "mmr", Scoring: ScoreRelevance, Ranked: true, BudgetAware: true, Router: &baselines.MMRTopK{}, Param: mmrLambda,
+		Doc: "MMR top-k on h (λ 0.7; mmr@λ sets λ)"})
+	r.AddRouter(RouterDef{Name: "hop-mmr", Scoring: ScoreAspects, Ranked: true, BudgetAware: true, Router: &baselines.MMRTopK{}, Param: mmrLambda,
+		Doc: "MMR top-k on the hop-aware h (λ 0.7; hop-mmr@λ sets λ)"})
 	ranked("ppr", ScoreRelevance, "personalised PageRank top-k", &baselines.PPRTopK{})
 	ablation := func(name, doc string, set func(a *flow.Aspects)) {
 		a := &flow.Aspects{}

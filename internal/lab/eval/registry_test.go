@@ -5,11 +5,12 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/flowreader/flowreader/internal/lab/baselines"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
 // allRouters is every router the CLI must accept (issues 9 and 11).
-var allRouters = []string{"aspects", "aspects-paper", "classic", "topk", "topk-dense", "mmr", "ppr", "shortest", "docorder", "singlesink", "noagreement", "nocredit", "hop", "hop-topk"}
+var allRouters = []string{"aspects", "aspects-paper", "classic", "topk", "topk-dense", "mmr", "hop-mmr", "ppr", "shortest", "docorder", "singlesink", "noagreement", "nocredit", "hop", "hop-topk"}
 
 func TestDefaultRegistrySpecs(t *testing.T) {
 	reg := DefaultRegistry()
@@ -17,8 +18,8 @@ func TestDefaultRegistrySpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 5 ranked routers once, 9 flow routers twice.
-	if len(specs) != 5+9*2 {
+	// 6 ranked routers once, 9 flow routers twice.
+	if len(specs) != 6+9*2 {
 		t.Fatalf("%d specs", len(specs))
 	}
 	for _, s := range specs {
@@ -31,6 +32,19 @@ func TestDefaultRegistrySpecs(t *testing.T) {
 	}
 	if _, err := reg.Specs([]string{"topk"}, []string{"nope"}); !errors.Is(err, ErrConfig) {
 		t.Errorf("unknown selector: %v", err)
+	}
+	// MMR's λ in the name.
+	specs, err = reg.Specs([]string{"mmr@0.5", "hop-mmr@0.9"}, nil)
+	if err != nil || len(specs) != 2 || specs[0].Name != "mmr@0.5" || specs[1].Name != "hop-mmr@0.9" {
+		t.Fatalf("%+v %v", specs, err)
+	}
+	if m, ok := specs[0].Router.(*baselines.MMRTopK); !ok || m.Lambda != 0.5 {
+		t.Errorf("mmr@0.5 is %#v", specs[0].Router)
+	}
+	for _, bad := range []string{"mmr@x", "mmr@0", "mmr@1.5", "topk@0.5", "nope@1"} {
+		if _, err := reg.Specs([]string{bad}, nil); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }
 

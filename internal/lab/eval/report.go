@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Row is one line of the results table: a router with its selector at one
@@ -18,7 +19,10 @@ type Row struct {
 type Comparison struct {
 	Dataset, Router, Selector string
 	Budget                    int
-	Baseline                  string
+	// Baseline names the baseline router, or OriginalBaseline for a
+	// comparison of an augmented dataset with its original
+	// (CompareVariants).
+	Baseline string
 	// Recall is the paired difference in evidence recall (router −
 	// baseline) over questions with evidence; DocRecall likewise.
 	Recall, DocRecall Interval
@@ -98,30 +102,52 @@ func (res *Results) Rows() []Row {
 			}
 		}
 	}
-	parts := 0
-	for _, w := range whole {
-		if !w {
-			parts++
+	// One macro row per variant: the original datasets' groups, and each
+	// augmentation's ("macro+dup").
+	var variants []string
+	parts := map[string]int{}
+	for gi, name := range names {
+		if whole[gi] {
+			continue
 		}
+		v := variantOf(name)
+		if parts[v] == 0 {
+			variants = append(variants, v)
+		}
+		parts[v]++
 	}
-	if parts > 1 {
-		groupRows := rows
+	groupRows := rows
+	for _, v := range variants {
+		if parts[v] < 2 {
+			continue
+		}
 		for _, spec := range res.Routers {
 			for _, b := range res.Budgets {
 				var ss []Summary
 				for k, row := range groupRows {
-					if whole[k/(len(res.Routers)*len(res.Budgets))] {
+					gi := k / (len(res.Routers) * len(res.Budgets))
+					if whole[gi] || variantOf(names[gi]) != v {
 						continue
 					}
 					if row.Router == spec.Name && row.Selector == spec.Selector && row.Budget == b {
 						ss = append(ss, row.Summary)
 					}
 				}
-				rows = append(rows, Row{Dataset: MacroName, Router: spec.Name, Selector: spec.Selector, Budget: b, Summary: Macro(ss)})
+				rows = append(rows, Row{Dataset: MacroName + v, Router: spec.Name, Selector: spec.Selector, Budget: b, Summary: Macro(ss)})
 			}
 		}
 	}
 	return rows
+}
+
+// variantOf is the augmentation suffix of a group name ("+dup" of
+// "2wiki+dup/comparison"), "" for an original dataset.
+func variantOf(group string) string {
+	ds, _, _ := strings.Cut(group, "/")
+	if i := strings.IndexByte(ds, '+'); i >= 0 {
+		return ds[i:]
+	}
+	return ""
 }
 
 // Compare pairs every router with the baseline (the first router named
@@ -172,4 +198,67 @@ func (res *Results) Compare(baseline string, resamples int, seed uint64) ([]Comp
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Budget < out[j].Budget })
 	return out, nil
+}
+
+// OriginalBaseline is the Baseline of CompareVariants' comparisons: the same
+// router on the original dataset.
+const OriginalBaseline = "the original set"
+
+// CompareVariants pairs every group of an augmented dataset ("X+name", made
+// by Augment.Apply) with the same group of its original X in the run, for
+// every router and budget: the differences (augmented − original) over the
+// questions both hold, matched by question ID, with their bootstrap
+// intervals and McNemar's test. Baseline is OriginalBaseline.
+func (res *Results) CompareVariants(resamples int, seed uint64) []Comparison {
+	names, members := res.groups()
+	group := map[string]int{}
+	for gi, n := range names {
+		group[n] = gi
+	}
+	var out []Comparison
+	for gi, name := range names {
+		ds, sub, _ := strings.Cut(name, "/")
+		orig, _, ok := strings.Cut(ds, "+")
+		if !ok {
+			continue
+		}
+		if sub != "" {
+			orig += "/" + sub
+		}
+		oi, ok := group[orig]
+		if !ok {
+			continue
+		}
+		byID := map[string]int{}
+		for _, qi := range members[oi] {
+			byID[res.Questions[qi].ID] = qi
+		}
+		for ri, spec := range res.Routers {
+			for bi, b := range res.Budgets {
+				var ra, rb, da, db []float64
+				var ga, gb []bool
+				for _, qi := range members[gi] {
+					oq, ok := byID[res.Questions[qi].ID]
+					if !ok {
+						continue
+					}
+					x, y := res.Metrics[ri][bi][qi], res.Metrics[ri][bi][oq]
+					if x.HasEvidence && y.HasEvidence {
+						ra, rb = append(ra, x.EvidenceRecall), append(rb, y.EvidenceRecall)
+						ga, gb = append(ga, x.AllGold), append(gb, y.AllGold)
+					}
+					if x.HasDoc && y.HasDoc {
+						da, db = append(da, x.DocRecall), append(db, y.DocRecall)
+					}
+				}
+				c := Comparison{Dataset: name, Router: spec.Name, Selector: spec.Selector, Budget: b, Baseline: OriginalBaseline,
+					Recall:    PairedBootstrap(ra, rb, resamples, 0.95, seed),
+					DocRecall: PairedBootstrap(da, db, resamples, 0.95, seed)}
+				c.OnlyRouter, c.OnlyBaseline, c.P = McNemar(ga, gb)
+				out = append(out, c)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Budget < out[j].Budget })
+	return out
 }

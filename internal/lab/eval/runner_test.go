@@ -161,7 +161,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(recs[0], ",") != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains" {
+	if strings.Join(recs[0], ",") != "dataset,router,selector,budget,questions,evidence_recall,all_gold_rate,doc_recall,distinct_nodes,node_reads,chains,dup_share" {
 		t.Errorf("header %q", recs[0])
 	}
 	if len(recs) != 19 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fetch.sh DEST: puts the documents of questions.jsonl into DEST, one
-# folder per collection (DEST/COLLECTION/...), from the public repositories
+# fetch.sh DEST: puts the documents of questions.jsonl into DEST/qa, one
+# folder per collection (DEST/qa/COLLECTION/...), from the public repositories
 # and commits listed in sources.tsv, checking each PDF's sha256. The
 # documents are not in this repository: their licences are in sources.tsv.
 #
@@ -9,7 +9,7 @@
 # (blobless) into a temporary folder.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-dest="${1:?usage: fetch.sh DEST}"
+dest="${1:?usage: fetch.sh DEST}/qa"
 mkdir -p "$dest"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -1,0 +1,131 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// withCopies returns g with text contents and, when copy is set, a copy
+// of document "b" (its nodes appended as document "b~copy", same content,
+// embeddings and keywords, each copy joined to its original and to every
+// neighbour of it, and copies of neighbours to each other).
+func withCopies(t *testing.T, g *graph.Graph, copy bool) *graph.Graph {
+	t.Helper()
+	nodes := append([]graph.Node(nil), g.Nodes...)
+	words := strings.Fields("harbour mole timber salt market customs lighthouse cape ferry strait")
+	for i := range nodes {
+		nodes[i].Content = fmt.Sprintf("passage %d on the %s and the %s", i, words[i%len(words)], words[(i/len(words))%len(words)])
+	}
+	var emb []float32
+	for i := range nodes {
+		emb = append(emb, g.Embedding(i)...)
+	}
+	edges := append([]graph.Edge(nil), g.Edges...)
+	if copy {
+		of := map[int]int{}
+		for i := range g.Nodes {
+			if g.Nodes[i].Doc != "b" {
+				continue
+			}
+			c := nodes[i]
+			c.Doc, c.ID = "b~copy", "b~copy"+c.ID
+			of[i] = len(nodes)
+			nodes = append(nodes, c)
+			emb = append(emb, g.Embedding(i)...)
+			edges = append(edges, graph.Edge{U: int32(i), V: int32(of[i]), Kind: graph.EdgeKNN})
+		}
+		for _, e := range g.Edges {
+			cu, okU := of[int(e.U)]
+			cv, okV := of[int(e.V)]
+			if okU {
+				edges = append(edges, graph.Edge{U: int32(cu), V: e.V, Kind: e.Kind})
+			}
+			if okV {
+				edges = append(edges, graph.Edge{U: e.U, V: int32(cv), Kind: e.Kind})
+			}
+			if okU && okV {
+				edges = append(edges, graph.Edge{U: int32(cu), V: int32(cv), Kind: e.Kind})
+			}
+		}
+	}
+	out, err := graph.New(nodes, g.Dim, emb, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A collection that holds a document twice routes as the collection that
+// holds it once: the default (not KeepCopies) makes each copied node and its copy one node
+// of the network (the original, the lower index) with the union of their
+// pairs, and a keyword's document frequency counts it once.
+func TestCopiesRouteAsOnce(t *testing.T) {
+	ctx := context.Background()
+	base := synthGraph(t, 120, 16, 5)
+	once, twice := withCopies(t, base, false), withCopies(t, base, true)
+	for i := range once.Nodes {
+		if once.Copies(i) != nil {
+			t.Fatalf("node %d has copies in the graph without copies", i)
+		}
+	}
+	for i := range once.Len() {
+		if cs := twice.Copies(i); (twice.Nodes[i].Doc == "b") != (len(cs) == 2) {
+			t.Fatalf("node %d (%s): copies %v", i, twice.Nodes[i].Doc, cs)
+		}
+	}
+	for seed := range uint64(4) {
+		s1 := handScores(t, once, seed)
+		s2 := scoresFor(twice, s1.Query)
+		for _, budget := range []int{2, 5, 16} {
+			want, err := routeAt(ctx, &Aspects{}, once, s1, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := routeAt(ctx, &Aspects{}, twice, s2, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Chains) != len(want.Chains) {
+				t.Fatalf("seed %d budget %d: %d chains, want %d", seed, budget, len(got.Chains), len(want.Chains))
+			}
+			for k := range want.Chains {
+				a, b := got.Chains[k], want.Chains[k]
+				if fmt.Sprint(a.Nodes) != fmt.Sprint(b.Nodes) || math.Abs(a.Flow-b.Flow) > 1e-9 {
+					t.Fatalf("seed %d budget %d chain %d: %v (%.6f), want %v (%.6f)", seed, budget, k, a.Nodes, a.Flow, b.Nodes, b.Flow)
+				}
+			}
+			// The routing reports the scores it used: a copy's relevance
+			// is its original's.
+			for v := once.Len(); v < twice.Len(); v++ {
+				if got.Scores.H[v] != 0 {
+					t.Fatalf("copy %d keeps h %v", v, got.Scores.H[v])
+				}
+			}
+			// With KeepCopies the copies are read.
+			plain := &Aspects{KeepCopies: true}
+			r, err := routeAt(ctx, plain, twice, s2, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if budget == 16 && r.Distinct > 0 && !readsCopy(r, once.Len()) {
+				t.Errorf("seed %d: without MergeCopies no copy is read", seed)
+			}
+		}
+	}
+}
+
+func readsCopy(r *Routing, n int) bool {
+	for _, c := range r.Chains {
+		for _, v := range c.Nodes {
+			if v >= n {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,749 @@
+package graph
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The thresholds of near-duplicate detection (see the package doc, Copies).
+const (
+	// copyCandidateCos is the least edge weight (cosine) at which two
+	// nodes are compared as possible copies: a loose prefilter, well below
+	// the cosine of two texts that share copyJaccard of their words under
+	// any embedder we measured.
+	copyCandidateCos = 0.5
+	// copyJaccard is the least Jaccard similarity of the word sets of two
+	// nodes of different documents that makes them near copies.
+	copyJaccard = 0.8
+	// copyDocShare is the share of the smaller document's nodes that must
+	// have an exact or near copy in the other document for the two to be
+	// copies of one document as a whole.
+	copyDocShare = 0.5
+	// copyAlignJaccard is the least Jaccard similarity at which the nodes
+	// of two documents that are copies as a whole are paired (each the
+	// other's most similar node).
+	copyAlignJaccard = 0.5
+	// copyAlignWindow is how far from a node's relative position in the
+	// other document (in nodes) its alignment looks, besides its edges.
+	copyAlignWindow = 2
+	// maxDocCopies bounds the groups of exact copies that count toward
+	// whole-document copies: a document has a few copies, while a node
+	// repeated in more documents is boilerplate.
+	maxDocCopies = 8
+	// copyMinWords is the fewest distinct words a node needs to be a near
+	// copy: shorter texts ("News Encoder", "Price mode") are copies only
+	// when exact.
+	copyMinWords = 4
+)
+
+// copyIndex holds a graph's content classes: the nodes of class c are
+// members[start[c]:start[c+1]], ascending; class[i] is node i's class, or
+// -1 when node i has no copy. A graph without copies has class == nil.
+type copyIndex struct {
+	class   []int32
+	start   []int32
+	members []int32
+}
+
+// Copies returns the nodes holding node i's content, node i among them, in
+// ascending order, or nil when no other node holds it. The slice aliases
+// the graph's storage: do not modify it.
+//
+// Two nodes hold the same content when they are
+//   - exact copies: the same modality, image and text, or the same words in
+//     the same order once case and punctuation are folded;
+//   - near copies: in different documents, joined by an edge (cosine at
+//     least 0.5, a loose prefilter), under the same heading (Section, words
+//     folded), with at least 4 distinct words each, the numbers of one all
+//     among the other's (a copy may add a dated line, it may not change a
+//     figure), and at least 80 % of their words shared (Jaccard), either as
+//     they are or with the first or last line of the longer one left out (a
+//     footer or a header added to a short passage);
+//   - aligned nodes of two documents that are copies as a whole (half the
+//     smaller one's nodes have an exact or near copy in the other): every
+//     node is paired with its most similar node of the other document,
+//     among its edges and the nodes within 2 of its relative position,
+//     when that pairing is mutual, under one heading, with the numbers
+//     agreeing as above and at least half their words shared.
+//
+// Pairs join most similar first into content classes, except that no class
+// holds two different contents of one document (the rows of a table are
+// alike, not copies): a pair that would break this is left apart. Nodes
+// with images are copies only when exact. The classes are computed from the
+// nodes and edges on the first call (a graph without edges finds exact
+// copies only) and kept.
+func (g *Graph) Copies(i int) []int32 {
+	x := g.copyIndex()
+	if x.class == nil || x.class[i] < 0 {
+		return nil
+	}
+	c := x.class[i]
+	return x.members[x.start[c]:x.start[c+1]]
+}
+
+func (g *Graph) copyIndex() *copyIndex {
+	if x := g.copies.Load(); x != nil {
+		return x
+	}
+	x := findCopies(g)
+	g.copies.CompareAndSwap(nil, x)
+	return g.copies.Load()
+}
+
+// copyKey is what exact copies share: modality, image, text.
+func copyKey(n *Node) (string, bool) {
+	if strings.TrimSpace(n.Content) == "" && strings.TrimSpace(n.Caption) == "" {
+		return "", false
+	}
+	img := ""
+	if n.Image != nil {
+		img = n.Image.Path
+	}
+	return string(rune('0'+n.Modality)) + "\x00" + img + "\x00" + n.Caption + "\x00" + n.Content, true
+}
+
+// words is a node's comparable text: its folded word sequence's hash, its
+// set of words (hashes, ascending, unique), its numbers (hashes of the
+// words with a digit, ascending, with repeats) and its heading's words.
+type words struct {
+	seq     uint64
+	set     []uint32
+	numbers []uint32
+	section []uint32 // the heading's words (hashes, ascending, unique)
+}
+
+func nodeWords(n *Node) words {
+	text := n.Content
+	if n.Caption != "" && n.Caption != n.Content {
+		text = n.Caption + "\n" + text
+	}
+	var w words
+	seq := fnv.New64a()
+	foldWords(text, func(h uint32, word []byte, digit bool) {
+		w.set = append(w.set, h)
+		if digit {
+			w.numbers = append(w.numbers, h)
+		}
+		seq.Write(word)
+		seq.Write([]byte{' '})
+	})
+	w.seq = seq.Sum64()
+	slices.Sort(w.set)
+	w.set = slices.Compact(w.set)
+	slices.Sort(w.numbers)
+	foldWords(n.Section, func(h uint32, _ []byte, _ bool) { w.section = append(w.section, h) })
+	slices.Sort(w.section)
+	w.section = slices.Compact(w.section)
+	return w
+}
+
+// foldWords calls fn with each word of text (a maximal run of letters and
+// digits, lower-cased): its FNV-1a hash, its bytes (valid until fn
+// returns) and whether it holds a digit.
+func foldWords(text string, fn func(h uint32, word []byte, digit bool)) {
+	var word []byte
+	digit := false
+	end := func() {
+		if len(word) == 0 {
+			return
+		}
+		h := uint32(2166136261)
+		for _, c := range word {
+			h = (h ^ uint32(c)) * 16777619
+		}
+		fn(h, word, digit)
+		word, digit = word[:0], false
+	}
+	for _, r := range text {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			end()
+			continue
+		}
+		word = utf8.AppendRune(word, unicode.ToLower(r))
+		digit = digit || unicode.IsDigit(r)
+	}
+	end()
+}
+
+// nearCopies reports whether nodes u and v (of different documents) are
+// near copies: under the same heading, the numbers of one all among the
+// other's, at least copyMinWords words each, and resemblance (Jaccard of
+// the word sets) at least copyJaccard, either as they are or with the
+// first or the last line of the longer one left out: a line added to a
+// short passage (a site's footer, a date) lowers the resemblance of the
+// whole but not of the rest. It returns the resemblance, by which pairs
+// are ranked.
+func (f *copyFinder) nearCopies(u, v int32) (float64, bool) {
+	a, b := f.wordsOf(u), f.wordsOf(v)
+	if len(a.set) < copyMinWords || len(b.set) < copyMinWords || !slices.Equal(a.section, b.section) || !sameNumbers(a, b) {
+		return 0, false
+	}
+	j := jaccard(a.set, b.set)
+	if j >= copyJaccard {
+		return j, true
+	}
+	long, short := v, a
+	if len(a.set) > len(b.set) {
+		long, short = u, b
+	}
+	text := f.g.Nodes[long].Content
+	first, last := strings.IndexByte(text, '\n'), strings.LastIndexByte(text, '\n')
+	if first < 0 {
+		return j, false
+	}
+	for _, rest := range []string{text[first+1:], text[:last]} {
+		var set []uint32
+		foldWords(rest, func(h uint32, _ []byte, _ bool) { set = append(set, h) })
+		slices.Sort(set)
+		if jr := jaccard(short.set, slices.Compact(set)); jr >= copyJaccard {
+			return jr, true
+		}
+	}
+	return j, false
+}
+
+// intersect is |a∩b| of two ascending sets.
+func intersect(a, b []uint32) int {
+	i, j, in := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			in++
+			i++
+			j++
+		}
+	}
+	return in
+}
+
+// jaccard is |a∩b| / |a∪b| of two ascending sets (0 when both are empty).
+func jaccard(a, b []uint32) float64 {
+	in := intersect(a, b)
+	u := len(a) + len(b) - in
+	if u == 0 {
+		return 0
+	}
+	return float64(in) / float64(u)
+}
+
+// subMultiset reports whether ascending a is contained in ascending b,
+// repeats counted.
+func subMultiset(a, b []uint32) bool {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+// sameNumbers reports whether the numbers of one text are all among the
+// other's, repeats counted: a copy may add a dated line, it may not change
+// a figure.
+func sameNumbers(a, b *words) bool {
+	return subMultiset(a.numbers, b.numbers) || subMultiset(b.numbers, a.numbers)
+}
+
+// copyFinder is the state of findCopies.
+type copyFinder struct {
+	g     *Graph
+	words []*words // computed on demand
+	near  []bool   // nodes that may be near copies (text only, no image)
+	doc   []int32  // document of each node (dense ids)
+	docs  [][]int32
+	// parent is the union-find forest over nodes, size the size of each
+	// root's tree; exact is each node's group of exact copies (its root
+	// after the exact pass), and held maps a root whose class spans more
+	// than one exact group to the exact group it holds in each document.
+	parent, size, exact []int32
+	held                map[int32]map[int32]int32
+}
+
+func (f *copyFinder) wordsOf(v int32) *words {
+	if f.words[v] == nil {
+		w := nodeWords(&f.g.Nodes[v])
+		f.words[v] = &w
+	}
+	return f.words[v]
+}
+
+func (f *copyFinder) find(v int32) int32 {
+	for f.parent[v] != v {
+		f.parent[v] = f.parent[f.parent[v]]
+		v = f.parent[v]
+	}
+	return v
+}
+
+// union joins the classes of u and v.
+func (f *copyFinder) union(u, v int32) {
+	a, b := f.find(u), f.find(v)
+	if a == b {
+		return
+	}
+	if f.size[a] < f.size[b] {
+		a, b = b, a
+	}
+	f.parent[b] = a
+	f.size[a] += f.size[b]
+}
+
+// docsOf is what root r's class holds per document: the exact group of
+// its nodes there (one, since classes never hold two different contents of
+// one document).
+func (f *copyFinder) docsOf(r int32) map[int32]int32 {
+	if m := f.held[r]; m != nil {
+		return m
+	}
+	return map[int32]int32{f.doc[r]: f.exact[r]}
+}
+
+// unionNear joins the classes of near copies u and v unless that would put
+// two different contents of one document in one class: a document's
+// similar nodes (the rows of a table) are not copies of each other, and a
+// near copy in another document must not make them so.
+func (f *copyFinder) unionNear(u, v int32) bool {
+	a, b := f.find(u), f.find(v)
+	if a == b {
+		return true
+	}
+	ma, mb := f.docsOf(a), f.docsOf(b)
+	if len(ma) < len(mb) {
+		ma, mb = mb, ma
+	}
+	for d, e := range mb {
+		if x, ok := ma[d]; ok && x != e {
+			return false
+		}
+	}
+	for d, e := range mb {
+		ma[d] = e
+	}
+	delete(f.held, a)
+	delete(f.held, b)
+	f.union(a, b)
+	f.held[f.find(a)] = ma
+	return true
+}
+
+// nearPair is a candidate pair of near copies and its similarity.
+type nearPair struct {
+	u, v int32
+	j    float64
+}
+
+// findCopies computes the content classes of g (see Copies): exact copies
+// first, then near copies and aligned nodes of whole-document copies, most
+// similar first, as long as no class holds two different contents of one
+// document.
+func findCopies(g *Graph) *copyIndex {
+	n := len(g.Nodes)
+	f := &copyFinder{g: g, words: make([]*words, n), near: make([]bool, n), doc: make([]int32, n),
+		parent: make([]int32, n), size: make([]int32, n), held: map[int32]map[int32]int32{}}
+	docID := map[string]int32{}
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		f.parent[i], f.size[i] = int32(i), 1
+		d, ok := docID[nd.Doc]
+		if !ok {
+			d = int32(len(f.docs))
+			docID[nd.Doc] = d
+			f.docs = append(f.docs, nil)
+		}
+		f.doc[i] = d
+		f.docs[d] = append(f.docs[d], int32(i))
+		f.near[i] = nd.Image == nil
+	}
+	joined := false
+	// Exact copies: equal keys, grouped by hash then compared.
+	seed := maphash.MakeSeed()
+	type keyed struct {
+		h uint64
+		v int32
+	}
+	ks := make([]keyed, 0, n)
+	for i := range g.Nodes {
+		if k, ok := copyKey(&g.Nodes[i]); ok {
+			ks = append(ks, keyed{maphash.String(seed, k), int32(i)})
+		}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.v, b.v)
+	})
+	// Groups of exact copies; a few copies of one document's node say the
+	// documents may be copies as a whole, a paragraph repeated in many
+	// documents (a site's footer) does not.
+	var groups [][]int32
+	for a := 0; a < len(ks); {
+		b := a + 1
+		for b < len(ks) && ks[b].h == ks[a].h {
+			b++
+		}
+		var reps []int32 // one node per distinct key of the hash
+		first := len(groups)
+		for i := a; i < b; i++ {
+			v := ks[i].v
+			kv, _ := copyKey(&g.Nodes[v])
+			found := false
+			for r, u := range reps {
+				if ku, _ := copyKey(&g.Nodes[u]); ku == kv {
+					f.union(u, v)
+					joined = true
+					groups[first+r] = append(groups[first+r], v)
+					found = true
+					break
+				}
+			}
+			if !found {
+				reps = append(reps, v)
+				groups = append(groups, []int32{v})
+			}
+		}
+		a = b
+	}
+	// Near copies over the edges: the folded word sequences of two nodes
+	// are equal (an exact copy up to case and punctuation, in any two
+	// documents), or two nodes of different documents are similar enough.
+	var exactWords, near []nearPair
+	for _, e := range g.Edges {
+		u, v := e.U, e.V
+		if !f.near[u] || !f.near[v] || e.Weight < copyCandidateCos || f.find(u) == f.find(v) {
+			continue
+		}
+		wu, wv := f.wordsOf(u), f.wordsOf(v)
+		if len(wu.set) == 0 || len(wv.set) == 0 {
+			continue
+		}
+		if wu.seq == wv.seq && slices.Equal(wu.set, wv.set) {
+			exactWords = append(exactWords, nearPair{u, v, 1})
+			continue
+		}
+		if f.doc[u] == f.doc[v] {
+			continue
+		}
+		if j, ok := f.nearCopies(u, v); ok {
+			near = append(near, nearPair{u, v, j})
+		}
+	}
+	for _, p := range exactWords {
+		f.union(p.u, p.v)
+		joined = true
+	}
+	f.exact = make([]int32, n)
+	for i := range f.exact {
+		r := f.find(int32(i))
+		f.exact[i] = r
+		if f.size[r] > 1 {
+			m := f.held[r]
+			if m == nil {
+				m = map[int32]int32{}
+				f.held[r] = m
+			}
+			m[f.doc[i]] = r
+		}
+	}
+	for _, p := range exactWords {
+		if len(groups) < 1<<30 { // each word-exact pair is a group of two
+			groups = append(groups, []int32{p.u, p.v})
+		}
+	}
+	// Per pair of documents, the nodes of each with a copy in the other.
+	type docPair struct{ a, b int32 }
+	have := map[docPair]map[int32]bool{}
+	mark := func(u, v int32) {
+		du, dv := f.doc[u], f.doc[v]
+		if du == dv {
+			return
+		}
+		k := docPair{min(du, dv), max(du, dv)}
+		m := have[k]
+		if m == nil {
+			m = map[int32]bool{}
+			have[k] = m
+		}
+		m[u], m[v] = true, true
+	}
+	for _, grp := range groups {
+		if len(grp) < 2 || len(grp) > maxDocCopies {
+			continue
+		}
+		for i := range grp {
+			for j := range i {
+				mark(grp[j], grp[i])
+			}
+		}
+	}
+	for _, p := range near {
+		mark(p.u, p.v)
+	}
+	// Documents that are copies as a whole: align their nodes.
+	keys := make([]docPair, 0, len(have))
+	for k := range have {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y docPair) int {
+		if c := cmp.Compare(x.a, y.a); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.b, y.b)
+	})
+	for _, k := range keys {
+		m := have[k]
+		small := k.a
+		if len(f.docs[k.b]) < len(f.docs[small]) {
+			small = k.b
+		}
+		covered := 0
+		for v := range m {
+			if f.doc[v] == small {
+				covered++
+			}
+		}
+		if float64(covered) < copyDocShare*float64(len(f.docs[small])) {
+			continue
+		}
+		near = append(near, f.align(k.a, k.b)...)
+	}
+	// Most similar first, so that a class takes a document's nearest node.
+	slices.SortFunc(near, func(x, y nearPair) int {
+		if c := cmp.Compare(y.j, x.j); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(min(x.u, x.v), min(y.u, y.v)); c != 0 {
+			return c
+		}
+		return cmp.Compare(max(x.u, x.v), max(y.u, y.v))
+	})
+	for _, p := range near {
+		if f.unionNear(p.u, p.v) {
+			joined = true
+		}
+	}
+	if !joined {
+		return &copyIndex{}
+	}
+	// Classes in the order of their lowest node; members ascending.
+	x := &copyIndex{class: make([]int32, n), start: []int32{0}}
+	id := map[int32]int32{}
+	count := map[int32]int32{}
+	for i := range x.class {
+		count[f.find(int32(i))]++
+	}
+	for i := range x.class {
+		r := f.find(int32(i))
+		if count[r] < 2 {
+			x.class[i] = -1
+			continue
+		}
+		c, ok := id[r]
+		if !ok {
+			c = int32(len(id))
+			id[r] = c
+			x.start = append(x.start, x.start[len(x.start)-1]+count[r])
+		}
+		x.class[i] = c
+	}
+	x.members = make([]int32, x.start[len(x.start)-1])
+	next := append([]int32(nil), x.start[:len(x.start)-1]...)
+	for i, c := range x.class {
+		if c >= 0 {
+			x.members[next[c]] = int32(i)
+			next[c]++
+		}
+	}
+	return x
+}
+
+// align pairs the nodes of documents a and b, copies of one document as a
+// whole: each node's candidates in the other document are its edges' other
+// ends and the nodes within copyAlignWindow of its relative position; a
+// node is paired with its most similar candidate (Jaccard, ties to the
+// lower index) when that one's most similar candidate is the node, they
+// share copyAlignJaccard of their words and their numbers agree.
+func (f *copyFinder) align(a, b int32) []nearPair {
+	best := func(v int32, other int32) (int32, float64) {
+		wv := f.wordsOf(v)
+		bestU, bestJ := int32(-1), -1.0
+		try := func(u int32) {
+			if f.doc[u] != other || !f.near[u] {
+				return
+			}
+			wu := f.wordsOf(u)
+			if len(wu.set) < copyMinWords || !slices.Equal(wv.section, wu.section) || !sameNumbers(wv, wu) {
+				return
+			}
+			if j := jaccard(wv.set, wu.set); j > bestJ || (j == bestJ && u < bestU) {
+				bestU, bestJ = u, j
+			}
+		}
+		nb, _ := f.g.Neighbors(int(v))
+		for _, u := range nb {
+			try(u)
+		}
+		mine, theirs := f.docs[f.doc[v]], f.docs[other]
+		pos, _ := slices.BinarySearch(mine, v)
+		at := pos * len(theirs) / max(len(mine), 1)
+		for k := max(at-copyAlignWindow, 0); k <= min(at+copyAlignWindow, len(theirs)-1); k++ {
+			try(theirs[k])
+		}
+		return bestU, bestJ
+	}
+	var out []nearPair
+	for _, v := range f.docs[a] {
+		if !f.near[v] || len(f.wordsOf(v).set) < copyMinWords {
+			continue
+		}
+		u, j := best(v, b)
+		if u < 0 || j < copyAlignJaccard {
+			continue
+		}
+		if back, _ := best(u, a); back == v {
+			out = append(out, nearPair{v, u, j})
+		}
+	}
+	return out
+}
+
+// restrict returns the classes of the subgraph on nodes (ascending): each
+// class's members among nodes, renumbered, where two or more remain.
+func (x *copyIndex) restrict(nodes []int32) *copyIndex {
+	if x.class == nil {
+		return &copyIndex{}
+	}
+	local := map[int32][]int32{}
+	var order []int32
+	for i, v := range nodes {
+		c := x.class[v]
+		if c < 0 {
+			continue
+		}
+		if local[c] == nil {
+			order = append(order, c)
+		}
+		local[c] = append(local[c], int32(i))
+	}
+	s := &copyIndex{class: make([]int32, len(nodes)), start: []int32{0}}
+	for i := range s.class {
+		s.class[i] = -1
+	}
+	for _, c := range order {
+		ms := local[c]
+		if len(ms) < 2 {
+			continue
+		}
+		id := int32(len(s.start) - 1)
+		for _, i := range ms {
+			s.class[i] = id
+		}
+		s.members = append(s.members, ms...)
+		s.start = append(s.start, int32(len(s.members)))
+	}
+	if len(s.members) == 0 {
+		return &copyIndex{}
+	}
+	return s
+}
+
+// titleGroupAll is the largest group of nodes under one heading whose
+// pairs titleClasses compares all; a larger group compares each node with
+// titleGroupWindow neighbours in two min-hash orders.
+const (
+	titleGroupAll    = 32
+	titleGroupWindow = 4
+)
+
+// titleClasses returns the content classes of nodes without a graph's
+// edges (each node's lowest copy, or nil when no two nodes hold one
+// content), for MentionLinks' counts: Copies' rules over candidate pairs
+// taken within each heading, since near copies share their heading and
+// exact copies are found by key anyway. A heading's nodes are all
+// compared when they are few; otherwise each is compared with its
+// titleGroupWindow neighbours in two orders by min-hash of the word set
+// (two sets of Jaccard j share a min-hash with probability j), so the
+// cost stays linear in the nodes.
+func titleClasses(nodes []Node) []int32 {
+	ws := make([]words, len(nodes))
+	groups := map[string][]int32{}
+	var keys []string
+	for i := range nodes {
+		ws[i] = nodeWords(&nodes[i])
+		if len(ws[i].set) < copyMinWords || nodes[i].Image != nil {
+			continue
+		}
+		k := fmt.Sprint(ws[i].section)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], int32(i))
+	}
+	var cand []Edge
+	pair := func(u, v int32) {
+		if nodes[u].Doc != nodes[v].Doc {
+			cand = append(cand, Edge{U: u, V: v, Weight: 1, Kind: EdgeKNN})
+		}
+	}
+	minHash := func(set []uint32, salt uint32) uint32 {
+		m := ^uint32(0)
+		for _, h := range set {
+			m = min(m, (h^salt)*2654435761)
+		}
+		return m
+	}
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) <= titleGroupAll {
+			for a := range g {
+				for b := range a {
+					pair(g[b], g[a])
+				}
+			}
+			continue
+		}
+		for _, salt := range []uint32{0x9e3779b9, 0x85ebca6b} {
+			mh := func(v int32) uint32 { return minHash(ws[v].set, salt) }
+			slices.SortStableFunc(g, func(a, b int32) int { return cmp.Compare(mh(a), mh(b)) })
+			for a := range g {
+				for b := a + 1; b < min(a+1+titleGroupWindow, len(g)); b++ {
+					pair(g[a], g[b])
+				}
+			}
+		}
+	}
+	tmp, err := assembleOwned(nodes, rows{}, cand)
+	if err != nil {
+		return nil
+	}
+	for i := range tmp.Edges { // no embeddings: every candidate is compared
+		tmp.Edges[i].Weight = 1
+	}
+	x := findCopies(tmp)
+	if x.class == nil {
+		return nil
+	}
+	class := make([]int32, len(nodes))
+	for i := range class {
+		class[i] = int32(i)
+		if c := x.class[i]; c >= 0 {
+			class[i] = x.members[x.start[c]]
+		}
+	}
+	return class
+}
