@@ -244,6 +244,10 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 			}
 			r := e.sentences(in, q, us, order, b.u, idf, [2]int{start, end}, gain)
 			r.confidence = conf
+			// The span's unit counts with the unit before it (unitCoverage);
+			// the passage that stands for the span must not make the reader
+			// abstain where answering with the span would not.
+			r.coverage = max(r.coverage, cov)
 			return r, true
 		}
 		c := cite(b.u, text, start, end)

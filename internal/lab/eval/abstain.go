@@ -16,9 +16,12 @@ import (
 // that no annotator did, and on an off-topic question asked of every paper.
 // Questions whose annotators disagree are left out.
 type Abstention struct {
-	Papers                      int
-	Unanswerable, Abstained     int
-	Answerable, FalseAbstained  int
+	Papers                     int
+	Unanswerable, Abstained    int
+	Answerable, FalseAbstained int
+	// Refused names the answerable questions answered with nothing
+	// (question ID and text).
+	Refused                     []string
 	OffTopic, OffTopicAbstained int
 	// Answered holds, per answered unanswerable question, its ID and the
 	// answer given (for inspection).
@@ -96,6 +99,7 @@ func QASPERAbstention(ctx context.Context, path string, cfg flowreader.Config) (
 				out.Answerable++
 				if text == "" {
 					out.FalseAbstained++
+					out.Refused = append(out.Refused, qa.ID+" "+qa.Question)
 				}
 			}
 		}

@@ -31,6 +31,9 @@ func TestQASPERAbstention(t *testing.T) {
 	for _, x := range a.Answered {
 		t.Logf("answered unanswerable %s: %.100q", x[0], x[1])
 	}
+	for _, x := range a.Refused {
+		t.Logf("refused answerable %s", x)
+	}
 	if a.Unanswerable == 0 || a.Answerable == 0 {
 		t.Fatalf("no questions of a kind: %+v", a)
 	}
