@@ -55,6 +55,9 @@ func graphNode(s *score.Scores, v int) int {
 // routerOf is the per-graph router for s: the index's, or one opened on the
 // candidate subgraph (its cost is in the subgraph's size).
 func (ix *Index) routerOf(ctx context.Context, s *score.Scores) (flow.GraphRouter, error) {
+	if ix.store != nil {
+		return ix.storeRouter(ctx, s)
+	}
 	if s == nil || s.Graph == nil {
 		return ix.router, nil
 	}

@@ -26,8 +26,14 @@ type Options struct {
 	// allocate for a budget of millions.
 	Budget int
 	// Scores asks for the node score h of every graph node in
-	// Evidence.Scores (as long as the graph, so left out by default).
+	// Evidence.Scores (as long as the graph, so left out by default). An
+	// index over a store has no whole graph: there it is an error wrapping
+	// ErrConfig.
 	Scores bool
+	// Filter restricts the evidence to the documents it passes (by ID and
+	// metadata, see [Filter] for the exact semantics); the zero Filter
+	// passes every document.
+	Filter Filter
 	// Stream, when set, is told each step of Ask's answer as it happens
 	// (see [Event]): the evidence, each worker's draft, the answer's pieces
 	// as the reasoner writes them, the citations, the result. It is called
@@ -93,7 +99,8 @@ type EvidenceChain struct {
 // EvidenceNode is one graph node on a chain, with what a reader of the
 // evidence needs to show and cite it.
 type EvidenceNode struct {
-	// Node is the node's index in the graph, ID its stable ID.
+	// Node is the node's index in the graph (over a store, its position
+	// in the collection), ID its stable ID.
 	Node int    `json:"node"`
 	ID   string `json:"id"`
 	// Doc is the document ID, Page the 0-based page (-1 when unknown).
@@ -160,31 +167,53 @@ type aspectSummary = struct {
 }
 
 // budget is the budget of one call: Options.Budget or the pipeline's,
-// clamped (see Options.Budget).
-func (ix *Index) budget(o Options) (int, error) {
-	if o.Budget < 0 {
-		return 0, fmt.Errorf("%w: Options.Budget %d is negative", ErrConfig, o.Budget)
-	}
+// clamped (see Options.Budget) to the node count of the graph or of the
+// collection s was scored in.
+func (ix *Index) budget(o Options, s *score.Scores) int {
 	if o.Budget == 0 {
-		return ix.p.budget, nil
+		return ix.p.budget
 	}
-	return min(o.Budget, max(ix.g.Len(), ix.p.budget)), nil
+	n := 0
+	if ix.g != nil {
+		n = ix.g.Len()
+	} else if sq := ix.question(s); sq != nil {
+		n = sq.cs.Size
+	}
+	return min(o.Budget, max(n, ix.p.budget))
 }
 
 // Retrieve finds the evidence for a question without reading it: Score,
-// Route and Select with the call's budget. On an error after the question
-// was accepted (a failed embedder, a cancelled context) it returns the
-// partial evidence (the steps done, in Stages) with the error; for an
+// Route and Select with the call's budget, over the documents
+// Options.Filter passes. On an error after the question was accepted (a
+// failed embedder, a cancelled context, a store out of reach) it returns
+// the partial evidence (the steps done, in Stages) with the error; for an
 // empty question (ErrQuestion) or bad options (ErrConfig) it returns nil.
+// Over a store, a question whose nodes an update removed while it was
+// asked is asked again (at most twice), on the new version.
 func (ix *Index) Retrieve(ctx context.Context, question string, o Options) (*Evidence, error) {
-	budget, err := ix.budget(o)
-	if err != nil {
+	if o.Budget < 0 {
+		return nil, fmt.Errorf("%w: Options.Budget %d is negative", ErrConfig, o.Budget)
+	}
+	if o.Scores && ix.store != nil {
+		return nil, fmt.Errorf("%w: Options.Scores: an index over a store has no whole graph to score", ErrConfig)
+	}
+	if err := o.Filter.check(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
-	ev := ix.newEvidence(question, budget)
+	var ev *Evidence
+	err := ix.retry(func() (err error) {
+		ev, err = ix.retrieve(ctx, question, o)
+		return err
+	})
+	return ev, err
+}
+
+// retrieve is one attempt of Retrieve.
+func (ix *Index) retrieve(ctx context.Context, question string, o Options) (ev *Evidence, err error) {
+	ev = ix.newEvidence(question, ix.budget(o, nil))
 	ev.stream = o.Stream
 	// Each step is one call between two laps, the place for a log line or
 	// a span per step.
@@ -194,10 +223,17 @@ func (ix *Index) Retrieve(ctx context.Context, question string, o Options) (*Evi
 		ev.Stages[stage] = now.Sub(t)
 		t = now
 	}
-	if ev.scores, err = ix.Score(ctx, question); err != nil {
+	if ev.scores, err = ix.score(ctx, question, o.Filter); err != nil {
 		return ev, err
 	}
 	lap("score")
+	budget := ix.budget(o, ev.scores)
+	ev.Budget = budget
+	if len(ev.scores.H) == 0 {
+		// The filter passes no node: nothing to route or read.
+		ix.fill(ev, nil, o.Scores)
+		return ev, nil
+	}
 	if ev.routing, err = ix.route(ctx, ev.scores, budget); err != nil {
 		return ev, err
 	}
@@ -207,6 +243,9 @@ func (ix *Index) Retrieve(ctx context.Context, question string, o Options) (*Evi
 		return ev, err
 	}
 	lap("select")
+	if err := ix.withText(ctx, ev.scores, chainNodes(chains)); err != nil {
+		return ev, err
+	}
 	ix.fill(ev, chains, o.Scores)
 	return ev, nil
 }
@@ -334,15 +373,15 @@ type read struct {
 
 // reading lays out ev for the reader: over the graph its steps ran on when
 // ev holds them and names only nodes they scored, else over the subgraph
-// of ev's nodes. Either way the chains are ev.Chains as they are now
-// (after any filtering) and each node's relevance is its EvidenceNode.Score.
-// A node that is not the index's (out of range, or another ID) is an
-// error wrapping ErrEvidence.
-func (ix *Index) reading(ev *Evidence) (*read, error) {
+// of ev's nodes (read from the store over a store). Either way the chains
+// are ev.Chains as they are now (after any filtering) and each node's
+// relevance is its EvidenceNode.Score. A node that is not the index's (out
+// of range, or another ID) is an error wrapping ErrEvidence.
+func (ix *Index) reading(ctx context.Context, ev *Evidence) (*read, error) {
 	var all []int
 	for k, c := range ev.Chains {
 		for j, n := range c.Nodes {
-			if n.Node < 0 || n.Node >= ix.g.Len() || ix.g.Nodes[n.Node].ID != n.ID {
+			if n.Node < 0 || ix.g != nil && (n.Node >= ix.g.Len() || ix.g.Nodes[n.Node].ID != n.ID) {
 				return nil, fmt.Errorf("%w: chain %d node %d: %d %q is not a node of the index's graph", ErrEvidence, k, j, n.Node, n.ID)
 			}
 			if math.IsNaN(n.Score) || math.IsInf(n.Score, 0) {
@@ -356,19 +395,25 @@ func (ix *Index) reading(ev *Evidence) (*read, error) {
 	rd := &read{}
 	if s := ev.scores; s != nil && ev.routing != nil && len(s.H) == ix.graphOf(s).Len() {
 		rd.g, rd.nodes, rd.state = ix.graphOf(s), s.Candidates, true
+		var local []int
 		for _, v := range all {
-			if _, ok := rd.local(v); !ok {
+			l, ok := rd.local(v)
+			if !ok {
 				rd.state = false // a node the steps did not score
 				break
+			}
+			local = append(local, l)
+		}
+		if rd.state && ix.store != nil {
+			if err := ix.withText(ctx, s, local); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrEvidence, err)
 			}
 		}
 	}
 	if !rd.state {
-		sub := make([]int32, len(all))
-		for i, v := range all {
-			sub[i] = int32(v)
+		if err := ix.subgraphOf(ctx, rd, all); err != nil {
+			return nil, err
 		}
-		rd.g, rd.nodes = ix.g.Subgraph(sub), all
 	}
 	if rd.state {
 		rd.rel = ev.scores.H
@@ -376,13 +421,16 @@ func (ix *Index) reading(ev *Evidence) (*read, error) {
 		rd.rel = make([]float64, rd.g.Len())
 	}
 	copied := !rd.state
-	for _, c := range ev.Chains {
+	for k, c := range ev.Chains {
 		if len(c.Nodes) == 0 {
 			continue // every node dropped: nothing to read
 		}
 		fc := flow.Chain{Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect, Nodes: make([]int, len(c.Nodes))}
 		for j, n := range c.Nodes {
 			v, _ := rd.local(n.Node)
+			if rd.g.Nodes[v].ID != n.ID {
+				return nil, fmt.Errorf("%w: chain %d node %d: %d %q is not a node of the collection", ErrEvidence, k, j, n.Node, n.ID)
+			}
 			fc.Nodes[j] = v
 			if rd.rel[v] != n.Score {
 				if !copied { // the caller changed a score: read theirs
@@ -394,6 +442,33 @@ func (ix *Index) reading(ev *Evidence) (*read, error) {
 		rd.chains = append(rd.chains, fc)
 	}
 	return rd, nil
+}
+
+// subgraphOf sets rd's graph to the nodes all (ascending) of the index's
+// graph, or of the store's collection with their text.
+func (ix *Index) subgraphOf(ctx context.Context, rd *read, all []int) error {
+	rd.nodes = all
+	if ix.store == nil {
+		sub := make([]int32, len(all))
+		for i, v := range all {
+			sub[i] = int32(v)
+		}
+		rd.g = ix.g.Subgraph(sub)
+		return nil
+	}
+	nodes, err := ix.store.s.Nodes(ctx, ix.store.coll, all)
+	if err != nil {
+		return fmt.Errorf("flowreader: answer: reading the evidence's nodes: %w", err)
+	}
+	if len(nodes) != len(all) {
+		return fmt.Errorf("flowreader: answer: %d nodes for %d positions", len(nodes), len(all))
+	}
+	g, err := graph.New(nodes, 0, nil, nil)
+	if err != nil {
+		return fmt.Errorf("flowreader: answer: %w", err)
+	}
+	rd.g = g
+	return nil
 }
 
 // local is node v of the index's graph as a node of rd.g.
@@ -413,9 +488,9 @@ func (rd *read) global(v int) int {
 }
 
 // alsoIn lists the IDs of node v's copies in g (graph.Graph.Copies), v
-// left out; nil when it has none.
+// left out; nil when it has none or g is nil.
 func alsoIn(g *graph.Graph, v int) []string {
-	if v < 0 || v >= g.Len() {
+	if g == nil || v < 0 || v >= g.Len() { // nil: an index over a store, which keeps no copies yet
 		return nil
 	}
 	var out []string

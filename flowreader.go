@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -310,15 +311,24 @@ func (p *Pipeline) Build(ctx context.Context, docs []graph.Document) (g *graph.G
 	return g, nil
 }
 
-// Index is a pipeline bound to one graph: it owns the graph's scoring
-// index (BM25 postings, references) and the router's per-graph state,
-// built once by Open, and runs the steps of the method over them. It is
-// safe for concurrent use; one pipeline may hold many Indexes.
+// Index is a pipeline bound to one graph (Open) or to one collection of a
+// store (OpenStore). Over a graph it owns the graph's scoring index (BM25
+// postings, references) and the router's per-graph state, built once by
+// Open; over a store it reads each question's candidate subgraph with the
+// collection's statistics from the store. Either way it runs the steps of
+// the method in process. It is safe for concurrent use; one pipeline may
+// hold many Indexes.
 type Index struct {
 	p      *Pipeline
-	g      *graph.Graph
+	g      *graph.Graph // nil over a store
 	scores *score.Index
 	router flow.GraphRouter
+	store  *storeBinding // nil over a graph
+
+	// docs lists each document's nodes (ascending), made for the first
+	// filtered question over a graph.
+	docsOnce sync.Once
+	docs     map[string][]int
 }
 
 // Open binds the pipeline to g, doing every question-independent step now
@@ -382,13 +392,43 @@ func (p *Pipeline) Load(ctx context.Context, path string) (*Index, error) {
 	return p.Open(ctx, g)
 }
 
-// Graph returns the graph the index was opened on.
+// Graph returns the graph the index was opened on; nil for an index over
+// a store.
 func (ix *Index) Graph() *graph.Graph { return ix.g }
 
 // Score embeds the question (as an llm.KindQuery) and scores every node
 // (or the candidates, see Config.Candidates): relevance, and the configured
-// scoring's further signals.
-func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, err error) {
+// scoring's further signals. Over a store it scores the candidates it
+// reads from the store, and reads their text too, so that Scores.Graph is
+// complete for the steps that follow (Retrieve reads only the text of the
+// nodes it selects).
+func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
+	var s *score.Scores
+	err := ix.retry(func() (err error) {
+		if s, err = ix.score(ctx, question, Filter{}); err != nil {
+			return err
+		}
+		return ix.withText(ctx, s, allNodes(len(s.H)))
+	})
+	return s, err
+}
+
+// retry runs f again, at most storeAttempts times in all, while it fails
+// because a node it read was removed meanwhile (an update committed
+// during the question: the next attempt reads the new version).
+func (ix *Index) retry(f func() error) error {
+	var err error
+	for range storeAttempts {
+		if err = f(); !errors.Is(err, errGone) {
+			return err
+		}
+	}
+	return err
+}
+
+// score is Score for a question restricted to the documents f passes,
+// without reading a store's node text (but for the reranker's).
+func (ix *Index) score(ctx context.Context, question string, f Filter) (_ *score.Scores, err error) {
 	if strings.TrimSpace(question) == "" {
 		return nil, ErrQuestion
 	}
@@ -403,13 +443,23 @@ func (ix *Index) Score(ctx context.Context, question string) (_ *score.Scores, e
 	}
 	q := score.Query{Text: question, Embedding: vs[0]}
 	var s *score.Scores
-	if m := ix.p.candidates(ix.g); m > 0 {
-		s, err = ix.scores.ScoreCandidates(ix.p.scoring, q, m)
-	} else {
-		s, err = ix.scores.Score(ix.p.scoring, q)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("flowreader: score: %w", err)
+	switch {
+	case ix.store != nil:
+		if s, err = ix.scoreStore(ctx, q, f); err != nil {
+			return nil, err
+		}
+	default:
+		if !f.empty() {
+			q.Nodes = ix.filterNodes(f)
+		}
+		if m := ix.p.candidates(ix.g); m > 0 {
+			s, err = ix.scores.ScoreCandidates(ix.p.scoring, q, m)
+		} else {
+			s, err = ix.scores.Score(ix.p.scoring, q)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("flowreader: score: %w", err)
+		}
 	}
 	if err := ix.rerank(ctx, s); err != nil {
 		return nil, err
@@ -510,7 +560,7 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	if ev == nil || strings.TrimSpace(ev.Question) == "" {
 		return nil, ErrQuestion
 	}
-	rd, err := ix.reading(ev)
+	rd, err := ix.reading(ctx, ev)
 	if err != nil {
 		return nil, err
 	}

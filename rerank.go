@@ -51,6 +51,9 @@ func (ix *Index) rerank(ctx context.Context, s *score.Scores) error {
 	if len(top) == 0 {
 		return nil
 	}
+	if err := ix.withText(ctx, s, top); err != nil {
+		return err
+	}
 	g := ix.graphOf(s)
 	texts := make([]string, len(top))
 	for i, v := range top {

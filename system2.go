@@ -124,6 +124,15 @@ func (ix *Index) system2(ctx context.Context, ev *Evidence, rd *read, res *Resul
 		return nil
 	}
 
+	// The judge reads pairs of any scored nodes, the re-read new chains:
+	// over a store, every candidate's text (one call).
+	if err := ix.withText(ctx, ev.scores, allNodes(len(ev.scores.H))); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		tr.Skipped = "reading the candidates' text failed: " + err.Error()
+		return nil
+	}
 	gr, err := ix.routerOf(ctx, ev.scores)
 	if err != nil {
 		return err

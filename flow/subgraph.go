@@ -1,13 +1,16 @@
 package flow
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/flowhook"
 )
 
 // wholeGraph holds the statistics of an opened graph that a router on one
@@ -119,6 +122,74 @@ func subOrderPairs(sub *graph.Graph, nodes []int, pos []int32, window int) [][2]
 			}
 			if sub.Nodes[a].Doc != sub.Nodes[b].Doc {
 				continue
+			}
+			out = append(out, canon(a, b))
+		}
+	}
+	return out
+}
+
+func init() {
+	flowhook.NormKeyword = normKeyword
+	flowhook.OpenSubgraph = func(ctx context.Context, r any, sub *graph.Graph, n int, df map[string]int32, rank []int32) (any, error) {
+		a, ok := r.(*Aspects)
+		if !ok || a == nil {
+			return nil, nil
+		}
+		gr, err := a.openRanked(ctx, sub, n, df, rank)
+		if err != nil {
+			return nil, err
+		}
+		return gr, nil
+	}
+}
+
+// openRanked opens a router on sub, a candidate subgraph of a collection of
+// n nodes held elsewhere (a store), that prices every content pair as
+// OpenSubgraph does from a whole graph: bridge terms from the collection's
+// keyword frequencies df and cutoff ⌈√n⌉, reading-order pairs from each
+// node's rank in its document's reading order (two nodes of one document
+// are as far apart in the whole graph's reading order as their ranks).
+func (a *Aspects) openRanked(ctx context.Context, sub *graph.Graph, n int, df map[string]int32, rank []int32) (GraphRouter, error) {
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if sub == nil || len(rank) != sub.Len() || n < sub.Len() {
+		return nil, fmt.Errorf("%w: subgraph does not match its ranks or collection size", ErrScores)
+	}
+	cfg := a.settings()
+	order := rankOrderPairs(sub, rank, cfg.orderWindow())
+	sg := &aspectsGraph{cfg: cfg, g: sub, sub: &subStats{df: df, cutoff: int(math.Ceil(math.Sqrt(float64(n)))), order: order}}
+	sg.pairs = sg.pairSet(Edits{})
+	return sg, nil
+}
+
+// rankOrderPairs is subOrderPairs from ranks within documents: the pairs
+// of sub's nodes of one document at most window apart in its reading
+// order.
+func rankOrderPairs(sub *graph.Graph, rank []int32, window int) [][2]int {
+	if window <= 0 {
+		return nil
+	}
+	idx := make([]int, sub.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := strings.Compare(sub.Nodes[a].Doc, sub.Nodes[b].Doc); c != 0 {
+			return c
+		}
+		return cmp.Compare(rank[a], rank[b])
+	})
+	var out [][2]int
+	for i := range idx {
+		for j := i + 1; j < len(idx); j++ {
+			a, b := idx[i], idx[j]
+			if sub.Nodes[a].Doc != sub.Nodes[b].Doc || int(rank[b]-rank[a]) > window {
+				break
 			}
 			out = append(out, canon(a, b))
 		}

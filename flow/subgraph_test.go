@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -128,5 +129,81 @@ func TestPrepareSubgraphs(t *testing.T) {
 	p.PrepareSubgraphs()
 	if len(ag.whole.pos) != g.Len() || ag.whole.cutoff != 25 {
 		t.Fatalf("after PrepareSubgraphs: %d positions, cutoff %d", len(ag.whole.pos), ag.whole.cutoff)
+	}
+}
+
+// TestOpenRankedRoutesAsOpenSubgraph: a router opened on a candidate
+// subgraph from the statistics a store keeps (the whole graph's keyword
+// frequencies, each node's rank in its document's reading order, the
+// node count) routes exactly as OpenSubgraph's over the whole graph, on a
+// graph whose documents span many nodes (reading-order pairs) and share
+// keywords (bridge terms).
+func TestOpenRankedRoutesAsOpenSubgraph(t *testing.T) {
+	g := synth.Topics(t, 3000, 24)
+	ctx := context.Background()
+	router := &Aspects{}
+	whole, err := router.Open(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	so := whole.(SubgraphOpener)
+	// The whole graph's statistics as a store keeps them.
+	df := map[string]int32{}
+	for v := range g.Nodes {
+		var seen []string
+		for _, k := range g.Nodes[v].Keywords {
+			if k = normKeyword(k); k != "" && !slices.Contains(seen, k) {
+				seen = append(seen, k)
+				df[k]++
+			}
+		}
+	}
+	rankOf := make([]int32, g.Len())
+	next := map[string]int32{}
+	for _, v := range readingOrder(g) {
+		d := g.Nodes[v].Doc
+		rankOf[v] = next[d]
+		next[d]++
+	}
+	if len(next) >= g.Len()/2 {
+		t.Fatalf("%d documents for %d nodes: reading-order pairs would not be tested", len(next), g.Len())
+	}
+	ix := score.NewIndex(g)
+	for k := range 8 {
+		v := (k*977 + 5) % g.Len()
+		cand, err := ix.ScoreCandidates(score.Config{}, score.Query{Text: g.Nodes[v].Summary, Embedding: g.Embedding(v)}, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rank := make([]int32, len(cand.Candidates))
+		for i, u := range cand.Candidates {
+			rank[i] = rankOf[u]
+		}
+		a, err := so.OpenSubgraph(ctx, cand.Graph, cand.Candidates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := router.openRanked(ctx, cand.Graph, g.Len(), df, rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, pb := a.(*aspectsGraph).pairs, b.(*aspectsGraph).pairs
+		if !reflect.DeepEqual(pa, pb) {
+			t.Fatalf("question %d: the content pairs differ", k)
+		}
+		ra, err := a.Route(ctx, cand, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b.Route(ctx, cand, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Float64bits(ra.Kappa) != math.Float64bits(rb.Kappa) || !reflect.DeepEqual(ra.Chains, rb.Chains) {
+			t.Fatalf("question %d: κ %v / %v, chains differ", k, ra.Kappa, rb.Kappa)
+		}
+	}
+	if _, err := router.openRanked(ctx, g, g.Len(), df, nil); err == nil {
+		t.Error("ranks of another length were taken")
 	}
 }

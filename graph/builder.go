@@ -207,7 +207,7 @@ func (b *Builder) Build(ctx context.Context, docs []Document) (*Graph, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	g, err := b.finish(nodes, vecs, edges, rec)
+	g, err := b.finish(nodes, vecs, edges, rec, docs)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (b *Builder) knnK(n int) int {
 
 // finish makes the graph and records its documents' node counts in rec.
 // The embeddings are unit rows from embed, stored as they are.
-func (b *Builder) finish(nodes []Node, vecs rows, edges []Edge, rec *buildRecord) (*Graph, error) {
+func (b *Builder) finish(nodes []Node, vecs rows, edges []Edge, rec *buildRecord, docs []Document) (*Graph, error) {
 	at := 0
 	for i := range rec.docs {
 		d := &rec.docs[i]
@@ -315,6 +315,7 @@ func (b *Builder) finish(nodes []Node, vecs rows, edges []Edge, rec *buildRecord
 		return nil, err
 	}
 	g.build = rec
+	g.Metadata = metadataOf(docs)
 	if nm, ok := b.Embedder.(llm.Namer); ok {
 		g.Embedder = nm.Name()
 	}

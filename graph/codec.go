@@ -43,6 +43,9 @@ func encodeBody(g *Graph) []byte {
 	if g.build != nil {
 		b = appendRecord(b, g.build)
 	}
+	if hasMetadata(g) {
+		b = appendMetadata(b, g.Metadata)
+	}
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}
@@ -394,14 +397,14 @@ func decodePayload(p []byte, flags uint32) (*Graph, error) {
 	} else {
 		nanAt <- -1
 	}
-	nodes, edges, deg, rec, err := decodeBody(p, l)
+	nodes, edges, deg, tr, err := decodeBody(p, l)
 	if err != nil {
 		return nil, err
 	}
 	if i := <-nanAt; i >= 0 {
 		return nil, l.nanError(i)
 	}
-	return l.graph(p, nodes, edges, deg, rec), nil
+	return l.graph(p, nodes, edges, deg, tr), nil
 }
 
 // nanError reports the node holding the i-th embedding float32 value.
@@ -414,8 +417,8 @@ func (l layout) nanError(i int) error {
 
 // graph makes the graph of a checked payload p, its embeddings aliasing p,
 // from what decodeBody returned.
-func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32, rec *buildRecord) *Graph {
-	g := &Graph{Nodes: nodes, Edges: edges, Embedder: l.name, build: rec}
+func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32, tr trailer) *Graph {
+	g := &Graph{Nodes: nodes, Edges: edges, Embedder: l.name, build: tr.rec, Metadata: tr.meta}
 	r := rows{dim: l.dim, i8: l.int8()}
 	if l.int8() {
 		r.s = floats(p[l.emb:l.floatEnd()])
@@ -428,18 +431,24 @@ func (l layout) graph(p []byte, nodes []Node, edges []Edge, deg []int32, rec *bu
 	return g
 }
 
-// decodeBody decodes the nodes, edges, build record (when l.flags says so)
-// and padding of payload p laid out as l, and counts the edges of each node
-// i in deg[i+1]. It reads only p[:l.emb], so p may be a prefix holding that
-// much.
-func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, rec *buildRecord, err error) {
-	nodes, edges, deg, rec, _, err = decodeRecords(p, l)
+// trailer is what follows a payload's edges: the build record and the
+// documents' metadata, each when l.flags says so.
+type trailer struct {
+	rec  *buildRecord
+	meta map[string]map[string]string
+}
+
+// decodeBody decodes the nodes, edges, trailer and padding of payload p
+// laid out as l, and counts the edges of each node i in deg[i+1]. It reads
+// only p[:l.emb], so p may be a prefix holding that much.
+func decodeBody(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, tr trailer, err error) {
+	nodes, edges, deg, tr, _, err = decodeRecords(p, l)
 	return
 }
 
 // decodeRecords is decodeBody that also returns the edge records' bytes
 // within p (nothing aliases them once decoded).
-func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, rec *buildRecord, edgeRecs []byte, err error) {
+func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32, tr trailer, edgeRecs []byte, err error) {
 	p = p[:l.emb]
 	d := &decoder{b: p, off: l.body}
 	nodes = make([]Node, l.nn)
@@ -451,7 +460,7 @@ func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32,
 		if l.flags&flagPageRanges != 0 {
 			span := d.uvarint()
 			if d.err == nil && (span > maxPage || int64(n.Page)+int64(span) > maxPage) {
-				return nil, nil, nil, nil, nil, fmt.Errorf("node %d: page span %d", i, span)
+				return nil, nil, nil, trailer{}, nil, fmt.Errorf("node %d: page span %d", i, span)
 			}
 			if span > 0 {
 				n.LastPage = n.Page + int(span)
@@ -460,7 +469,7 @@ func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32,
 		n.Order = d.varint32()
 		n.Modality = Modality(d.byte())
 		if d.err == nil && n.Modality > ModalityFigure {
-			return nil, nil, nil, nil, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("node %d: modality %d", i, n.Modality)
 		}
 		n.Section = d.str()
 		n.Content = d.str()
@@ -479,12 +488,12 @@ func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32,
 		}
 		n.Context = d.str()
 		if d.err != nil {
-			return nil, nil, nil, nil, nil, fmt.Errorf("node %d: %w", i, d.err)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("node %d: %w", i, d.err)
 		}
 	}
 	ne := l.ne
 	if len(p)-d.off < ne*edgeSize {
-		return nil, nil, nil, nil, nil, errShort
+		return nil, nil, nil, trailer{}, nil, errShort
 	}
 	// Edges are checked and counted per node (for the CSR) in one pass.
 	edges = make([]Edge, ne)
@@ -500,18 +509,18 @@ func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32,
 			Weight: math.Float32frombits(binary.LittleEndian.Uint32(b[9:])),
 		}
 		if e.U < 0 || e.U >= e.V || int(e.V) >= l.nn {
-			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("edge %d: (%d,%d) with %d nodes", i, e.U, e.V, l.nn)
 		}
 		if key := int64(e.U)<<32 | int64(e.V); key > prev {
 			prev = key
 		} else {
-			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: not sorted", i)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("edge %d: not sorted", i)
 		}
 		if e.Kind == 0 || e.Kind > EdgeOrder|EdgeKNN|EdgeLink {
-			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("edge %d: kind %d", i, e.Kind)
 		}
 		if !(e.Weight >= 0 && e.Weight <= 1+1e-5) {
-			return nil, nil, nil, nil, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("edge %d: weight %v", i, e.Weight)
 		}
 		edges[i] = e
 		deg[e.U+1]++
@@ -519,19 +528,24 @@ func decodeRecords(p []byte, l layout) (nodes []Node, edges []Edge, deg []int32,
 	}
 	d.off += ne * edgeSize
 	if l.flags&flagRecord != 0 {
-		if rec, err = decodeRecord(d, nodes); err != nil {
-			return nil, nil, nil, nil, nil, err
+		if tr.rec, err = decodeRecord(d, nodes); err != nil {
+			return nil, nil, nil, trailer{}, nil, err
+		}
+	}
+	if l.flags&flagMetadata != 0 {
+		if tr.meta, err = decodeMetadata(d); err != nil {
+			return nil, nil, nil, trailer{}, nil, err
 		}
 	}
 	for ; d.off%4 != 0; d.off++ {
 		if d.off >= len(p) || p[d.off] != 0 {
-			return nil, nil, nil, nil, nil, fmt.Errorf("bad padding at %d", d.off)
+			return nil, nil, nil, trailer{}, nil, fmt.Errorf("bad padding at %d", d.off)
 		}
 	}
 	if d.off != l.emb {
-		return nil, nil, nil, nil, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
+		return nil, nil, nil, trailer{}, nil, fmt.Errorf("%d embedding bytes, want %d", l.size-d.off, l.size-l.emb)
 	}
-	return nodes, edges, deg, rec, eb, nil
+	return nodes, edges, deg, tr, eb, nil
 }
 
 // nonFinite returns the index of the first NaN or ±Inf among the

@@ -102,7 +102,8 @@
 //	  [12:16] flags (uint32): bit 0 set when a build record follows the
 //	          edges; bit 1 when the payload starts with the image root;
 //	          bit 2 when the embeddings are int8; bit 3 when some node
-//	          runs over several pages; other bits zero
+//	          runs over several pages; bit 4 when the documents'
+//	          metadata follows; other bits zero
 //	  [16:24] payload length in bytes (uint64)
 //	  [24:28] CRC-32C of the payload
 //	  [28:32] CRC-32C of header bytes [0:28]
@@ -117,6 +118,9 @@
 //	    model analysis), evolution rounds, document count; per document
 //	    its ID, a 16-byte content hash and its node count (the documents'
 //	    nodes are consecutive, in document order)
+//	  metadata (flag bit 4 only): the count of documents with metadata;
+//	    per document, by ID ascending, its ID, its pair count (at least
+//	    one) and its key/value pairs by key ascending
 //	  zero padding to a multiple of 4 bytes from the payload start
 //	  embeddings: node count × dimension float32, row-major; or (bit 2)
 //	    node count float32 scales, then node count × dimension int8s
@@ -135,10 +139,11 @@
 // a corrupted length cannot cause a large allocation, and a graph is
 // returned only when the payload checksum matches. A foreign, corrupted,
 // truncated or other-version file, or one whose build record does not fit
-// its nodes, fails with [ErrFormat], never a panic. Files without the flag
-// (written by New's graphs and by versions before the record) read as
-// before; versions before it refuse files with it (unknown flags). The
-// caller compares [Graph].Dim with its query embedder's dimension
-// ([ErrDimension] names that mismatch). Load reads the file once and aliases node strings and
+// its nodes, fails with [ErrFormat], never a panic. Files without a flag
+// (written by New's graphs and by versions before the record, graphs
+// without metadata) read as before; versions before a flag refuse files
+// with it (unknown flags) rather than drop what it carries. The caller
+// compares [Graph].Dim with its query embedder's dimension ([ErrDimension]
+// names that mismatch). Load reads the file once and aliases node strings and
 // embeddings into that buffer.
 package graph

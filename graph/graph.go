@@ -101,6 +101,11 @@ type Graph struct {
 	// its Root; Save records it relative to the graph file's folder and
 	// Load resolves it against that folder again.
 	ImageRoot string
+	// Metadata is each document's metadata (Document.Metadata) by
+	// document ID, for the documents that have any; nil when none has.
+	// Per-call filters select documents by it. Build and Update set it
+	// from the documents they are given; Write saves it.
+	Metadata map[string]map[string]string
 	// Usage is what Builder.Build spent: model calls (analysis, evolution)
 	// and embedding calls, with their tokens; calls answered from the cache
 	// are not counted. It is not saved: zero for a graph read from a file.

@@ -140,14 +140,14 @@ func loadFromEager(r io.Reader, size int64, chunk int, eager int64) (*Graph, err
 		nodes []Node
 		edges []Edge
 		deg   []int32
-		rec   *buildRecord
+		tr    trailer
 		derr  error
 	)
 	l, ok := <-found
 	if ok {
 		l.flags = flags
 		var edgeRecs []byte
-		nodes, edges, deg, rec, edgeRecs, derr = decodeRecords(p, l)
+		nodes, edges, deg, tr, edgeRecs, derr = decodeRecords(p, l)
 		if derr == nil {
 			// The edge records are decoded into edges and never read
 			// again (node strings and the build record alias other parts
@@ -181,7 +181,7 @@ func loadFromEager(r io.Reader, size int64, chunk int, eager int64) (*Graph, err
 		return nil, fmt.Errorf("%w: %v", ErrFormat, l.nanError(res.nanAt))
 	}
 	// The same checks as validate, its row half done while reading.
-	g := l.graph(p, nodes, edges, deg, rec)
+	g := l.graph(p, nodes, edges, deg, tr)
 	if err := validateShape(g); err != nil {
 		return nil, err
 	}

@@ -33,6 +33,9 @@ func sameGraph(t testing.TB, g, h *Graph) {
 	if len(g.Nodes) > 0 && !reflect.DeepEqual(g.Nodes, h.Nodes) {
 		t.Fatal("nodes differ")
 	}
+	if !reflect.DeepEqual(g.Metadata, h.Metadata) {
+		t.Fatalf("metadata differs: %v, %v", g.Metadata, h.Metadata)
+	}
 	for i := range g.Emb {
 		if math.Float32bits(g.Emb[i]) != math.Float32bits(h.Emb[i]) {
 			t.Fatalf("embedding value %d differs", i)
@@ -354,11 +357,11 @@ func BenchmarkDecodeBody(b *testing.B) {
 	b.SetBytes(int64(l.emb))
 	b.ReportAllocs()
 	for b.Loop() {
-		nodes, edges, deg, rec, err := decodeBody(p, l)
+		nodes, edges, deg, tr, err := decodeBody(p, l)
 		if err != nil {
 			b.Fatal(err)
 		}
-		l.graph(p, nodes, edges, deg, rec)
+		l.graph(p, nodes, edges, deg, tr)
 	}
 }
 

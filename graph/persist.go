@@ -39,6 +39,12 @@ const (
 	// its span LastPage−Page (a uvarint, 0 for one page). Files without a
 	// spanning node keep the flag clear and read as before.
 	flagPageRanges = 8
+	// flagMetadata says that the documents' metadata (Graph.Metadata)
+	// follows the edges and build record. A graph without metadata keeps
+	// it clear, so its file reads in versions from before metadata; a
+	// version that does not know the flag refuses a file that has it
+	// ("unknown flags") rather than drop the metadata.
+	flagMetadata = 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -94,6 +100,9 @@ func write(w io.Writer, g *Graph, root string) error {
 	}
 	if root != "" {
 		flags |= flagImageRoot
+	}
+	if hasMetadata(g) {
+		flags |= flagMetadata
 	}
 	if flags != 0 {
 		binary.LittleEndian.PutUint32(h[12:], flags)
@@ -204,7 +213,7 @@ func checkHeader(h []byte) (uint64, uint32, error) {
 		return 0, 0, fmt.Errorf("%w: header", errChecksum)
 	}
 	flags := binary.LittleEndian.Uint32(h[12:])
-	if flags&^(flagRecord|flagImageRoot|flagInt8|flagPageRanges) != 0 {
+	if flags&^(flagRecord|flagImageRoot|flagInt8|flagPageRanges|flagMetadata) != 0 {
 		return 0, 0, fmt.Errorf("%w: unknown flags", ErrFormat)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])

@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/internal/vec"
 )
 
@@ -134,7 +136,7 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 	for i := 0; i < g.Len(); i++ {
 		r.set(i, g.Emb[i*g.Dim:(i+1)*g.Dim])
 	}
-	h := &Graph{Nodes: g.Nodes, Embedder: g.Embedder, ImageRoot: g.ImageRoot, build: g.build, off: g.off, adj: g.adj, eid: g.eid}
+	h := &Graph{Nodes: g.Nodes, Embedder: g.Embedder, ImageRoot: g.ImageRoot, Metadata: g.Metadata, build: g.build, off: g.off, adj: g.adj, eid: g.eid}
 	h.setRows(r)
 	h.Edges = make([]Edge, len(g.Edges))
 	for i, e := range g.Edges {
@@ -142,4 +144,24 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 		h.Edges[i] = e
 	}
 	return h
+}
+
+func init() {
+	graphhook.FromRows = func(nodes any, dim int, f []float32, q []int8, s []float32, edges any) (any, error) {
+		ns, _ := nodes.([]Node)
+		es, _ := edges.([]Edge)
+		r := rows{dim: dim, i8: q != nil, f: f, q: q, s: s}
+		n := len(ns)
+		if dim < 0 || (r.i8 && (len(q) != n*dim || len(s) != n)) || (!r.i8 && len(f) != n*dim) {
+			return nil, fmt.Errorf("%w: rows do not fit %d nodes of dimension %d", ErrDimension, n, dim)
+		}
+		g, err := assemble(ns, r, es)
+		if err != nil {
+			return nil, err
+		}
+		if err := validate(g); err != nil {
+			return nil, err
+		}
+		return g, nil
+	}
 }

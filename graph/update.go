@@ -211,7 +211,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		p.add(n)
 		edges = appendKNNEdges(edges, nb, n, k)
 	}
-	ng, err := b.finish(out, vecs, edges, rec)
+	ng, err := b.finish(out, vecs, edges, rec, docs)
 	if err != nil {
 		return nil, diff, err
 	}

@@ -73,10 +73,28 @@
 // latest committed version: an update is visible to the next question,
 // with no notification needed (a standby shows it once replayed).
 //
+// # The index over a store, filters
+//
+// [Store] implements flowreader.Store: Pipeline.OpenStore(ctx, store,
+// name) is an Index whose questions read their candidates from the
+// collection ([Store.Candidates], the fetch above) and the text of what
+// they read ([Store.Nodes], one more round trip), and score, route and
+// select in-process. Its evidence equals the in-memory index's with exact
+// dense candidates, and overlaps it by at least 0.98 with the sketch pass
+// or pgvector's HNSW (the conformance tests). A flowreader.Filter (document
+// IDs, metadata key/values given at ingest) selects the documents by their
+// metadata's GIN index; their nodes, kept per document as seq ranges, are
+// the only candidates (dense pass, BM25 top, references), while every
+// statistic stays the collection's, as in-process. pgvector's HNSW serves
+// a filtered question through its iterative scan (pgvector 0.8 and
+// later); an older pgvector ranks the filter's sketches instead.
+//
 // # Errors
 //
 // Errors wrap the driver's: errors.As with *pgconn.PgError gives the
 // server's SQLSTATE. A database that cannot be reached, is shutting down
-// or is starting gives errors wrapping [ErrUnavailable] (a server maps it
-// to 503); the pool reconnects by itself once it is back.
+// or is starting gives errors wrapping flowreader.ErrUnavailable (a
+// server maps it to 503); the pool reconnects by itself once it is back.
+// An unknown collection is an error wrapping flowreader.ErrNoGraph (a
+// server maps it to 404).
 package pgstore

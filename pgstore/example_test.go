@@ -63,3 +63,41 @@ func Example() {
 		}
 	}
 }
+
+// A replica answers from a collection without holding it: the pipeline
+// opened over the store reads each question's candidates from the latest
+// committed version, here under a filter on the documents' metadata.
+// FLOWREADER_STORE_URL names the database, holding the collection of the
+// package example.
+func ExampleStore_Candidates() {
+	url := os.Getenv("FLOWREADER_STORE_URL")
+	if url == "" {
+		return
+	}
+	ctx := context.Background()
+	s, err := pgstore.Open(ctx, url)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ix, err := p.OpenStore(ctx, s, "quickstart")
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := ix.Ask(ctx, "What was the peak gust?", flowreader.Options{
+		Filter: flowreader.Filter{IDs: []string{"station-report"}}})
+	switch {
+	case errors.Is(err, flowreader.ErrUnavailable):
+		fmt.Println("the database is down for now; retry")
+	case errors.Is(err, flowreader.ErrNoGraph):
+		fmt.Println("no such collection")
+	case err != nil:
+		log.Fatal(err)
+	default:
+		fmt.Println(res.Text)
+	}
+}

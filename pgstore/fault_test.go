@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/pgtest"
 	"github.com/flowreader/flowreader/score"
@@ -42,8 +43,8 @@ func TestRestart(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		_, err := s.fetch(ctx, "c", q, 8, score.Config{}, fetchOptions{})
-		if !errors.Is(err, ErrUnavailable) {
-			t.Fatalf("fetch %d with the database stopped: %v, want ErrUnavailable", i, err)
+		if !errors.Is(err, flowreader.ErrUnavailable) {
+			t.Fatalf("fetch %d with the database stopped: %v, want flowreader.ErrUnavailable", i, err)
 		}
 	}
 	if err := srv.Start(); err != nil {
@@ -57,7 +58,7 @@ func TestRestart(t *testing.T) {
 		if _, last = s.fetch(ctx, "c", q, 8, score.Config{}, fetchOptions{}); last == nil {
 			return
 		}
-		if !errors.Is(last, ErrUnavailable) {
+		if !errors.Is(last, flowreader.ErrUnavailable) {
 			t.Fatalf("after the restart: %v", last)
 		}
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgvector "github.com/pgvector/pgvector-go"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/internal/mention"
 	"github.com/flowreader/flowreader/internal/scorehook"
 	"github.com/flowreader/flowreader/internal/vec"
@@ -68,8 +70,17 @@ type fetched struct {
 	cosMean             float64 // mean max(cos, 0) over the entry nodes
 	bmLo, bmHi, bmSum   float64 // the whole collection's raw BM25 range and sum
 	maxSumLen           int32
-	named               []int64  // nodes whose titles the question names
-	tfs                 []candTF // the candidates' query-term frequencies
+	named               []int64    // nodes whose titles the question names
+	tfs                 []candTF   // the candidates' query-term frequencies
+	rank                []int32    // each candidate's position in its document's reading order
+	kwnorm              [][]string // each candidate's normalised keywords
+	kwdf                map[string]int32
+	meanDir             []float32 // the collection's mean embedding direction (classic's MMR), or nil
+	bmRaw               []float64 // the candidates' raw BM25, nil when no query term is in the vocabulary
+	best                int64     // the collection's best node by BM25 (-1 for none), whose score is the range's top
+	bestTF              candTF
+	bestLen             float32
+	ranges              []int64 // the filter's nodes: inclusive seq ranges, flattened, sorted (nil: no filter)
 
 	trips int // round trips to the database
 	// stages is the wall time of the first round trip, the dense pass
@@ -110,6 +121,36 @@ type fetchOptions struct {
 	// footnote, image text, context, tags), for comparing with the
 	// in-process subgraph; a question reads it only for what it reads.
 	text bool
+	// filter restricts the candidates to the documents it passes.
+	filter flowreader.Filter
+}
+
+// filtered reports whether f passes fewer than every document.
+func filtered(f flowreader.Filter) bool { return len(f.IDs) > 0 || len(f.Metadata) > 0 }
+
+// passSQL is the nodes of the documents a filter passes, for the
+// collection named by parameter $name, the filter's IDs in $ids and its
+// metadata (JSON) in $meta: a join of the matching documents (the
+// metadata through its GIN index) to their nodes (by nodes_doc).
+func passSQL(name, ids, meta int) string {
+	return fmt.Sprintf(`SELECT n.seq FROM flowreader.documents d JOIN flowreader.nodes n ON n.coll = d.coll AND n.doc = d.id
+WHERE d.coll = (SELECT id FROM flowreader.collections WHERE name = $%d) AND (cardinality($%d::text[]) = 0 OR d.id = ANY($%d::text[])) AND d.metadata @> $%d::jsonb`, name, ids, ids, meta)
+}
+
+// filterArgs are a filter's IDs and metadata as passSQL's parameters.
+func filterArgs(f flowreader.Filter) ([]string, string) {
+	ids := f.IDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return ids, jsonText(f.Metadata)
+}
+
+// inRanges reports whether seq lies in one of the sorted, flattened,
+// inclusive ranges r.
+func inRanges(r []int64, seq int64) bool {
+	i := sort.Search(len(r)/2, func(i int) bool { return r[2*i+1] >= seq })
+	return i < len(r)/2 && r[2*i] <= seq
 }
 
 // collState is the collection row a question reads.
@@ -172,8 +213,10 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 			set = nil
 		}
 	}
-	f := &fetched{}
+	f := &fetched{best: -1}
 	var st collState
+	isFiltered := filtered(opt.filter)
+	fids, fmeta := filterArgs(opt.filter)
 
 	// Round trip 1.
 	b := &pgx.Batch{}
@@ -182,6 +225,31 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 		QueryRow(func(r pgx.Row) error {
 			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries)
 		})
+	if isFiltered {
+		f.ranges = []int64{}
+		b.Queue(`SELECT d.ranges FROM flowreader.documents d WHERE d.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
+AND (cardinality($2::text[]) = 0 OR d.id = ANY($2::text[])) AND d.metadata @> $3::jsonb`, name, fids, fmeta).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var r []int64
+				if err := rows.Scan(&r); err != nil {
+					return err
+				}
+				f.ranges = append(f.ranges, r...)
+			}
+			return rows.Err()
+		})
+	}
+	if c.Sources > 0 {
+		// Classic's MMR pivots on the collection's mean direction.
+		b.Queue(`SELECT emb_sum FROM flowreader.collections WHERE name = $1`, name).QueryRow(func(r pgx.Row) error {
+			var sum []float64
+			if err := r.Scan(&sum); err != nil {
+				return err
+			}
+			f.meanDir = meanDirection(sum)
+			return nil
+		})
+	}
 	// The entry nodes' embeddings, unless the cached ones are of the
 	// snapshot's version.
 	cachedVersion := int64(-1)
@@ -256,17 +324,26 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 		}
 	)
 	switch {
-	case meta.ann:
+	case meta.ann && (!isFiltered || s.iterative):
 		// pgvector's HNSW: the collection's partial index is used only when
 		// the query names its collection and dimension as its predicate
 		// and expression do, so they are written into the text (integers
 		// of the collection row, not input). It returns at most ef_search
-		// rows.
+		// rows; under a filter, pgvector's iterative scan goes on until
+		// that many pass (or its scan bound).
 		k = min(k, annMaxK)
 		b.Queue(fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, k))
-		b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
+		if !isFiltered {
+			b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
 	SELECT a.seq FROM flowreader.ann a WHERE a.coll = %d ORDER BY a.v::halfvec(%d) <#> $1 LIMIT %d) d
 JOIN flowreader.cands v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k, meta.id), pgvector.NewHalfVector(qu)).Query(scanDense)
+			break
+		}
+		b.Queue(`SET LOCAL hnsw.iterative_scan = strict_order`)
+		b.Queue(fmt.Sprintf(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
+	SELECT a.seq FROM flowreader.ann a WHERE a.coll = %d AND a.seq IN (%s) ORDER BY a.v::halfvec(%d) <#> $1 LIMIT %d) d
+JOIN flowreader.cands v ON v.coll = %d AND v.seq = d.seq`, meta.id, passSQL(2, 3, 4), meta.dim, k, meta.id),
+			pgvector.NewHalfVector(qu), name, fids, fmeta).Query(scanDense)
 	case useCache && set == nil:
 		full = true
 		b.Queue(`SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, meta.id).Query(scanSketch(&fullSeqs, &fullBits))
@@ -285,6 +362,13 @@ JOIN flowreader.cands v ON v.coll = %d AND v.seq = d.seq`, meta.id, meta.dim, k,
 		b.Queue(`SELECT s.seq, s.bits FROM flowreader.sketches s WHERE s.coll = $1
 AND s.seq IN (SELECT unnest(added) FROM flowreader.changes WHERE coll = $1 AND version > $2) ORDER BY s.seq`, meta.id, set.version).
 			Query(scanSketch(&addedSeqs, &addedBits))
+	case isFiltered:
+		b.Queue(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
+	SELECT sk.seq FROM flowreader.sketches sk WHERE sk.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
+	AND sk.seq IN (`+passSQL(1, 4, 5)+`)
+	ORDER BY bit_count(sk.bits # $2), sk.seq LIMIT $3) d
+JOIN flowreader.cands v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
+			name, sketch(qu), int64(k), fids, fmeta).Query(scanDense)
 	default:
 		b.Queue(`SELECT v.seq, v.emb, v.scale, v.adj FROM (
 	SELECT sk.seq FROM flowreader.sketches sk WHERE sk.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
@@ -299,7 +383,7 @@ JOIN flowreader.cands v ON v.coll = (SELECT id FROM flowreader.collections WHERE
 	var touched int64
 	var sqlLo, sqlHi float64
 	dfs := make([]int32, len(kw))
-	if c.BM25Weight >= 0 && len(kw) > 0 { // zero is the default weight, negative none
+	if len(kw) > 0 { // the BM25 seeds are candidates whatever BM25's weight, as in process
 		b.Queue(`SELECT u.ord, coalesce(t.df, 0) FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
 LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.term = u.term`, name, kw).
 			Query(func(rows pgx.Rows) error {
@@ -316,12 +400,16 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 		// BM25 Okapi of every node holding a query term, summed over the
 		// terms in the question's order as the in-process index adds them;
 		// idf with rank_bm25's ε floor from the collection's idf sum.
-		b.Queue(lexicalSQL, name, kw, int64(m), scorehook.K1, scorehook.B, scorehook.Epsilon).Query(func(rows pgx.Rows) error {
+		lex, args := lexicalSQL(false), []any{name, kw, int64(m), scorehook.K1, scorehook.B, scorehook.Epsilon}
+		if isFiltered {
+			lex, args = lexicalSQL(true), append(args, fids, fmeta)
+		}
+		b.Queue(lex, args...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var seq pgtype.Int8
 				var w pgtype.Float8
 				var adj []byte
-				if err := rows.Scan(&seq, &w, &touched, &sqlLo, &sqlHi, &f.bmSum, &adj); err != nil {
+				if err := rows.Scan(&seq, &w, &touched, &sqlLo, &sqlHi, &f.bmSum, &f.best, &adj); err != nil {
 					return err
 				}
 				if seq.Valid {
@@ -385,7 +473,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		rollback(conn)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("pgstore: fetch %q: %w", name, ErrNotFound)
+			return nil, fmt.Errorf("pgstore: fetch %q: %w", name, errNotFound)
 		}
 		return nil, wrap("fetch", err)
 	}
@@ -405,6 +493,19 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		return nil, fmt.Errorf("%w: question embedding has %d values, collection %q dimension %d", ErrInput, len(q.Embedding), name, st.dim)
 	}
 	f.version, f.n, f.dim, f.int8, f.maxSumLen = st.version, st.n, st.dim, st.int8, st.maxSumLen
+	// allowed reports whether a node is one of the filter's.
+	allowed := func(int64) bool { return true }
+	if isFiltered {
+		pairs := make([][2]int64, len(f.ranges)/2)
+		for i := range pairs {
+			pairs[i] = [2]int64{f.ranges[2*i], f.ranges[2*i+1]}
+		}
+		slices.SortFunc(pairs, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+		for i, p := range pairs {
+			f.ranges[2*i], f.ranges[2*i+1] = p[0], p[1]
+		}
+		allowed = func(seq int64) bool { return inRanges(f.ranges, seq) }
+	}
 	f.stages[0] = time.Since(t0)
 	t0 = time.Now()
 	if useCache {
@@ -455,7 +556,11 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		// The nearest sketches, then their embeddings for the exact
 		// re-rank: one more round trip.
 		qs := sketchWords(nil, sketch(qu), words)
-		near := cur.nearest(qs, k)
+		var allow func(int64) bool
+		if isFiltered {
+			allow = allowed
+		}
+		near := cur.nearest(qs, k, allow)
 		rows, err := conn.Query(ctx, `SELECT seq, emb, scale, adj FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, st.id, near)
 		if err == nil {
 			err = scanDense(rows)
@@ -536,7 +641,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 					if !seen[v] {
 						seen[v] = true
 						f.refCount++
-						if len(f.ref) < m {
+						if len(f.ref) < m && allowed(v) {
 							f.ref = append(f.ref, v)
 						}
 					}
@@ -556,7 +661,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	var seeds, picks []int64
 	in := map[int64]bool{}
 	add := func(v int64) {
-		if !in[v] && len(picks) < limit {
+		if !in[v] && len(picks) < limit && allowed(v) {
 			in[v] = true
 			picks = append(picks, v)
 		}
@@ -584,7 +689,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	// Round trip 2: the candidates' rows, then the end of the snapshot.
 	f.stages[2] = time.Since(t0)
 	t0 = time.Now()
-	if err := f.readCandidates(ctx, conn.Conn(), st.id, picks, kw, opt.text); err != nil {
+	if err := f.readCandidates(ctx, conn.Conn(), st.id, picks, kw, opt.text, f.best); err != nil {
 		rollback(conn)
 		return nil, err
 	}
@@ -604,9 +709,17 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 
 // lexicalSQL ranks a collection's nodes by BM25 over the query terms ($2,
 // in order) and returns the m best (ties by lower seq) with the count of
-// nodes holding a term and the least, greatest and summed score (one row
-// with NULL seq when fewer). $4, $5, $6 are k1, b and ε.
-const lexicalSQL = `
+// nodes holding a term, the least, greatest and summed score and the best
+// node (one row with NULL seq when fewer). $4, $5, $6 are k1, b and ε.
+// Filtered, the m best are among the nodes of the documents the filter
+// ($7 IDs, $8 metadata) passes; the statistics and the best node stay the
+// collection's.
+func lexicalSQL(filtered bool) string {
+	where := ""
+	if filtered {
+		where = `WHERE seq IN (` + passSQL(1, 7, 8) + `)`
+	}
+	return `
 WITH c AS (SELECT id, nodes, total_len, idf_sum, vocab FROM flowreader.collections WHERE name = $1),
 qt AS (SELECT t.id, u.ord,
 	CASE WHEN ln(c.nodes - t.df + 0.5::float8) - ln(t.df + 0.5::float8) < 0 THEN $6::float8 * c.idf_sum / c.vocab
@@ -616,40 +729,48 @@ k AS (SELECT $4::float8 * (1 - $5::float8) AS c0, $4::float8 * $5::float8 / (c.t
 s AS (SELECT p.seq, min(qt.ord) AS first,
 	sum(qt.idf * p.tf::float8 * ($4::float8 + 1) / (p.tf::float8 + k.c0 + k.c1 * p.len::float8) ORDER BY qt.ord) AS w
 	FROM c, k, qt JOIN flowreader.postings p ON p.term = qt.id WHERE p.coll = c.id GROUP BY p.seq),
-a AS (SELECT count(*) AS n, coalesce(min(w), 0) AS lo, coalesce(max(w), 0) AS hi, coalesce(sum(w ORDER BY first, seq), 0) AS total FROM s),
-top AS (SELECT seq, w FROM s ORDER BY w DESC, seq LIMIT $3)
-SELECT top.seq, top.w, a.n, a.lo, a.hi, a.total, cd.adj FROM a LEFT JOIN top ON true
+a AS (SELECT count(*) AS n, coalesce(min(w), 0) AS lo, coalesce(max(w), 0) AS hi, coalesce(sum(w ORDER BY first, seq), 0) AS total,
+	coalesce((SELECT seq FROM s ORDER BY w DESC, seq LIMIT 1), -1) AS best FROM s),
+top AS (SELECT seq, w FROM s ` + where + ` ORDER BY w DESC, seq LIMIT $3)
+SELECT top.seq, top.w, a.n, a.lo, a.hi, a.total, a.best, cd.adj FROM a LEFT JOIN top ON true
 LEFT JOIN flowreader.cands cd ON cd.coll = (SELECT id FROM c) AND cd.seq = top.seq
 ORDER BY top.w DESC, top.seq`
+}
 
 // readCandidates runs round trip 2 for the candidates picks (ascending):
-// their rows, their frequencies of the query terms kw and, with text,
+// their rows, their frequencies of the query terms kw (and best's, the
+// collection's best node by BM25, when it is not one of them), the
+// collection's frequencies of their normalised keywords and, with text,
 // their reading text; and ends the snapshot.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32, picks []int64, kw []string, text bool) error {
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32, picks []int64, kw []string, text bool, best int64) error {
 	b := &pgx.Batch{}
 	var nbs [][]int64
 	var kds [][]int16
-	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale
+	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, kwnorm, last_page
 FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, picks).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (
 				nd                graph.Node
 				seq               int64
 				page, ord, sumLen int32
+				lastPage          int32
 				mod               int16
 				ln, sc            float32
-				refs              []string
+				refs, kwnorm      []string
 				names             []int64
 				adj, emb          []byte
+				rank              int32
 			)
-			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc); err != nil {
+			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &kwnorm, &lastPage); err != nil {
 				return err
 			}
+			f.rank = append(f.rank, rank)
+			f.kwnorm = append(f.kwnorm, kwnorm)
 			nb, kd, err := decodeAdj(adj)
 			if err != nil {
 				return err
 			}
-			nd.Page, nd.Order, nd.Modality = int(page), int(ord), graph.Modality(mod)
+			nd.Page, nd.Order, nd.Modality, nd.LastPage = int(page), int(ord), graph.Modality(mod), int(lastPage)
 			if len(nd.Keywords) == 0 {
 				nd.Keywords = nil
 			}
@@ -672,19 +793,40 @@ FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, pic
 	}
 	var tfs []tfRow
 	if len(kw) > 0 {
-		b.Queue(`SELECT po.seq, u.ord, po.tf FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
+		seqs := picks
+		if _, in := slices.BinarySearch(picks, best); best >= 0 && !in {
+			seqs = append(slices.Clone(picks), best)
+		}
+		b.Queue(`SELECT po.seq, u.ord, po.tf, po.len FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
 JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
-JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY($3)`, coll, kw, picks).Query(func(rows pgx.Rows) error {
+JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY($3)`, coll, kw, seqs).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var r tfRow
-				if err := rows.Scan(&r.seq, &r.ord, &r.tf); err != nil {
+				var ln float32
+				if err := rows.Scan(&r.seq, &r.ord, &r.tf, &ln); err != nil {
 					return err
+				}
+				if r.seq == best {
+					f.bestLen = ln
 				}
 				tfs = append(tfs, r)
 			}
 			return rows.Err()
 		})
 	}
+	f.kwdf = map[string]int32{}
+	b.Queue(`SELECT k.kw, k.df FROM flowreader.keywords k WHERE k.coll = $1
+AND k.kw IN (SELECT DISTINCT unnest(kwnorm) FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2))`, coll, picks).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var kw string
+			var df int32
+			if err := rows.Scan(&kw, &df); err != nil {
+				return err
+			}
+			f.kwdf[kw] = df
+		}
+		return rows.Err()
+	})
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
 		tags                                                            []string
@@ -715,7 +857,14 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 	f.tfs = make([]candTF, len(f.seqs))
 	slices.SortFunc(tfs, func(a, b tfRow) int { return cmp.Compare(a.ord, b.ord) })
 	for _, r := range tfs {
-		i := local[r.seq]
+		if r.seq == best {
+			f.bestTF.ord = append(f.bestTF.ord, r.ord)
+			f.bestTF.tf = append(f.bestTF.tf, r.tf)
+		}
+		i, ok := local[r.seq]
+		if !ok {
+			continue
+		}
 		f.tfs[i].ord = append(f.tfs[i].ord, r.ord)
 		f.tfs[i].tf = append(f.tfs[i].tf, r.tf)
 	}
@@ -771,11 +920,11 @@ func floatsOf(b []byte) []float32 {
 	return v
 }
 
-// scoreBM25 computes the candidates' BM25 from their term frequencies and
-// the collection's statistics exactly as score's candidate index does
-// (terms added in the question's order), then normalises it by the whole
-// collection's range. The greatest raw score is a candidate's (the best
-// BM25 node is a seed), so it is taken from the candidates, bit for bit.
+// scoreBM25 computes the candidates' raw BM25 (bmRaw) from their term
+// frequencies and the collection's statistics exactly as score's index
+// does (terms added in the question's order), and the range's top from
+// the collection's best node the same way, bit for bit; then bm25, the
+// scores normalised by the collection's range.
 func (f *fetched) scoreBM25(st collState, idf []float64) {
 	k1, b := scorehook.K1, scorehook.B
 	c0 := k1 * (1 - b)
@@ -785,36 +934,111 @@ func (f *fetched) scoreBM25(st collState, idf []float64) {
 			c1 = k1 * b / avg
 		}
 	}
-	// Accumulate term by term, as the in-process index does.
-	for t := range idf {
-		for i, x := range f.tfs {
+	raw := func(x candTF, ln float32) float64 {
+		acc := 0.0
+		for t := range idf {
 			for j, o := range x.ord {
 				if int(o-1) != t {
 					continue
 				}
 				tf := float64(x.tf[j])
-				f.bm25[i] += idf[t] * tf * (k1 + 1) / (tf + c0 + c1*float64(f.len[i]))
+				acc += idf[t] * tf * (k1 + 1) / (tf + c0 + c1*float64(ln))
 			}
 		}
+		return acc
 	}
-	hi := math.Inf(-1)
-	for _, x := range f.bm25 {
-		hi = max(hi, x)
+	f.bmRaw = make([]float64, len(f.seqs))
+	for i, x := range f.tfs {
+		f.bmRaw[i] = raw(x, f.len[i])
 	}
-	if len(f.lexical) > 0 {
-		f.bmHi = hi
+	if f.best >= 0 {
+		if i, ok := slices.BinarySearch(f.seqs, f.best); ok {
+			f.bmHi = f.bmRaw[i]
+		} else {
+			f.bmHi = raw(f.bestTF, f.bestLen)
+		}
 	}
 	lo := f.bmLo
 	if f.bmHi > lo {
 		span := f.bmHi - lo
-		for i, x := range f.bm25 {
+		for i, x := range f.bmRaw {
 			if x != 0 || lo != 0 {
 				f.bm25[i] = (x - lo) / span
+			} else {
+				f.bm25[i] = x
 			}
 		}
-	} else {
-		clear(f.bm25)
 	}
+}
+
+// meanDirection is the unit mean direction of a collection whose
+// embeddings sum to sum, as score's index computes it for MMR's pivot
+// (nil when the sum is zero: every cosine with it is 0).
+func meanDirection(sum []float64) []float32 {
+	norm := 0.0
+	for _, x := range sum {
+		norm += x * x
+	}
+	if norm == 0 {
+		return nil
+	}
+	mu := make([]float32, len(sum))
+	for k, x := range sum {
+		mu[k] = float32(x / math.Sqrt(norm))
+	}
+	return mu
+}
+
+// candidates is the fetched candidate set as score.Candidates: the
+// subgraph over the stored rows as they are (so that its cosines and edge
+// weights are the in-process graph's bit for bit), and the statistics.
+func (f *fetched) candidates() (*score.Candidates, error) {
+	n := len(f.seqs)
+	var f32 []float32
+	var q8 []int8
+	if f.int8 {
+		q8 = make([]int8, len(f.emb))
+		copy(q8, bytesInt8(f.emb))
+	} else {
+		f32 = floatsOf(f.emb)
+	}
+	gr, err := graphhook.FromRows(slices.Clone(f.nodes), f.dim, f32, q8, slices.Clone(f.scale), slices.Clone(f.edges))
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: the stored candidates make no graph: %w", err)
+	}
+	g := gr.(*graph.Graph)
+	local := func(seq int64) (int, bool) { return slices.BinarySearch(f.seqs, seq) }
+	cs := &score.Candidates{Graph: g, Nodes: make([]int, n), Size: int(f.n), Version: f.version,
+		BM25Min: f.bmLo, BM25Max: f.bmHi, BM25Sum: f.bmSum, CosMean: f.cosMean, RefKeys: f.refs, RefMatches: f.refCount,
+		SummaryLen: make([]float64, n), Names: make([][]int, n), Rank: f.rank, KeywordDF: f.kwdf}
+	if f.bmRaw != nil {
+		cs.BM25 = f.bmRaw
+	}
+	for i, v := range f.seqs {
+		cs.Nodes[i] = int(v)
+		if f.maxSumLen > 0 {
+			cs.SummaryLen[i] = float64(f.sum[i]) / float64(f.maxSumLen)
+		}
+		for _, u := range f.names[i] {
+			if j, ok := local(u); ok {
+				cs.Names[i] = append(cs.Names[i], j)
+			}
+		}
+	}
+	for _, v := range f.named {
+		if j, ok := local(v); ok {
+			cs.Named = append(cs.Named, j)
+		}
+	}
+	slices.Sort(cs.Named)
+	cs.Named = slices.Compact(cs.Named)
+	if f.meanDir != nil {
+		cs.MeanCos = make([]float64, n)
+		for i := range cs.MeanCos {
+			cs.MeanCos[i] = g.Dot(i, f.meanDir)
+		}
+	}
+	return cs, nil
 }
 
 // rollback ends a fetch's snapshot after a failure, or closes the

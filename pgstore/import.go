@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -18,6 +19,7 @@ import (
 	pgvector "github.com/pgvector/pgvector-go"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/flowhook"
 	"github.com/flowreader/flowreader/internal/mention"
 	"github.com/flowreader/flowreader/internal/scorehook"
 	_ "github.com/flowreader/flowreader/score" // sets the scorehook functions
@@ -111,6 +113,9 @@ type writer struct {
 	seq []int64
 	// named is what each node of g names by title (names).
 	named [][]int32
+	// rank is each node of g's position in its document's reading order
+	// (ranks).
+	rank []int32
 	// noCopy writes by INSERT instead of COPY (see copy).
 	noCopy bool
 	// ann also writes the embeddings as halfvec, for pgvector's HNSW.
@@ -149,6 +154,38 @@ func (w *writer) links(i int, names [][]int32) (nm []int64, adj []byte) {
 	// order the expansion walks.
 	sortLinks(nbrs, kinds)
 	return nm, encodeAdj(nbrs, kinds)
+}
+
+// ranks returns each node's position in its document's reading order:
+// by Order, then node index, as the router's reading order has it.
+func (w *writer) ranks() []int32 {
+	if w.rank == nil {
+		g := w.g
+		byDoc := map[string][]int{}
+		for i := range g.Nodes {
+			byDoc[g.Nodes[i].Doc] = append(byDoc[g.Nodes[i].Doc], i)
+		}
+		w.rank = make([]int32, g.Len())
+		for _, ns := range byDoc {
+			slices.SortStableFunc(ns, func(a, b int) int { return cmp.Compare(g.Nodes[a].Order, g.Nodes[b].Order) })
+			for r, i := range ns {
+				w.rank[i] = int32(r)
+			}
+		}
+	}
+	return w.rank
+}
+
+// normKeywords is a node's keywords as the router counts them: normalised,
+// empty ones dropped, each once, in first-seen order.
+func normKeywords(kws []string) []string {
+	out := []string{}
+	for _, k := range kws {
+		if k = flowhook.NormKeyword(k); k != "" && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func (w *writer) seqOf(i int) int64 {
@@ -213,7 +250,9 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	// What scoring and routing read of every candidate: one row.
-	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale"}
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale", "rank", "kwnorm", "last_page"}
+	rank := w.ranks()
+	kwDF := map[string]int32{}
 	i = a
 	row := make([]float32, 0, g.Dim)
 	q := make([]int8, g.Dim)
@@ -239,11 +278,25 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			}
 			emb, scale = int8Bytes(q), s
 		}
+		kn := normKeywords(nd.Keywords)
+		for _, k := range kn {
+			kwDF[k]++
+		}
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[k], kn, int32(nd.LastPage)}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)
+	}
+	if len(kwDF) > 0 {
+		kws, dfs := make([]string, 0, len(kwDF)), make([]int32, 0, len(kwDF))
+		for _, k := range slices.Sorted(maps.Keys(kwDF)) {
+			kws, dfs = append(kws, k), append(dfs, kwDF[k])
+		}
+		if _, err := w.tx.Exec(ctx, `INSERT INTO flowreader.keywords AS k (coll, kw, df) SELECT $1, kw, df FROM unnest($2::text[], $3::int4[]) u(kw, df)
+ON CONFLICT (coll, kw) DO UPDATE SET df = k.df + excluded.df`, w.coll, kws, dfs); err != nil {
+			return wrap("import keywords", err)
+		}
 	}
 
 	i = a
@@ -372,40 +425,72 @@ SELECT inp.ord, up.id FROM inp JOIN up USING (term)`, w.coll, words, df)
 	return nil
 }
 
-// documents writes the documents of w.g's nodes but those in keep, with
-// the titles and metadata of docs, and sets those of the kept ones that
-// docs has.
+// documents writes the documents of w.g's nodes but those in keep, and
+// sets the titles and metadata of the kept ones. A document's title and
+// metadata are docs' (matched by ID) when given, else its metadata is
+// w.g.Metadata's when the graph carries metadata (a kept document's title
+// stays as it is).
 func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[string]bool) error {
-	meta := map[string]*graph.Document{}
+	given := map[string]*graph.Document{}
 	for k := range docs {
-		meta[docs[k].ID] = &docs[k]
+		given[docs[k].ID] = &docs[k]
 	}
 	hashes := docHashes(w.g)
+	seqs := map[string][]int64{}
+	for i := range w.g.Nodes {
+		d := w.g.Nodes[i].Doc
+		seqs[d] = append(seqs[d], w.seqOf(i))
+	}
 	var rows [][]any
+	var keptIDs, keptTitles, keptMeta []string
+	var keptHasTitle []bool
 	for _, h := range hashes {
-		if keep[h.id] {
-			if d := meta[h.id]; d != nil {
-				md := d.Metadata
-				if md == nil {
-					md = map[string]string{}
-				}
-				if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents SET title = $3, metadata = $4::jsonb WHERE coll = $1 AND id = $2`, w.coll, h.id, d.Title, jsonText(md)); err != nil {
-					return wrap("update documents", err)
-				}
-			}
-			continue
-		}
-		title, md := "", map[string]string{}
-		if d := meta[h.id]; d != nil {
-			title = d.Title
+		title, md, hasTitle, known := "", map[string]string{}, false, false
+		if d := given[h.id]; d != nil {
+			title, hasTitle, known = d.Title, true, true
 			if d.Metadata != nil {
 				md = d.Metadata
 			}
+		} else if w.g.Metadata != nil {
+			known = true
+			if m := w.g.Metadata[h.id]; m != nil {
+				md = m
+			}
 		}
-		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes)})
+		if keep[h.id] {
+			if known {
+				keptIDs, keptTitles, keptMeta = append(keptIDs, h.id), append(keptTitles, title), append(keptMeta, jsonText(md))
+				keptHasTitle = append(keptHasTitle, hasTitle)
+			}
+			continue
+		}
+		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes), seqRanges(seqs[h.id])})
 	}
-	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes"}, pgx.CopyFromRows(rows))
+	if len(keptIDs) > 0 {
+		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET title = CASE WHEN u.has THEN u.title ELSE d.title END, metadata = u.md::jsonb
+FROM unnest($2::text[], $3::text[], $4::text[], $5::bool[]) u(id, title, md, has)
+WHERE d.coll = $1 AND d.id = u.id AND (d.metadata <> u.md::jsonb OR u.has AND d.title <> u.title)`, w.coll, keptIDs, keptTitles, keptMeta, keptHasTitle); err != nil {
+			return wrap("update documents", err)
+		}
+	}
+	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes", "ranges"}, pgx.CopyFromRows(rows))
 	return wrap("import documents", err)
+}
+
+// seqRanges is seqs as inclusive ranges [lo, hi] of consecutive seqs,
+// flattened: a document's nodes, which filters select by seq.
+func seqRanges(seqs []int64) []int64 {
+	s := slices.Sorted(slices.Values(seqs))
+	out := []int64{}
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		out = append(out, s[i], s[j])
+		i = j + 1
+	}
+	return out
 }
 
 // docHash is one document of a graph: its ID, node count and a hash of its
@@ -436,6 +521,11 @@ func docHashes(g *graph.Graph) []docHash {
 		h := hs[nd.Doc]
 		h.str(nd.ID).str(nd.Section).str(nd.Content).str(nd.Caption).str(nd.Footnote).str(nd.Summary).str(nd.ImageText).str(nd.Context)
 		h.num(int64(nd.Page)).num(int64(nd.Order)).num(int64(nd.Modality))
+		if nd.LastPage > nd.Page {
+			// Only then: the hashes of single-page nodes stay those of
+			// schema 1.
+			h.num(int64(nd.LastPage))
+		}
 		h.num(int64(len(nd.Keywords)))
 		for _, s := range nd.Keywords {
 			h.str(s)
@@ -661,6 +751,9 @@ func sortLinks(nbrs []int64, kinds []int16) {
 // jsonText is metadata as JSON text, which the jsonb column takes by COPY
 // and by INSERT alike.
 func jsonText(md map[string]string) string {
+	if len(md) == 0 {
+		return "{}"
+	}
 	b, err := json.Marshal(md)
 	if err != nil {
 		return "{}" // a map of strings always marshals

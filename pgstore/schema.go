@@ -9,10 +9,11 @@ import (
 
 // schemaVersion is the version of the schema this code reads and writes.
 // Open migrates an older database up to it, and refuses a newer one.
-const schemaVersion = 1
+const schemaVersion = 2
 
-// migrations[i] takes the schema from version i to i+1. A migration is
-// never edited once released: a change is a new entry.
+// migrations[i] takes the schema from version i to i+1, with backfills[i]
+// run after it when set (what SQL cannot compute as the library does). A
+// migration is never edited once released: a change is a new entry.
 var migrations = []string{
 	// 1: collections, documents, nodes with what scoring and routing read
 	// of them, embeddings and their sketches, BM25 terms and postings,
@@ -137,6 +138,91 @@ CREATE TABLE flowreader.titles (
 	PRIMARY KEY (coll, first, seq)
 );
 `,
+	// 2: what the router reads of the whole collection and what filters
+	// select by: each node's rank in its document's reading order and its
+	// normalised keywords (cands), the last page of a node over several
+	// (cands.last_page, Node.LastPage; 0 for one page), the collection's node frequency of each
+	// normalised keyword (keywords), each document's nodes as seq ranges
+	// (documents). The backfill computes them for existing collections.
+	`
+ALTER TABLE flowreader.cands ADD COLUMN rank int4 NOT NULL DEFAULT 0, ADD COLUMN kwnorm text[] NOT NULL DEFAULT '{}',
+	ADD COLUMN last_page int4 NOT NULL DEFAULT 0;
+ALTER TABLE flowreader.documents ADD COLUMN ranges int8[] NOT NULL DEFAULT '{}';
+CREATE TABLE flowreader.keywords (
+	coll int4 NOT NULL,
+	kw   text NOT NULL,
+	df   int4 NOT NULL,
+	PRIMARY KEY (coll, kw)
+);
+`,
+}
+
+// backfills[i], when set, runs after migrations[i] in its transaction.
+var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks}
+
+// backfillRanks computes migration 2's columns for the collections of a
+// schema-1 database: ranks and seq ranges in SQL, normalised keywords and
+// their frequencies in Go (the router's normalisation).
+func backfillRanks(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `
+UPDATE flowreader.cands c SET rank = r.rk FROM (
+	SELECT coll, seq, row_number() OVER (PARTITION BY coll, doc ORDER BY ord, seq) - 1 AS rk FROM flowreader.cands) r
+WHERE c.coll = r.coll AND c.seq = r.seq;
+UPDATE flowreader.documents d SET ranges = x.ranges FROM (
+	SELECT coll, doc, array_agg(b ORDER BY lo, k) AS ranges FROM (
+		SELECT coll, doc, min(seq) AS lo, max(seq) AS hi FROM (
+			SELECT coll, doc, seq, seq - row_number() OVER (PARTITION BY coll, doc ORDER BY seq) AS island FROM flowreader.nodes) i
+		GROUP BY coll, doc, island) r
+	CROSS JOIN LATERAL (VALUES (1, r.lo), (2, r.hi)) v(k, b)
+	GROUP BY coll, doc) x
+WHERE d.coll = x.coll AND d.id = x.doc`); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT coll, seq, keywords FROM flowreader.cands ORDER BY coll, seq`)
+	if err != nil {
+		return err
+	}
+	type kw struct {
+		coll int32
+		seq  int64
+		norm []string
+	}
+	var all []kw
+	for rows.Next() {
+		var k kw
+		var raw []string
+		if err := rows.Scan(&k.coll, &k.seq, &raw); err != nil {
+			rows.Close()
+			return err
+		}
+		k.norm = normKeywords(raw)
+		all = append(all, k)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE kwfill (coll int4, seq int8, kwnorm text[]) ON COMMIT DROP`); err != nil {
+		return err
+	}
+	i := 0
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"kwfill"}, []string{"coll", "seq", "kwnorm"}, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= len(all) {
+			return nil, nil
+		}
+		k := all[i]
+		i++
+		return []any{k.coll, k.seq, k.norm}, nil
+	})); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `
+UPDATE flowreader.cands c SET kwnorm = f.kwnorm FROM kwfill f WHERE c.coll = f.coll AND c.seq = f.seq;
+INSERT INTO flowreader.keywords (coll, kw, df)
+	SELECT coll, kw, count(*) FROM kwfill CROSS JOIN LATERAL unnest(kwnorm) kw GROUP BY coll, kw`)
+	return err
 }
 
 // annTable holds the embeddings as pgvector's halfvec, made when the
@@ -198,6 +284,11 @@ CREATE TABLE IF NOT EXISTS flowreader.schema_version (version int4 NOT NULL, app
 	for ; v < schemaVersion; v++ {
 		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 			return wrap(fmt.Sprintf("migrate to schema version %d", v+1), err)
+		}
+		if f := backfills[v]; f != nil {
+			if err := f(ctx, tx); err != nil {
+				return wrap(fmt.Sprintf("migrate to schema version %d", v+1), err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO flowreader.schema_version (version) VALUES ($1)`, v+1); err != nil {
 			return wrap("migrate", err)

@@ -118,19 +118,25 @@ func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []i
 	return n
 }
 
-// nearest returns the k seqs whose sketches are nearest q in Hamming
-// distance, ties by lower seq: the order of the database's
-// ORDER BY bit_count(bits # q), seq LIMIT k.
-func (s *sketchSet) nearest(q []uint64, k int) []int64 {
+// nearest returns the k seqs (of those allow passes, every one when allow
+// is nil) whose sketches are nearest q in Hamming distance, ties by lower
+// seq: the order of the database's ORDER BY bit_count(bits # q), seq
+// LIMIT k.
+func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
 	n := len(s.seqs)
-	k = min(k, n)
-	if k == 0 {
-		return nil
-	}
 	dist := make([]uint16, n)
 	hist := make([]int, 64*s.words+1)
+	var skip []bool
+	if allow != nil {
+		skip = make([]bool, n)
+	}
 	w := s.words
+	cnt := 0
 	for i := 0; i < n; i++ {
+		if skip != nil && !allow(s.seqs[i]) {
+			skip[i] = true
+			continue
+		}
 		d := 0
 		row := s.bits[i*w : (i+1)*w]
 		for j, x := range row {
@@ -138,6 +144,11 @@ func (s *sketchSet) nearest(q []uint64, k int) []int64 {
 		}
 		dist[i] = uint16(d)
 		hist[d]++
+		cnt++
+	}
+	k = min(k, cnt)
+	if k == 0 {
+		return nil
 	}
 	// The distance t of the k-th nearest: every node nearer is taken, and
 	// the first (by seq) of those at t up to k.
@@ -152,6 +163,9 @@ func (s *sketchSet) nearest(q []uint64, k int) []int64 {
 	out := make([]hit, 0, k)
 	atT := k - below
 	for i, d := range dist {
+		if skip != nil && skip[i] {
+			continue
+		}
 		switch {
 		case int(d) < t:
 			out = append(out, hit{d, s.seqs[i]})

@@ -121,7 +121,7 @@ func TestSketchNearest(t *testing.T) {
 	}
 	slices.SortStableFunc(rows, func(a, b row) int { return dist(a.b) - dist(b.b) })
 	for _, k := range []int{1, 7, 64, 499, 500, 600} {
-		got := set.nearest(sketchWords(nil, qb, words), k)
+		got := set.nearest(sketchWords(nil, qb, words), k, nil)
 		want := []int64{}
 		for _, r := range rows[:min(k, n)] {
 			want = append(want, r.seq)

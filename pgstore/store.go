@@ -14,22 +14,19 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
 )
 
 var (
-	// ErrNotFound is returned for a collection the database does not
-	// hold.
-	ErrNotFound = errors.New("pgstore: no such collection")
 	// ErrExists is returned by Import for a collection name that is taken.
 	ErrExists = errors.New("pgstore: collection exists")
 	// ErrConflict is returned by Update when the collection changed since
 	// the version the update was made from: another writer committed
 	// first, and applying this one would silently undo its change.
 	ErrConflict = errors.New("pgstore: collection changed since the update's base version")
-	// ErrUnavailable wraps errors of a database that cannot be reached or
-	// is shutting down or starting: the request may succeed later. A
-	// server maps it to 503.
-	ErrUnavailable = errors.New("pgstore: store unavailable")
 	// ErrSchema is returned by Open for a database whose flowreader schema
 	// is newer than this library reads.
 	ErrSchema = errors.New("pgstore: unsupported schema version")
@@ -51,8 +48,10 @@ type Store struct {
 	// by INSERT.
 	noCopy bool
 	// ann: pgvector's halfvec and HNSW are there; new collections get an
-	// HNSW index for their dense candidates.
-	ann bool
+	// HNSW index for their dense candidates. iterative: its index scans
+	// go on past a filter (pgvector 0.8's hnsw.iterative_scan); without
+	// them a filtered question ranks the filter's sketches instead.
+	ann, iterative bool
 	// colls caches each collection's id, dimension and whether it has an
 	// HNSW index (what the dense query's text needs); a fetch checks it
 	// against the row it reads.
@@ -61,7 +60,25 @@ type Store struct {
 	// those of sketchMin nodes or more (sketchMinNodes; tests lower it).
 	sketches  sketchCache
 	sketchMin int64
+	// exact ranks every node's exact cosine for the dense candidates (no
+	// sketch or HNSW pass): tests compare the evidence with the in-process
+	// index's.
+	exact bool
 }
+
+// errNotFound is a collection the database does not hold: it wraps
+// flowreader.ErrNoGraph (errors.Is), which a server maps to 404.
+var errNotFound error = &kindError{"pgstore: no such collection", flowreader.ErrNoGraph}
+
+// kindError is a sentinel that is also one of package flowreader's, for
+// errors.Is, with a message of its own.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
 
 // collMeta is what Store.colls caches of a collection.
 type collMeta struct {
@@ -116,7 +133,6 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	pool.Reset() // connections made before the vector extension lack its types
 	s.pool = pool
 	return s, nil
 }
@@ -136,10 +152,26 @@ EXISTS (SELECT FROM pg_available_extensions WHERE name = 'vector'), pg_is_in_rec
 	if !installed && available && !standby {
 		_, err := c.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector`)
 		installed = err == nil
+		if installed {
+			// The one connection made so far (this one) met no vector
+			// types when it connected; later ones get them in
+			// AfterConnect. Registering here rather than resetting the
+			// pool spares a reconnect, which PGlite's socket server
+			// refused under load.
+			if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+				return wrap("open", err)
+			}
+		}
 	}
 	if installed {
-		if err := c.QueryRow(ctx, `SELECT to_regtype('halfvec') IS NOT NULL AND EXISTS (SELECT FROM pg_am WHERE amname = 'hnsw')`).Scan(&s.ann); err != nil {
+		var ext string
+		if err := c.QueryRow(ctx, `SELECT to_regtype('halfvec') IS NOT NULL AND EXISTS (SELECT FROM pg_am WHERE amname = 'hnsw'),
+(SELECT extversion FROM pg_extension WHERE extname = 'vector')`).Scan(&s.ann, &ext); err != nil {
 			return wrap("open", err)
+		}
+		var major, minor int
+		if _, err := fmt.Sscanf(ext, "%d.%d", &major, &minor); err == nil {
+			s.iterative = major > 0 || minor >= 8
 		}
 	}
 	return nil
@@ -156,7 +188,7 @@ func (s *Store) meta(ctx context.Context, q interface {
 	var m collMeta
 	err := q.QueryRow(ctx, `SELECT id, dim, ann, nodes FROM flowreader.collections WHERE name = $1`, name).Scan(&m.id, &m.dim, &m.ann, &m.nodes)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return m, fmt.Errorf("pgstore: %q: %w", name, ErrNotFound)
+		return m, fmt.Errorf("pgstore: %q: %w", name, errNotFound)
 	}
 	if err != nil {
 		return m, wrap("collection", err)
@@ -189,13 +221,13 @@ func (s *Store) Close() { s.pool.Close() }
 // wrap makes err a store error of operation op: a PostgreSQL error keeps
 // its type (errors.As with *pgconn.PgError gives the SQLSTATE), and an
 // error of a database that cannot be reached, or is shutting down or
-// starting, also wraps ErrUnavailable. nil stays nil.
+// starting, also wraps flowreader.ErrUnavailable. nil stays nil.
 func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if unavailable(err) {
-		return fmt.Errorf("pgstore: %s: %w: %w", op, ErrUnavailable, err)
+		return fmt.Errorf("pgstore: %s: %w: %w", op, flowreader.ErrUnavailable, err)
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, err)
 }
@@ -269,7 +301,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		var id int32
 		if err := tx.QueryRow(ctx, `SELECT id FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("pgstore: drop %q: %w", name, ErrNotFound)
+				return fmt.Errorf("pgstore: drop %q: %w", name, errNotFound)
 			}
 			return wrap("drop", err)
 		}
@@ -284,7 +316,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 				return wrap("drop", err)
 			}
 		}
-		for _, t := range []string{"nodes", "cands", "sketches", "terms", "postings", "refs", "titles", "changes", "documents", "collections"} {
+		for _, t := range []string{"nodes", "cands", "sketches", "terms", "postings", "refs", "titles", "changes", "keywords", "documents", "collections"} {
 			col := "coll"
 			if t == "collections" {
 				col = "id"
@@ -297,3 +329,80 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 		return wrap("drop", err)
 	})
 }
+
+// Candidates implements flowreader.Store: the candidate set of a question
+// over the collection, read in one REPEATABLE READ snapshot of the latest
+// committed version, in two round trips (three when the replica's
+// sketches rank a large collection's dense candidates), as the package doc
+// describes. Under a filter the candidates are nodes of the documents it
+// passes (their IDs and metadata as Import and Update stored them); the
+// statistics stay the collection's.
+func (s *Store) Candidates(ctx context.Context, collection string, q score.Query, m int, c score.Config, f flowreader.Filter) (*score.Candidates, error) {
+	fe, err := s.fetch(ctx, collection, q, m, c, fetchOptions{exact: s.exact, filter: f})
+	if err != nil {
+		return nil, err
+	}
+	return fe.candidates()
+}
+
+// Nodes implements flowreader.Store: the nodes at the positions (seqs),
+// with their text, in one round trip; a position the collection does not
+// hold gives a zero Node. A node's row is written once and never changed,
+// so this needs no snapshot shared with Candidates.
+func (s *Store) Nodes(ctx context.Context, collection string, positions []int) ([]graph.Node, error) {
+	seqs := make([]int64, len(positions))
+	for i, p := range positions {
+		seqs[i] = int64(p)
+	}
+	got := make(map[int64]graph.Node, len(positions))
+	found := false
+	b := &pgx.Batch{}
+	b.Queue(`SELECT true FROM flowreader.collections WHERE name = $1`, collection).QueryRow(func(r pgx.Row) error {
+		return r.Scan(&found)
+	})
+	b.Queue(`SELECT n.seq, n.id, n.doc, c.page, c.last_page, c.ord, c.modality, c.section, c.keywords,
+	n.content, n.caption, n.footnote, n.summary, n.tags, n.image_text, n.image_path, n.image_mime, n.context
+FROM flowreader.nodes n JOIN flowreader.cands c ON c.coll = n.coll AND c.seq = n.seq
+WHERE n.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND n.seq = ANY($2)`, collection, seqs).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var (
+				nd           graph.Node
+				seq          int64
+				page, last   int32
+				ord          int32
+				mod          int16
+				ipath, imime string
+			)
+			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &last, &ord, &mod, &nd.Section, &nd.Keywords,
+				&nd.Content, &nd.Caption, &nd.Footnote, &nd.Summary, &nd.Tags, &nd.ImageText, &ipath, &imime, &nd.Context); err != nil {
+				return err
+			}
+			nd.Page, nd.LastPage, nd.Order, nd.Modality = int(page), int(last), int(ord), graph.Modality(mod)
+			if len(nd.Keywords) == 0 {
+				nd.Keywords = nil
+			}
+			if len(nd.Tags) == 0 {
+				nd.Tags = nil
+			}
+			if ipath != "" {
+				nd.Image = &graph.ImageRef{Path: ipath, MIME: imime}
+			}
+			got[seq] = nd
+		}
+		return rows.Err()
+	})
+	err := s.pool.SendBatch(ctx, b).Close()
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && !found {
+		return nil, fmt.Errorf("pgstore: nodes of %q: %w", collection, errNotFound)
+	}
+	if err != nil {
+		return nil, wrap("nodes", err)
+	}
+	out := make([]graph.Node, len(seqs))
+	for i, q := range seqs {
+		out[i] = got[q]
+	}
+	return out, nil
+}
+
+var _ flowreader.Store = (*Store)(nil)

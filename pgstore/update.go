@@ -43,7 +43,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	)
 	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id, &version, &dim, &i8, &nextSeq, &ann)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("pgstore: update %q: %w", name, ErrNotFound)
+		return 0, fmt.Errorf("pgstore: update %q: %w", name, errNotFound)
 	}
 	if err != nil {
 		return 0, wrap("update", err)
@@ -99,6 +99,11 @@ FROM (SELECT p.term, count(*) AS c FROM flowreader.postings p JOIN gone USING (s
 WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
 			return 0, wrap("update", err)
 		}
+		if _, err := tx.Exec(ctx, `UPDATE flowreader.keywords k SET df = k.df - x.c
+FROM (SELECT kw, count(*) AS c FROM flowreader.cands c JOIN gone USING (seq) CROSS JOIN LATERAL unnest(c.kwnorm) kw WHERE c.coll = $1 GROUP BY kw) x
+WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
+			return 0, wrap("update", err)
+		}
 		tables := []string{"nodes", "cands", "sketches", "postings", "refs", "titles"}
 		if ann {
 			tables = append(tables, "ann")
@@ -108,8 +113,10 @@ WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
 				return 0, wrap("update", err)
 			}
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM flowreader.terms WHERE coll = $1 AND df <= 0`, id); err != nil {
-			return 0, wrap("update", err)
+		for _, t := range []string{"terms", "keywords"} {
+			if _, err := tx.Exec(ctx, `DELETE FROM flowreader.`+t+` WHERE coll = $1 AND df <= 0`, id); err != nil {
+				return 0, wrap("update", err)
+			}
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM flowreader.documents WHERE coll = $1 AND id = ANY($2)`, id, gone); err != nil {
 			return 0, wrap("update", err)

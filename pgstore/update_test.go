@@ -164,7 +164,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameCollection(t, s, "c", p, ga)
-	if _, err := s.Update(ctx, "missing", 1, ga); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Update(ctx, "missing", 1, ga); !errors.Is(err, errNotFound) {
 		t.Fatalf("missing collection: %v", err)
 	}
 }
@@ -286,4 +286,39 @@ func TestReadsOneVersion(t *testing.T) {
 	if seen[0]+seen[1] == 0 {
 		t.Fatal("no question was answered")
 	}
+}
+
+// A node over several pages keeps its last page through the store: in
+// the candidates, in Nodes, and an update that changes only it replaces
+// the document.
+func TestLastPage(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	docs := versionDocs(false)
+	docs[0].Items[1].Page, docs[0].Items[1].LastPage = 2, 4
+	p, g := buildDocs(t, docs)
+	if err := s.Import(ctx, "c", g); err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i := range g.Nodes {
+		if g.Nodes[i].LastPage == 4 {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatal("the build kept no last page")
+	}
+	ns, err := s.Nodes(ctx, "c", []int{at})
+	if err != nil || ns[0].LastPage != 4 || ns[0].Page != 2 {
+		t.Fatalf("Nodes: %+v, %v", ns, err)
+	}
+	sameCollection(t, s, "c", p, g)
+	docs[0].Items[1].LastPage = 5
+	_, g2 := buildDocs(t, docs)
+	if _, err := s.Update(ctx, "c", version(t, s, "c"), g2); err != nil {
+		t.Fatal(err)
+	}
+	sameCollection(t, s, "c", p, g2)
 }

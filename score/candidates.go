@@ -3,6 +3,7 @@ package score
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/flowreader/flowreader/internal/heapx"
@@ -18,6 +19,11 @@ const (
 	// candidateSpread bounds the subgraph at candidateSpread·m nodes: the
 	// seeds first, then their neighbours, best seeds first.
 	candidateSpread = 8
+	// exactKeep is the largest graph (or Query.Nodes) whose dense
+	// candidates are ranked exactly (every node's cosine) rather than by
+	// the beam search: a few milliseconds of dot products, and a selective
+	// filter would leave the beam search walking most of the graph anyway.
+	exactKeep = 32768
 )
 
 // candState is one question's working space over the whole graph, pooled
@@ -47,41 +53,108 @@ func (s *candState) next() uint32 {
 }
 
 // ScoreCandidates is Score over a candidate subgraph rather than every
-// node: the m nodes most similar to the query (a beam search of width m
-// over the graph's edges from evenly spaced entry nodes; the kNN edges make
-// it a navigable graph), the m best by BM25 (from the query terms'
+// node: the m nodes most similar to the query (exactly on a graph of up to
+// 32,768 nodes, else by a beam search of width m over the graph's edges
+// from evenly spaced entry nodes, the kNN edges making it a navigable
+// graph), the m best by BM25 (from the query terms'
 // postings) and the nodes whose references meet the question's, then their
-// graph neighbours, best seeds first, up to 8·m nodes in all. The returned
-// Scores index that subgraph: Scores.Graph is it and Scores.Candidates maps
-// its nodes to the index's graph. Each candidate's Cos, BM25 (normalised by
-// the whole graph's BM25 range), Ref and R are those Score gives it;
-// HMean and RMean estimate the whole graph's means from the entry nodes
-// (exact for the BM25 and reference parts). The cost grows with m and the
-// postings of the query terms, not with the graph's size.
+// graph neighbours, best seeds first, up to 8·m nodes in all. With
+// Query.Nodes set, only those nodes are candidates (and neighbours). The
+// returned Scores index that subgraph: Scores.Graph is it and
+// Scores.Candidates maps its nodes to the index's graph. Each candidate's
+// Cos, BM25 (normalised by the whole graph's BM25 range), Ref and R are
+// those Score gives it; HMean and RMean estimate the whole graph's means
+// from the entry nodes (exact for the BM25 and reference parts). The cost
+// grows with m and the postings of the query terms, not with the graph's
+// size. It is the candidate set ([Candidates]), then its scores.
 //
 // It fails as Score does, and with [ErrConfig] when m < 1.
 func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
+	if ix == nil || ix.g == nil || ix.n == 0 {
+		if m < 1 {
+			return nil, fmt.Errorf("%w: %d candidates", ErrConfig, m)
+		}
+		return ix.Score(c, q)
+	}
+	cs, err := ix.candidateSet(c, q, m)
+	if err != nil {
+		return nil, err
+	}
+	return cs.score(c, q)
+}
+
+// candidateSet reads the candidate set of ScoreCandidates from the index:
+// the candidate subgraph with the whole graph's statistics, which
+// Candidates.score scores (Rank and KeywordDF are left nil: a router
+// opened on this graph has them). A store answers a question with the same
+// set (see [Candidates]); the library's stores reach it through
+// internal/scorehook.
+//
+// It fails with [ErrConfig] when c is invalid, m < 1 or Query.Nodes is not
+// ascending nodes of the graph, and with [ErrEmbedding] when the query
+// embedding does not fit the graph.
+func (ix *Index) candidateSet(c Config, q Query, m int) (*Candidates, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("%w: %d candidates", ErrConfig, m)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if ix == nil || ix.g == nil || ix.n == 0 {
-		return ix.Score(c, q)
+	if ix == nil || ix.g == nil {
+		return nil, fmt.Errorf("%w: an index of no graph", ErrConfig)
 	}
-	g := ix.g
-	if err := checkQuery(g, q); err != nil {
+	if err := checkQuery(ix.g, q); err != nil {
 		return nil, err
 	}
+	keep, err := ix.keepSet(q.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	return ix.candidates(c, q, m, keep), nil
+}
+
+// keepSet is the bit set of nodes (ascending node indexes), nil for nil.
+func (ix *Index) keepSet(nodes []int) (bitset, error) {
+	if nodes == nil {
+		return nil, nil
+	}
+	b := make(bitset, (ix.n+63)/64)
+	for i, v := range nodes {
+		if v < 0 || v >= ix.n || (i > 0 && nodes[i-1] >= v) {
+			return nil, fmt.Errorf("%w: Query.Nodes[%d] = %d is not an ascending node of the %d", ErrConfig, i, v, ix.n)
+		}
+		b[v/64] |= 1 << (v % 64)
+	}
+	return b, nil
+}
+
+// bitset marks nodes; nil marks every node.
+type bitset []uint64
+
+func (b bitset) has(v int32) bool { return b == nil || b[v/64]&(1<<(v%64)) != 0 }
+
+// count is the number of nodes b marks.
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// candidates reads q's candidate set from the index (every node of keep
+// when keep is not nil): the seeds, their neighbours, and what scoring
+// reads of the whole graph for them.
+func (ix *Index) candidates(c Config, q Query, m int, keep bitset) *Candidates {
+	g := ix.g
 	qu := unit(q.Embedding)
 	kw := keywords(q)
 	refs := extractRefs(q.Text)
 	st := ix.getCand()
 	defer ix.cands.Put(st)
 
-	dense, cosMean := ix.denseTop(st, qu, m)
-	lexical, bmLo, bmHi, bmSum := ix.bm25Top(st, kw, m)
+	dense, cosMean := ix.denseTop(st, qu, m, keep)
+	lexical, bmLo, bmHi, bmSum := ix.bm25Top(st, kw, m, keep)
 	var refNodes []int32
 	refCount := 0
 	if c.refBoost() > 0 {
@@ -92,7 +165,7 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 					if st.seen[v] != seen {
 						st.seen[v] = seen
 						refCount++
-						if len(refNodes) < m {
+						if len(refNodes) < m && keep.has(v) {
 							refNodes = append(refNodes, v)
 						}
 					}
@@ -100,17 +173,13 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 			}
 		}
 	}
-	for _, v := range st.touch {
-		st.acc[v] = 0
-	}
-	st.touch = st.touch[:0]
 
 	// Seeds interleaved by rank, then one hop from each, best seeds first.
 	limit := candidateSpread * m
 	in := st.next()
 	var nodes []int32
 	add := func(v int32) {
-		if st.seen[v] != in && len(nodes) < limit {
+		if st.seen[v] != in && len(nodes) < limit && keep.has(v) {
 			st.seen[v] = in
 			nodes = append(nodes, v)
 		}
@@ -136,45 +205,75 @@ func (ix *Index) ScoreCandidates(c Config, q Query, m int) (*Scores, error) {
 		}
 	}
 	slices.Sort(nodes)
-
-	sub := ix.subIndex(nodes, kw, bmLo, bmHi)
-	sc, err := sub.compute(c, q)
-	if err != nil {
-		return nil, err
+	cs := ix.candidatesOf(c, q.Text, kw, nodes, st.acc)
+	cs.CosMean, cs.BM25Min, cs.BM25Max, cs.BM25Sum, cs.RefMatches = cosMean, bmLo, bmHi, bmSum, refCount
+	for _, v := range st.touch {
+		st.acc[v] = 0
 	}
-	sc.Graph = sub.g
-	sc.Candidates = make([]int, len(nodes))
-	for i, v := range nodes {
-		sc.Candidates[i] = int(v)
-	}
-	// The whole graph's means, estimated: the dense part from the entry
-	// nodes, the BM25 and reference parts exactly.
-	alpha := c.bm25Weight()
-	rMean := (1 - alpha) * cosMean
-	if alpha > 0 && bmHi > bmLo {
-		rMean += alpha * (bmSum - float64(ix.n)*bmLo) / (bmHi - bmLo) / float64(ix.n)
-	}
-	rMean += c.refBoost() * float64(refCount) / float64(ix.n)
-	sc.RMean = min(rMean, 1)
-	sc.HMean = 0
-	if rMax := slices.Max(sc.R); rMax > 0 {
-		sc.HMean = min(sc.RMean/rMax, 1)
-		if c.Fusion {
-			sc.HMean = min(sc.RMean, 1)
-		}
-	}
-	// The hop step reads the whole graph's title index: a node is raised
-	// in the subgraph as in the whole graph (what a node names and the
-	// titles a question names do not depend on which nodes are
-	// candidates).
-	ix.raise(c, sc, sub.g, sc.Candidates)
-	return sc, nil
+	st.touch = st.touch[:0]
+	return cs
 }
 
-// denseTop returns the m nodes most similar to the unit query qu, best
-// first (ties by lower index), found by a beam search over the graph's
-// adjacency, and the mean of max(cos, 0) over the entry nodes.
-func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64) {
+// candidatesOf is the candidate set of nodes (ascending) with their
+// per-node values read from the index: raw BM25 from acc (the query terms'
+// scores, as bm25 adds them) when a query term is in the vocabulary,
+// reference keys, summary lengths, cosines with the mean direction, and
+// the hop step's inputs from the title index. The whole-graph statistics
+// are the caller's to set.
+func (ix *Index) candidatesOf(c Config, question string, kw []string, nodes []int32, acc []float64) *Candidates {
+	n := len(nodes)
+	cs := &Candidates{Graph: ix.g.Subgraph(nodes), Nodes: make([]int, n), Size: ix.n,
+		RefKeys: make([][]string, n), SummaryLen: make([]float64, n), MeanCos: make([]float64, n)}
+	found := false
+	for _, t := range kw {
+		_, ok := ix.terms[t]
+		found = found || ok
+	}
+	if found && c.bm25Weight() > 0 {
+		cs.BM25 = make([]float64, n)
+	}
+	local := make(map[int32]int, n)
+	for i, v := range nodes {
+		cs.Nodes[i] = int(v)
+		local[v] = i
+		if cs.BM25 != nil {
+			cs.BM25[i] = acc[v]
+		}
+		for _, r := range ix.nodeRefs[v] {
+			cs.RefKeys[i] = append(cs.RefKeys[i], refKey(r))
+		}
+		cs.SummaryLen[i] = ix.sumLen[v]
+		cs.MeanCos[i] = ix.meanCos[v]
+	}
+	if _, on := c.hop(); on {
+		t := ix.titleIndex()
+		cs.Names = make([][]int, n)
+		for i, v := range nodes {
+			for _, u := range t.names[v] {
+				if j, ok := local[u]; ok {
+					cs.Names[i] = append(cs.Names[i], j)
+				}
+			}
+		}
+		if question != "" {
+			for _, v := range t.titles.Named(question) {
+				if j, ok := local[v]; ok {
+					cs.Named = append(cs.Named, j)
+				}
+			}
+			slices.Sort(cs.Named)
+			cs.Named = slices.Compact(cs.Named)
+		}
+	}
+	return cs
+}
+
+// denseTop returns the m nodes of keep most similar to the unit query qu,
+// best first (ties by lower index), and the mean of max(cos, 0) over the
+// entry nodes (of the whole graph). A graph or keep of at most exactKeep
+// nodes is ranked exactly; a larger one by a beam search over the graph's
+// adjacency, which walks through every node but keeps only keep's.
+func (ix *Index) denseTop(st *candState, qu []float32, m int, keep bitset) ([]int32, float64) {
 	g := ix.g
 	n := ix.n
 	seen := st.next()
@@ -191,10 +290,27 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 		cnt++
 		entries = append(entries, cand{int32(v), s})
 	}
+	cosMean := sum / float64(max(cnt, 1))
+	if keep == nil && n <= exactKeep || keep != nil && keep.count() <= exactKeep {
+		for v := range int32(n) {
+			if keep.has(v) {
+				res.push(cand{v, g.Dot(int(v), qu)}, m)
+			}
+		}
+		out := []cand(res)
+		slices.SortFunc(out, func(a, b cand) int { return cmpBetter(a, b) })
+		ids := make([]int32, len(out))
+		for i, c := range out {
+			ids[i] = c.id
+		}
+		return ids, cosMean
+	}
 	slices.SortFunc(entries, func(a, b cand) int { return cmpBetter(a, b) })
 	for _, e := range entries[:min(len(entries), 32)] {
 		beam = heapx.Push(beam, e, better)
-		res.push(e, ef)
+		if keep.has(e.id) {
+			res.push(e, ef)
+		}
 	}
 	for len(beam) > 0 {
 		var c cand
@@ -211,7 +327,9 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 			d := cand{u, g.Dot(int(u), qu)}
 			if len(res) < ef || better(d, res[0]) {
 				beam = heapx.Push(beam, d, better)
-				res.push(d, ef)
+				if keep.has(u) {
+					res.push(d, ef)
+				}
 			}
 		}
 	}
@@ -221,13 +339,13 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int) ([]int32, float64)
 	for _, c := range out[:min(m, len(out))] {
 		ids = append(ids, c.id)
 	}
-	return ids, sum / float64(max(cnt, 1))
+	return ids, cosMean
 }
 
-// bm25Top returns the m best nodes by raw BM25 (best first, ties by lower
-// index), the whole graph's least and greatest raw BM25, and its sum. It
-// leaves the scores in st.acc at st.touch for the caller to clear.
-func (ix *Index) bm25Top(st *candState, terms []string, m int) (top []int32, lo, hi, sum float64) {
+// bm25Top returns the m best nodes of keep by raw BM25 (best first, ties by
+// lower index), the whole graph's least and greatest raw BM25, and its
+// sum. It leaves the scores in st.acc at st.touch for the caller to clear.
+func (ix *Index) bm25Top(st *candState, terms []string, m int, keep bitset) (top []int32, lo, hi, sum float64) {
 	st.touch = st.touch[:0]
 	mark := st.next()
 	k1, b := float64(bm25K1), float64(bm25B)
@@ -261,7 +379,9 @@ func (ix *Index) bm25Top(st *candState, terms []string, m int) (top []int32, lo,
 		s := st.acc[v]
 		sum += s
 		lo, hi = min(lo, s), max(hi, s)
-		h.push(cand{v, s}, m)
+		if m > 0 && keep.has(v) {
+			h.push(cand{v, s}, m)
+		}
 	}
 	if len(st.touch) < ix.n {
 		lo = min(lo, 0) // some node holds no query term
@@ -272,56 +392,6 @@ func (ix *Index) bm25Top(st *candState, terms []string, m int) (top []int32, lo,
 		top = append(top, c.id)
 	}
 	return top, lo, hi, sum
-}
-
-// subIndex is the index of the subgraph induced by nodes (ascending), for
-// the query terms kw only, with the whole graph's term statistics (idf,
-// mean length), normalised summary lengths, mean cosines and BM25 range
-// [bmLo, bmHi], so that each node scores as it would in the whole graph.
-func (ix *Index) subIndex(nodes []int32, kw []string, bmLo, bmHi float64) *Index {
-	sg := ix.g.Subgraph(nodes)
-	n := len(nodes)
-	s := &Index{g: sg, n: n, terms: map[string]int32{}, refs: map[string][]int32{}, avgLen: ix.avgLen,
-		bmFixed: true, bmLo: bmLo, bmHi: bmHi}
-	s.docLen = make([]float32, n)
-	s.nodeRefs = make([][]Ref, n)
-	s.sumLen = make([]float64, n)
-	s.visual = make([]bool, n)
-	s.meanCos = make([]float64, n)
-	local := make(map[int32]int32, n)
-	for i, v := range nodes {
-		local[v] = int32(i)
-		s.docLen[i] = ix.docLen[v]
-		s.nodeRefs[i] = ix.nodeRefs[v]
-		s.sumLen[i] = ix.sumLen[v]
-		s.visual[i] = ix.visual[v]
-		s.meanCos[i] = ix.meanCos[v]
-		for _, r := range ix.nodeRefs[v] {
-			k := refKey(r)
-			s.refs[k] = append(s.refs[k], int32(i))
-		}
-	}
-	s.postOff = []int32{0}
-	for _, t := range kw {
-		id, ok := ix.terms[t]
-		if !ok {
-			continue
-		}
-		if _, dup := s.terms[t]; dup {
-			continue
-		}
-		s.terms[t] = int32(len(s.idf))
-		s.idf = append(s.idf, ix.idf[id])
-		lo, hi := ix.postOff[id], ix.postOff[id+1]
-		for j, d := range ix.postDoc[lo:hi] {
-			if l, ok := local[d]; ok {
-				s.postDoc = append(s.postDoc, l)
-				s.postTF = append(s.postTF, ix.postTF[lo+int32(j)])
-			}
-		}
-		s.postOff = append(s.postOff, int32(len(s.postDoc)))
-	}
-	return s
 }
 
 // cand is a node and a score, ranked by score descending, then index.
@@ -358,3 +428,46 @@ func (h *candHeap) push(c cand, k int) {
 }
 
 func worse(a, b cand) bool { return better(b, a) }
+
+// restricted is the candidate set of exactly the nodes of keep, with the
+// whole graph's statistics (those ScoreCandidates reads).
+func (ix *Index) restricted(c Config, q Query, keep bitset) *Candidates {
+	st := ix.getCand()
+	defer ix.cands.Put(st)
+	kw := keywords(q)
+	qu := unit(q.Embedding)
+	sum, cnt := 0.0, 0
+	for v := 0; v < ix.n; v += max(1, ix.n/candidateEntries) {
+		sum += max(ix.g.Dot(v, qu), 0)
+		cnt++
+	}
+	cosMean := sum / float64(max(cnt, 1))
+	_, bmLo, bmHi, bmSum := ix.bm25Top(st, kw, 0, nil)
+	refCount := 0
+	if c.refBoost() > 0 {
+		seen := st.next()
+		for _, r := range extractRefs(q.Text) {
+			for _, k := range queryKeys(r) {
+				for _, v := range ix.refs[k] {
+					if st.seen[v] != seen {
+						st.seen[v] = seen
+						refCount++
+					}
+				}
+			}
+		}
+	}
+	var nodes []int32
+	for w, b := range keep {
+		for ; b != 0; b &= b - 1 {
+			nodes = append(nodes, int32(w*64+bits.TrailingZeros64(b)))
+		}
+	}
+	cs := ix.candidatesOf(c, q.Text, kw, nodes, st.acc)
+	cs.CosMean, cs.BM25Min, cs.BM25Max, cs.BM25Sum, cs.RefMatches = cosMean, bmLo, bmHi, bmSum, refCount
+	for _, v := range st.touch {
+		st.acc[v] = 0
+	}
+	st.touch = st.touch[:0]
+	return cs
+}

@@ -27,6 +27,12 @@ func init() {
 		}
 		return out
 	}
+	scorehook.Candidates = func(ix, c, q any, m int) (any, error) {
+		return ix.(*Index).candidateSet(c.(Config), q.(Query), m)
+	}
+	scorehook.ScoreCandidates = func(cs, c, q any) (any, error) {
+		return cs.(*Candidates).score(c.(Config), q.(Query))
+	}
 	scorehook.MMR = graphMMR
 	scorehook.SummaryLen = func(nd *graph.Node) int {
 		l := utf8.RuneCountInString(nd.Summary)

@@ -59,9 +59,12 @@ type Index struct {
 	hopTitles lazyTitles
 
 	// bmFixed, for a candidate subgraph's index, normalises BM25 by the
-	// whole graph's range [bmLo, bmHi] instead of the subgraph's.
+	// whole graph's range [bmLo, bmHi] instead of the subgraph's, and
+	// bmRaw, when not nil, holds each node's raw BM25 for the query
+	// (Candidates.BM25) in place of the postings.
 	bmFixed    bool
 	bmLo, bmHi float64
+	bmRaw      []float64
 }
 
 // Prepare makes now the per-graph state that scoring under c builds on
@@ -199,6 +202,10 @@ func NewIndex(g *graph.Graph) *Index {
 // ix.n), touching only the terms' postings, and reports whether any term
 // was found.
 func (ix *Index) bm25(dst []float64, terms []string) bool {
+	if ix.bmRaw != nil {
+		copy(dst, ix.bmRaw)
+		return true
+	}
 	found := false
 	for _, t := range terms {
 		id, ok := ix.terms[t]

@@ -22,6 +22,15 @@ type Query struct {
 	// are tokenised, stop-listed and stemmed like Text; an empty, non-nil
 	// list means no keywords.
 	Keywords []string
+	// Nodes, when not nil, restricts scoring to these nodes (ascending
+	// indexes of the index's graph), for example a filter's: Score scores
+	// exactly them and ScoreCandidates draws its candidates from them,
+	// both with the whole graph's statistics (idf, mean length, BM25
+	// range, the estimated means), so that a node scores as it does
+	// without the restriction. The Scores then index the subgraph of the
+	// nodes scored (Scores.Graph, Scores.Candidates); an empty, non-nil
+	// list scores none.
+	Nodes []int
 }
 
 // Score scores every node of the index's graph for q under c. It fails
@@ -38,6 +47,13 @@ func (ix *Index) Score(c Config, q Query) (*Scores, error) {
 	}
 	if err := checkQuery(ix.g, q); err != nil {
 		return nil, err
+	}
+	if q.Nodes != nil {
+		keep, err := ix.keepSet(q.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		return ix.restricted(c, q, keep).score(c, q)
 	}
 	sc, err := ix.compute(c, q)
 	if err != nil {

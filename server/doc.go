@@ -7,10 +7,11 @@
 //
 // # Endpoints
 //
-//	POST /v1/retrieve  {"question": "...", "budget": 16, "scores": false, "partial": false} → flowreader.Evidence
+//	POST /v1/retrieve  {"question": "...", "budget": 16, "scores": false, "partial": false,
+//	                    "collection": "NAME", "filter": {"ids": [...], "metadata": {"k": "v"}}} → flowreader.Evidence
 //	POST /v1/ask       same request                                      → flowreader.Result
 //	                   with "stream": true                               → text/event-stream (below)
-//	GET  /v1/graph     → {"nodes", "edges", "documents", "embedder", "dimension"}
+//	GET  /v1/graph     → {"nodes", "edges", "documents", "embedder", "dimension"} (?collection=NAME)
 //	GET  /healthz      → {"status": "ok"}
 //	GET  /metrics      → Prometheus text: calls in flight, queued, refused, by status, durations
 //	/mcp               MCP over streamable HTTP (stateless): tools retrieve and ask
@@ -31,7 +32,10 @@
 // Allow), request_timeout (408: the body did not arrive in time), too_large
 // (413), unsupported_media_type (415), busy (503, with Retry-After: every
 // slot taken and the queue full, or no slot within the timeout),
-// model_rate_limited (503), model_failed (502), timeout (504;
+// unknown_collection (404: the request names a collection the server does
+// not have), store_unavailable (503, with Retry-After: the collection's
+// store cannot be reached for now), model_rate_limited (503),
+// model_failed (502), timeout (504;
 // Options.Timeout), internal (500). A failed ask whose request set
 // "partial" also carries "partial": the result so far (stages done,
 // evidence, calls and tokens).
@@ -76,4 +80,13 @@
 //
 // The index is loaded once and served concurrently: an Index is safe for
 // concurrent use, and each call runs under its request's context.
+//
+// # Collections and filters
+//
+// With Options.Collections a server answers from many collections (a
+// store's, each request naming its "collection") or from an index replaced
+// while it serves: each call asks it for its index once, and holds that
+// index until it ends. "filter" restricts a call to the documents it
+// passes (flowreader.Filter: document IDs, metadata key/values), with the
+// same semantics over a graph and over a store.
 package server

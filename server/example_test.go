@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -109,4 +110,68 @@ func ExampleNewMCP() {
 	// Output:
 	// survey#1 table
 	// survey#2 text
+}
+
+// A server over many collections: Options.Collections gives each call the
+// index of the collection its request names (here two in-memory indexes;
+// `flowreader serve --store` gives the collections of a PostgreSQL store),
+// and a request's filter keeps it to some documents.
+func ExampleOptions_collections() {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	indexes := map[string]*flowreader.Index{}
+	for name, docs := range map[string][]int{"survey": {0}, "all": {0, 1}} {
+		var sel []graph.Document
+		for _, i := range docs {
+			sel = append(sel, collection()[i])
+		}
+		g, err := p.Build(ctx, sel)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if indexes[name], err = p.Open(ctx, g); err != nil {
+			log.Fatal(err)
+		}
+	}
+	h, err := server.New(nil, server.Options{Collections: func(_ context.Context, name string) (*flowreader.Index, error) {
+		if ix, ok := indexes[name]; ok {
+			return ix, nil
+		}
+		return nil, fmt.Errorf("collection %q: %w", name, flowreader.ErrNoGraph)
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for _, body := range []string{
+		`{"question": "When did the storm arrive?", "collection": "all", "filter": {"ids": ["station"]}, "budget": 1}`,
+		`{"question": "When did the storm arrive?", "collection": "nope"}`,
+	} {
+		resp, err := http.Post(ts.URL+"/v1/retrieve", "application/json", strings.NewReader(body))
+		if err != nil {
+			log.Fatal(err)
+		}
+		var ev struct {
+			Chains []struct {
+				Nodes []struct{ ID string } `json:"nodes"`
+			} `json:"chains"`
+			Error struct{ Code string } `json:"error"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&ev); err != nil {
+			log.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			fmt.Println(resp.StatusCode, ev.Error.Code)
+			continue
+		}
+		fmt.Println(resp.StatusCode, ev.Chains[0].Nodes[0].ID)
+	}
+	// Output:
+	// 200 station#0
+	// 404 unknown_collection
 }

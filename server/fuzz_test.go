@@ -39,9 +39,13 @@ func FuzzDecodeRequest(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Compared as JSON: an empty filter map and a nil one are one request.
 		again, err := decodeRequest(bytes.NewReader(b))
-		if err != nil || again != req {
-			t.Fatalf("%+v re-decoded as %+v, %v", req, again, err)
+		if err != nil {
+			t.Fatalf("%+v re-decoded: %v", req, err)
+		}
+		if b2, _ := json.Marshal(again); !bytes.Equal(b, b2) {
+			t.Fatalf("%+v re-decoded as %+v", req, again)
 		}
 	})
 }

@@ -39,7 +39,7 @@ func newMCP(h *handler) *mcp.Server {
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in Request) (*mcp.CallToolResult, flowreader.Evidence, error) {
 		var ev *flowreader.Evidence
 		err := h.call(ctx, "mcp_retrieve", in, func(ctx context.Context) (err error) {
-			ev, err = h.ix.Retrieve(ctx, in.Question, options(in))
+			ev, err = h.retrieveCall(ctx, in)
 			return err
 		})
 		if err != nil {
@@ -57,7 +57,7 @@ func newMCP(h *handler) *mcp.Server {
 		err := h.call(ctx, "mcp_ask", in, func(ctx context.Context) (err error) {
 			o := options(in)
 			o.Stream = progress(ctx, req)
-			res, err = h.ix.Ask(ctx, in.Question, o)
+			res, err = h.askCall(ctx, in, o)
 			return err
 		})
 		if err != nil {

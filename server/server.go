@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -71,6 +72,16 @@ type Options struct {
 	// server and so the prompt, only at debug level. No question or
 	// document text is logged at info level or above.
 	Logger *slog.Logger
+	// Collections, when set, gives each call its index: that of the
+	// collection the request names ("collection", "" when it names
+	// none), for a server over many collections (a store's) or over an
+	// index that is replaced while it serves (a graph file rebuilt). New
+	// then takes a nil index. A call holds the index it was given until
+	// it ends. An error wrapping flowreader.ErrNoGraph (an unknown
+	// collection) is answered 404, code unknown_collection; one wrapping
+	// flowreader.ErrUnavailable 503, code store_unavailable. Without it,
+	// a request that names a collection is a 404.
+	Collections func(ctx context.Context, name string) (*flowreader.Index, error)
 }
 
 // Request is the body of POST /v1/retrieve and POST /v1/ask, and the input
@@ -85,6 +96,12 @@ type Request struct {
 	// notifications to a call that asks for them.
 	Stream  bool `json:"stream,omitempty" jsonschema:"HTTP /v1/ask only: answer as server-sent events (text/event-stream); MCP clients get progress notifications instead"`
 	Partial bool `json:"partial,omitempty" jsonschema:"HTTP only: on a failed ask, also return the result so far"`
+	// Collection names the collection to answer from, on a server over
+	// many (Options.Collections).
+	Collection string `json:"collection,omitempty" jsonschema:"the collection to answer from, on a server over many collections"`
+	// Filter restricts the call to the documents it passes
+	// (flowreader.Options.Filter).
+	Filter flowreader.Filter `json:"filter,omitzero" jsonschema:"only the documents with one of these IDs (ids) and holding every one of these metadata key/values (metadata)"`
 }
 
 const (
@@ -99,7 +116,7 @@ const (
 	maxMessage = 1024
 )
 
-// handler serves one index.
+// handler serves one index, or those Options.Collections gives.
 type handler struct {
 	ix      *flowreader.Index
 	opt     Options
@@ -109,6 +126,63 @@ type handler struct {
 	mux     *http.ServeMux
 	info    graphInfo
 	log     *slog.Logger
+	// infoMu guards lastInfo: the graph info of the index
+	// Options.Collections last gave for "" (computed once per index).
+	infoMu   sync.Mutex
+	lastIx   *flowreader.Index
+	lastInfo graphInfo
+}
+
+// infoOf is GET /v1/graph's body for an index over a graph (zero counts
+// for one over a store).
+func infoOf(ix *flowreader.Index) graphInfo {
+	info := graphInfo{SchemaVersion: flowreader.SchemaVersion}
+	g := ix.Graph()
+	if g == nil {
+		return info
+	}
+	docs := map[string]bool{}
+	for i := range g.Nodes {
+		docs[g.Nodes[i].Doc] = true
+	}
+	info.Nodes, info.Edges, info.Documents, info.Embedder, info.Dimension = g.Len(), len(g.Edges), len(docs), g.Embedder, g.Dim
+	return info
+}
+
+// errNoCollections is a request naming a collection on a server over one
+// index.
+var errNoCollections = fmt.Errorf("%w: this server serves one index, not collections: leave \"collection\" out", flowreader.ErrNoGraph)
+
+// index is the index a call reads: the request's collection's.
+func (h *handler) index(ctx context.Context, req Request) (*flowreader.Index, error) {
+	if h.opt.Collections != nil {
+		ix, err := h.opt.Collections(ctx, req.Collection)
+		if err == nil && ix == nil {
+			err = fmt.Errorf("%w: collection %q", flowreader.ErrNoGraph, req.Collection)
+		}
+		return ix, err
+	}
+	if req.Collection != "" {
+		return nil, errNoCollections
+	}
+	return h.ix, nil
+}
+
+// retrieveCall and askCall run a call on the request's index.
+func (h *handler) retrieveCall(ctx context.Context, req Request) (*flowreader.Evidence, error) {
+	ix, err := h.index(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Retrieve(ctx, req.Question, options(req))
+}
+
+func (h *handler) askCall(ctx context.Context, req Request, o flowreader.Options) (*flowreader.Result, error) {
+	ix, err := h.index(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Ask(ctx, req.Question, o)
 }
 
 // graphInfo is the body of GET /v1/graph.
@@ -138,8 +212,8 @@ func New(ix *flowreader.Index, opt Options) (http.Handler, error) {
 
 func newHandler(ix *flowreader.Index, opt Options) (*handler, error) {
 	switch {
-	case ix == nil:
-		return nil, errors.New("server: no index")
+	case ix == nil && opt.Collections == nil:
+		return nil, errors.New("server: no index (nor Options.Collections)")
 	case opt.MaxInFlight < 0:
 		return nil, fmt.Errorf("server: Options.MaxInFlight %d is negative", opt.MaxInFlight)
 	case opt.MaxQueue < -1:
@@ -179,16 +253,12 @@ func newHandler(ix *flowreader.Index, opt Options) (*handler, error) {
 	if opt.WriteTimeout == 0 {
 		opt.WriteTimeout = defaultWriteTimeout
 	}
-	g := ix.Graph()
-	docs := map[string]bool{}
-	for i := range g.Nodes {
-		docs[g.Nodes[i].Doc] = true
-	}
 	adm := newAdmission(opt.MaxInFlight, opt.MaxQueue)
 	h := &handler{ix: ix, opt: opt, adm: adm, metrics: newMetrics(adm), tokens: newTokenSet(opt.Tokens),
-		mux: http.NewServeMux(), log: opt.Logger,
-		info: graphInfo{SchemaVersion: flowreader.SchemaVersion, Nodes: g.Len(), Edges: len(g.Edges),
-			Documents: len(docs), Embedder: g.Embedder, Dimension: g.Dim}}
+		mux: http.NewServeMux(), log: opt.Logger}
+	if ix != nil {
+		h.info = infoOf(ix)
+	}
 	// Paths without a method: the method check is ours, so that a wrong
 	// method gets the JSON error every other failure gets.
 	h.mux.HandleFunc("/healthz", h.only(http.MethodGet, h.health))
@@ -240,12 +310,28 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) graph(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.info)
+	if h.opt.Collections == nil {
+		writeJSON(w, http.StatusOK, h.info)
+		return
+	}
+	ix, err := h.index(r.Context(), Request{Collection: r.URL.Query().Get("collection")})
+	if err != nil {
+		status, code := classify(r.Context(), err)
+		writeError(w, status, code, bound(err.Error()), nil)
+		return
+	}
+	h.infoMu.Lock()
+	if h.lastIx != ix {
+		h.lastIx, h.lastInfo = ix, infoOf(ix)
+	}
+	info := h.lastInfo
+	h.infoMu.Unlock()
+	writeJSON(w, http.StatusOK, info)
 }
 
 func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) {
 	h.serveCall(w, r, "retrieve", nil, func(ctx context.Context, req Request) (any, any, error) {
-		ev, err := h.ix.Retrieve(ctx, req.Question, options(req))
+		ev, err := h.retrieveCall(ctx, req)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -255,7 +341,7 @@ func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) ask(w http.ResponseWriter, r *http.Request) {
 	h.serveCall(w, r, "ask", h.askStream, func(ctx context.Context, req Request) (any, any, error) {
-		res, err := h.ix.Ask(ctx, req.Question, options(req))
+		res, err := h.askCall(ctx, req, options(req))
 		if err != nil {
 			if res != nil {
 				// What the call did before it failed: stages, evidence,
@@ -317,6 +403,9 @@ func (h *handler) serveCall(w http.ResponseWriter, r *http.Request, endpoint str
 			partial = nil
 		}
 		v = errorBody{SchemaVersion: flowreader.SchemaVersion, Error: errorInfo{code, bound(err.Error())}, Partial: partial}
+		if code == "store_unavailable" {
+			w.Header().Set("Retry-After", "1")
+		}
 	}
 	h.metrics.call(endpoint, status, elapsed)
 	h.logCall(r.Context(), endpoint, req, status, code, waited, elapsed, err)
@@ -461,7 +550,7 @@ func bound(s string) string {
 }
 
 func options(req Request) flowreader.Options {
-	return flowreader.Options{Budget: req.Budget, Scores: req.Scores}
+	return flowreader.Options{Budget: req.Budget, Scores: req.Scores, Filter: req.Filter}
 }
 
 // classify maps a retrieve or ask failure to an HTTP status and code.
@@ -471,6 +560,10 @@ func classify(ctx context.Context, err error) (int, string) {
 		return http.StatusBadRequest, "empty_question"
 	case errors.Is(err, flowreader.ErrConfig):
 		return http.StatusBadRequest, "bad_request"
+	case errors.Is(err, flowreader.ErrNoGraph):
+		return http.StatusNotFound, "unknown_collection"
+	case errors.Is(err, flowreader.ErrUnavailable):
+		return http.StatusServiceUnavailable, "store_unavailable"
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "timeout"
 	case errors.Is(err, context.Canceled):

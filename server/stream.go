@@ -61,7 +61,7 @@ func (h *handler) askStream(ctx context.Context, w http.ResponseWriter, req Requ
 		}
 		send(e.Kind, b)
 	}
-	res, err := h.ix.Ask(ctx, req.Question, o)
+	res, err := h.askCall(ctx, req, o)
 	if err == nil || werr != nil {
 		_ = rc.SetWriteDeadline(time.Time{})
 		if err == nil {

@@ -36,7 +36,10 @@ func askCommand() command {
 func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	graphFile := fs.String("g", "", "graph file written by flowreader build (required)")
+	graphFile := fs.String("g", "", "graph file written by flowreader build (required unless --store)")
+	storeURL := fs.String("store", "", "PostgreSQL URL of a flowreader store to answer from instead of a graph file (with --collection)")
+	collection := fs.String("collection", "", "the store's collection to answer from (with --store)")
+	filterJSON := fs.String("filter", "", `only the documents this filter passes, as JSON: {"ids": ["DOC", ...], "metadata": {"KEY": "VALUE", ...}}`)
 	preset := fs.String("preset", "aspects", presetUsage)
 	explain := fs.Bool("explain", false, "also print the routing: demand, routed flow, saturation, κ, aspects with capacities, and every chain with flow and cost")
 	dotFile := fs.String("dot", "", "write the evidence subgraph (the chains read and the two nearest neighbours of each node, at most 60 nodes) with its routed flow as a Graphviz DOT file (render: dot -Tpng FILE -o flow.png)")
@@ -54,6 +57,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	tel.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader ask -g GRAPHFILE [flags] "QUESTION"
+       flowreader ask --store URL --collection NAME [--json] [flags] "QUESTION"
 
 Scores every node of the graph for the question, routes the evidence flow,
 selects the chains to read and answers with citations. Use the same
@@ -69,8 +73,15 @@ prints the best passage with the span it would answer with between » and
 and the first citation's "span"). Exit status: 0 an answer, 1 a failure, 2
 a usage error, 3 no answer, 4 not sure.
 
+With --store and --collection the question is answered from a collection
+of a PostgreSQL store (flowreader build --store): its candidates are read
+from the latest committed version, then scored, routed and read here.
+--filter restricts the question to the documents it passes (their IDs, and
+metadata key/values given at build time), over a file or a store alike.
+
 Examples:
   flowreader ask -g harbour.frg "Which breakwater lost most nests in 2025?"
+  flowreader ask --store postgres://localhost/flowreader --collection harbour --json "What was the peak gust?"
   flowreader ask -g harbour.frg --explain --dot flow.dot "What was the peak gust?"
 
 flags:
@@ -83,14 +94,26 @@ flags:
 	}
 	question := strings.TrimSpace(strings.Join(pos, " "))
 	switch {
-	case *graphFile == "":
-		return fmt.Errorf("-g GRAPHFILE is required: %w", errUsage)
+	case *storeURL != "" && *graphFile != "":
+		return fmt.Errorf("-g and --store exclude each other: %w", errUsage)
+	case *storeURL != "" && *collection == "":
+		return fmt.Errorf("--store needs --collection NAME: %w", errUsage)
+	case *storeURL == "" && *collection != "":
+		return fmt.Errorf("--collection needs --store URL: %w", errUsage)
+	case *storeURL != "" && (*dotFile != "" || *mermaidFile != "" || *images != ""):
+		return fmt.Errorf("--dot, --mermaid and --images read a graph file, not --store: %w", errUsage)
+	case *graphFile == "" && *storeURL == "":
+		return fmt.Errorf("-g GRAPHFILE is required (or --store URL --collection NAME): %w", errUsage)
 	case question == "":
 		return fmt.Errorf("no QUESTION given: %w", errUsage)
 	case *concurrency < 0:
 		return fmt.Errorf("--concurrency %d is negative: %w", *concurrency, errUsage)
 	}
-	if _, err := os.Stat(*graphFile); errors.Is(err, os.ErrNotExist) {
+	filter, err := parseFilter(*filterJSON)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(*graphFile); *storeURL == "" && errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("graph file %s does not exist (make one with: flowreader build -o %s PATH...)", *graphFile, *graphFile)
 	}
 	for flag, out := range map[string]string{"--dot": *dotFile, "--mermaid": *mermaidFile} {
@@ -132,6 +155,9 @@ flags:
 	if err != nil {
 		return err
 	}
+	if *storeURL != "" {
+		return askStore(ctx, p, *storeURL, *collection, question, flowreader.Options{Budget: *budget, Filter: filter}, askOutput{json: *asJSON, explain: *explain, stream: *stream}, stdout, stderr)
+	}
 	g, err := loadForEmbedder(ctx, *graphFile, p.Embedder(), question)
 	if err != nil {
 		return err
@@ -151,7 +177,7 @@ flags:
 	if ms.model != nil {
 		warnMissingImages(stderr, "ask", g, g.ImageRoot)
 	}
-	opt := flowreader.Options{Budget: *budget} // 0: the preset's
+	opt := flowreader.Options{Budget: *budget, Filter: filter} // budget 0: the preset's
 	if *budget > g.Len() && g.Len() > 0 {
 		// More chains than nodes can add nothing but work and memory.
 		fmt.Fprintf(stderr, "ask: --budget %d clamped to the graph's %d nodes\n", *budget, g.Len())

@@ -257,3 +257,22 @@ func TestAskBudget(t *testing.T) {
 		t.Errorf("negative budget: exit %d, want 2", code)
 	}
 }
+
+// ask --filter over a graph file: the evidence and citations come only
+// from the documents the filter passes; a malformed filter is a usage
+// error.
+func TestAskFilter(t *testing.T) {
+	g := buildQuickstart(t)
+	out, errs, code := cli(t, nil, "ask", "-g", g, "--json", "--filter", `{"ids": ["fieldnotes/harbour-survey.md"]}`, gustQuestion)
+	if code != 0 && code != 4 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if strings.Contains(out, `"doc": "station-report"`) || !strings.Contains(out, `"doc": "fieldnotes/harbour-survey.md"`) {
+		t.Fatalf("ask --filter read other documents:\n%s", out)
+	}
+	for _, f := range []string{`{"ids": [""]}`, `{"tags": ["x"]}`, `[1]`, `{"ids": ["a"]} x`} {
+		if _, errs, code := cli(t, nil, "ask", "-g", g, "--filter", f, gustQuestion); code != 2 {
+			t.Errorf("--filter %s: exit %d\n%s", f, code, errs)
+		}
+	}
+}

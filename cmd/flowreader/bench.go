@@ -22,14 +22,13 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/vec"
-	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/score"
 )
 
 func benchCommand() command {
 	return command{
 		name:    "bench",
-		summary: "measure build and question cost on a synthetic collection (bench scale), or a server under load and attack (bench serve)",
+		summary: "measure build and question cost on a synthetic collection (bench scale), a server under load and attack (bench serve), or a collection in PostgreSQL with replicas (bench store)",
 		run:     runBench,
 	}
 }
@@ -45,9 +44,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "serve" {
 		return runBenchServe(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "store" {
+		return runBenchStore(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "store-replica" { // bench store's replica processes
+		return runBenchStoreReplica(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "scale" {
-		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]\n       flowreader bench serve -g GRAPHFILE [--clients 64] [--duration 60s] [-- SERVE FLAGS]")
-		return fmt.Errorf("want the benchmark name scale or serve: %w", errUsage)
+		fmt.Fprintln(stderr, "usage: flowreader bench scale --nodes N --dim D [--seed S] [--int8]\n       flowreader bench serve -g GRAPHFILE [--clients 64] [--duration 60s] [-- SERVE FLAGS]\n       flowreader bench store --nodes N --dim D [--store URL] [--int8] [--replicas 2] [--clients 8]")
+		return fmt.Errorf("want the benchmark name scale, serve or store: %w", errUsage)
 	}
 	fs := flag.NewFlagSet("bench scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -92,57 +97,10 @@ flags:`)
 	return benchScale(ctx, *nodes, *dim, *seed, *useInt8, *out, stdout)
 }
 
-// rowEmbedder embeds a collection's texts by the row they name, and its
-// questions by their position.
-type rowEmbedder struct {
-	c         *synth.Collection
-	n         int
-	questions map[string]int
-}
-
-func (e rowEmbedder) Dimension() int { return e.c.Dim }
-
-func (e rowEmbedder) Embed(_ context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, e.c.Dim)
-		if kind == llm.KindQuery {
-			q, ok := e.questions[t]
-			if !ok {
-				return nil, fmt.Errorf("bench: unknown question %q", t)
-			}
-			copy(v, e.c.QueryEmb[q*e.c.Dim:])
-		} else {
-			r := synth.RowOf(t)
-			if r < 0 || r >= e.n {
-				return nil, fmt.Errorf("bench: text names no row: %q", t)
-			}
-			e.c.Embedding(r, v)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 func benchScale(ctx context.Context, n, dim int, seed uint64, useInt8 bool, out string, stdout io.Writer) error {
 	c := synth.NewCollection(n, dim, benchQuestions, seed)
-	emb := rowEmbedder{c: c, n: n, questions: map[string]int{}}
-	for i, q := range c.Questions {
-		emb.questions[q] = i
-	}
-	docs := make([]graph.Document, 0, n/200+1)
-	for i := 0; i < n; {
-		d := c.Nodes[i].Doc
-		m := 0
-		for i+m < n && c.Nodes[i+m].Doc == d {
-			m++
-		}
-		doc := graph.Document{ID: d, Items: make([]graph.Item, 0, m)} // exact size: no append slack
-		for ; i < n && c.Nodes[i].Doc == d; i++ {
-			doc.Items = append(doc.Items, graph.Item{Modality: graph.ModalityText, Text: c.Nodes[i].Content})
-		}
-		docs = append(docs, doc)
-	}
+	emb := c.Embedder()
+	docs := c.Documents()
 	c.Nodes = nil // the builder makes its own; keep one copy of the texts
 	// The goal is a peak of 1.25 × (embedding bytes + text), the embedding
 	// bytes counted as float32 with --int8 too. Go's collector

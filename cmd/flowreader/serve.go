@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/internal/termsafe"
+	"github.com/flowreader/flowreader/pgstore"
 	"github.com/flowreader/flowreader/server"
 )
 
@@ -31,6 +32,7 @@ func serveCommand() command {
 // indexFlags are the flags serve and mcp share: the graph file and how to
 // read it (the pipeline preset, models, images, budget).
 type indexFlags struct {
+	cmd         string // the command's name, for messages
 	graphFile   string
 	preset      string
 	images      string
@@ -44,7 +46,7 @@ type indexFlags struct {
 }
 
 func (f *indexFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.graphFile, "g", "", "graph file written by flowreader build (required)")
+	fs.StringVar(&f.graphFile, "g", "", "graph file written by flowreader build (required unless serve --store)")
 	fs.StringVar(&f.preset, "preset", "aspects", presetUsage)
 	fs.StringVar(&f.images, "images", "", "folder the graph's image paths are relative to (default: the folder build recorded in the graph file, else the current folder)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "model calls in flight per answer (0 = the reader's default)")
@@ -67,28 +69,45 @@ func (f *indexFlags) options(log *slog.Logger) server.Options {
 // logging and tracing as --log-level and --trace say. The returned flush
 // ends the trace; call it once on the way out.
 func (f *indexFlags) open(ctx context.Context, getenv func(string) string, stderr io.Writer, cmd string) (_ *flowreader.Index, flush func() error, err error) {
-	switch {
-	case f.graphFile == "":
+	if f.graphFile == "" {
 		return nil, nil, fmt.Errorf("-g GRAPHFILE is required: %w", errUsage)
-	case f.concurrency < 0:
-		return nil, nil, fmt.Errorf("--concurrency %d is negative: %w", f.concurrency, errUsage)
-	case f.budget < 0:
-		return nil, nil, fmt.Errorf("--budget %d is negative: %w", f.budget, errUsage)
 	}
-	if _, err := os.Stat(f.graphFile); errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("graph file %s does not exist (make one with: flowreader build -o %s PATH...)", f.graphFile, f.graphFile)
-	}
-	cfg, err := presetConfig(f.preset)
+	f.cmd = cmd
+	p, ms, flush, err := f.pipeline(getenv, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	if cfg.Logger, err = f.tel.logger(stderr); err != nil {
+	ix, err := f.load(ctx, p, ms, stderr, cmd)
+	if err != nil {
+		flush()
 		return nil, nil, err
+	}
+	return ix, flush, nil
+}
+
+// pipeline makes the configured pipeline (preset, models, logging and
+// tracing); flush ends the trace.
+func (f *indexFlags) pipeline(getenv func(string) string, stderr io.Writer) (_ *flowreader.Pipeline, _ models, flush func() error, err error) {
+	switch {
+	case f.concurrency < 0:
+		return nil, models{}, nil, fmt.Errorf("--concurrency %d is negative: %w", f.concurrency, errUsage)
+	case f.budget < 0:
+		return nil, models{}, nil, fmt.Errorf("--budget %d is negative: %w", f.budget, errUsage)
+	}
+	if _, err := os.Stat(f.graphFile); f.graphFile != "" && errors.Is(err, os.ErrNotExist) {
+		return nil, models{}, nil, fmt.Errorf("graph file %s does not exist (make one with: flowreader build -o %s PATH...)", f.graphFile, f.graphFile)
+	}
+	cfg, err := presetConfig(f.preset)
+	if err != nil {
+		return nil, models{}, nil, err
+	}
+	if cfg.Logger, err = f.tel.logger(stderr); err != nil {
+		return nil, models{}, nil, err
 	}
 	f.ep.log = cfg.Logger
 	ms, err := f.ep.resolve(getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, models{}, nil, err
 	}
 	// The image root: --images, else the graph's own (cfg.ImageRoot "").
 	cfg.Embedder, cfg.Model, cfg.Concurrency, cfg.ImageRoot = ms.embedder, ms.model, f.concurrency, f.images
@@ -98,20 +117,24 @@ func (f *indexFlags) open(ctx context.Context, getenv func(string) string, stder
 	}
 	flush, err = f.tel.streamTrace(&cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, models{}, nil, err
 	}
-	defer func() {
-		if err != nil {
-			flush()
-		}
-	}()
 	p, err := flowreader.New(cfg)
 	if err != nil {
-		return nil, nil, err
+		flush()
+		return nil, models{}, nil, err
 	}
+	for _, n := range p.Notes() {
+		fmt.Fprintf(stderr, "%s: note: %s\n", f.cmd, n)
+	}
+	return p, ms, flush, nil
+}
+
+// load reads the graph file and opens it with p.
+func (f *indexFlags) load(ctx context.Context, p *flowreader.Pipeline, ms models, stderr io.Writer, cmd string) (*flowreader.Index, error) {
 	g, err := loadForEmbedder(ctx, f.graphFile, p.Embedder(), "dimension probe")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if name := embedderName(p.Embedder()); g.Embedder != "" && strings.TrimSuffix(name, ":latest") != strings.TrimSuffix(g.Embedder, ":latest") {
 		fmt.Fprintf(stderr, "%s: warning: %s was built with embedder %q, questions are embedded with %q (same dimension %d; answers may be poor)\n", cmd, termsafe.Text(f.graphFile), g.Embedder, name, g.Dim)
@@ -127,21 +150,15 @@ func (f *indexFlags) open(ctx context.Context, getenv func(string) string, stder
 	if ms.model != nil {
 		warnMissingImages(stderr, cmd, g, g.ImageRoot)
 	}
-	for _, n := range p.Notes() {
-		fmt.Fprintf(stderr, "%s: note: %s\n", cmd, n)
-	}
-	ix, err := p.Open(ctx, g)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ix, flush, nil
+	return p.Open(ctx, g)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f indexFlags
+	f := indexFlags{cmd: "serve"}
 	f.register(fs)
+	storeURL := fs.String("store", "", "PostgreSQL URL of a flowreader store: serve its collections (each request names its \"collection\") instead of a graph file")
 	addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on (port 0 picks a free port; the address is printed)")
 	maxBody := fs.Int64("max-body", 0, "largest request body in bytes (0 = 64 KiB)")
 	writeTimeout := fs.Duration("write-timeout", 0, "longest write of one response, from its first byte; a client that does not read is cut off (0 = 30s)")
@@ -151,9 +168,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	fs.Var(&allowHosts, "allow-host", "a host name clients may use in the Host header besides localhost and IP addresses (repeat or comma-separate)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `usage: flowreader serve -g GRAPHFILE [--addr HOST:PORT] [flags]
+       flowreader serve --store URL [--addr HOST:PORT] [flags]
 
 Loads the graph once and serves it over HTTP, JSON in and out
-(docs/server.md):
+(docs/server.md). A replaced graph file (flowreader build -o writes
+atomically) is loaded and swapped in within a second; calls in flight
+finish on the old graph. With --store it serves every collection of a
+PostgreSQL store (docs/store.md), holding none of them: each request names
+its "collection", and each question reads the collection's latest
+committed version. Requests may carry a "filter" ({"ids": [...],
+"metadata": {"key": "value"}}).
 
   POST /v1/retrieve  {"question": "...", "budget": 16}  the evidence chains
   POST /v1/ask       {"question": "...", "budget": 16}  the answer, citations, evidence
@@ -181,11 +205,19 @@ flags:
 	if *grace < 0 {
 		return fmt.Errorf("--shutdown-grace %s is negative: %w", *grace, errUsage)
 	}
+	switch {
+	case *storeURL != "" && f.graphFile != "":
+		return fmt.Errorf("-g and --store exclude each other: %w", errUsage)
+	case *storeURL != "" && f.images != "":
+		return fmt.Errorf("--images reads a graph file's images, not --store's: %w", errUsage)
+	case *storeURL == "" && f.graphFile == "":
+		return fmt.Errorf("-g GRAPHFILE is required (or --store URL): %w", errUsage)
+	}
 	tokens, err := serveTokens(*tokenFile, getenv)
 	if err != nil {
 		return err
 	}
-	ix, flush, err := f.open(ctx, getenv, stderr, "serve")
+	p, ms, flush, err := f.pipeline(getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -198,7 +230,33 @@ flags:
 	opt := f.options(log)
 	opt.MaxBodyBytes, opt.WriteTimeout, opt.Tokens = *maxBody, *writeTimeout, tokens
 	opt.AllowedHosts = append([]string{"localhost"}, allowHosts...)
-	h, err := server.New(ix, opt)
+	var what string // what is served, for the listening line
+	if *storeURL != "" {
+		st, err := pgstore.Open(ctx, *storeURL)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		opt.Collections = storeCollections(p, st)
+		cs, err := st.Collections(ctx)
+		if err != nil {
+			return err
+		}
+		what = fmt.Sprintf("a store of %d collections", len(cs))
+	} else {
+		fi, err := openFileIndex(ctx, f.graphFile, func(ctx context.Context) (*flowreader.Index, error) {
+			return f.load(ctx, p, ms, stderr, "serve")
+		})
+		if err != nil {
+			return err
+		}
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go fi.watch(wctx, fileCheckInterval, stderr)
+		opt.Collections = fi.index
+		what = fmt.Sprintf("%s: %d nodes", termsafe.Text(f.graphFile), fi.cur.Load().Graph().Len())
+	}
+	h, err := server.New(nil, opt)
 	if err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
 	}
@@ -220,7 +278,7 @@ flags:
 	if !loopback(ln.Addr()) && len(tokens) == 0 {
 		fmt.Fprintf(stderr, "serve: warning: listening on %s, beyond loopback, without tokens: anyone who reaches it can read the documents and spend the model's calls (set --token-file or %s)\n", ln.Addr(), envServeTokens)
 	}
-	fmt.Fprintf(stderr, "serve: listening on http://%s (%s: %d nodes)\n", ln.Addr(), termsafe.Text(f.graphFile), ix.Graph().Len())
+	fmt.Fprintf(stderr, "serve: listening on http://%s (%s)\n", ln.Addr(), what)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -44,6 +44,15 @@ var QueryRefKeys func(question string) [][]string
 // summary's, or the content's when there is no summary.
 var SummaryLen func(nd *graph.Node) int
 
+// Candidates is (*score.Index).candidateSet: the candidate set of
+// ScoreCandidates for (ix *score.Index, c score.Config, q score.Query, m),
+// a *score.Candidates (types as any: score imports this package).
+var Candidates func(ix, c, q any, m int) (any, error)
+
+// ScoreCandidates scores a candidate set as the index over a store does:
+// (cs *score.Candidates, c score.Config, q score.Query) → *score.Scores.
+var ScoreCandidates func(cs, c, q any) (any, error)
+
 // MMR selects k nodes by maximal marginal relevance over the scores h with
 // trade-off lambda (paper v1 §3.4), as score's Index picks its sources,
 // for callers without an Index (the evaluation's MMR baselines).

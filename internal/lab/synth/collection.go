@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
 )
 
 // Collection is a topic-clustered synthetic collection: nodes with short
@@ -130,4 +132,71 @@ func RowOf(text string) int {
 		return -1
 	}
 	return i
+}
+
+// Documents returns the collection's nodes as documents of 200 items, in
+// order, each with metadata: "part" ("even" or "odd" by the document's
+// number) and "topic" (the topic of its first node), for filters.
+func (c *Collection) Documents() []graph.Document {
+	n := len(c.Nodes)
+	docs := make([]graph.Document, 0, n/docNodes+1)
+	for i := 0; i < n; {
+		d := c.Nodes[i].Doc
+		m := 0
+		for i+m < n && c.Nodes[i+m].Doc == d {
+			m++
+		}
+		part := "even"
+		if (i/docNodes)%2 == 1 {
+			part = "odd"
+		}
+		doc := graph.Document{ID: d, Items: make([]graph.Item, 0, m), // exact size: no append slack
+			Metadata: map[string]string{"part": part, "topic": "t" + strconv.Itoa(i/c.per)}}
+		for ; i < n && c.Nodes[i].Doc == d; i++ {
+			doc.Items = append(doc.Items, graph.Item{Modality: graph.ModalityText, Text: c.Nodes[i].Content})
+		}
+		docs = append(docs, doc)
+	}
+	return docs
+}
+
+// Embedder embeds the collection's texts by the row they name (RowOf) and
+// its questions by their position; other questions are an error.
+func (c *Collection) Embedder() llm.Embedder {
+	e := rowEmbedder{c: c, n: len(c.Nodes), questions: map[string]int{}}
+	for i, q := range c.Questions {
+		e.questions[q] = i
+	}
+	return e
+}
+
+// rowEmbedder is Collection.Embedder.
+type rowEmbedder struct {
+	c         *Collection
+	n         int
+	questions map[string]int
+}
+
+func (e rowEmbedder) Dimension() int { return e.c.Dim }
+
+func (e rowEmbedder) Embed(_ context.Context, texts []string, kind llm.Kind) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, e.c.Dim)
+		if kind == llm.KindQuery {
+			q, ok := e.questions[t]
+			if !ok {
+				return nil, fmt.Errorf("synth: unknown question %q", t)
+			}
+			copy(v, e.c.QueryEmb[q*e.c.Dim:])
+		} else {
+			r := RowOf(t)
+			if r < 0 || r >= e.n {
+				return nil, fmt.Errorf("synth: text names no row: %q", t)
+			}
+			e.c.Embedding(r, v)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -1,0 +1,16 @@
+// Package graphhook gives the library's own packages a graph constructor
+// that package graph does not make public: a graph whose embedding rows
+// are taken as they are (no normalisation, int8 rows kept), for a
+// candidate subgraph read back from a store, which must equal the one the
+// in-memory graph gives bit for bit. Package graph sets the function when
+// it is initialised; its types are graph's, passed as any because graph
+// imports this package.
+package graphhook
+
+// FromRows makes a *graph.Graph of nodes ([]graph.Node, kept) and edges
+// ([]graph.Edge: canonicalised, sorted, merged, weights recomputed from
+// the rows as graph.New computes them) over embedding rows of dimension
+// dim taken as they are: float32 rows f, or (when q is not nil) int8 rows
+// q with one scale per row in s. Rows must be unit length within graph's
+// tolerance, or zero; it fails as graph.New does otherwise.
+var FromRows func(nodes any, dim int, f []float32, q []int8, s []float32, edges any) (any, error)
