@@ -33,7 +33,7 @@
 // [Classic] paper v1. Budget is K, the read budget. With Config.System2,
 // Answer runs paper v1's dual-process gate after reading and, when it
 // fires, one System-2 pass (bridges across the min cut, damped
-// re-weighting, new seeds; flow.Routing.Propose), keeping the new answer
+// re-weighting, new seeds; computed by package flow), keeping the new answer
 // when it has support ([System2] is its account).
 //
 // With [Options].Stream set, Ask tells each step as it happens ([Event]):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/proposal"
 	"github.com/flowreader/flowreader/reader"
 	"github.com/flowreader/flowreader/score"
 )
@@ -26,8 +27,8 @@ const (
 	reweightBound = 0.30
 	// bridgeAccept: a T1 bridge is added when its B.5 SCORE exceeds it.
 	bridgeAccept = 0.10
-	// flow.Routing.Propose caps the T1 bridge candidates and every list of
-	// edges re-scored by B.6 at 8, and finds T3's seeds by BFS to depth 2
+	// The routing's proposal (package flow) caps the T1 bridge candidates
+	// and every list of edges re-scored by B.6 at 8, and finds T3's seeds by BFS to depth 2
 	// (left open by the paper).
 	// maxCalls bounds the model calls of one answer with System 2, the
 	// paper's worst case; scorer calls are cut so that the re-read and the
@@ -221,10 +222,10 @@ func gate(c, sigma float64, supported int) (triggers []string, reason string) {
 // T1 bridges across the min cut scored by B.5 and cut edges re-scored by
 // B.6; T2 the top-decile-flow edges re-scored by B.6; T3 new seeds by BFS
 // and their edges re-scored by B.6; each score applied by the damped update.
-// The candidates come from flow.Routing.Propose.
+// The candidates come from the routing (internal/proposal.Propose).
 func (ix *Index) planEdits(ctx context.Context, ev *Evidence, res *Result, tr *System2) (flow.Edits, error) {
 	g, s, prev := ix.graphOf(ev.scores), ev.scores, ev.routing
-	prop := ix.p.proposer.propose(g, s, prev, flow.Triggers{LowSaturation: has(tr.Triggers, triggerSaturation),
+	prop := ix.p.proposer.propose(g, s, prev, proposal.Triggers{LowSaturation: has(tr.Triggers, triggerSaturation),
 		LowConsistency: has(tr.Triggers, triggerConsistency), NoSupport: has(tr.Triggers, triggerNoSupport)})
 	// Scorer calls get what is left after the re-read and the synthesis.
 	left := maxCalls - res.Answer.Trace.Calls - tr.Calls - ev.Budget - 1
@@ -297,16 +298,16 @@ func damped(pOld, pHat float64) float64 {
 }
 
 // proposer finds the candidates System 2 scores and edits (paper v1 §3.5).
-// flowProposer, flow.Routing.Propose, is the only production one; tests
-// substitute theirs to pin the candidates.
+// flowProposer, package flow's (internal/proposal.Propose), is the only
+// production one; tests substitute theirs to pin the candidates.
 type proposer interface {
-	propose(g *graph.Graph, s *score.Scores, r *flow.Routing, t flow.Triggers) flow.Proposal
+	propose(g *graph.Graph, s *score.Scores, r *flow.Routing, t proposal.Triggers) proposal.Proposal
 }
 
 type flowProposer struct{}
 
-func (flowProposer) propose(g *graph.Graph, s *score.Scores, r *flow.Routing, t flow.Triggers) flow.Proposal {
-	return r.Propose(g, s, t)
+func (flowProposer) propose(g *graph.Graph, s *score.Scores, r *flow.Routing, t proposal.Triggers) proposal.Proposal {
+	return proposal.Propose(r, g, s, t)
 }
 
 func has(xs []string, x string) bool {

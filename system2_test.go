@@ -10,6 +10,7 @@ import (
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/fixture"
+	"github.com/flowreader/flowreader/internal/proposal"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/score"
@@ -60,9 +61,9 @@ type fakeFinder struct {
 
 // propose returns the pinned candidates of the fired triggers, at most 8
 // per list as flow.Routing.Propose does.
-func (f fakeFinder) propose(_ *graph.Graph, _ *score.Scores, _ *flow.Routing, t flow.Triggers) flow.Proposal {
+func (f fakeFinder) propose(_ *graph.Graph, _ *score.Scores, _ *flow.Routing, t proposal.Triggers) proposal.Proposal {
 	eight := func(ps [][2]int) [][2]int { return ps[:min(len(ps), 8)] }
-	p := flow.Proposal{Affinity: func(int, int) float64 { return f.aff }}
+	p := proposal.Proposal{Affinity: func(int, int) float64 { return f.aff }}
 	if t.LowSaturation {
 		p.Bridges, p.CutEdges = eight(f.cutPairsOut), eight(f.cutEdgesOut)
 	}

@@ -57,10 +57,11 @@
 //
 // # System 2
 //
-// [Routing.Propose] is paper v1's System 2's one entry point into a
-// routing: for the gate's fired [Triggers] it returns the [Proposal] of
-// pairs and seeds to score, and their current affinities; a [Rerouter]
-// applies the resulting [Edits] and solves again.
+// Paper v1's System 2 (§3.5) asks a routing, for the gate's fired
+// triggers, which pairs and seeds to score (the min-cut bridges, the
+// top-flow edges, the expanded sources) and their current affinities
+// (computed here, used by the root's System 2); a [Rerouter] applies the
+// resulting [Edits] and solves again.
 //
 // # Capabilities
 //

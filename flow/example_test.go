@@ -99,8 +99,9 @@ func ExampleAspects_singleSink() {
 }
 
 // The sink (node 3) hangs on an edge the classic filter prunes (weight <
-// 0.22), so nothing reaches it; T1's bridges across the min cut, added with
-// the damped affinity of a scorer's 0.8, let the reroute reach the sink.
+// 0.22), so nothing reaches it; bridges to it (as System 2's T1 adds across
+// the min cut), with the damped affinity of a scorer's 0.8, let the reroute
+// reach the sink.
 func ExampleRerouter() {
 	g, s := tiny()
 	s.A = []float64{0.5, 0.9, 0.7, 0.1}
@@ -115,11 +116,10 @@ func ExampleRerouter() {
 		panic(err)
 	}
 	fmt.Printf("before: saturation %.2f\n", r.Saturation)
-	// T1 fired: bridge every proposed pair with the damped update of the
+	// Bridge the sink to the other nodes with the damped update of the
 	// affinity toward a scorer's 0.8 (λ = 0.6, bound 0.3).
 	var e flow.Edits
-	prop := r.Propose(g, s, flow.Triggers{LowSaturation: true})
-	for _, p := range prop.Bridges {
+	for _, p := range [][2]int{{0, 3}, {1, 3}, {2, 3}} {
 		old := max(g.Cos(p[0], p[1]), 0)
 		e.Edges = append(e.Edges, flow.EdgeEdit{U: p[0], V: p[1], Affinity: old + min(0.3, 0.6*(0.8-old)), Add: true})
 	}
