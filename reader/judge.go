@@ -119,8 +119,8 @@ func (v *VLM) ScorePairs(ctx context.Context, question string, gr *graph.Graph, 
 		return Judgement{}, fmt.Errorf("%w: no graph", ErrInput)
 	}
 	for _, p := range pairs {
-		if p[0] < 0 || p[1] < 0 || p[0] >= gr.Len() || p[1] >= gr.Len() {
-			return Judgement{}, fmt.Errorf("%w: pair (%d,%d) outside the graph of %d nodes", ErrInput, p[0], p[1], gr.Len())
+		if p[0] < 0 || p[1] < 0 || p[0] >= len(gr.Nodes) || p[1] >= len(gr.Nodes) {
+			return Judgement{}, fmt.Errorf("%w: pair (%d,%d) outside the graph of %d nodes", ErrInput, p[0], p[1], len(gr.Nodes))
 		}
 	}
 	m := newMeter(v.Model)

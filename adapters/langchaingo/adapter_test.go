@@ -258,7 +258,7 @@ func TestRetriever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) == 0 || len(docs) > ix.Graph().Len() {
+	if len(docs) == 0 || len(docs) > len(ix.Graph().Nodes) {
 		t.Fatalf("%d documents", len(docs))
 	}
 	seen := map[string]bool{}

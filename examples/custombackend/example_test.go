@@ -74,7 +74,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("graph:", g.Len(), "nodes, embedder", g.Embedder)
+	fmt.Println("graph:", len(g.Nodes), "nodes, embedder", g.Embedder)
 	fmt.Println("answer:", res.Text)
 	for _, c := range res.Citations {
 		fmt.Printf("cited %s: %s\n", c.NodeID, c.Quote)

@@ -227,7 +227,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Printf("Built %s: %d nodes, %d edges from %d documents with %s (dimension %d) in %s; model answers cached in %s.\n",
-		o.out, g.Len(), len(g.Edges), len(docs), g.Embedder, g.Dim, time.Since(start).Round(time.Millisecond), o.cache)
+		o.out, len(g.Nodes), len(g.Edges), len(docs), g.Embedder, g.Dim, time.Since(start).Round(time.Millisecond), o.cache)
 	ix, err := p.Open(ctx, g)
 	if err != nil {
 		return err

@@ -57,11 +57,11 @@ func FuzzBuildModelOutput(f *testing.F) {
 		if err != nil {
 			t.Fatalf("build failed on model output %q / %q: %v", analysis, links, err)
 		}
-		if g.Len() > 4 {
-			t.Fatalf("%d nodes from 4 items", g.Len())
+		if len(g.Nodes) > 4 {
+			t.Fatalf("%d nodes from 4 items", len(g.Nodes))
 		}
 		for _, e := range g.Edges {
-			if e.U < 0 || e.U >= e.V || int(e.V) >= g.Len() || e.Weight < 0 || e.Weight > 1.0001 {
+			if e.U < 0 || e.U >= e.V || int(e.V) >= len(g.Nodes) || e.Weight < 0 || e.Weight > 1.0001 {
 				t.Fatalf("bad edge %+v", e)
 			}
 		}

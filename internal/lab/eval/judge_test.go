@@ -84,7 +84,7 @@ func TestJudge(t *testing.T) {
 func TestVLMAnswererPrompts(t *testing.T) {
 	g := fixture.Graph(t)
 	q := &Question{Text: "How many nests did the North Mole hold in 2025?"}
-	s := &score.Scores{H: fixture.Relevance(g.Len())}
+	s := &score.Scores{H: fixture.Relevance(len(g.Nodes))}
 	for _, c := range []struct {
 		spec RouterSpec
 		v1   bool
