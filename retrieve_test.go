@@ -125,8 +125,8 @@ func stripTimes(ev *flowreader.Evidence) flowreader.Evidence {
 // Ask with a per-call budget reads the chains Retrieve selects with it.
 func TestAskOptions(t *testing.T) {
 	m := &fake.Model{}
-	m.On("<output>", "<thought>t</thought><output>31</output>")
-	m.On("type", `{"type":"value","length":"short"}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: "<output>", Reply: "<thought>t</thought><output>31</output>"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "type", Reply: `{"type":"value","length":"short"}`})
 	m.Default = workerReply
 	cfg := flowreader.Config{}
 	cfg.Model = m
@@ -269,9 +269,9 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &fake.Model{}
-	m.On("Classify the question below", `{"type":"value","length":"short"}`)
-	m.On("CONTRADICT", "NO")
-	m.On("EVIDENCE PATHS", "<thought>t</thought><output>131 km/h</output>")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "CONTRADICT", Reply: "NO"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<thought>t</thought><output>131 km/h</output>"})
 	m.Default = `{"status": "supported", "answer": "131 km/h", "evidence": "peak gust of 131 km/h"}`
 	p, err := flowreader.New(flowreader.Config{Model: m, System2: true, Embedder: &fake.Embedder{}})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 func ExampleModel() {
 	m := &fake.Model{Default: "I don't know."}
-	m.On("capital of France", "Paris")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "capital of France", Reply: "Paris"})
 	m.Rules = append(m.Rules, fake.Rule{Contains: "flaky", Err: &llm.APIError{StatusCode: 429}, Times: 1})
 
 	ctx := context.Background()

@@ -90,7 +90,7 @@ func TestModelRespondAndUsage(t *testing.T) {
 
 func TestModelConcurrent(t *testing.T) {
 	m := &Model{}
-	m.On("a", "A")
+	m.Rules = append(m.Rules, Rule{Contains: "a", Reply: "A"})
 	m.Rules[0].Times = 50
 	var wg sync.WaitGroup
 	for i := 0; i < 100; i++ {
