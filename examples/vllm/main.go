@@ -164,7 +164,7 @@ func models(ctx context.Context, o options) (llm.Model, llm.Embedder, error) {
 	// bad key), before any work: one short generation, one embedding.
 	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if _, err := chat.Generate(hctx, &llm.Request{Messages: llm.UserText("ping").Messages, MaxTokens: 1}); err != nil {
+	if _, err := chat.Generate(hctx, &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "ping"}}}}, MaxTokens: 1}); err != nil {
 		return nil, nil, fmt.Errorf("chat server %s: %w", o.cfg.BaseURL, err)
 	}
 	if _, err := emb.Embed(hctx, []string{"ping"}, llm.KindQuery); err != nil {
