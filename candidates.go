@@ -27,7 +27,7 @@ func (p *Pipeline) candidates(g *graph.Graph) int {
 		return 0
 	case c > 0:
 		return c
-	case g.Len() >= candidateMinNodes:
+	case len(g.Nodes) >= candidateMinNodes:
 		return defaultCandidates
 	}
 	return 0

@@ -22,7 +22,7 @@ func (e vecEmbedder) Embed(_ context.Context, texts []string, _ llm.Kind) ([][]f
 	for i, t := range texts {
 		var v int
 		fmt.Sscanf(t, "q%d", &v)
-		out[i] = append([]float32(nil), e.g.Embedding(v%e.g.Len())...)
+		out[i] = append([]float32(nil), e.g.Embedding(v%len(e.g.Nodes))...)
 	}
 	return out, nil
 }
@@ -44,7 +44,7 @@ func BenchmarkCandidates(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := range b.N {
-				v := (i * 7919) % g.Len()
+				v := (i * 7919) % len(g.Nodes)
 				s, err := ix.Score(ctx, fmt.Sprintf("q%d %s", v, g.Nodes[v].Summary[:30]))
 				if err != nil {
 					b.Fatal(err)
@@ -87,12 +87,12 @@ func TestCandidatesAsk(t *testing.T) {
 		s := res.Scores
 		t.Logf("Candidates %d: answer %q (%d citations)", c, res.Answer.Text, len(res.Answer.Citations))
 		if c <= 0 {
-			if s.Candidates != nil || s.Graph != nil || len(s.H) != g.Len() {
-				t.Fatalf("Candidates %d: scored %d of %d nodes", c, len(s.H), g.Len())
+			if s.Candidates != nil || s.Graph != nil || len(s.H) != len(g.Nodes) {
+				t.Fatalf("Candidates %d: scored %d of %d nodes", c, len(s.H), len(g.Nodes))
 			}
 			continue
 		}
-		if s.Graph == nil || len(s.Candidates) == 0 || len(s.Candidates) > 8*c || len(s.H) != s.Graph.Len() {
+		if s.Graph == nil || len(s.Candidates) == 0 || len(s.Candidates) > 8*c || len(s.H) != len(s.Graph.Nodes) {
 			t.Fatalf("Candidates %d: %d candidates, %d scores", c, len(s.Candidates), len(s.H))
 		}
 		if len(res.Evidence.Chains) == 0 {

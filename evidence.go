@@ -175,7 +175,7 @@ func (ix *Index) budget(o Options, s *score.Scores) int {
 	}
 	n := 0
 	if ix.g != nil {
-		n = ix.g.Len()
+		n = len(ix.g.Nodes)
 	} else if sq := ix.question(s); sq != nil {
 		n = sq.cs.Size
 	}
@@ -280,7 +280,7 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 	if s != nil {
 		cand = s.Candidates
 		ev.Scoring = append(ev.Scoring, s.Steps...)
-		if len(s.H) == g.Len() {
+		if len(s.H) == len(g.Nodes) {
 			h = s.H
 		}
 		for _, v := range s.Raised {
@@ -291,7 +291,7 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 		if cand == nil {
 			ev.Scores = append([]float64{}, h...)
 		} else { // nodes outside the candidates were not scored: 0
-			ev.Scores = make([]float64, ix.g.Len())
+			ev.Scores = make([]float64, len(ix.g.Nodes))
 			for i, v := range cand {
 				ev.Scores[v] = h[i]
 			}
@@ -317,7 +317,7 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 	for _, c := range chains {
 		ec := EvidenceChain{Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect, Nodes: make([]EvidenceNode, 0, len(c.Nodes))}
 		for _, v := range c.Nodes {
-			if v < 0 || v >= g.Len() {
+			if v < 0 || v >= len(g.Nodes) {
 				continue
 			}
 			n := evidenceNode(g, v, h, through[v])
@@ -381,7 +381,7 @@ func (ix *Index) reading(ctx context.Context, ev *Evidence) (*read, error) {
 	var all []int
 	for k, c := range ev.Chains {
 		for j, n := range c.Nodes {
-			if n.Node < 0 || ix.g != nil && (n.Node >= ix.g.Len() || ix.g.Nodes[n.Node].ID != n.ID) {
+			if n.Node < 0 || ix.g != nil && (n.Node >= len(ix.g.Nodes) || ix.g.Nodes[n.Node].ID != n.ID) {
 				return nil, fmt.Errorf("%w: chain %d node %d: %d %q is not a node of the index's graph", ErrEvidence, k, j, n.Node, n.ID)
 			}
 			if math.IsNaN(n.Score) || math.IsInf(n.Score, 0) {
@@ -393,7 +393,7 @@ func (ix *Index) reading(ctx context.Context, ev *Evidence) (*read, error) {
 	slices.Sort(all)
 	all = slices.Compact(all)
 	rd := &read{}
-	if s := ev.scores; s != nil && ev.routing != nil && len(s.H) == ix.graphOf(s).Len() {
+	if s := ev.scores; s != nil && ev.routing != nil && len(s.H) == len(ix.graphOf(s).Nodes) {
 		rd.g, rd.nodes, rd.state = ix.graphOf(s), s.Candidates, true
 		var local []int
 		for _, v := range all {
@@ -418,7 +418,7 @@ func (ix *Index) reading(ctx context.Context, ev *Evidence) (*read, error) {
 	if rd.state {
 		rd.rel = ev.scores.H
 	} else {
-		rd.rel = make([]float64, rd.g.Len())
+		rd.rel = make([]float64, len(rd.g.Nodes))
 	}
 	copied := !rd.state
 	for k, c := range ev.Chains {
@@ -490,7 +490,7 @@ func (rd *read) global(v int) int {
 // alsoIn lists the IDs of node v's copies in g (graph.Graph.Copies), v
 // left out; nil when it has none or g is nil.
 func alsoIn(g *graph.Graph, v int) []string {
-	if g == nil || v < 0 || v >= g.Len() { // nil: an index over a store, which keeps no copies yet
+	if g == nil || v < 0 || v >= len(g.Nodes) { // nil: an index over a store, which keeps no copies yet
 		return nil
 	}
 	var out []string

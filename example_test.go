@@ -73,7 +73,7 @@ func ExamplePipeline_Build() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(g.Len(), "nodes,", g.Dim, "dimensions")
+	fmt.Println(len(g.Nodes), "nodes,", g.Dim, "dimensions")
 	fmt.Println(g.Nodes[1].ID, g.Nodes[1].Modality)
 	// Output:
 	// 5 nodes, 100 dimensions
@@ -354,7 +354,7 @@ func ExamplePipeline_Open() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(ix.Graph().Len(), "nodes")
+	fmt.Println(len(ix.Graph().Nodes), "nodes")
 	_, err = p.Open(ctx, nil)
 	fmt.Println(errors.Is(err, flowreader.ErrNoGraph))
 	// Output:
@@ -383,7 +383,7 @@ func ExamplePipeline_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(ix.Graph().Len(), "nodes;", "cites the table:", cites(res, "survey#1"))
+	fmt.Println(len(ix.Graph().Nodes), "nodes;", "cites the table:", cites(res, "survey#1"))
 	// Output:
 	// 5 nodes; cites the table: true
 }

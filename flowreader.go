@@ -335,7 +335,7 @@ type Index struct {
 // so that the first question costs what the later ones do. g must not be
 // modified afterwards.
 func (p *Pipeline) Open(ctx context.Context, g *graph.Graph) (_ *Index, err error) {
-	if g == nil || g.Len() == 0 {
+	if g == nil || len(g.Nodes) == 0 {
 		return nil, ErrNoGraph
 	}
 	if err := ctx.Err(); err != nil {

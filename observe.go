@@ -99,7 +99,7 @@ func (p *Pipeline) observeBuild(ctx context.Context, docs []graph.Document) (con
 	}
 	return ctx, func(g *graph.Graph, err error) {
 		if g != nil {
-			span.SetAttributes(attribute.Int(attrNodes, g.Len()), attribute.Int(attrEdges, len(g.Edges)))
+			span.SetAttributes(attribute.Int(attrNodes, len(g.Nodes)), attribute.Int(attrEdges, len(g.Edges)))
 			span.SetAttributes(usageAttrs(g.Usage)...)
 		}
 		telemetry.End(span, err)
@@ -111,7 +111,7 @@ func (p *Pipeline) observeBuild(ctx context.Context, docs []graph.Document) (con
 			l.DebugContext(ctx, "flowreader: build error", "error", err)
 			return
 		}
-		l.InfoContext(ctx, "flowreader: build done", "nodes", g.Len(), "edges", len(g.Edges),
+		l.InfoContext(ctx, "flowreader: build done", "nodes", len(g.Nodes), "edges", len(g.Edges),
 			"embedder", g.Embedder, "dimension", g.Dim, usageLog(g.Usage), "duration", time.Since(start))
 	}
 }
@@ -138,7 +138,7 @@ func (p *Pipeline) observeOpen(ctx context.Context, g *graph.Graph) (context.Con
 		return ctx, func(error) {}
 	}
 	start := time.Now()
-	ctx, span := p.obs.Start(ctx, "flowreader.open", attribute.Int(attrNodes, g.Len()), attribute.Int(attrEdges, len(g.Edges)))
+	ctx, span := p.obs.Start(ctx, "flowreader.open", attribute.Int(attrNodes, len(g.Nodes)), attribute.Int(attrEdges, len(g.Edges)))
 	return ctx, func(err error) {
 		telemetry.End(span, err)
 		if l := p.obs.Logger(); l != nil {
@@ -147,7 +147,7 @@ func (p *Pipeline) observeOpen(ctx context.Context, g *graph.Graph) (context.Con
 				l.DebugContext(ctx, "flowreader: open error", "error", err)
 				return
 			}
-			l.InfoContext(ctx, "flowreader: open", "nodes", g.Len(), "edges", len(g.Edges),
+			l.InfoContext(ctx, "flowreader: open", "nodes", len(g.Nodes), "edges", len(g.Edges),
 				"embedder", g.Embedder, "dimension", g.Dim, "duration", time.Since(start))
 		}
 	}

@@ -262,7 +262,7 @@ func TestSpansOfBuild(t *testing.T) {
 			kinds[attrs(s)["flowreader.call.kind"].AsString()]++
 		}
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	if kinds["analysis"] != n || kinds["evolution"] != 3*n {
 		t.Errorf("kinds %v for %d nodes", kinds, n)
 	}

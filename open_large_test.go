@@ -44,7 +44,7 @@ func TestOpenLargeGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, dim := h.Len(), h.Dim
+	n, dim := len(h.Nodes), h.Dim
 	h = nil
 	c := synth.NewCollection(n, dim, 32, 1)
 	c.Nodes = nil

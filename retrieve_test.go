@@ -83,12 +83,12 @@ func TestRetrieve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev2.Budget != 2 || len(ev2.Chains) > 2 || len(ev2.Scores) != g.Len() || !reflect.DeepEqual(ev2.Scores, s.H) {
+	if ev2.Budget != 2 || len(ev2.Chains) > 2 || len(ev2.Scores) != len(g.Nodes) || !reflect.DeepEqual(ev2.Scores, s.H) {
 		t.Errorf("budget 2: budget %d, %d chains, %d scores", ev2.Budget, len(ev2.Chains), len(ev2.Scores))
 	}
 	// A huge budget is clamped to max(nodes, Config.Budget).
 	ev3, err := ix.Retrieve(ctx, nestsQ, flowreader.Options{Budget: 1 << 30})
-	if err != nil || ev3.Budget != max(g.Len(), 16) {
+	if err != nil || ev3.Budget != max(len(g.Nodes), 16) {
 		t.Errorf("huge budget: %v, budget %d", err, ev3.Budget)
 	}
 	// The default budget is the same as giving Config.Budget.
@@ -125,8 +125,8 @@ func stripTimes(ev *flowreader.Evidence) flowreader.Evidence {
 // Ask with a per-call budget reads the chains Retrieve selects with it.
 func TestAskOptions(t *testing.T) {
 	m := &fake.Model{}
-	m.On("<output>", "<thought>t</thought><output>31</output>")
-	m.On("type", `{"type":"value","length":"short"}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: "<output>", Reply: "<thought>t</thought><output>31</output>"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "type", Reply: `{"type":"value","length":"short"}`})
 	m.Default = workerReply
 	cfg := flowreader.Config{}
 	cfg.Model = m
@@ -269,9 +269,9 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &fake.Model{}
-	m.On("Classify the question below", `{"type":"value","length":"short"}`)
-	m.On("CONTRADICT", "NO")
-	m.On("EVIDENCE PATHS", "<thought>t</thought><output>131 km/h</output>")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "CONTRADICT", Reply: "NO"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<thought>t</thought><output>131 km/h</output>"})
 	m.Default = `{"status": "supported", "answer": "131 km/h", "evidence": "peak gust of 131 km/h"}`
 	p, err := flowreader.New(flowreader.Config{Model: m, System2: true, Embedder: &fake.Embedder{}})
 	if err != nil {
@@ -434,16 +434,16 @@ func TestRetrieveCandidatesNameGraphNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Scores.Graph == nil || res.Scores.Graph.Len() >= g.Len() {
-		t.Fatalf("candidates not used: %v of %d nodes", res.Scores.Candidates, g.Len())
+	if res.Scores.Graph == nil || len(res.Scores.Graph.Nodes) >= len(g.Nodes) {
+		t.Fatalf("candidates not used: %v of %d nodes", res.Scores.Candidates, len(g.Nodes))
 	}
 	moved := false
 	for _, c := range res.Evidence.Chains {
 		for _, n := range c.Nodes {
-			if n.Node < 0 || n.Node >= g.Len() || g.Nodes[n.Node].ID != n.ID {
+			if n.Node < 0 || n.Node >= len(g.Nodes) || g.Nodes[n.Node].ID != n.ID {
 				t.Errorf("evidence node %d (%s) is not graph node %d", n.Node, n.ID, n.Node)
 			}
-			if n.Node >= res.Scores.Graph.Len() || res.Scores.Graph.Nodes[n.Node].ID != n.ID {
+			if n.Node >= len(res.Scores.Graph.Nodes) || res.Scores.Graph.Nodes[n.Node].ID != n.ID {
 				moved = true
 			}
 		}
@@ -462,9 +462,9 @@ func TestRetrieveCandidatesNameGraphNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range out.Citations {
-		if c.Node < 0 || c.Node >= g.Len() || g.Nodes[c.Node].ID != c.NodeID {
+		if c.Node < 0 || c.Node >= len(g.Nodes) || g.Nodes[c.Node].ID != c.NodeID {
 			t.Errorf("citation node %d is not %s", c.Node, c.NodeID)
 		}
 	}
-	t.Logf("%d candidates of %d nodes; an index differs between subgraph and graph: %v", len(res.Scores.Candidates), g.Len(), moved)
+	t.Logf("%d candidates of %d nodes; an index differs between subgraph and graph: %v", len(res.Scores.Candidates), len(g.Nodes), moved)
 }

@@ -187,7 +187,7 @@ func (ix *Index) scoreStore(ctx context.Context, q score.Query, f Filter) (*scor
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
 	s := x.(*score.Scores)
-	sq := &storeQuestion{cs: cs, text: make([]bool, cs.Graph.Len())}
+	sq := &storeQuestion{cs: cs, text: make([]bool, len(cs.Graph.Nodes))}
 	key := weak.Make(s)
 	b.questions.Store(key, sq)
 	runtime.AddCleanup(s, func(k weak.Pointer[score.Scores]) { b.questions.Delete(k) }, key)

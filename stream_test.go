@@ -22,8 +22,8 @@ var buildIndex = build
 // streamModel is the test collection's scripted model, streaming.
 func streamModel() *fake.Model {
 	m := &fake.Model{}
-	m.On("<output>", "<thought>The East Arm row says 31.</thought><output>The East Arm had 31 nests in 2025.</output>")
-	m.On("type", `{"type":"value","length":"short"}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: "<output>", Reply: "<thought>The East Arm row says 31.</thought><output>The East Arm had 31 nests in 2025.</output>"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "type", Reply: `{"type":"value","length":"short"}`})
 	m.Default = workerReply
 	return m
 }
@@ -128,11 +128,11 @@ func TestAskStreamWithoutStreaming(t *testing.T) {
 // System 2's re-read streams as pass 2, after the first reading.
 func TestAskStreamSystem2(t *testing.T) {
 	m := &fake.Model{}
-	m.On("Classify the question below", `{"type":"value","length":"short"}`)
-	m.On("Do these answers CONTRADICT", "YES")
-	m.On("logical reasoning connection", "EXISTS: YES\nSCORE: 0.9")
-	m.On("Does reading Passage A then Passage B", "0.95")
-	m.On("EVIDENCE PATHS", "<output>31</output>")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Do these answers CONTRADICT", Reply: "YES"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "logical reasoning connection", Reply: "EXISTS: YES\nSCORE: 0.9"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Does reading Passage A then Passage B", Reply: "0.95"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<output>31</output>"})
 	m.Rules = append(m.Rules, fake.Rule{Contains: "Read the evidence passages and images below", Respond: func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		return &llm.Response{Text: fmt.Sprintf(`{"status":"supported","answer":"%d","evidence":"x"}`, len(fake.Prompt(req)))}, nil
 	}})
@@ -217,7 +217,7 @@ func TestAskStreamCancelStopsModelCalls(t *testing.T) {
 func TestAskStreamCandidates(t *testing.T) {
 	const n, dim = 1024, 100
 	m := &fake.Model{Default: workerReply}
-	m.On("EVIDENCE PATHS", "<output>w7</output>")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<output>w7</output>"})
 	cfg := flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: dim}, Candidates: 4}
 	p, err := flowreader.New(cfg)
 	if err != nil {

@@ -104,7 +104,7 @@ func s2(t *testing.T, m llm.Model, fr *fakeRouter, sigma float64, fnd proposer, 
 
 func answer(t *testing.T, ix *Index, chains []flow.Chain) *Result {
 	t.Helper()
-	s := &score.Scores{H: fixture.Relevance(ix.g.Len()), R: fixture.Relevance(ix.g.Len())}
+	s := &score.Scores{H: fixture.Relevance(len(ix.g.Nodes)), R: fixture.Relevance(len(ix.g.Nodes))}
 	r, err := ix.router.Route(context.Background(), s, ix.p.budget)
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestSystem2WorstCaseCallBudget(t *testing.T) {
 func TestSystem2DecodedEvidence(t *testing.T) {
 	fr := &fakeRouter{next: &flow.Routing{Saturation: 1, Chains: []flow.Chain{{Nodes: []int{1}, Flow: 1}}}}
 	ix := s2(t, fixture.DefaultScript().Model(), fr, 0.1, fakeFinder{cutPairsOut: [][2]int{{0, 3}}, aff: 0.4}, 2)
-	s := &score.Scores{H: fixture.Relevance(ix.g.Len()), R: fixture.Relevance(ix.g.Len())}
+	s := &score.Scores{H: fixture.Relevance(len(ix.g.Nodes)), R: fixture.Relevance(len(ix.g.Nodes))}
 	r, err := ix.router.Route(context.Background(), s, ix.p.budget)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func ExamplePipeline_Update() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("added", diff.Added, "-", g.Len(), "nodes before,", ng.Len(), "after")
+	fmt.Println("added", diff.Added, "-", len(g.Nodes), "nodes before,", len(ng.Nodes), "after")
 	// Output:
 	// added [log] - 5 nodes before, 6 after
 }

@@ -258,7 +258,7 @@ func (ag *aspectsGraph) openCopies() {
 		return
 	}
 	if ag.classes = copyClasses(ag.g); ag.classes != nil {
-		ag.rep = copyRep(ag.g.Len(), ag.classes)
+		ag.rep = copyRep(len(ag.g.Nodes), ag.classes)
 	}
 }
 
@@ -290,11 +290,11 @@ func (ag *aspectsGraph) pairSet(edits Edits) *pairSet {
 		if ag.rep != nil {
 			pairs = mergeCopyPairs(ag.g, pairs, ag.rep)
 		}
-		return newPairSet(ag.g.Len(), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff, nil))
+		return newPairSet(len(ag.g.Nodes), pairs, bridgeScoresDF(ag.g, pairs, ag.sub.df, ag.sub.cutoff, nil))
 	}
 	pairs := contentPairs(ag.g, contentKinds, ag.cfg.orderWindow(), nil, newEditTable(edits.Edges))
 	if ag.rep != nil {
 		pairs = mergeCopyPairs(ag.g, pairs, ag.rep)
 	}
-	return newPairSet(ag.g.Len(), pairs, bridgeScores(ag.g, pairs, ag.rep))
+	return newPairSet(len(ag.g.Nodes), pairs, bridgeScores(ag.g, pairs, ag.rep))
 }

@@ -71,10 +71,10 @@ func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, 
 	}
 	s = classScores(s, ag.classes)
 	r := &Routing{Router: a.name(), Scores: s, Edits: edits, cut: &lazyCut{}}
-	if g.Len() == 0 {
+	if len(g.Nodes) == 0 {
 		return r, nil
 	}
-	q := &aspectsQuery{a: a, g: g, s: s, h: s.H, n: g.Len()}
+	q := &aspectsQuery{a: a, g: g, s: s, h: s.H, n: len(g.Nodes)}
 	t0 := time.Now()
 	q.f0 = a.demand(q.h, float64(budget))
 	q.c = relevantSet(q.h, a.RelevanceThreshold)

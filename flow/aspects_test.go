@@ -50,7 +50,7 @@ func checkAspectInvariants(t *testing.T, g *graph.Graph, s *score.Scores, a *Asp
 	if !a.NodeCredit {
 		// Paper v3 §3.2: without node credit, a predecessor never makes a chain
 		// strictly cheaper: (1 − h_u) + w_uv − (1 − h_v) = 1 − p_uv ≥ 0.
-		n := g.Len()
+		n := len(g.Nodes)
 		for id := 0; id < fullNet(r).NumArcs(); id++ {
 			u, v, _, w := fullNet(r).Arc(id)
 			if u < n && v < n && (1-s.H[u])+w-(1-s.H[v]) < -1e-12 {
@@ -178,7 +178,7 @@ func TestNoCreditCostStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := g.Len()
+		n := len(g.Nodes)
 		for id := 0; id < fullNet(r).NumArcs(); id++ {
 			u, v, _, w := fullNet(r).Arc(id)
 			if u >= n || v >= n {

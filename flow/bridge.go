@@ -72,7 +72,7 @@ func asciiPunct(b byte) bool {
 // in most nodes says nothing about the pair. With rep (MergeCopies) a
 // content class counts once, in df and in N.
 func bridgeScores(g *graph.Graph, pairs []pair, rep []int32) []float64 {
-	return bridgeScoresDF(g, pairs, nil, int(math.Ceil(math.Sqrt(float64(countReps(g.Len(), rep))))), rep)
+	return bridgeScoresDF(g, pairs, nil, int(math.Ceil(math.Sqrt(float64(countReps(len(g.Nodes), rep))))), rep)
 }
 
 // countReps is the number of content classes among n nodes (n without
@@ -100,7 +100,7 @@ func bridgeScoresDF(g *graph.Graph, pairs []pair, global map[string]int32, cutof
 	if len(pairs) == 0 {
 		return out
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	// Keyword ids are given in first-seen node order, so they (and every
 	// result) are deterministic; the map is only looked up.
 	ids := map[string]int{}

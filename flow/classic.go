@@ -135,7 +135,7 @@ func (cg *classicGraph) route(ctx context.Context, s *score.Scores, budget int, 
 		return nil, err
 	}
 	r := &Routing{Router: "classic", Scores: s, Edits: edits, Demand: c.Demand}
-	n := g.Len()
+	n := len(g.Nodes)
 	if n == 0 {
 		return r, nil
 	}

@@ -13,7 +13,7 @@ import (
 // nil when g has none.
 func copyClasses(g *graph.Graph) [][]int32 {
 	var out [][]int32
-	for i := range g.Len() {
+	for i := range len(g.Nodes) {
 		if cs := g.Copies(i); len(cs) > 1 && int(cs[0]) == i {
 			out = append(out, cs)
 		}

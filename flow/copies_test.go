@@ -73,7 +73,7 @@ func TestCopiesRouteAsOnce(t *testing.T) {
 			t.Fatalf("node %d has copies in the graph without copies", i)
 		}
 	}
-	for i := range once.Len() {
+	for i := range len(once.Nodes) {
 		if cs := twice.Copies(i); (twice.Nodes[i].Doc == "b") != (len(cs) == 2) {
 			t.Fatalf("node %d (%s): copies %v", i, twice.Nodes[i].Doc, cs)
 		}
@@ -101,7 +101,7 @@ func TestCopiesRouteAsOnce(t *testing.T) {
 			}
 			// The routing reports the scores it used: a copy's relevance
 			// is its original's.
-			for v := once.Len(); v < twice.Len(); v++ {
+			for v := len(once.Nodes); v < len(twice.Nodes); v++ {
 				if got.Scores.H[v] != 0 {
 					t.Fatalf("copy %d keeps h %v", v, got.Scores.H[v])
 				}
@@ -112,7 +112,7 @@ func TestCopiesRouteAsOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if budget == 16 && r.Distinct > 0 && !readsCopy(r, once.Len()) {
+			if budget == 16 && r.Distinct > 0 && !readsCopy(r, len(once.Nodes)) {
 				t.Errorf("seed %d: without MergeCopies no copy is read", seed)
 			}
 		}

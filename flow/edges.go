@@ -168,7 +168,7 @@ func orderPairs(g *graph.Graph, window int) [][2]int {
 
 // readingOrder returns node indexes sorted by (Doc, Order, index).
 func readingOrder(g *graph.Graph) []int {
-	idx := make([]int, g.Len())
+	idx := make([]int, len(g.Nodes))
 	for i := range idx {
 		idx[i] = i
 	}

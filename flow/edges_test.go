@@ -61,7 +61,7 @@ func TestContentPairs(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 21))
 		var es []EdgeEdit
 		for i := 0; i < 6; i++ {
-			u, v := rng.IntN(g.Len()), rng.IntN(g.Len())
+			u, v := rng.IntN(len(g.Nodes)), rng.IntN(len(g.Nodes))
 			if u != v {
 				es = append(es, EdgeEdit{U: u, V: v, Affinity: rng.Float64(), Add: rng.IntN(2) == 0})
 			}

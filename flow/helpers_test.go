@@ -41,7 +41,7 @@ func handScores(t testing.TB, g *graph.Graph, seed uint64) *score.Scores {
 }
 
 func scoresFor(g *graph.Graph, q []float32) *score.Scores {
-	n := g.Len()
+	n := len(g.Nodes)
 	sc := &score.Scores{Query: q, Cos: make([]float64, n), R: make([]float64, n), H: make([]float64, n)}
 	mx := 0.0
 	for v := 0; v < n; v++ {
@@ -176,7 +176,7 @@ func answerability(g *graph.Graph, r []float64, bonus float64) []float64 {
 	for i := range g.Nodes {
 		maxLen = max(maxLen, len(summaryOf(&g.Nodes[i])))
 	}
-	a := make([]float64, g.Len())
+	a := make([]float64, len(g.Nodes))
 	for i := range g.Nodes {
 		rho := 0.0
 		if maxLen > 0 {

@@ -52,7 +52,7 @@ func TestKappaPoolLiveArcs(t *testing.T) {
 			differs++
 		}
 
-		n := g.Len()
+		n := len(g.Nodes)
 		reach := liveTails(fullNet(r), r.Source)
 		var w []float64
 		for id := n; id < n+r.ContentArcs; id++ {

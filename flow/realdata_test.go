@@ -117,7 +117,7 @@ func keywords(text string) []string {
 
 // withKNN adds symmetric kNN and reading-order (window 3) edges.
 func withKNN(t *testing.T, g0 *graph.Graph) *graph.Graph {
-	n := g0.Len()
+	n := len(g0.Nodes)
 	k := min(max(int(math.Ceil(math.Log2(float64(n)))), 3), 32)
 	var edges []graph.Edge
 	for i := 0; i < n; i++ {
@@ -177,7 +177,7 @@ func TestInvariantsOnQASPER(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d graphs (%d–%d nodes), %d aspect routings checked", len(gs), gs[0].Len(), gs[len(gs)-1].Len(), routed)
+	t.Logf("%d graphs (%d–%d nodes), %d aspect routings checked", len(gs), len(gs[0].Nodes), len(gs[len(gs)-1].Nodes), routed)
 }
 
 func equalChains(a, b []Chain) bool {

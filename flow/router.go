@@ -93,7 +93,7 @@ func checkScores(g *graph.Graph, s *score.Scores) error {
 	if g == nil || s == nil {
 		return fmt.Errorf("%w: nil graph or scores", ErrScores)
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	if len(s.H) != n || len(s.R) != n {
 		return fmt.Errorf("%w: %d nodes, len(H)=%d len(R)=%d", ErrScores, n, len(s.H), len(s.R))
 	}
@@ -117,7 +117,7 @@ func checkScores(g *graph.Graph, s *score.Scores) error {
 }
 
 func checkEdits(g *graph.Graph, e Edits) error {
-	n := g.Len()
+	n := len(g.Nodes)
 	for _, x := range e.Edges {
 		if x.U < 0 || x.V < 0 || x.U >= n || x.V >= n || x.U == x.V {
 			return fmt.Errorf("%w: pair (%d,%d) with %d nodes", ErrScores, x.U, x.V, n)

@@ -243,7 +243,7 @@ func lastEdit(es []EdgeEdit, u, v int) (EdgeEdit, bool) {
 // edgeWeight finds the graph edge {u,v} by binary search in u's sorted
 // neighbour list.
 func edgeWeight(g *graph.Graph, u, v int) (float64, bool) {
-	if u < 0 || v < 0 || u >= g.Len() || v >= g.Len() {
+	if u < 0 || v < 0 || u >= len(g.Nodes) || v >= len(g.Nodes) {
 		return 0, false
 	}
 	nb, eid := g.Neighbors(u)

@@ -30,7 +30,7 @@ type wholeGraph struct {
 
 func (w *wholeGraph) init(g *graph.Graph, rep []int32) {
 	w.once.Do(func() {
-		w.cutoff = int(math.Ceil(math.Sqrt(float64(countReps(g.Len(), rep)))))
+		w.cutoff = int(math.Ceil(math.Sqrt(float64(countReps(len(g.Nodes), rep)))))
 		df := map[string]int32{}
 		var seen []string
 		for v := range g.Nodes {
@@ -55,7 +55,7 @@ func (w *wholeGraph) init(g *graph.Graph, rep []int32) {
 			}
 		}
 		w.df = keep
-		w.pos = make([]int32, g.Len())
+		w.pos = make([]int32, len(g.Nodes))
 		for i, v := range readingOrder(g) {
 			w.pos[v] = int32(i)
 		}
@@ -78,11 +78,11 @@ func (ag *aspectsGraph) OpenSubgraph(ctx context.Context, sub *graph.Graph, node
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if sub == nil || sub.Len() != len(nodes) {
+	if sub == nil || len(sub.Nodes) != len(nodes) {
 		return nil, fmt.Errorf("%w: subgraph does not match its %d nodes", ErrScores, len(nodes))
 	}
 	for i, v := range nodes {
-		if v < 0 || v >= ag.g.Len() || (i > 0 && nodes[i-1] >= v) {
+		if v < 0 || v >= len(ag.g.Nodes) || (i > 0 && nodes[i-1] >= v) {
 			return nil, fmt.Errorf("%w: subgraph node %d: %d not an ascending node of the graph", ErrScores, i, v)
 		}
 	}
@@ -157,7 +157,7 @@ func (a *Aspects) openRanked(ctx context.Context, sub *graph.Graph, n int, df ma
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if sub == nil || len(rank) != sub.Len() || n < sub.Len() {
+	if sub == nil || len(rank) != len(sub.Nodes) || n < len(sub.Nodes) {
 		return nil, fmt.Errorf("%w: subgraph does not match its ranks or collection size", ErrScores)
 	}
 	cfg := a.settings()
@@ -174,7 +174,7 @@ func rankOrderPairs(sub *graph.Graph, rank []int32, window int) [][2]int {
 	if window <= 0 {
 		return nil
 	}
-	idx := make([]int, sub.Len())
+	idx := make([]int, len(sub.Nodes))
 	for i := range idx {
 		idx[i] = i
 	}

@@ -35,7 +35,7 @@ func TestOpenSubgraphRoutesAsWholeGraph(t *testing.T) {
 	floor := 0.25 // the default DemandFloor
 	checked, plainDiffers := 0, false
 	for k := range 24 {
-		v := (k*2477 + 11) % g.Len()
+		v := (k*2477 + 11) % len(g.Nodes)
 		q := score.Query{Text: g.Nodes[v].Summary, Embedding: g.Embedding(v)}
 		full, err := ix.Score(cfg, q)
 		if err != nil {
@@ -127,7 +127,7 @@ func TestPrepareSubgraphs(t *testing.T) {
 		t.Fatal("whole-graph statistics computed before they were asked for")
 	}
 	p.PrepareSubgraphs()
-	if len(ag.whole.pos) != g.Len() || ag.whole.cutoff != 25 {
+	if len(ag.whole.pos) != len(g.Nodes) || ag.whole.cutoff != 25 {
 		t.Fatalf("after PrepareSubgraphs: %d positions, cutoff %d", len(ag.whole.pos), ag.whole.cutoff)
 	}
 }
@@ -158,19 +158,19 @@ func TestOpenRankedRoutesAsOpenSubgraph(t *testing.T) {
 			}
 		}
 	}
-	rankOf := make([]int32, g.Len())
+	rankOf := make([]int32, len(g.Nodes))
 	next := map[string]int32{}
 	for _, v := range readingOrder(g) {
 		d := g.Nodes[v].Doc
 		rankOf[v] = next[d]
 		next[d]++
 	}
-	if len(next) >= g.Len()/2 {
-		t.Fatalf("%d documents for %d nodes: reading-order pairs would not be tested", len(next), g.Len())
+	if len(next) >= len(g.Nodes)/2 {
+		t.Fatalf("%d documents for %d nodes: reading-order pairs would not be tested", len(next), len(g.Nodes))
 	}
 	ix := score.NewIndex(g)
 	for k := range 8 {
-		v := (k*977 + 5) % g.Len()
+		v := (k*977 + 5) % len(g.Nodes)
 		cand, err := ix.ScoreCandidates(score.Config{}, score.Query{Text: g.Nodes[v].Summary, Embedding: g.Embedding(v)}, 64)
 		if err != nil {
 			t.Fatal(err)
@@ -183,7 +183,7 @@ func TestOpenRankedRoutesAsOpenSubgraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := router.openRanked(ctx, cand.Graph, g.Len(), df, rank)
+		b, err := router.openRanked(ctx, cand.Graph, len(g.Nodes), df, rank)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestOpenRankedRoutesAsOpenSubgraph(t *testing.T) {
 			t.Fatalf("question %d: κ %v / %v, chains differ", k, ra.Kappa, rb.Kappa)
 		}
 	}
-	if _, err := router.openRanked(ctx, g, g.Len(), df, nil); err == nil {
+	if _, err := router.openRanked(ctx, g, len(g.Nodes), df, nil); err == nil {
 		t.Error("ranks of another length were taken")
 	}
 }

@@ -129,7 +129,7 @@ func cutPairs(g *graph.Graph, s *score.Scores, r *Routing, k int) [][2]int {
 	if err != nil || side == nil || k <= 0 {
 		return nil
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	h := s.H
 	var xs, ys []int
 	for _, v := range byScore(h) {
@@ -259,7 +259,7 @@ func expandSources(g *graph.Graph, s *score.Scores, r *Routing, depth, k int) []
 	if len(r.Sources) == 0 || k <= 0 || depth <= 0 {
 		return nil
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	it := &rootedAdj{adj: adjacency(r, n), roots: r.Sources}
 	dist := make([]int, n+1)
 	for i := range dist {

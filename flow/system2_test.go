@@ -58,8 +58,8 @@ func TestCutPairsExact(t *testing.T) {
 		s float64
 	}
 	var all []sp
-	for u := 0; u < g.Len(); u++ {
-		for v := 0; v < g.Len(); v++ {
+	for u := 0; u < len(g.Nodes); u++ {
+		for v := 0; v < len(g.Nodes); v++ {
 			if side[u] && !side[v] && !linked[canon(u, v)] {
 				all = append(all, sp{[2]int{u, v}, g.Cos(u, v) * (s.H[u] + s.H[v]) / 2})
 			}
@@ -137,7 +137,7 @@ func TestTopFlowEdgesAndSources(t *testing.T) {
 		t.Fatalf("ExpandSources gave %d", len(ext))
 	}
 	// Oracle: BFS by hand.
-	adj := adjacency(r, g.Len())
+	adj := adjacency(r, len(g.Nodes))
 	depth := map[int]int{}
 	queue := []int{}
 	for _, v := range r.Sources {
@@ -273,7 +273,7 @@ func TestAspectsReroute(t *testing.T) {
 		t.Fatal("rerouted aspects network has a cycle")
 	}
 	// Gain at c = 1/√2 is 1, so the edited arc's cost must reflect p ≥ 0.7.
-	n := g.Len()
+	n := len(g.Nodes)
 	for id := 0; id < fullNet(r2).NumArcs(); id++ {
 		x, y, _, w := fullNet(r2).Arc(id)
 		if x < n && y < n && canon(x, y) == canon(u, v) {

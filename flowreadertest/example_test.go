@@ -93,8 +93,8 @@ func ExampleFolder() {
 func ExampleOpen() {
 	t := report{}
 	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
-	m.On("<output>", "<output>41 m/s</output>") // the reasoner's prompt asks for <output>
-	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: "<output>", Reply: "<output>41 m/s</output>"}) // the reasoner's prompt asks for <output>
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Its peak gust was 41", Reply: `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`})
 	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
 
 	res, err := ix.Ask(context.Background(), "What was the peak gust of Storm Elin?", flowreader.Options{})

@@ -67,8 +67,8 @@ func TestDeterministic(t *testing.T) {
 // reasoner get the fake's answers, and citations come from its evidence.
 func TestOpenWithFakeModel(t *testing.T) {
 	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
-	m.On("<output>", "<output>41 m/s</output>")
-	m.On("Its peak gust was 41", `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: "<output>", Reply: "<output>41 m/s</output>"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Its peak gust was 41", Reply: `{"status":"supported","answer":"41 m/s","evidence":"Its peak gust was 41 metres per second."}`})
 	ix := flowreadertest.Open(t, flowreader.Config{Model: m, Embedder: &fake.Embedder{Dim: 128}}, flowreadertest.Passages(harbour()...))
 	res, err := ix.Ask(t.Context(), "What was the peak gust of Storm Elin?", flowreader.Options{})
 	if err != nil {

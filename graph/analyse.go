@@ -3,12 +3,14 @@ package graph
 import (
 	"context"
 	"fmt"
-	"github.com/flowreader/flowreader/internal/purpose"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/flowreader/flowreader/internal/llmfunc"
+	"github.com/flowreader/flowreader/internal/purpose"
 
 	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
@@ -103,7 +105,7 @@ func (b *Builder) analyseModel(ctx context.Context, m llm.Model, nodes []Node) (
 // a text rendering (their table cells).
 func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
 	if n.Modality == ModalityText {
-		req := llm.UserText(textPrompt(n.Content))
+		req := llmfunc.UserText(textPrompt(n.Content))
 		req.JSONSchema, req.SchemaName = []byte(schemaText), "text_node_analysis"
 		return req, nil
 	}
@@ -120,7 +122,7 @@ func (b *Builder) analysisRequest(n *Node, images bool) (*llm.Request, error) {
 		rendering = n.Content
 	}
 	caption := strings.TrimSpace(n.Caption + " " + n.Footnote)
-	req := llm.UserText(visualPrompt(n.Context, caption, rendering))
+	req := llmfunc.UserText(visualPrompt(n.Context, caption, rendering))
 	if img != nil {
 		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.Part{Image: &llm.Image{Data: img, MIME: n.Image.MIME}})
 	}

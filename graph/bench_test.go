@@ -128,7 +128,7 @@ func benchBuild(b *testing.B, model llm.Model) {
 		for i := range g.Nodes {
 			text += nodeTextBytes(&g.Nodes[i])
 		}
-		n := float64(g.Len())
+		n := float64(len(g.Nodes))
 		perNode = float64(m1.HeapAlloc-m0.HeapAlloc) / n
 		goal = 1.25 * (4*dim + float64(text)/n)
 		runtime.KeepAlive(g)

@@ -37,8 +37,8 @@ func TestBuildInt8(t *testing.T) {
 	if !q.Int8Embeddings() || q.Emb != nil || f.Int8Embeddings() {
 		t.Fatal("embedding formats not as built")
 	}
-	if q.Len() != f.Len() || q.Dim != f.Dim {
-		t.Fatalf("int8 build: %d nodes of dimension %d, float32 %d of %d", q.Len(), q.Dim, f.Len(), f.Dim)
+	if len(q.Nodes) != len(f.Nodes) || q.Dim != f.Dim {
+		t.Fatalf("int8 build: %d nodes of dimension %d, float32 %d of %d", len(q.Nodes), q.Dim, len(f.Nodes), f.Dim)
 	}
 	type pair struct{ u, v int32 }
 	kinds := func(g *graph.Graph, knn bool) map[pair]graph.EdgeKind {

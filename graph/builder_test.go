@@ -94,8 +94,8 @@ func TestBuildGolden(t *testing.T) {
 	g := build(t, &graph.Builder{Embedder: e, Model: m, Cache: llmutil.NewMemoryStore()}, docs)
 
 	// 5 + 8 + 1 items, minus the chunk the model calls meaningless.
-	if g.Len() != 13 {
-		t.Fatalf("%d nodes", g.Len())
+	if len(g.Nodes) != 13 {
+		t.Fatalf("%d nodes", len(g.Nodes))
 	}
 	count := map[graph.Modality]int{}
 	for _, n := range g.Nodes {
@@ -144,8 +144,8 @@ func TestBuildGolden(t *testing.T) {
 	if kinds[graph.EdgeOrder] == 0 || kinds[graph.EdgeKNN] == 0 || kinds[graph.EdgeLink] == 0 {
 		t.Fatalf("edge kinds %v", kinds)
 	}
-	k := min(max(int(math.Ceil(math.Log2(float64(g.Len())))), 3), 32) // v3 App. A.1
-	for i := 0; i < g.Len(); i++ {
+	k := min(max(int(math.Ceil(math.Log2(float64(len(g.Nodes))))), 3), 32) // v3 App. A.1
+	for i := 0; i < len(g.Nodes); i++ {
 		if nb, _ := g.Neighbors(i); len(nb) < k {
 			t.Errorf("node %d degree %d < k=%d", i, len(nb), k)
 		}
@@ -282,8 +282,8 @@ func TestBuildOffline(t *testing.T) {
 		mu.Unlock()
 	}}
 	g := build(t, b, docs)
-	if g.Len() != 14 {
-		t.Fatalf("%d nodes", g.Len())
+	if len(g.Nodes) != 14 {
+		t.Fatalf("%d nodes", len(g.Nodes))
 	}
 	for _, s := range []string{"analyse", "embed", "knn"} {
 		if !stages[s] {
@@ -396,8 +396,8 @@ func TestBuildTiny(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%d docs, model %v: %v", len(docs), m != nil, err)
 			}
-			if len(g.Edges) != 0 || g.Len() != len(one[0].Items)*min(len(docs), 1)*btoi(len(docs) > 0 && docs[0].ID == "d") {
-				t.Fatalf("%d nodes %d edges", g.Len(), len(g.Edges))
+			if len(g.Edges) != 0 || len(g.Nodes) != len(one[0].Items)*min(len(docs), 1)*btoi(len(docs) > 0 && docs[0].ID == "d") {
+				t.Fatalf("%d nodes %d edges", len(g.Nodes), len(g.Edges))
 			}
 		}
 	}

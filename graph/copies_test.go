@@ -234,7 +234,7 @@ func TestCopiesProperties(t *testing.T) {
 			t.Fatalf("trial %d: a second run differs", trial)
 		}
 		var pick []int32
-		for i := range g.Len() {
+		for i := range len(g.Nodes) {
 			if rng.IntN(2) == 0 {
 				pick = append(pick, int32(i))
 			}

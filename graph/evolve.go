@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/flowreader/flowreader/internal/purpose"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/flowreader/flowreader/internal/llmfunc"
+	"github.com/flowreader/flowreader/internal/purpose"
 
 	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
@@ -76,7 +78,7 @@ func (b *Builder) evolve(ctx context.Context, m llm.Model, e llm.Embedder, nodes
 			}
 			g.Go(func() error {
 				cands := candidates(int32(i), nb[i*k:(i+1)*k], links[i])
-				req := llm.UserText(b.linkPromptFor(nodes, i, cands))
+				req := llmfunc.UserText(b.linkPromptFor(nodes, i, cands))
 				req.JSONSchema, req.SchemaName = []byte(schemaLink), "node_linking"
 				resp, err := m.Generate(llm.WithPurpose(gctx, purpose.Evolution), req)
 				if err != nil {

@@ -26,7 +26,7 @@ func ExampleBuilder_Build() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(g.Len(), "nodes, dimension", g.Dim)
+	fmt.Println(len(g.Nodes), "nodes, dimension", g.Dim)
 	n := g.Nodes[7] // report#2, a table
 	fmt.Println(n.ID, n.Modality, "-", n.Summary)
 	fmt.Println(n.Keywords[:3])
@@ -46,7 +46,7 @@ func ExampleBuilder_Build_cache() {
 	first, _ := b.Build(context.Background(), docs)
 	b.Embedder = &fake.Embedder{Dim: 32, Err: errors.New("offline")}
 	again, err := b.Build(context.Background(), docs)
-	fmt.Println(first.Len() == again.Len(), err)
+	fmt.Println(len(first.Nodes) == len(again.Nodes), err)
 	// Output:
 	// true <nil>
 }
@@ -65,7 +65,7 @@ func ExampleSave() {
 		log.Fatal(err)
 	}
 	// Queries must be embedded by an embedder of the graph's dimension.
-	fmt.Println(h.Len(), len(h.Edges) == len(g.Edges), h.Dim, h.Dim == 768)
+	fmt.Println(len(h.Nodes), len(h.Edges) == len(g.Edges), h.Dim, h.Dim == 768)
 	// Output:
 	// 14 true 16 false
 }
@@ -112,7 +112,7 @@ func ExampleBuilder_Update() {
 	var x, y bytes.Buffer
 	graph.Write(&x, ng)
 	graph.Write(&y, fresh)
-	fmt.Println(ng.Len(), "nodes; same as a fresh build:", bytes.Equal(x.Bytes(), y.Bytes()))
+	fmt.Println(len(ng.Nodes), "nodes; same as a fresh build:", bytes.Equal(x.Bytes(), y.Bytes()))
 	// Output:
 	// added [log.md] replaced [notes/field-notes.md] removed [report]
 	// 3 nodes; same as a fresh build: true
@@ -127,7 +127,7 @@ func ExampleGraph_WithInt8Embeddings() {
 	var fb, qb bytes.Buffer
 	_ = graph.Write(&fb, f)
 	_ = graph.Write(&qb, q)
-	fmt.Println(q.Int8Embeddings(), q.Emb == nil, fb.Len()-qb.Len() == f.Len()*(3*256-4))
+	fmt.Println(q.Int8Embeddings(), q.Emb == nil, fb.Len()-qb.Len() == len(f.Nodes)*(3*256-4))
 	fmt.Printf("cos %.2f vs %.2f\n", q.Cos(7, 8), f.Cos(7, 8))
 	// Output:
 	// true true true

@@ -247,9 +247,6 @@ func (g *Graph) fillCSR(deg []int32) {
 	g.off, g.adj, g.eid = off, adj, eid
 }
 
-// Len returns the number of nodes.
-func (g *Graph) Len() int { return len(g.Nodes) }
-
 // Embedding returns node i's (unit or zero) embedding; do not modify it. It
 // aliases the graph's storage, except in a graph of int8 embeddings, where it
 // is a decoded copy (AppendEmbedding reuses a buffer instead).

@@ -39,7 +39,7 @@ func TestLoadPeakRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := textBytes(g)
-	embBytes := 4 * g.Len() * g.Dim
+	embBytes := 4 * len(g.Nodes) * g.Dim
 	edges := len(g.Edges)
 	g = nil
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadPeakRSS$", "-test.v")
@@ -70,12 +70,12 @@ func loadChild(t *testing.T, path string) {
 	os.Stdout.WriteString("\nrss " + strconv.FormatInt(base, 10) + " " + strconv.FormatInt(peak, 10) + "\n")
 	// The denominator, for a file given directly (FLOWREADER_LOAD_FILE
 	// without FLOWREADER_LOAD_RSS, e.g. one saved by bench scale --out).
-	den := 4*g.Len()*g.Dim + textBytes(g)
+	den := 4*len(g.Nodes)*g.Dim + textBytes(g)
 	format := "float32"
 	if g.Int8Embeddings() {
 		format = "int8"
 	}
-	os.Stdout.WriteString("load " + strconv.Itoa(g.Len()) + " nodes (" + format + ") " + strconv.Itoa(len(g.Edges)) + " edges: float32 embeddings + text " + strconv.Itoa(den) +
+	os.Stdout.WriteString("load " + strconv.Itoa(len(g.Nodes)) + " nodes (" + format + ") " + strconv.Itoa(len(g.Edges)) + " edges: float32 embeddings + text " + strconv.Itoa(den) +
 		" B, peak " + strconv.FormatInt(peak, 10) + " B = " + strconv.FormatFloat(float64(peak)/float64(den), 'f', 3, 64) + " ×\n")
 	// FLOWREADER_SAVE_TO saves the loaded graph there and reports the peak
 	// again: what Save adds on top of the graph.

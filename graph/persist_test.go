@@ -98,7 +98,7 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatalf("temp files left: %v", ents)
 	}
 	h, err := Load(p)
-	if err != nil || h.Len() != 20 {
+	if err != nil || len(h.Nodes) != 20 {
 		t.Fatalf("%v", err)
 	}
 	if err := Save(filepath.Join(dir, "missing", "g"), g); err == nil {
@@ -195,7 +195,7 @@ func FuzzRead(f *testing.F) {
 			g, err := Read(bytes.NewReader(b))
 			if err == nil {
 				// A graph that loads must be usable and re-encode identically.
-				for i := 0; i < g.Len(); i++ {
+				for i := 0; i < len(g.Nodes); i++ {
 					g.Neighbors(i)
 					g.Embedding(i)
 				}

@@ -132,8 +132,8 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 	if g.int8 {
 		return g
 	}
-	r := newRows(g.Len(), g.Dim, true)
-	for i := 0; i < g.Len(); i++ {
+	r := newRows(len(g.Nodes), g.Dim, true)
+	for i := 0; i < len(g.Nodes); i++ {
 		r.set(i, g.Emb[i*g.Dim:(i+1)*g.Dim])
 	}
 	h := &Graph{Nodes: g.Nodes, Embedder: g.Embedder, ImageRoot: g.ImageRoot, Metadata: g.Metadata, build: g.build, off: g.off, adj: g.adj, eid: g.eid}

@@ -138,7 +138,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		return nil, diff, err
 	}
 	want := 0
-	if g.Len() > 0 {
+	if len(g.Nodes) > 0 {
 		want = g.Dim
 	}
 	// Update keeps the graph's embedding format, whatever the Builder's.
@@ -194,7 +194,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 	if err != nil {
 		return nil, diff, err
 	}
-	if k := b.knnK(n); k > 0 && unchanged(from, g.Len()) {
+	if k := b.knnK(n); k > 0 && unchanged(from, len(g.Nodes)) {
 		// Nothing changed: g's kNN edges are the result's, on either path
 		// (an HNSW list read back from the edges could be a better one).
 		for _, e := range g.Edges {
@@ -245,10 +245,10 @@ func (b *Builder) updatable(g *Graph) error {
 		return fmt.Errorf("%w: it was built with Window %d, KNN %d, mention links %v, rounds %d; the Builder has %d, %d, %v, %d",
 			ErrUpdate, old.window, old.knn, old.mentions, old.rounds, now.window, now.knn, now.mentions, now.rounds)
 	}
-	if nm, ok := b.Embedder.(llm.Namer); ok && g.Len() > 0 && !sameModel(nm.Name(), g.Embedder) {
+	if nm, ok := b.Embedder.(llm.Namer); ok && len(g.Nodes) > 0 && !sameModel(nm.Name(), g.Embedder) {
 		return fmt.Errorf("%w: it was embedded by %q, the Builder's embedder is %q", ErrUpdate, g.Embedder, nm.Name())
 	}
-	if d := b.Embedder.Dimension(); g.Len() > 0 && d > 0 && d != g.Dim {
+	if d := b.Embedder.Dimension(); len(g.Nodes) > 0 && d > 0 && d != g.Dim {
 		return fmt.Errorf("%w: the graph has dimension %d, the embedder %d", ErrDimension, g.Dim, d)
 	}
 	return nil
@@ -283,7 +283,7 @@ func analysisName(model bool) string {
 func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int32, k int) ([]int32, error) {
 	dim := vecs.dim
 	n := len(from)
-	kOld := b.knnK(g.Len())
+	kOld := b.knnK(len(g.Nodes))
 	monotone := true
 	last := int32(-1)
 	for _, o := range from {
@@ -297,7 +297,7 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 		// result is then Build's, bit for bit, on either path.
 		return b.neighbours(ctx, vecs, n, k, nil)
 	}
-	to := make([]int32, g.Len()) // g's node index to the new one, or -1
+	to := make([]int32, len(g.Nodes)) // g's node index to the new one, or -1
 	for i := range to {
 		to[i] = -1
 	}
@@ -311,7 +311,7 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 	}
 	// The rows of g's nodes that are gone, copied to 16-byte aligned
 	// storage, so that their similarities are the bits Build computed.
-	gone := make([]int32, g.Len()) // g's node index to its row in goneRows, or -1
+	gone := make([]int32, len(g.Nodes)) // g's node index to its row in goneRows, or -1
 	goneRows := vecs.withCap(0)
 	old := graphRows(g)
 	ng := 0

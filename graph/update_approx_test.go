@@ -93,8 +93,8 @@ func TestUpdateApproxTolerance(t *testing.T) {
 	}
 	fresh := build(t, b, docs)
 	ex := build(t, exact, docs)
-	if ng.Len() != fresh.Len() {
-		t.Fatalf("%d nodes, fresh build %d", ng.Len(), fresh.Len())
+	if len(ng.Nodes) != len(fresh.Nodes) {
+		t.Fatalf("%d nodes, fresh build %d", len(ng.Nodes), len(fresh.Nodes))
 	}
 	for i := range ng.Nodes {
 		if fmt.Sprint(ng.Nodes[i]) != fmt.Sprint(fresh.Nodes[i]) || !slices.Equal(ng.Embedding(i), fresh.Embedding(i)) {
@@ -108,7 +108,7 @@ func TestUpdateApproxTolerance(t *testing.T) {
 	agree := shareIn(fr, up)
 	recUp, recFresh := shareIn(xs, up), shareIn(xs, fr)
 	t.Logf("%d nodes: %.4f of the fresh build's kNN edges are the update's; kNN-edge recall against exact: update %.4f, fresh build %.4f",
-		ng.Len(), agree, recUp, recFresh)
+		len(ng.Nodes), agree, recUp, recFresh)
 	if agree < 0.95 {
 		t.Errorf("only %.4f of the fresh build's kNN edges are the update's, want ≥ 0.95", agree)
 	}

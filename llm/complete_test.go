@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 )
@@ -42,23 +43,23 @@ func TestWrapRetriesAndNeverCachesIncompleteAnswers(t *testing.T) {
 	} {
 		store := llmutil.NewMemoryStore()
 		m := &scripted{answers: []*llm.Response{bad, ok}}
-		got, err := llm.Wrap(m, fastRetries(store)).Generate(ctx, llm.UserText("analyse"))
+		got, err := llm.Wrap(m, fastRetries(store)).Generate(ctx, llmfunc.UserText("analyse"))
 		if err != nil || got.Text != ok.Text {
 			t.Fatalf("%s then good: %v %+v", name, err, got)
 		}
 		m = &scripted{answers: []*llm.Response{bad}}
-		_, err = llm.Wrap(m, fastRetries(store)).Generate(ctx, llm.UserText("other"))
+		_, err = llm.Wrap(m, fastRetries(store)).Generate(ctx, llmfunc.UserText("other"))
 		if !errors.Is(err, llm.ErrInvalidOutput) || m.calls.Load() != 3 {
 			t.Fatalf("%s always: err %v after %d calls, want ErrInvalidOutput after 3", name, err, m.calls.Load())
 		}
-		_, _ = llm.Wrap(m, fastRetries(store)).Generate(ctx, llm.UserText("other"))
+		_, _ = llm.Wrap(m, fastRetries(store)).Generate(ctx, llmfunc.UserText("other"))
 		if m.calls.Load() != 6 {
 			t.Fatalf("%s: the failed answer was cached (%d calls)", name, m.calls.Load())
 		}
 	}
 	// A cap the caller asked for is not a truncation.
 	m := &scripted{answers: []*llm.Response{{Text: "YES", FinishReason: "length"}}}
-	req := llm.UserText("judge")
+	req := llmfunc.UserText("judge")
 	req.MaxTokens = 1
 	if got, err := llm.Wrap(m, fastRetries(llmutil.NewMemoryStore())).Generate(ctx, req); err != nil || got.Text != "YES" {
 		t.Fatalf("capped answer: %v %+v", err, got)

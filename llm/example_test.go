@@ -20,7 +20,7 @@ func ExampleWrap() {
 		{Err: &llm.APIError{StatusCode: 429, RetryAfter: time.Millisecond, Err: llm.ErrRateLimited}, Times: 2},
 	}}
 	r := llm.Wrap(m, llm.Middleware{Attempts: 3})
-	resp, err := r.Generate(context.Background(), llm.UserText("hello"))
+	resp, err := r.Generate(context.Background(), userText("hello"))
 	fmt.Println(resp.Text, err, len(m.Calls()))
 	// Output: done <nil> 3
 }
@@ -55,7 +55,7 @@ func ExampleStore() {
 	m := &fake.Model{Default: "42"}
 	c := llm.Wrap(m, llm.Middleware{Cache: &memStore{}})
 	for i := 0; i < 2; i++ {
-		c.Generate(context.Background(), llm.UserText("the answer?"))
+		c.Generate(context.Background(), userText("the answer?"))
 	}
 	fmt.Println(len(m.Calls()))
 	// Output: 1
@@ -71,7 +71,7 @@ func ExampleWrap_stack() {
 		Rate:        rate.NewLimiter(rate.Limit(10), 1), // 10 calls/s
 	})
 	for i := 0; i < 3; i++ {
-		c.Generate(context.Background(), llm.UserText("the answer?"))
+		c.Generate(context.Background(), userText("the answer?"))
 	}
 	fmt.Println(len(m.Calls()))
 	// Output: 1
@@ -105,7 +105,7 @@ func ExampleDirStore() {
 	// A second process (or a resumed build) with the same directory makes no call.
 	for run := 0; run < 2; run++ {
 		c := llm.Wrap(m, llm.Middleware{Cache: llm.DirStore(dir)})
-		r, _ := c.Generate(context.Background(), llm.UserText("summarise chapter 3"))
+		r, _ := c.Generate(context.Background(), userText("summarise chapter 3"))
 		fmt.Println(r.Text, len(m.Calls()))
 	}
 	// Output:
@@ -129,7 +129,7 @@ func ExamplePurposeOf() {
 	route := router{big: &fake.Model{Default: "big"}, small: &fake.Model{Default: "small"}}
 	ctx := context.Background()
 	for _, p := range []llm.Purpose{"worker", "reasoner"} {
-		resp, _ := route.Generate(llm.WithPurpose(ctx, p), llm.UserText("…"))
+		resp, _ := route.Generate(llm.WithPurpose(ctx, p), userText("…"))
 		fmt.Println(p, resp.Text)
 	}
 	// Output:
@@ -166,7 +166,7 @@ func (f rerankFunc) Rerank(ctx context.Context, q string, texts []string) ([]flo
 // is read whole. Wrap keeps the capability.
 func ExampleStreamer() {
 	var m llm.Model = llm.Wrap(&fake.Model{Default: "min-cost flow"}, llm.Middleware{Attempts: 3})
-	req := llm.UserText("What routes the evidence?")
+	req := userText("What routes the evidence?")
 	if s, ok := m.(llm.Streamer); ok {
 		resp, _ := s.GenerateStream(context.Background(), req, func(piece string) { fmt.Printf("%q ", piece) })
 		fmt.Println("→", resp.Text)
@@ -175,4 +175,9 @@ func ExampleStreamer() {
 	resp, _ := m.Generate(context.Background(), req)
 	fmt.Println(resp.Text)
 	// Output: "min-cost " "flow" → min-cost flow
+}
+
+// userText is a single-message, text-only request.
+func userText(prompt string) *llm.Request {
+	return &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: prompt}}}}}
 }

@@ -107,8 +107,3 @@ type Response struct {
 	FinishReason string `json:"finish_reason"`
 	Usage        Usage  `json:"usage"`
 }
-
-// UserText is a convenience for a single-message, text-only request.
-func UserText(prompt string) *Request {
-	return &Request{Messages: []Message{{Role: "user", Parts: []Part{{Text: prompt}}}}}
-}

@@ -3,13 +3,14 @@ package llm_test
 import (
 	"context"
 	"errors"
-	"github.com/flowreader/flowreader/internal/llmfunc"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/flowreader/flowreader/internal/llmfunc"
 
 	"golang.org/x/time/rate"
 
@@ -55,7 +56,7 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 	m := failing(&llm.APIError{StatusCode: 429, RetryAfter: 3 * time.Second, Err: llm.ErrRateLimited}, 2)
 	var c clock
 	r := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep))
-	resp, err := r.Generate(context.Background(), llm.UserText("x"))
+	resp, err := r.Generate(context.Background(), llmfunc.UserText("x"))
 	if err != nil || resp.Text != "ok" {
 		t.Fatalf("got %v, %v", resp, err)
 	}
@@ -71,7 +72,7 @@ func TestRetryBoundedBackoffWithJitter(t *testing.T) {
 	mw := llm.Middleware{Attempts: 5, BaseDelay: time.Second, MaxDelay: 4 * time.Second, Seed: 7}
 	m := failing(&llm.APIError{StatusCode: 500, Message: "boom"}, 0)
 	var c clock
-	_, err := llm.Wrap(m, llm.WithSleep(mw, c.sleep)).Generate(context.Background(), llm.UserText("x"))
+	_, err := llm.Wrap(m, llm.WithSleep(mw, c.sleep)).Generate(context.Background(), llmfunc.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 500 {
 		t.Fatalf("err = %v, want APIError 500", err)
@@ -92,7 +93,7 @@ func TestRetryBoundedBackoffWithJitter(t *testing.T) {
 	// Same seed, same waits.
 	var c2 clock
 	llm.Wrap(failing(&llm.APIError{StatusCode: 500}, 0), llm.WithSleep(mw, c2.sleep)).
-		Generate(context.Background(), llm.UserText("x"))
+		Generate(context.Background(), llmfunc.UserText("x"))
 	for i := range c.waits {
 		if c.waits[i] != c2.waits[i] {
 			t.Fatalf("seeded waits differ: %v vs %v", c.waits, c2.waits)
@@ -107,7 +108,7 @@ func TestRetryPermanentAndContext(t *testing.T) {
 	}}
 	var c clock
 	r := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep))
-	if _, err := r.Generate(context.Background(), llm.UserText("bad")); !errors.Is(err, llm.ErrContextTooLong) {
+	if _, err := r.Generate(context.Background(), llmfunc.UserText("bad")); !errors.Is(err, llm.ErrContextTooLong) {
 		t.Fatal(err)
 	}
 	if n := len(m.Calls()); n != 1 {
@@ -115,7 +116,7 @@ func TestRetryPermanentAndContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := r.Generate(ctx, llm.UserText("slow")); err == nil {
+	if _, err := r.Generate(ctx, llmfunc.UserText("slow")); err == nil {
 		t.Fatal("no error")
 	}
 	if n := len(m.Calls()); n != 2 {
@@ -123,7 +124,7 @@ func TestRetryPermanentAndContext(t *testing.T) {
 	}
 	// A Retry-After beyond the bound ends retries at once.
 	m2 := failing(&llm.APIError{StatusCode: 503, RetryAfter: time.Hour}, 0)
-	llm.Wrap(m2, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep)).Generate(context.Background(), llm.UserText("x"))
+	llm.Wrap(m2, llm.WithSleep(llm.Middleware{Attempts: 4}, c.sleep)).Generate(context.Background(), llmfunc.UserText("x"))
 	if n := len(m2.Calls()); n != 1 {
 		t.Fatalf("hour-long Retry-After was waited: %d calls", n)
 	}
@@ -193,7 +194,7 @@ func TestConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 10; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); lm.Generate(context.Background(), llm.UserText("x")) }()
+		go func() { defer wg.Done(); lm.Generate(context.Background(), llmfunc.UserText("x")) }()
 	}
 	for in.Load() < 3 {
 		time.Sleep(time.Millisecond)
@@ -201,7 +202,7 @@ func TestConcurrency(t *testing.T) {
 	// A caller whose context has ended does not wait for a slot.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := lm.Generate(ctx, llm.UserText("x")); !errors.Is(err, context.Canceled) {
+	if _, err := lm.Generate(ctx, llmfunc.UserText("x")); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 	close(release)
@@ -214,12 +215,12 @@ func TestConcurrency(t *testing.T) {
 func TestRate(t *testing.T) {
 	m := &fake.Model{Default: "ok"}
 	rm := llm.Wrap(m, llm.Middleware{Rate: rate.NewLimiter(rate.Every(time.Hour), 1)})
-	if _, err := rm.Generate(context.Background(), llm.UserText("x")); err != nil {
+	if _, err := rm.Generate(context.Background(), llmfunc.UserText("x")); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	if _, err := rm.Generate(ctx, llm.UserText("x")); err == nil {
+	if _, err := rm.Generate(ctx, llmfunc.UserText("x")); err == nil {
 		t.Fatal("second call within the hour was not held back")
 	}
 	if n := len(m.Calls()); n != 1 {
@@ -239,7 +240,7 @@ func TestRetryAttemptsTakeTokens(t *testing.T) {
 	var c clock
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_, err := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3, Rate: lim}, c.sleep)).Generate(ctx, llm.UserText("x"))
+	_, err := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3, Rate: lim}, c.sleep)).Generate(ctx, llmfunc.UserText("x"))
 	if err == nil || len(m.Calls()) != 2 {
 		t.Fatalf("err %v after %d calls, want the third attempt held back", err, len(m.Calls()))
 	}
@@ -269,7 +270,7 @@ func TestCacheModel(t *testing.T) {
 			cm := llm.Wrap(m, llm.Middleware{Cache: tc.store(t)})
 			ctx := context.Background()
 			for i := 0; i < 3; i++ {
-				r, err := cm.Generate(ctx, llm.UserText("q"))
+				r, err := cm.Generate(ctx, llmfunc.UserText("q"))
 				if err != nil || r.Text != "answer" {
 					t.Fatal(r, err)
 				}
@@ -277,16 +278,16 @@ func TestCacheModel(t *testing.T) {
 			if n := len(m.Calls()); n != 1 {
 				t.Fatalf("%d model calls for 3 identical requests", n)
 			}
-			req := llm.UserText("q")
+			req := llmfunc.UserText("q")
 			req.Temperature = 0.7
 			cm.Generate(ctx, req)
 			if len(m.Calls()) != 2 {
 				t.Fatal("a different request was served from the cache")
 			}
-			if _, err := cm.Generate(ctx, llm.UserText("fail")); err == nil {
+			if _, err := cm.Generate(ctx, llmfunc.UserText("fail")); err == nil {
 				t.Fatal("no error")
 			}
-			if _, err := cm.Generate(ctx, llm.UserText("fail")); err != nil {
+			if _, err := cm.Generate(ctx, llmfunc.UserText("fail")); err != nil {
 				t.Fatal("error was cached:", err)
 			}
 		})
@@ -298,8 +299,8 @@ func TestCacheCorruptedEntryIgnored(t *testing.T) {
 	m := &fake.Model{Default: "answer"}
 	cm := llm.Wrap(m, llm.Middleware{Cache: llm.DirStore(dir)})
 	ctx := context.Background()
-	cm.Generate(ctx, llm.UserText("q"))
-	key, _ := llm.RequestKey("", llm.UserText("q"))
+	cm.Generate(ctx, llmfunc.UserText("q"))
+	key, _ := llm.RequestKey("", llmfunc.UserText("q"))
 	p := filepath.Join(dir, key[:2], key)
 	if _, err := os.Stat(p); err != nil {
 		t.Fatal("entry not under its key:", err)
@@ -309,14 +310,14 @@ func TestCacheCorruptedEntryIgnored(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := len(m.Calls())
-		r, err := cm.Generate(ctx, llm.UserText("q"))
+		r, err := cm.Generate(ctx, llmfunc.UserText("q"))
 		if err != nil || r.Text != "answer" {
 			t.Fatalf("corrupted entry %q: %v, %v", garbage, r, err)
 		}
 		if len(m.Calls()) != before+1 {
 			t.Fatal("corrupted entry was served")
 		}
-		if r, _ := cm.Generate(ctx, llm.UserText("q")); r.Text != "answer" || len(m.Calls()) != before+1 {
+		if r, _ := cm.Generate(ctx, llmfunc.UserText("q")); r.Text != "answer" || len(m.Calls()) != before+1 {
 			t.Fatal("entry was not rewritten")
 		}
 	}
@@ -424,7 +425,7 @@ func TestRetryAbandonedKeepsBothErrors(t *testing.T) {
 		cancel()
 		return context.Canceled
 	}))
-	_, err := r.Generate(ctx, llm.UserText("x"))
+	_, err := r.Generate(ctx, llmfunc.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)

@@ -76,7 +76,7 @@ func TestStreamRetriedBeforeFirstPiece(t *testing.T) {
 	}}
 	var c clock
 	w := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3}, c.sleep))
-	got, resp, err := collect(t, w, llm.UserText("q"))
+	got, resp, err := collect(t, w, llmfunc.UserText("q"))
 	if err != nil || resp.Text != "a b" || strings.Join(got, "|") != "a |b" {
 		t.Fatalf("got %q, %+v, %v", got, resp, err)
 	}
@@ -92,7 +92,7 @@ func TestStreamNotRetriedAfterFirstPiece(t *testing.T) {
 	}}
 	var c clock
 	w := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3}, c.sleep))
-	got, _, err := collect(t, w, llm.UserText("q"))
+	got, _, err := collect(t, w, llmfunc.UserText("q"))
 	if !errors.Is(err, llm.ErrUnavailable) {
 		t.Fatalf("err %v, want ErrUnavailable", err)
 	}
@@ -108,14 +108,14 @@ func TestStreamCutOffNotRetriedAfterText(t *testing.T) {
 	}}
 	var c clock
 	w := llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3}, c.sleep))
-	_, _, err := collect(t, w, llm.UserText("q"))
+	_, _, err := collect(t, w, llmfunc.UserText("q"))
 	if !errors.Is(err, llm.ErrInvalidOutput) || m.calls.Load() != 1 {
 		t.Fatalf("err %v after %d calls, want ErrInvalidOutput after 1", err, m.calls.Load())
 	}
 	// An empty answer passed nothing on: it is retried.
 	m = &streamScript{steps: []step{{}, {pieces: []string{"ok"}}}}
 	w = llm.Wrap(m, llm.WithSleep(llm.Middleware{Attempts: 3}, c.sleep))
-	_, resp, err := collect(t, w, llm.UserText("q"))
+	_, resp, err := collect(t, w, llmfunc.UserText("q"))
 	if err != nil || resp.Text != "ok" || m.calls.Load() != 2 {
 		t.Fatalf("got %+v, %v after %d calls", resp, err, m.calls.Load())
 	}
@@ -125,16 +125,16 @@ func TestStreamCache(t *testing.T) {
 	m := &fake.Model{Default: "the cached answer"}
 	store := llmutil.NewMemoryStore()
 	w := llm.Wrap(m, llm.Middleware{Cache: store})
-	got, resp, err := collect(t, w, llm.UserText("q"))
+	got, resp, err := collect(t, w, llmfunc.UserText("q"))
 	if err != nil || resp.Text != "the cached answer" || len(got) != 3 {
 		t.Fatalf("miss: %q, %+v, %v", got, resp, err)
 	}
-	got, resp, err = collect(t, w, llm.UserText("q"))
+	got, resp, err = collect(t, w, llmfunc.UserText("q"))
 	if err != nil || resp.Text != "the cached answer" || len(got) != 1 || got[0] != resp.Text {
 		t.Fatalf("hit: %q, %+v, %v", got, resp, err)
 	}
 	// Generate and GenerateStream share entries.
-	if _, err := w.Generate(context.Background(), llm.UserText("q")); err != nil {
+	if _, err := w.Generate(context.Background(), llmfunc.UserText("q")); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Calls()); n != 1 {
@@ -150,7 +150,7 @@ func TestStreamConcurrencyLimit(t *testing.T) {
 	done := make(chan error, 5)
 	for range 5 {
 		go func() {
-			_, err := w.GenerateStream(context.Background(), llm.UserText("q"), func(string) {})
+			_, err := w.GenerateStream(context.Background(), llmfunc.UserText("q"), func(string) {})
 			done <- err
 		}()
 	}

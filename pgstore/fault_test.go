@@ -123,7 +123,7 @@ AND xact_start IS NOT NULL AND query ILIKE 'copy%postings%'`).Scan(&n)
 	if got := version(t, s, "c"); got != v {
 		t.Fatalf("version %d after the killed update, want %d", got, v)
 	}
-	sameTopics(t, s, "c", small.Len())
+	sameTopics(t, s, "c", len(small.Nodes))
 	// The server notices the dead client and ends its transaction; the
 	// next writer then takes the lock.
 	uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -218,7 +218,7 @@ func TestStandby(t *testing.T) {
 					alpha += strings.Count(nd.Content, "alpha edition")
 					beta += strings.Count(nd.Content, "beta edition")
 				}
-				if !(alpha == 3 && beta == 0 && f.n == int64(ga.Len()) || alpha == 0 && beta == 5 && f.n == int64(gb.Len())) {
+				if !(alpha == 3 && beta == 0 && f.n == int64(len(ga.Nodes)) || alpha == 0 && beta == 5 && f.n == int64(len(gb.Nodes))) {
 					t.Errorf("standby: a mixed version: %d alpha and %d beta passages, %d nodes", alpha, beta, f.n)
 					return
 				}

@@ -152,8 +152,8 @@ func TestFetchSynthetic(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(1, 2))
 		for k := 0; k < 8; k++ {
-			v := rng.IntN(g.Len())
-			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " " + g.Nodes[(v+7)%g.Len()].Keywords[0], Embedding: g.AppendEmbedding(nil, (v+1)%g.Len())}
+			v := rng.IntN(len(g.Nodes))
+			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " " + g.Nodes[(v+7)%len(g.Nodes)].Keywords[0], Embedding: g.AppendEmbedding(nil, (v+1)%len(g.Nodes))}
 			for _, c := range []score.Config{score.Config{}, flowreader.Classic().Scoring} {
 				sameCandidates(t, s, name, g, q, 32, c)
 			}

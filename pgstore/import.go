@@ -43,7 +43,7 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	if err := validName(name); err != nil {
 		return err
 	}
-	if g == nil || g.Len() == 0 || g.Dim <= 0 {
+	if g == nil || len(g.Nodes) == 0 || g.Dim <= 0 {
 		return fmt.Errorf("%w: import %q: a graph without nodes", ErrInput, name)
 	}
 	tx, err := s.pool.Begin(ctx)
@@ -67,7 +67,7 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 			return wrap("import", err)
 		}
 	}
-	all := make([]int, g.Len())
+	all := make([]int, len(g.Nodes))
 	for i := range all {
 		all[i] = i
 	}
@@ -127,7 +127,7 @@ type writer struct {
 func (w *writer) names() [][]int32 {
 	if w.named == nil {
 		g := w.g
-		texts, titles := make([]string, g.Len()), make([]string, g.Len())
+		texts, titles := make([]string, len(g.Nodes)), make([]string, len(g.Nodes))
 		for i := range g.Nodes {
 			texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
 		}
@@ -165,7 +165,7 @@ func (w *writer) ranks() []int32 {
 		for i := range g.Nodes {
 			byDoc[g.Nodes[i].Doc] = append(byDoc[g.Nodes[i].Doc], i)
 		}
-		w.rank = make([]int32, g.Len())
+		w.rank = make([]int32, len(g.Nodes))
 		for _, ns := range byDoc {
 			slices.SortStableFunc(ns, func(a, b int) int { return cmp.Compare(g.Nodes[a].Order, g.Nodes[b].Order) })
 			for r, i := range ns {

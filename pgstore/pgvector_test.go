@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"github.com/flowreader/flowreader/graph"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -66,7 +67,7 @@ func TestPgvector(t *testing.T) {
 	recall := 0.0
 	const questions = 6
 	for k := 0; k < questions; k++ {
-		v := rng.IntN(g.Len())
+		v := rng.IntN(len(g.Nodes))
 		q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " "), Embedding: g.AppendEmbedding(nil, v)}
 		// Exact mode: the same subgraph and BM25 as in-process.
 		sameCandidates(t, s, "v", g, q, cands, score.Config{})
@@ -94,8 +95,8 @@ func TestPgvector(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM flowreader.ann WHERE coll = $1`, m.id).Scan(&n); err != nil || n != int64(h.Len()) {
-		t.Fatalf("after the update: %d halfvec rows, %v; want %d", n, err, h.Len())
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM flowreader.ann WHERE coll = $1`, m.id).Scan(&n); err != nil || n != int64(len(h.Nodes)) {
+		t.Fatalf("after the update: %d halfvec rows, %v; want %d", n, err, len(h.Nodes))
 	}
 	if err := s.Drop(ctx, "v"); err != nil {
 		t.Fatal(err)
@@ -107,16 +108,13 @@ func TestPgvector(t *testing.T) {
 
 // exactTop returns the m nodes of g nearest e by brute force (ties by
 // lower index).
-func exactTop(g interface {
-	Len() int
-	Dot(int, []float32) float64
-}, e []float32, m int) []int64 {
+func exactTop(g *graph.Graph, e []float32, m int) []int64 {
 	qu := unitVec(e)
 	type cs struct {
 		v int
 		s float64
 	}
-	all := make([]cs, g.Len())
+	all := make([]cs, len(g.Nodes))
 	for v := range all {
 		all[v] = cs{v, g.Dot(v, qu)}
 	}

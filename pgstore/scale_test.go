@@ -38,7 +38,7 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := synth.NewCollection(g.Len(), g.Dim, 32, seed)
+	c := synth.NewCollection(len(g.Nodes), g.Dim, 32, seed)
 	t0 = time.Now()
 	ctx := context.Background()
 	var s *Store
@@ -52,7 +52,7 @@ func TestScale(t *testing.T) {
 		s, _ = openTest(t)
 	}
 	if err := s.Import(ctx, "scale", g); err == nil {
-		fmt.Printf("import-seconds %.1f (%d nodes × %d, int8 %v)\n", time.Since(t0).Seconds(), g.Len(), g.Dim, g.Int8Embeddings())
+		fmt.Printf("import-seconds %.1f (%d nodes × %d, int8 %v)\n", time.Since(t0).Seconds(), len(g.Nodes), g.Dim, g.Int8Embeddings())
 		if _, err := s.pool.Exec(ctx, `VACUUM ANALYZE`); err != nil {
 			t.Fatal(err)
 		}
@@ -66,9 +66,9 @@ func TestScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		total += b
-		fmt.Printf("table-bytes %s %d (%.0f per node)\n", tb, b, float64(b)/float64(g.Len()))
+		fmt.Printf("table-bytes %s %d (%.0f per node)\n", tb, b, float64(b)/float64(len(g.Nodes)))
 	}
-	fmt.Printf("database-bytes-per-node %.0f\n", float64(total)/float64(g.Len()))
+	fmt.Printf("database-bytes-per-node %.0f\n", float64(total)/float64(len(g.Nodes)))
 
 	ix := score.NewIndex(g)
 	cfg := score.Config{}
@@ -103,7 +103,7 @@ func TestScale(t *testing.T) {
 			v int
 			s float64
 		}
-		all := make([]cs, g.Len())
+		all := make([]cs, len(g.Nodes))
 		for v := range all {
 			all[v] = cs{v, g.Dot(v, qu)}
 		}

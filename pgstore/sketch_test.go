@@ -29,7 +29,7 @@ func TestSketchCache(t *testing.T) {
 	check := func(stage string, firstTrips int) {
 		t.Helper()
 		for i := 0; i < 4; i++ {
-			v := rng.IntN(g.Len())
+			v := rng.IntN(len(g.Nodes))
 			q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " "), Embedding: g.AppendEmbedding(nil, v)}
 			s.sketchMin = 1 << 62
 			want, err := s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})

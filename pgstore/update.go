@@ -25,7 +25,7 @@ import (
 // blocked and read the previous version until the commit. It returns the
 // new version.
 func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Graph, docs ...graph.Document) (int64, error) {
-	if g == nil || g.Len() == 0 {
+	if g == nil || len(g.Nodes) == 0 {
 		return 0, fmt.Errorf("%w: update %q: a graph without nodes", ErrInput, name)
 	}
 	tx, err := s.pool.Begin(ctx)
@@ -142,7 +142,7 @@ WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
 	if err := rows.Err(); err != nil {
 		return 0, wrap("update", err)
 	}
-	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, g.Len()), noCopy: s.noCopy, ann: ann}
+	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, len(g.Nodes)), noCopy: s.noCopy, ann: ann}
 	var fresh, stay []int
 	used := map[string]int{}
 	for i := range g.Nodes {

@@ -80,12 +80,12 @@ func sameCollection(t *testing.T, s *Store, name string, p *flowreader.Pipeline,
 		t.Fatal(err)
 	}
 	q := score.Query{Text: question, Embedding: vs[0]}
-	f, err := s.fetch(ctx, name, q, g.Len(), score.Config{}, fetchOptions{exact: true, text: true})
+	f, err := s.fetch(ctx, name, q, len(g.Nodes), score.Config{}, fetchOptions{exact: true, text: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.seqs) != g.Len() || f.n != int64(g.Len()) {
-		t.Fatalf("store has %d nodes (fetched %d), graph %d", f.n, len(f.seqs), g.Len())
+	if len(f.seqs) != len(g.Nodes) || f.n != int64(len(g.Nodes)) {
+		t.Fatalf("store has %d nodes (fetched %d), graph %d", f.n, len(f.seqs), len(g.Nodes))
 	}
 	want := map[string]string{}
 	for i := range g.Nodes {
@@ -254,11 +254,11 @@ func TestReadsOneVersion(t *testing.T) {
 					beta += strings.Count(nd.Content, "beta edition")
 				}
 				switch {
-				case alpha == 3 && beta == 0 && f.n == int64(ga.Len()):
+				case alpha == 3 && beta == 0 && f.n == int64(len(ga.Nodes)):
 					mu.Lock()
 					seen[0]++
 					mu.Unlock()
-				case alpha == 0 && beta == 5 && f.n == int64(gb.Len()):
+				case alpha == 0 && beta == 5 && f.n == int64(len(gb.Nodes)):
 					mu.Lock()
 					seen[1]++
 					mu.Unlock()

@@ -49,9 +49,9 @@ func ExampleExtractive_Read() {
 // call and one reasoner call.
 func ExampleVLM_Read() {
 	m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
-	m.On("Classify the question", `{"type":"label","length":"short"}`)
-	m.On("EVIDENCE PATHS", "<thought>Path 1 names her.</thought><output>Dr Ilse Marrow led the survey in 2025.</output>")
-	m.On("Ilse Marrow", `{"status":"supported","answer":"Dr Ilse Marrow","evidence":"The survey leader in 2025 was Dr Ilse Marrow"}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Classify the question", Reply: `{"type":"label","length":"short"}`})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<thought>Path 1 names her.</thought><output>Dr Ilse Marrow led the survey in 2025.</output>"})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Ilse Marrow", Reply: `{"status":"supported","answer":"Dr Ilse Marrow","evidence":"The survey leader in 2025 was Dr Ilse Marrow"}`})
 
 	v := &reader.VLM{Model: m} // aspects preset: v3 prompts, no System 2
 	ans, err := v.Read(context.Background(), &reader.Input{
@@ -75,7 +75,7 @@ func ExampleVLM_Read() {
 // different answers are judged contradictory, so c = 0.
 func ExampleVLM_Consistency() {
 	m := &fake.Model{Default: "NO"}
-	m.On("CONTRADICT", "YES")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "CONTRADICT", Reply: "YES"})
 	v := &reader.VLM{Model: m}
 	j, err := v.Consistency(context.Background(), "How many nests in 2025?", []reader.Draft{
 		{Chain: 0, Flow: 1, Status: reader.StatusSupported, Answer: "248"},

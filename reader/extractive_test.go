@@ -16,7 +16,7 @@ import (
 
 func allChains(g *graph.Graph) []flow.Chain {
 	var cs []flow.Chain
-	for i := 0; i < g.Len(); i++ {
+	for i := 0; i < len(g.Nodes); i++ {
 		cs = append(cs, flow.Chain{Nodes: []int{i}, Flow: 1})
 	}
 	return cs

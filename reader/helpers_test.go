@@ -24,7 +24,7 @@ func fixtureGraph(t testing.TB) *graph.Graph { return fixture.Graph(t) }
 func chainsN(n int) []flow.Chain             { return fixture.Chains(n) }
 func defaultScript() fixture.Script          { return fixture.DefaultScript() }
 func fixtureScores(g *graph.Graph) *score.Scores {
-	h := fixture.Relevance(g.Len())
+	h := fixture.Relevance(len(g.Nodes))
 	return &score.Scores{H: h, R: h}
 }
 

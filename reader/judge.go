@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 )
 
 // Judge is an optional capability of a [Reader]: the model calls that the
@@ -72,7 +72,7 @@ func (v *VLM) Consistency(ctx context.Context, question string, drafts []Draft) 
 	tmpl := prompt(tmplJudge)
 	for k, p := range ps {
 		g.Go(func() error {
-			req := llm.UserText(fill(tmpl, "$Q$", question, "$A$", as[p[0]].text, "$B$", as[p[1]].text))
+			req := llmfunc.UserText(fill(tmpl, "$Q$", question, "$A$", as[p[0]].text, "$B$", as[p[1]].text))
 			req.TopP = 1
 			resp, err := m.generate(gctx, kindJudge, req)
 			if err != nil {
@@ -119,8 +119,8 @@ func (v *VLM) ScorePairs(ctx context.Context, question string, gr *graph.Graph, 
 		return Judgement{}, fmt.Errorf("%w: no graph", ErrInput)
 	}
 	for _, p := range pairs {
-		if p[0] < 0 || p[1] < 0 || p[0] >= gr.Len() || p[1] >= gr.Len() {
-			return Judgement{}, fmt.Errorf("%w: pair (%d,%d) outside the graph of %d nodes", ErrInput, p[0], p[1], gr.Len())
+		if p[0] < 0 || p[1] < 0 || p[0] >= len(gr.Nodes) || p[1] >= len(gr.Nodes) {
+			return Judgement{}, fmt.Errorf("%w: pair (%d,%d) outside the graph of %d nodes", ErrInput, p[0], p[1], len(gr.Nodes))
 		}
 	}
 	m := newMeter(v.Model)
@@ -138,7 +138,7 @@ func (v *VLM) ScorePairs(ctx context.Context, question string, gr *graph.Graph, 
 		g.Go(func() error {
 			a := truncate(nodeBody(&gr.Nodes[p[0]], false), keyNodeChars)
 			b := truncate(nodeBody(&gr.Nodes[p[1]], false), keyNodeChars)
-			req := llm.UserText(fill(tmpl, "$Q$", question, "$A$", a, "$B$", b))
+			req := llmfunc.UserText(fill(tmpl, "$Q$", question, "$A$", a, "$B$", b))
 			req.Temperature = scorerTemperature
 			req.TopP = 1
 			resp, err := m.generate(gctx, kind, req)

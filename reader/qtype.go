@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 )
 
 // questionType is the question-type call's verdict (proposed; the paper gives no prompt):
@@ -66,7 +66,7 @@ func oneOf(v string, allowed []string) string {
 
 // questionType makes the question-type call.
 func (r *run) questionType(ctx context.Context) (questionType, error) {
-	req := llm.UserText(fill(prompt(tmplQType), "$Q$", r.in.Question))
+	req := llmfunc.UserText(fill(prompt(tmplQType), "$Q$", r.in.Question))
 	req.TopP = 1
 	req.JSONSchema = []byte(questionTypeSchema)
 	req.SchemaName = "question_type"

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -92,7 +93,7 @@ func (r *run) reasonerRequest(drafts []Draft) *llm.Request {
 	} else {
 		p = fill(prompt(tmplReasonerV3), "$Q$", r.in.Question+formHint(r.qt), "$PATHS$", r.paths(drafts))
 	}
-	req := llm.UserText(p)
+	req := llmfunc.UserText(p)
 	req.TopP = 1
 	return req
 }

@@ -261,12 +261,12 @@ func checkInput(in *Input) error {
 	if in == nil || in.Graph == nil {
 		return fmt.Errorf("%w: no graph", ErrInput)
 	}
-	if in.Relevance != nil && len(in.Relevance) != in.Graph.Len() {
-		return fmt.Errorf("%w: relevance has %d values for %d nodes", ErrInput, len(in.Relevance), in.Graph.Len())
+	if in.Relevance != nil && len(in.Relevance) != len(in.Graph.Nodes) {
+		return fmt.Errorf("%w: relevance has %d values for %d nodes", ErrInput, len(in.Relevance), len(in.Graph.Nodes))
 	}
 	for k, c := range in.Chains {
 		if !validChain(in.Graph, c) {
-			return fmt.Errorf("%w: chain %d has a node outside the graph of %d nodes", ErrInput, k, in.Graph.Len())
+			return fmt.Errorf("%w: chain %d has a node outside the graph of %d nodes", ErrInput, k, len(in.Graph.Nodes))
 		}
 	}
 	return nil

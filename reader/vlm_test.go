@@ -87,7 +87,7 @@ func TestWorkerFailureDropsChain(t *testing.T) {
 
 func TestAllWorkersFail(t *testing.T) {
 	m := &fake.Model{}
-	m.On(mQType, `{"type":"value","length":"short"}`)
+	m.Rules = append(m.Rules, fake.Rule{Contains: mQType, Reply: `{"type":"value","length":"short"}`})
 	m.Rules = append(m.Rules, fake.Rule{Contains: mWorker, Err: errors.New("down")})
 	_, err := (&VLM{Model: m}).Read(context.Background(), input(t, 5, 1))
 	if !errors.Is(err, ErrAllWorkersFailed) {
@@ -283,7 +283,7 @@ func TestVLMFallback(t *testing.T) {
 	}
 
 	all := &fake.Model{}
-	all.On(mQType, `{"type":"value","length":"short"}`)
+	all.Rules = append(all.Rules, fake.Rule{Contains: mQType, Reply: `{"type":"value","length":"short"}`})
 	all.Rules = append(all.Rules, fake.Rule{Contains: mWorker, Err: errors.New("down")})
 	if ans, err := (&VLM{Model: all, Fallback: &Extractive{}}).Read(context.Background(), input(t, 5, 1)); err != nil || ans.Trace.ReasonerFallback != "fallback" {
 		t.Errorf("all workers failed: %v, %+v", err, ans)

@@ -161,7 +161,7 @@ func chainKey(nodes []int) string {
 // validChain reports whether every node of c is in g.
 func validChain(g *graph.Graph, c flow.Chain) bool {
 	for _, v := range c.Nodes {
-		if v < 0 || v >= g.Len() {
+		if v < 0 || v >= len(g.Nodes) {
 			return false
 		}
 	}

@@ -40,7 +40,7 @@ type upEdge struct {
 func keepEdge(w float32, rmin float64) bool { return w >= float32(rmin) }
 
 func newAdjacency(g *graph.Graph, rmin float64) *adjacency {
-	n := g.Len()
+	n := len(g.Nodes)
 	a := &adjacency{rmin: rmin, uoff: make([]int32, n+1), invP: make([]float64, n), invW: make([]float64, n)}
 	for v := 0; v < n; v++ {
 		nb, es := g.Neighbors(v) // ascending

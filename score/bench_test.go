@@ -141,7 +141,7 @@ func BenchmarkCosinePass(b *testing.B) {
 			g, _ := benchGraph(b, sz.n, sz.d)
 			_, q := benchQuery(sz.d)
 			q = unit(q)
-			out := make([]float64, g.Len())
+			out := make([]float64, len(g.Nodes))
 			b.ResetTimer()
 			for b.Loop() {
 				for i := range out {
@@ -182,7 +182,7 @@ func BenchmarkRatio(b *testing.B) {
 				question, q := benchQuery(sz.d)
 				query := Query{Text: question, Embedding: q}
 				qu := unit(q)
-				out := make([]float64, g.Len())
+				out := make([]float64, len(g.Nodes))
 				if _, err := ix.Score(p.c, query); err != nil {
 					b.Fatal(err)
 				}

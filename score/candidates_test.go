@@ -31,7 +31,7 @@ func scoreCandidatesMatchesScore(t *testing.T, g *graph.Graph) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sc.Graph == nil || sc.Graph.Len() != len(sc.Candidates) || len(sc.R) != len(sc.Candidates) {
+			if sc.Graph == nil || len(sc.Graph.Nodes) != len(sc.Candidates) || len(sc.R) != len(sc.Candidates) {
 				t.Fatalf("q%d: candidate subgraph and scores disagree", qi)
 			}
 			if len(sc.Candidates) > 8*64 {

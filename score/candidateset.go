@@ -91,7 +91,7 @@ func (cs *Candidates) score(c Config, q Query) (*Scores, error) {
 	if err := checkQuery(g, q); err != nil {
 		return nil, err
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	s := &Index{g: g, n: n, terms: map[string]int32{}, refs: map[string][]int32{},
 		bmFixed: true, bmLo: cs.BM25Min, bmHi: cs.BM25Max, bmRaw: cs.BM25,
 		sumLen: cs.SummaryLen, meanCos: cs.MeanCos, visual: make([]bool, n)}
@@ -153,7 +153,7 @@ func (cs *Candidates) check() error {
 	if cs == nil || cs.Graph == nil {
 		return bad("no subgraph")
 	}
-	n := cs.Graph.Len()
+	n := len(cs.Graph.Nodes)
 	if len(cs.Nodes) != n {
 		return bad("%d positions for %d nodes", len(cs.Nodes), n)
 	}

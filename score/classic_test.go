@@ -100,7 +100,7 @@ func TestPageRankHandComputed(t *testing.T) {
 // densePPR is an independent dense power iteration of networkx's
 // personalised PageRank, from the graph's edge list.
 func densePPR(g *graph.Graph, keep func(float32) bool, p []float64, d float64, iters int) []float64 {
-	n := g.Len()
+	n := len(g.Nodes)
 	W := make([][]float64, n)
 	for i := range W {
 		W[i] = make([]float64, n)
@@ -168,7 +168,7 @@ func TestPageRankOracles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := make([]float64, g.Len())
+		p := make([]float64, len(g.Nodes))
 		for _, v := range topK(sc.R, 8, nil) {
 			p[v] = sc.R[v]
 		}
@@ -189,7 +189,7 @@ func TestPageRankOracles(t *testing.T) {
 
 		// Uniform personalisation, against gonum's weighted PageRank.
 		ug := simple.NewWeightedDirectedGraph(0, 0)
-		for i := 0; i < g.Len(); i++ {
+		for i := 0; i < len(g.Nodes); i++ {
 			ug.AddNode(simple.Node(i))
 		}
 		for _, e := range g.Edges {
@@ -199,7 +199,7 @@ func TestPageRankOracles(t *testing.T) {
 			}
 		}
 		ref := network.PageRank(ug, 0.85, 1e-12)
-		uni := make([]float64, g.Len())
+		uni := make([]float64, len(g.Nodes))
 		for i := range uni {
 			uni[i] = 1
 		}

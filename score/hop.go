@@ -163,8 +163,8 @@ type titleIndex struct {
 }
 
 func newTitleIndex(g *graph.Graph) *titleIndex {
-	texts := make([]string, g.Len())
-	titles := make([]string, g.Len())
+	texts := make([]string, len(g.Nodes))
+	titles := make([]string, len(g.Nodes))
 	for i := range g.Nodes {
 		texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
 	}
@@ -188,10 +188,10 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 // graph.Graph.Copies), or nil when g has no copies.
 func contentClasses(g *graph.Graph) []int32 {
 	var class []int32
-	for i := range g.Len() {
+	for i := range len(g.Nodes) {
 		if cs := g.Copies(i); cs != nil {
 			if class == nil {
-				class = make([]int32, g.Len())
+				class = make([]int32, len(g.Nodes))
 				for j := range class {
 					class[j] = int32(j)
 				}

@@ -90,7 +90,7 @@ func NewIndex(g *graph.Graph) *Index {
 	if g == nil {
 		return ix
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	ix.n = n
 	ix.docLen = make([]float32, n)
 	ix.nodeRefs = make([][]Ref, n)
@@ -248,7 +248,7 @@ func (ix *Index) refMatch(dst []float64, refs []Ref) bool {
 // meanCosines returns cos(ê_v, μ̂) for every node, μ the mean embedding (all
 // 0 when the mean is zero).
 func meanCosines(g *graph.Graph) []float64 {
-	n, d := g.Len(), g.Dim
+	n, d := len(g.Nodes), g.Dim
 	out := make([]float64, n)
 	acc := make([]float64, d)
 	row := make([]float32, 0, d)

@@ -260,7 +260,7 @@ func (h *mmrHeap) down(i int) {
 // (the query direction is unknown here), so it evaluates more nodes exactly
 // than [Index.Score] does.
 func graphMMR(g *graph.Graph, h []float64, k int, lambda float64) []int {
-	if g == nil || g.Len() == 0 || len(h) != g.Len() {
+	if g == nil || len(g.Nodes) == 0 || len(h) != len(g.Nodes) {
 		return nil
 	}
 	out, _ := mmr(g, h, [][]float64{meanCosines(g)}, k, lambda, nil)

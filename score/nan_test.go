@@ -11,7 +11,7 @@ import (
 // still picks k distinct nodes.
 func TestMMRNaNScoresDoNotPanic(t *testing.T) {
 	g := randomGraph(t, 3, 40, 8, 40)
-	h := make([]float64, g.Len())
+	h := make([]float64, len(g.Nodes))
 	for i := range h {
 		h[i] = math.NaN()
 	}

@@ -119,7 +119,7 @@ func TestPaperTabReal(t *testing.T) {
 			if want := naiveMMR(g, s.H, 8, 0.7); !slices.Equal(got, want) || !slices.Equal(s.Sources, want) {
 				t.Errorf("q%d: MMR %v, definition %v", q, got, want)
 			}
-			t.Logf("q%d: %d nodes, MMR evaluated %d nodes exactly (brute force: %d)", q, g.Len(), evals, 7*g.Len())
+			t.Logf("q%d: %d nodes, MMR evaluated %d nodes exactly (brute force: %d)", q, len(g.Nodes), evals, 7*len(g.Nodes))
 		}
 	}
 }

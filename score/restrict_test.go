@@ -40,7 +40,7 @@ func TestScoreNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(part.Candidates, nodes) || part.Graph.Len() != len(nodes) {
+		if !slices.Equal(part.Candidates, nodes) || len(part.Graph.Nodes) != len(nodes) {
 			t.Fatalf("scored %d nodes, want the %d given", len(part.Candidates), len(nodes))
 		}
 		for i, v := range nodes {
@@ -53,10 +53,10 @@ func TestScoreNodes(t *testing.T) {
 		}
 	}
 	q := Query{Text: "anything", Embedding: g.Embedding(0), Nodes: []int{}}
-	if s, err := ix.Score(Config{}, q); err != nil || len(s.R) != 0 || s.Graph.Len() != 0 {
+	if s, err := ix.Score(Config{}, q); err != nil || len(s.R) != 0 || len(s.Graph.Nodes) != 0 {
 		t.Fatalf("no nodes: %v, %v", s, err)
 	}
-	for _, bad := range [][]int{{3, 3}, {5, 2}, {-1}, {g.Len()}} {
+	for _, bad := range [][]int{{3, 3}, {5, 2}, {-1}, {len(g.Nodes)}} {
 		q.Nodes = bad
 		if _, err := ix.Score(Config{}, q); !errors.Is(err, ErrConfig) {
 			t.Errorf("Nodes %v: %v", bad, err)
@@ -77,7 +77,7 @@ func TestScoreCandidatesNodes(t *testing.T) {
 	for k := 0; k < 6; k++ {
 		mod := 2 + rng.IntN(40)
 		nodes := someNodes(g, func(v int) bool { return v%mod == k%mod })
-		src := rng.IntN(g.Len())
+		src := rng.IntN(len(g.Nodes))
 		q := Query{Text: g.Nodes[src].Summary, Embedding: g.Embedding(src)}
 		c := Config{HopAlpha: -1}
 		full, err := ix.Score(c, q)

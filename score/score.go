@@ -92,7 +92,7 @@ func keywords(q Query) []string {
 // graph's embeddings are only checked through the cosines they give.
 func (ix *Index) compute(c Config, q Query) (*Scores, error) {
 	g := ix.g
-	n := g.Len()
+	n := len(g.Nodes)
 	sc := &Scores{
 		Question: q.Text,
 		Query:    unit(q.Embedding),

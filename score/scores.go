@@ -14,7 +14,7 @@ type Ref struct {
 
 // Scores holds every node signal for one query over one graph, as
 // [Index.Score] computed them. Slices are
-// indexed by node and have length g.Len(); a signal that is switched off is
+// indexed by node and have length len(g.Nodes); a signal that is switched off is
 // nil (except H and R, which are always set). Scores from
 // [Index.ScoreCandidates] are over a candidate subgraph: g is then Graph,
 // and every node index here (and in a routing of these Scores) is a node of

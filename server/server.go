@@ -145,7 +145,7 @@ func infoOf(ix *flowreader.Index) graphInfo {
 	for i := range g.Nodes {
 		docs[g.Nodes[i].Doc] = true
 	}
-	info.Nodes, info.Edges, info.Documents, info.Embedder, info.Dimension = g.Len(), len(g.Edges), len(docs), g.Embedder, g.Dim
+	info.Nodes, info.Edges, info.Documents, info.Embedder, info.Dimension = len(g.Nodes), len(g.Edges), len(docs), g.Embedder, g.Dim
 	return info
 }
 

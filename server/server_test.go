@@ -145,7 +145,7 @@ func TestEndpoints(t *testing.T) {
 		t.Fatalf("graph: %d %s %v", code, b, err)
 	}
 	g := ix.Graph()
-	if info.Nodes != g.Len() || info.Edges != len(g.Edges) || info.Documents != 2 || info.Dimension != g.Dim || info.Embedder != g.Embedder {
+	if info.Nodes != len(g.Nodes) || info.Edges != len(g.Edges) || info.Documents != 2 || info.Dimension != g.Dim || info.Embedder != g.Embedder {
 		t.Errorf("graph summary %+v", info)
 	}
 
@@ -165,7 +165,7 @@ func TestEndpoints(t *testing.T) {
 		t.Errorf("retrieve: %s", b)
 	}
 	code, _, b = do(t, "POST", ts.URL+"/v1/retrieve", jsonType+"; charset=utf-8", `{"question": "`+question+`", "scores": true}`)
-	if err := json.Unmarshal(b, &ev); err != nil || code != 200 || len(ev.Scores) != g.Len() || ev.Budget != 16 {
+	if err := json.Unmarshal(b, &ev); err != nil || code != 200 || len(ev.Scores) != len(g.Nodes) || ev.Budget != 16 {
 		t.Errorf("retrieve with scores: %d %v %d scores, budget %d", code, err, len(ev.Scores), ev.Budget)
 	}
 

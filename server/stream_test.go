@@ -53,8 +53,8 @@ func readEvents(t *testing.T, r io.Reader, stop func(sse) bool) []sse {
 
 func streamModel() *fake.Model {
 	m := &fake.Model{Default: `{"status": "supported", "answer": "31", "evidence": "East Arm | 97 | 31"}`}
-	m.On("Classify the question below", `{"type":"value","length":"short"}`)
-	m.On("EVIDENCE PATHS", "<thought>The table row says 31.</thought><output>The East Arm had 31 nests in 2025.</output>")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`})
+	m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<thought>The table row says 31.</thought><output>The East Arm had 31 nests in 2025.</output>"})
 	return m
 }
 

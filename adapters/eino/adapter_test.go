@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/retriever"
 	"github.com/cloudwego/eino/schema"
+
 	"github.com/flowreader/flowreader"
 	einoadapter "github.com/flowreader/flowreader/adapters/eino"
 	"github.com/flowreader/flowreader/graph"
@@ -152,7 +153,7 @@ func TestModelStream(t *testing.T) {
 	}
 	var s llm.Streamer = m
 	var pieces []string
-	resp, err := s.GenerateStream(context.Background(), llm.UserText("q"), func(p string) { pieces = append(pieces, p) })
+	resp, err := s.GenerateStream(context.Background(), userText("q"), func(p string) { pieces = append(pieces, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestModelStream(t *testing.T) {
 		t.Fatalf("pieces %q, %+v", pieces, resp)
 	}
 	cm.err = &apiError{HTTPStatusCode: 503, Message: "busy"}
-	if _, err := s.GenerateStream(context.Background(), llm.UserText("q"), func(string) {}); !errors.Is(err, llm.ErrUnavailable) {
+	if _, err := s.GenerateStream(context.Background(), userText("q"), func(string) {}); !errors.Is(err, llm.ErrUnavailable) {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -177,7 +178,7 @@ func TestErrorMapping(t *testing.T) {
 		{errors.New("dial tcp: connection refused"), llm.ErrUnavailable, 0},
 	} {
 		m, _ := einoadapter.NewModel(&chatModel{err: tc.err}, "x", einoadapter.ModelOptions{})
-		_, err := m.Generate(context.Background(), llm.UserText("hi"))
+		_, err := m.Generate(context.Background(), userText("hi"))
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%v: %v, want %v", tc.err, err, tc.want)
 		}
@@ -191,14 +192,14 @@ func TestErrorMapping(t *testing.T) {
 		}
 	}
 	m, _ := einoadapter.NewModel(&chatModel{err: &apiError{400, "bad"}}, "x", einoadapter.ModelOptions{})
-	_, err := m.Generate(context.Background(), llm.UserText("hi"))
+	_, err := m.Generate(context.Background(), userText("hi"))
 	if errors.Is(err, llm.ErrRateLimited) || errors.Is(err, llm.ErrUnavailable) {
 		t.Errorf("400 made temporary: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	m, _ = einoadapter.NewModel(&chatModel{err: errors.New("request cancelled")}, "x", einoadapter.ModelOptions{})
-	if _, err := m.Generate(ctx, llm.UserText("hi")); !errors.Is(err, context.Canceled) {
+	if _, err := m.Generate(ctx, userText("hi")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -278,7 +279,7 @@ func TestRetriever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) == 0 || len(docs) > ix.Graph().Len() {
+	if len(docs) == 0 || len(docs) > len(ix.Graph().Nodes) {
 		t.Fatalf("%d documents", len(docs))
 	}
 	seen := map[string]bool{}
@@ -323,4 +324,9 @@ func TestPipelineOverAdapters(t *testing.T) {
 	if len(c.got) == 0 {
 		t.Error("no model call")
 	}
+}
+
+// userText is a single-message, text-only request.
+func userText(prompt string) *llm.Request {
+	return &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: prompt}}}}}
 }

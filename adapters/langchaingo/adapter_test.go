@@ -12,14 +12,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/flowreader/flowreader"
-	lcadapter "github.com/flowreader/flowreader/adapters/langchaingo"
-	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/llm"
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/llms/openai"
+
+	"github.com/flowreader/flowreader"
+	lcadapter "github.com/flowreader/flowreader/adapters/langchaingo"
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/llm"
 )
 
 // server speaks enough of the OpenAI protocol for LangChainGo's client:
@@ -118,7 +119,7 @@ func TestErrorMapping(t *testing.T) {
 		s := &server{status: tc.status}
 		c := client(t, s)
 		m, _ := lcadapter.NewModel(c, "openai/m", lcadapter.ModelOptions{})
-		_, err := m.Generate(context.Background(), llm.UserText("hi"))
+		_, err := m.Generate(context.Background(), userText("hi"))
 		if !errors.Is(err, tc.want) {
 			t.Errorf("status %d: %v, want %v", tc.status, err, tc.want)
 		}
@@ -134,7 +135,7 @@ func TestErrorMapping(t *testing.T) {
 	}
 	// A 400 is permanent: an APIError with no retryable sentinel.
 	m, _ := lcadapter.NewModel(client(t, &server{status: 400}), "openai/m", lcadapter.ModelOptions{})
-	_, err := m.Generate(context.Background(), llm.UserText("hi"))
+	_, err := m.Generate(context.Background(), userText("hi"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 400 || errors.Is(err, llm.ErrRateLimited) || errors.Is(err, llm.ErrUnavailable) {
 		t.Errorf("400: %v", err)
@@ -144,13 +145,13 @@ func TestErrorMapping(t *testing.T) {
 	ts.Close()
 	c, _ := openai.New(openai.WithBaseURL(ts.URL+"/v1"), openai.WithToken("test"))
 	m, _ = lcadapter.NewModel(c, "openai/m", lcadapter.ModelOptions{})
-	if _, err := m.Generate(context.Background(), llm.UserText("hi")); !errors.Is(err, llm.ErrUnavailable) {
+	if _, err := m.Generate(context.Background(), userText("hi")); !errors.Is(err, llm.ErrUnavailable) {
 		t.Errorf("closed server: %v", err)
 	}
 	// LangChainGo's standard errors.
 	fm := lcadapter.ModelFunc(func() error { return llms.NewError(llms.ErrCodeRateLimit, "anthropic", "overloaded") })
 	m, _ = lcadapter.NewModel(fm, "x", lcadapter.ModelOptions{})
-	if _, err := m.Generate(context.Background(), llm.UserText("hi")); !errors.Is(err, llm.ErrRateLimited) {
+	if _, err := m.Generate(context.Background(), userText("hi")); !errors.Is(err, llm.ErrRateLimited) {
 		t.Errorf("llms.Error rate limit: %v", err)
 	}
 }
@@ -196,13 +197,13 @@ func TestModelStream(t *testing.T) {
 	m, _ := lcadapter.NewModel(client(t, &server{}), "openai/m", lcadapter.ModelOptions{})
 	var s llm.Streamer = m
 	var pieces []string
-	resp, err := s.GenerateStream(context.Background(), llm.UserText("how many?"), func(p string) { pieces = append(pieces, p) })
+	resp, err := s.GenerateStream(context.Background(), userText("how many?"), func(p string) { pieces = append(pieces, p) })
 	if err != nil || strings.Join(pieces, "|") != "forty| one" || resp.Text != "forty one" {
 		t.Fatalf("pieces %q, %+v, %v", pieces, resp, err)
 	}
 	f, _ := lcadapter.NewModel(fake.NewFakeLLM([]string{"forty"}), "fake", lcadapter.ModelOptions{})
 	pieces = nil
-	resp, err = f.GenerateStream(context.Background(), llm.UserText("how many?"), func(p string) { pieces = append(pieces, p) })
+	resp, err = f.GenerateStream(context.Background(), userText("how many?"), func(p string) { pieces = append(pieces, p) })
 	if err != nil || len(pieces) != 1 || pieces[0] != "forty" || resp.Text != "forty" {
 		t.Fatalf("fake: pieces %q, %+v, %v", pieces, resp, err)
 	}
@@ -210,7 +211,7 @@ func TestModelStream(t *testing.T) {
 
 func TestModelWithFakeLLM(t *testing.T) {
 	m, _ := lcadapter.NewModel(fake.NewFakeLLM([]string{"forty"}), "fake", lcadapter.ModelOptions{})
-	resp, err := m.Generate(context.Background(), llm.UserText("how many?"))
+	resp, err := m.Generate(context.Background(), userText("how many?"))
 	if err != nil || resp.Text != "forty" || resp.Usage != (llm.Usage{}) {
 		t.Fatalf("%+v %v", resp, err)
 	}
@@ -258,7 +259,7 @@ func TestRetriever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) == 0 || len(docs) > ix.Graph().Len() {
+	if len(docs) == 0 || len(docs) > len(ix.Graph().Nodes) {
 		t.Fatalf("%d documents", len(docs))
 	}
 	seen := map[string]bool{}
@@ -305,4 +306,9 @@ func TestPipelineOverAdapters(t *testing.T) {
 	if len(s.chat) == 0 {
 		t.Error("no model call")
 	}
+}
+
+// userText is a single-message, text-only request.
+func userText(prompt string) *llm.Request {
+	return &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: prompt}}}}}
 }

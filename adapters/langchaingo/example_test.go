@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/tmc/langchaingo/llms/fake"
+
 	"github.com/flowreader/flowreader"
 	lcadapter "github.com/flowreader/flowreader/adapters/langchaingo"
 	"github.com/flowreader/flowreader/llm"
-	"github.com/tmc/langchaingo/llms/fake"
 )
 
 // A LangChainGo chain retrieves with flowreader: the index built offline
@@ -49,7 +50,7 @@ func ExampleNewModel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	resp, err := m.Generate(context.Background(), llm.UserText("How many nests on the East Arm in 2025?"))
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "How many nests on the East Arm in 2025?"}}}}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -178,10 +178,10 @@ flags:
 		warnMissingImages(stderr, "ask", g, g.ImageRoot)
 	}
 	opt := flowreader.Options{Budget: *budget, Filter: filter} // budget 0: the preset's
-	if *budget > g.Len() && g.Len() > 0 {
+	if *budget > len(g.Nodes) && len(g.Nodes) > 0 {
 		// More chains than nodes can add nothing but work and memory.
-		fmt.Fprintf(stderr, "ask: --budget %d clamped to the graph's %d nodes\n", *budget, g.Len())
-		opt.Budget = g.Len()
+		fmt.Fprintf(stderr, "ask: --budget %d clamped to the graph's %d nodes\n", *budget, len(g.Nodes))
+		opt.Budget = len(g.Nodes)
 	}
 	ix, err := p.Open(ctx, g)
 	if err != nil {
@@ -439,7 +439,7 @@ func citationPlace(g *graph.Graph, c reader.Citation) string {
 	if c.Page < 0 {
 		return c.Doc
 	}
-	if c.Node >= 0 && c.Node < g.Len() {
+	if c.Node >= 0 && c.Node < len(g.Nodes) {
 		if n := &g.Nodes[c.Node]; n.Page == c.Page && n.LastPage > n.Page {
 			return fmt.Sprintf("%s pp.%d-%d", c.Doc, n.Page+1, n.LastPage+1)
 		}

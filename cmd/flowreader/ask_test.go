@@ -141,7 +141,7 @@ func TestAskJSONAndPictures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range res.Citations {
-		if c.Node < 0 || c.Node >= gr.Len() || gr.Nodes[c.Node].ID != c.NodeID || !strings.Contains(gr.Nodes[c.Node].Content, c.Quote) {
+		if c.Node < 0 || c.Node >= len(gr.Nodes) || gr.Nodes[c.Node].ID != c.NodeID || !strings.Contains(gr.Nodes[c.Node].Content, c.Quote) {
 			t.Errorf("citation %+v does not quote its node", c)
 		}
 	}

@@ -235,7 +235,7 @@ func readNodes(s *score.Scores, chains []flow.Chain) []int {
 // means on the collection's float32 embeddings (normalised), whatever the
 // graph stores: with --int8 the figure includes the quantisation's effect.
 func knnEdgeRecall(g *graph.Graph, c *synth.Collection, sample int, seed uint64) float64 {
-	n := g.Len()
+	n := len(g.Nodes)
 	k := min(max(bitsLen(n), 3), 32, n-1)
 	step := max(1, n/sample)
 	var at []int

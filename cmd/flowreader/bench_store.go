@@ -102,7 +102,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "bench store: built %d nodes × %d in %.1f s\n", g.Len(), g.Dim, time.Since(t0).Seconds())
+	fmt.Fprintf(stderr, "bench store: built %d nodes × %d in %.1f s\n", len(g.Nodes), g.Dim, time.Since(t0).Seconds())
 
 	s, err := pgstore.Open(ctx, *url)
 	if err != nil {
@@ -117,7 +117,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "import-seconds %.1f\n", time.Since(t0).Seconds())
 	defer s.Drop(context.WithoutCancel(ctx), name)
 	if size, err := dbSize(ctx, *url); err == nil {
-		fmt.Fprintf(stdout, "db-bytes-per-node %d\n", size/int64(g.Len()))
+		fmt.Fprintf(stdout, "db-bytes-per-node %d\n", size/int64(len(g.Nodes)))
 	} else {
 		fmt.Fprintf(stderr, "bench store: database size: %v\n", err)
 	}

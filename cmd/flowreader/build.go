@@ -278,7 +278,7 @@ flags:
 		format = ", int8"
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d nodes, %d edges from %d documents%s; embedder %s (dimension %d%s); %s\n",
-		termsafe.Text(*out), g.Len(), len(g.Edges), len(docs), changes, termsafe.Text(orUnknown(g.Embedder)), g.Dim, format, time.Since(start).Round(time.Millisecond))
+		termsafe.Text(*out), len(g.Nodes), len(g.Edges), len(docs), changes, termsafe.Text(orUnknown(g.Embedder)), g.Dim, format, time.Since(start).Round(time.Millisecond))
 	if hasImages(g) && !*quiet {
 		fmt.Fprintf(stderr, "build: image paths are relative to %s, recorded in %s (ask finds them there; --images overrides)\n", termsafe.Text(base), termsafe.Text(*out))
 	}

@@ -72,8 +72,8 @@ func TestBuildQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Len() != 13 || g.Dim != 100 || !strings.HasPrefix(g.Embedder, "glove") {
-		t.Errorf("graph: %d nodes, dim %d, embedder %q", g.Len(), g.Dim, g.Embedder)
+	if len(g.Nodes) != 13 || g.Dim != 100 || !strings.HasPrefix(g.Embedder, "glove") {
+		t.Errorf("graph: %d nodes, dim %d, embedder %q", len(g.Nodes), g.Dim, g.Embedder)
 	}
 	if !strings.Contains(so, out) {
 		t.Errorf("stdout %q does not name the file", so)

@@ -188,7 +188,7 @@ func printSummary(w io.Writer, file string, g *graph.Graph, titles map[string]st
 		format = "int8"
 	}
 	fmt.Fprintf(w, "  embedder   %s (dimension %d, %s)\n", termsafe.Text(orUnknown(g.Embedder)), g.Dim, format)
-	fmt.Fprintf(w, "  nodes      %d: %d text, %d tables, %d figures\n", g.Len(), byModality[graph.ModalityText], byModality[graph.ModalityTable], byModality[graph.ModalityFigure])
+	fmt.Fprintf(w, "  nodes      %d: %d text, %d tables, %d figures\n", len(g.Nodes), byModality[graph.ModalityText], byModality[graph.ModalityTable], byModality[graph.ModalityFigure])
 	var ks []string
 	for _, k := range []graph.EdgeKind{graph.EdgeOrder, graph.EdgeKNN, graph.EdgeLink, graph.EdgeOrder | graph.EdgeKNN, graph.EdgeOrder | graph.EdgeLink, graph.EdgeKNN | graph.EdgeLink, graph.EdgeOrder | graph.EdgeKNN | graph.EdgeLink} {
 		if c := kinds[k.String()]; c > 0 {

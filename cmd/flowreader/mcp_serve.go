@@ -57,7 +57,7 @@ flags:
 	if err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
 	}
-	fmt.Fprintf(stderr, "mcp: serving %s (%d nodes) on stdio\n", termsafe.Text(f.graphFile), ix.Graph().Len())
+	fmt.Fprintf(stderr, "mcp: serving %s (%d nodes) on stdio\n", termsafe.Text(f.graphFile), len(ix.Graph().Nodes))
 	// A malformed line is answered with a JSON-RPC error; the session goes
 	// on, and ends when stdin does, after the calls read are answered.
 	return mcpstdio.Serve(ctx, s, stdin, stdout)

@@ -89,7 +89,7 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, whole bool, 
 			}
 		}
 	}
-	show := make([]bool, g.Len())
+	show := make([]bool, len(g.Nodes))
 	if whole {
 		for i := range show {
 			show[i] = true
@@ -103,7 +103,7 @@ func newPicture(g *graph.Graph, r *flow.Routing, read []flow.Chain, whole bool, 
 		// Each evidence node brings its nearest neighbours: those on
 		// other routed chains first, then by edge weight.
 		weight := map[int]float64{} // a neighbour's heaviest edge to the evidence
-		for v := range g.Len() {
+		for v := range len(g.Nodes) {
 			if !core[v] {
 				continue
 			}

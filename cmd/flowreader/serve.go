@@ -254,7 +254,7 @@ flags:
 		defer stop()
 		go fi.watch(wctx, fileCheckInterval, stderr)
 		opt.Collections = fi.index
-		what = fmt.Sprintf("%s: %d nodes", termsafe.Text(f.graphFile), fi.cur.Load().Graph().Len())
+		what = fmt.Sprintf("%s: %d nodes", termsafe.Text(f.graphFile), len(fi.cur.Load().Graph().Nodes))
 	}
 	h, err := server.New(nil, opt)
 	if err != nil {

@@ -92,7 +92,7 @@ func (fi *fileIndex) watch(ctx context.Context, interval time.Duration, stderr i
 			continue
 		}
 		fi.cur.Store(ix)
-		fmt.Fprintf(stderr, "serve: reloaded %s: %d nodes (loaded in %s)\n", termsafe.Text(fi.path), ix.Graph().Len(), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "serve: reloaded %s: %d nodes (loaded in %s)\n", termsafe.Text(fi.path), len(ix.Graph().Nodes), time.Since(start).Round(time.Millisecond))
 	}
 }
 

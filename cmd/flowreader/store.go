@@ -56,7 +56,7 @@ func (t *storeTarget) write(ctx context.Context, g *graph.Graph, docs []graph.Do
 		if err := t.s.Import(ctx, t.name, g, docs...); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "stored collection %s: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), g.Len(), len(g.Edges), len(docs))
+		fmt.Fprintf(stdout, "stored collection %s: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), len(g.Nodes), len(g.Edges), len(docs))
 		return nil
 	}
 	v, err := t.s.Update(ctx, t.name, t.base, g, docs...)
@@ -66,7 +66,7 @@ func (t *storeTarget) write(ctx context.Context, g *graph.Graph, docs []graph.Do
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "updated collection %s to version %d: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), v, g.Len(), len(g.Edges), len(docs))
+	fmt.Fprintf(stdout, "updated collection %s to version %d: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), v, len(g.Nodes), len(g.Edges), len(docs))
 	return nil
 }
 

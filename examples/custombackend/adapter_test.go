@@ -51,11 +51,11 @@ func TestErrorsMapToLLMSentinels(t *testing.T) {
 		t.Errorf("busy: %v", err)
 	}
 	m := &custombackend.Model{Client: &custombackend.Client{}}
-	req := llm.UserText(strings.Repeat("word ", custombackend.MaxWords+1))
+	req := userText(strings.Repeat("word ", custombackend.MaxWords+1))
 	if _, err := m.Generate(ctx, req); !errors.Is(err, llm.ErrContextTooLong) || retried(err) {
 		t.Errorf("too long: %v", err)
 	}
-	req = llm.UserText("look")
+	req = userText("look")
 	for range custombackend.MaxPictures + 1 {
 		req.Messages[0].Parts = append(req.Messages[0].Parts, llm.Part{Image: &llm.Image{Data: []byte{0x89, 'P', 'N', 'G'}, MIME: "image/png"}})
 	}
@@ -64,7 +64,7 @@ func TestErrorsMapToLLMSentinels(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := m.Generate(cctx, llm.UserText("x")); !errors.Is(err, context.Canceled) {
+	if _, err := m.Generate(cctx, userText("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -78,7 +78,7 @@ func TestRetryOverBusyBackend(t *testing.T) {
 		Attempts: 4,
 		OnRetry:  func(_ int, _ error, d time.Duration) { waits = append(waits, d) },
 	})
-	resp, err := m.Generate(context.Background(), llm.UserText("first line\nsecond line"))
+	resp, err := m.Generate(context.Background(), userText("first line\nsecond line"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +119,11 @@ func retried(err error) bool {
 	asked := false
 	fail := &fake.Model{Rules: []fake.Rule{{Err: err}}}
 	m := llm.Wrap(fail, llm.Middleware{Attempts: 2, OnRetry: func(int, error, time.Duration) { asked = true; cancel() }})
-	m.Generate(ctx, llm.UserText("x"))
+	m.Generate(ctx, userText("x"))
 	return asked
+}
+
+// userText is a single-message, text-only request.
+func userText(prompt string) *llm.Request {
+	return &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: prompt}}}}}
 }

@@ -45,7 +45,7 @@ func ExampleEmbedder() {
 func ExampleModel() {
 	client := &custombackend.Client{Busy: 2, BusyWait: time.Millisecond}
 	m := llm.Wrap(&custombackend.Model{Client: client}, llm.Middleware{Attempts: 4})
-	resp, err := m.Generate(context.Background(), llm.UserText("Say hello.\nhello"))
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "Say hello.\nhello"}}}}})
 	fmt.Println(resp.Text, err, client.Calls())
 	// Output: hello <nil> 3
 }
@@ -74,7 +74,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("graph:", g.Len(), "nodes, embedder", g.Embedder)
+	fmt.Println("graph:", len(g.Nodes), "nodes, embedder", g.Embedder)
 	fmt.Println("answer:", res.Text)
 	for _, c := range res.Citations {
 		fmt.Printf("cited %s: %s\n", c.NodeID, c.Quote)

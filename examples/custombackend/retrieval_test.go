@@ -81,8 +81,8 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 			// Workers whose chain holds the table report its value; the
 			// reasoner answers from the drafts.
 			m := &fake.Model{Default: `{"status":"not_reported","answer":"","evidence":""}`}
-			m.On("Classify the question below", `{"type":"value","length":"short"}`)
-			m.On("Do these answers CONTRADICT", "NO")
+			m.Rules = append(m.Rules, fake.Rule{Contains: "Classify the question below", Reply: `{"type":"value","length":"short"}`})
+			m.Rules = append(m.Rules, fake.Rule{Contains: "Do these answers CONTRADICT", Reply: "NO"})
 			m.Rules = append(m.Rules, fake.Rule{
 				Match: func(req *llm.Request) bool {
 					p := fake.Prompt(req)
@@ -90,7 +90,7 @@ func TestRetrievalRoutesGoldEvidence(t *testing.T) {
 				},
 				Reply: `{"status":"supported","answer":"4.2 MW per Zephyr Z9 turbine","evidence":"Zephyr Z9 | 4.2 MW"}`,
 			})
-			m.On("EVIDENCE PATHS", "<output>4.2 MW (each Zephyr Z9 turbine)</output>")
+			m.Rules = append(m.Rules, fake.Rule{Contains: "EVIDENCE PATHS", Reply: "<output>4.2 MW (each Zephyr Z9 turbine)</output>"})
 			cfg := preset
 			cfg.Embedder, cfg.Model = emb, m
 			p, err := flowreader.New(cfg)

@@ -60,7 +60,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Built a graph of %d nodes and %d edges from %d documents in %s.\n", g.Len(), len(g.Edges), len(docs), root)
+	fmt.Printf("Built a graph of %d nodes and %d edges from %d documents in %s.\n", len(g.Nodes), len(g.Edges), len(docs), root)
 	for _, n := range p.Notes() {
 		fmt.Println("Note:", n)
 	}

@@ -164,7 +164,7 @@ func models(ctx context.Context, o options) (llm.Model, llm.Embedder, error) {
 	// bad key), before any work: one short generation, one embedding.
 	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if _, err := chat.Generate(hctx, &llm.Request{Messages: llm.UserText("ping").Messages, MaxTokens: 1}); err != nil {
+	if _, err := chat.Generate(hctx, &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "ping"}}}}, MaxTokens: 1}); err != nil {
 		return nil, nil, fmt.Errorf("chat server %s: %w", o.cfg.BaseURL, err)
 	}
 	if _, err := emb.Embed(hctx, []string{"ping"}, llm.KindQuery); err != nil {
@@ -227,7 +227,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Printf("Built %s: %d nodes, %d edges from %d documents with %s (dimension %d) in %s; model answers cached in %s.\n",
-		o.out, g.Len(), len(g.Edges), len(docs), g.Embedder, g.Dim, time.Since(start).Round(time.Millisecond), o.cache)
+		o.out, len(g.Nodes), len(g.Edges), len(docs), g.Embedder, g.Dim, time.Since(start).Round(time.Millisecond), o.cache)
 	ix, err := p.Open(ctx, g)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
 )
@@ -27,7 +28,7 @@ func Example() {
 	defer hc.CloseIdleConnections()
 	chat, _ := openai.NewChat(openai.Config{BaseURL: s.BaseURL(), Model: "m", HTTPClient: hc})
 	m := llm.Wrap(chat, llm.Middleware{Attempts: 4})
-	resp, err := m.Generate(context.Background(), llm.UserText("hello"))
+	resp, err := m.Generate(context.Background(), llmfunc.UserText("hello"))
 	fmt.Println(resp.Text, err)
 	for _, e := range s.Log() {
 		fmt.Println(e.Attempt, e.Fault, e.Status, e.Served, e.Consumed)

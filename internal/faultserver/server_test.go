@@ -3,11 +3,12 @@ package faultserver
 import (
 	"context"
 	"errors"
-	"github.com/flowreader/flowreader/internal/llmfunc"
 	"math"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/flowreader/flowreader/internal/llmfunc"
 
 	"go.uber.org/goleak"
 
@@ -61,7 +62,7 @@ func TestFaultClassesAsSeenByTheClient(t *testing.T) {
 			c, hc := chatFor(t, s, 500*time.Millisecond)
 			defer hc.CloseIdleConnections()
 			for i := 0; i < 2; i++ { // both NotJSON shapes
-				resp, err := c.Generate(context.Background(), llm.UserText("question"))
+				resp, err := c.Generate(context.Background(), llmfunc.UserText("question"))
 				if !tc.check(err) {
 					t.Fatalf("attempt %d: error %v (%T)", i+1, err, err)
 				}
@@ -121,7 +122,7 @@ func TestMaxFaultsPerKey(t *testing.T) {
 	c, hc := chatFor(t, s, 0)
 	defer hc.CloseIdleConnections()
 	m := llm.Wrap(c, llm.Middleware{Attempts: 4, BaseDelay: time.Millisecond})
-	if _, err := m.Generate(context.Background(), llm.UserText("x")); err != nil {
+	if _, err := m.Generate(context.Background(), llmfunc.UserText("x")); err != nil {
 		t.Fatal(err)
 	}
 	if c := s.Counts(); c[Internal] != 2 || c[OK] != 1 {
@@ -191,7 +192,7 @@ func TestAPIKeyRequired(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.Generate(context.Background(), llm.UserText("x"))
+		_, err = c.Generate(context.Background(), llmfunc.UserText("x"))
 		var api *llm.APIError
 		if status == 200 && err != nil || status != 200 && !(errors.As(err, &api) && api.StatusCode == status) {
 			t.Fatalf("key %q: %v", key, err)
@@ -207,6 +208,6 @@ func retried(err error) bool {
 	asked := false
 	fail := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return nil, err })
 	m := llm.Wrap(fail, llm.Middleware{Attempts: 2, OnRetry: func(int, error, time.Duration) { asked = true; cancel() }})
-	m.Generate(ctx, llm.UserText("x"))
+	m.Generate(ctx, llmfunc.UserText("x"))
 	return asked
 }

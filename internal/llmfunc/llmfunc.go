@@ -29,3 +29,10 @@ func (f Embedder) Embed(ctx context.Context, texts []string, kind llm.Kind) ([][
 
 // Dimension returns 0: unknown until the first call.
 func (f Embedder) Dimension() int { return 0 }
+
+// UserText is a single-message, text-only request: the shape of every
+// prompt the pipeline sends (paper v1 App. B and v3 App. P prompts are one
+// user message each).
+func UserText(prompt string) *llm.Request {
+	return &llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: prompt}}}}}
+}

@@ -44,10 +44,10 @@ var ErrNotFound = fmt.Errorf("memstore: no such collection: %w", flowreader.ErrN
 
 // Put makes g the collection name's (a new version when it exists).
 func (s *Store) Put(name string, g *graph.Graph) {
-	c := &coll{g: g, ix: score.NewIndex(g), rank: make([]int32, g.Len()), df: map[string]int32{}, version: 1}
+	c := &coll{g: g, ix: score.NewIndex(g), rank: make([]int32, len(g.Nodes)), df: map[string]int32{}, version: 1}
 	// Reading order as the router has it: by document, then Order, then
 	// index.
-	idx := make([]int, g.Len())
+	idx := make([]int, len(g.Nodes))
 	for i := range idx {
 		idx[i] = i
 	}
@@ -167,7 +167,7 @@ func (s *Store) Nodes(ctx context.Context, name string, positions []int) ([]grap
 	}
 	out := make([]graph.Node, len(positions))
 	for i, p := range positions {
-		if p >= 0 && p < c.g.Len() {
+		if p >= 0 && p < len(c.g.Nodes) {
 			out[i] = c.g.Nodes[p]
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
@@ -57,11 +58,11 @@ func FuzzBuildModelOutput(f *testing.F) {
 		if err != nil {
 			t.Fatalf("build failed on model output %q / %q: %v", analysis, links, err)
 		}
-		if g.Len() > 4 {
-			t.Fatalf("%d nodes from 4 items", g.Len())
+		if len(g.Nodes) > 4 {
+			t.Fatalf("%d nodes from 4 items", len(g.Nodes))
 		}
 		for _, e := range g.Edges {
-			if e.U < 0 || e.U >= e.V || int(e.V) >= g.Len() || e.Weight < 0 || e.Weight > 1.0001 {
+			if e.U < 0 || e.U >= e.V || int(e.V) >= len(g.Nodes) || e.Weight < 0 || e.Weight > 1.0001 {
 				t.Fatalf("bad edge %+v", e)
 			}
 		}
@@ -134,7 +135,7 @@ func (s *keyStore) Put(k string, _ []byte) error { s.key = k; return nil }
 // the embedder's dimension, and nothing panics.
 func FuzzCacheEntry(f *testing.F) {
 	ks := &keyStore{}
-	llm.Wrap(&fake.Model{}, llm.Middleware{Cache: ks}).Generate(context.Background(), llm.UserText("q"))
+	llm.Wrap(&fake.Model{}, llm.Middleware{Cache: ks}).Generate(context.Background(), llmfunc.UserText("q"))
 	key := ks.key
 	f.Add([]byte(`{"key":"` + key + `","response":{"text":"cached"}}`))
 	f.Add([]byte(`{"key":"other","response":{"text":"x"}}`))
@@ -142,7 +143,7 @@ func FuzzCacheEntry(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, entry []byte) {
 		m := &fake.Model{Default: "fresh"}
-		resp, err := llm.Wrap(m, llm.Middleware{Cache: badStore{entry}}).Generate(context.Background(), llm.UserText("q"))
+		resp, err := llm.Wrap(m, llm.Middleware{Cache: badStore{entry}}).Generate(context.Background(), llmfunc.UserText("q"))
 		if err != nil || resp == nil {
 			t.Fatalf("model: %v", err)
 		}

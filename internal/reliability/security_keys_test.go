@@ -17,6 +17,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
 )
@@ -124,7 +125,7 @@ func TestSecurityAPIKeyNeverLeaks(t *testing.T) {
 	bad := cfg
 	bad.APIKey = wrong
 	badChat, _ := openai.NewChat(bad)
-	_, err = badChat.Generate(ctx, llm.UserText("hello"))
+	_, err = badChat.Generate(ctx, llmfunc.UserText("hello"))
 	if err == nil {
 		t.Fatal("wrong key accepted")
 	}

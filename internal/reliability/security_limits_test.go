@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/openai"
@@ -52,7 +53,7 @@ func TestSecurityResponseBodiesAreLimited(t *testing.T) {
 			var err error
 			if endpoint == "chat" {
 				c, _ := openai.NewChat(cfg)
-				_, err = c.Generate(ctx, llm.UserText("hello"))
+				_, err = c.Generate(ctx, llmfunc.UserText("hello"))
 			} else {
 				e, _ := openai.NewEmbedder(cfg)
 				_, err = e.Embed(ctx, []string{"hello"}, llm.KindDocument)

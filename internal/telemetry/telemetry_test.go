@@ -2,9 +2,10 @@ package telemetry
 
 import (
 	"context"
+	"testing"
+
 	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/internal/purpose"
-	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -51,10 +52,10 @@ func TestWrapKeepsIdentity(t *testing.T) {
 	}
 	ctx := context.Background()
 	var plain, wrapped keyStore
-	if _, err := llm.Wrap(m, llm.Middleware{Cache: &plain}).Generate(ctx, llm.UserText("q")); err != nil {
+	if _, err := llm.Wrap(m, llm.Middleware{Cache: &plain}).Generate(ctx, llmfunc.UserText("q")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := llm.Wrap(wm, llm.Middleware{Cache: &wrapped}).Generate(ctx, llm.UserText("q")); err != nil {
+	if _, err := llm.Wrap(wm, llm.Middleware{Cache: &wrapped}).Generate(ctx, llmfunc.UserText("q")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := llm.WrapEmbedder(e, llm.Middleware{Cache: &plain}).Embed(ctx, []string{"a"}, llm.KindQuery); err != nil {
@@ -72,11 +73,11 @@ func TestWrapKeepsIdentity(t *testing.T) {
 func TestTallyNesting(t *testing.T) {
 	ctx, outer := tally.With(context.Background())
 	wm := WrapModel(&fake.Model{Default: "three word answer"}, nil)
-	if _, err := wm.Generate(ctx, llm.UserText("one two")); err != nil {
+	if _, err := wm.Generate(ctx, llmfunc.UserText("one two")); err != nil {
 		t.Fatal(err)
 	}
 	inner, it := tally.With(ctx)
-	if _, err := wm.Generate(inner, llm.UserText("a b c d")); err != nil {
+	if _, err := wm.Generate(inner, llmfunc.UserText("a b c d")); err != nil {
 		t.Fatal(err)
 	}
 	tally.Embedded(inner, 9)
@@ -129,7 +130,7 @@ func TestWrapStreamer(t *testing.T) {
 	}
 	ctx, tl := tally.With(context.Background())
 	var got []string
-	resp, err := s.GenerateStream(ctx, llm.UserText("q"), func(p string) { got = append(got, p) })
+	resp, err := s.GenerateStream(ctx, llmfunc.UserText("q"), func(p string) { got = append(got, p) })
 	if err != nil || resp.Text != "three word answer" || len(got) != 3 {
 		t.Fatalf("got %q, %+v, %v", got, resp, err)
 	}
@@ -191,7 +192,7 @@ var sink *llm.Response
 func BenchmarkGenerate(b *testing.B) {
 	resp := &llm.Response{Text: "x", Usage: llm.Usage{PromptTokens: 3}}
 	m := llmfunc.Model(func(context.Context, *llm.Request) (*llm.Response, error) { return resp, nil })
-	req := llm.UserText("q")
+	req := llmfunc.UserText("q")
 	ctx, _ := tally.With(context.Background())
 	for _, c := range []struct {
 		name    string

@@ -4,23 +4,24 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
 
 func ExampleModel() {
 	m := &fake.Model{Default: "I don't know."}
-	m.On("capital of France", "Paris")
+	m.Rules = append(m.Rules, fake.Rule{Contains: "capital of France", Reply: "Paris"})
 	m.Rules = append(m.Rules, fake.Rule{Contains: "flaky", Err: &llm.APIError{StatusCode: 429}, Times: 1})
 
 	ctx := context.Background()
-	r, _ := m.Generate(ctx, llm.UserText("What is the capital of France?"))
+	r, _ := m.Generate(ctx, llmfunc.UserText("What is the capital of France?"))
 	fmt.Println(r.Text)
-	r, _ = m.Generate(ctx, llm.UserText("Who wrote Hamlet?"))
+	r, _ = m.Generate(ctx, llmfunc.UserText("Who wrote Hamlet?"))
 	fmt.Println(r.Text)
-	_, err := m.Generate(ctx, llm.UserText("a flaky call"))
+	_, err := m.Generate(ctx, llmfunc.UserText("a flaky call"))
 	fmt.Println(err)
-	r, _ = m.Generate(ctx, llm.UserText("a flaky call"))
+	r, _ = m.Generate(ctx, llmfunc.UserText("a flaky call"))
 	fmt.Println(r.Text)
 	fmt.Println(len(m.Calls()), "calls; the first asked", fake.Prompt(m.Calls()[0]))
 	// Output:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -20,20 +21,20 @@ func TestModelRulesInOrderAndTimes(t *testing.T) {
 	}
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
-		if _, err := m.Generate(ctx, llm.UserText("x")); !errors.Is(err, llm.ErrRateLimited) {
+		if _, err := m.Generate(ctx, llmfunc.UserText("x")); !errors.Is(err, llm.ErrRateLimited) {
 			t.Fatalf("call %d: err = %v, want rate limited", i, err)
 		}
 	}
-	r, err := m.Generate(ctx, llm.UserText("x"))
+	r, err := m.Generate(ctx, llmfunc.UserText("x"))
 	if err != nil || r.Text != "ok" {
 		t.Fatalf("third call = %v, %v", r, err)
 	}
-	req := llm.UserText("y")
+	req := llmfunc.UserText("y")
 	req.MaxTokens = 7
 	if r, _ := m.Generate(ctx, req); r.Text != "seven" {
 		t.Fatalf("func rule: got %q", r.Text)
 	}
-	if _, err := m.Generate(ctx, llm.UserText("nothing")); !errors.Is(err, errNoRule) {
+	if _, err := m.Generate(ctx, llmfunc.UserText("nothing")); !errors.Is(err, errNoRule) {
 		t.Fatalf("strict: err = %v", err)
 	}
 	want := []int{0, 0, 1, 2, -1}
@@ -64,7 +65,7 @@ func TestModelLatencyHonoursContext(t *testing.T) {
 	m := &Model{Latency: time.Hour}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := m.Generate(ctx, llm.UserText("x")); !errors.Is(err, context.Canceled) {
+	if _, err := m.Generate(ctx, llmfunc.UserText("x")); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 	if len(m.Calls()) != 1 {
@@ -77,12 +78,12 @@ func TestModelRespondAndUsage(t *testing.T) {
 	m.Rules = append(m.Rules, Rule{Respond: func(_ context.Context, r *llm.Request) (*llm.Response, error) {
 		return &llm.Response{Text: Prompt(r) + "!"}, nil
 	}})
-	r, _ := m.Generate(context.Background(), llm.UserText("hi"))
+	r, _ := m.Generate(context.Background(), llmfunc.UserText("hi"))
 	if r.Text != "hi!" {
 		t.Fatal(r.Text)
 	}
 	m2 := &Model{Default: "one two"}
-	r, _ = m2.Generate(context.Background(), llm.UserText("a b c"))
+	r, _ = m2.Generate(context.Background(), llmfunc.UserText("a b c"))
 	if r.Usage.PromptTokens != 3 || r.Usage.CompletionTokens != 2 || r.FinishReason != "stop" {
 		t.Fatalf("usage %+v finish %q", r.Usage, r.FinishReason)
 	}
@@ -90,14 +91,14 @@ func TestModelRespondAndUsage(t *testing.T) {
 
 func TestModelConcurrent(t *testing.T) {
 	m := &Model{}
-	m.On("a", "A")
+	m.Rules = append(m.Rules, Rule{Contains: "a", Reply: "A"})
 	m.Rules[0].Times = 50
 	var wg sync.WaitGroup
 	for i := 0; i < 100; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m.Generate(context.Background(), llm.UserText("a"))
+			m.Generate(context.Background(), llmfunc.UserText("a"))
 		}()
 	}
 	wg.Wait()

@@ -65,13 +65,6 @@ type call struct {
 	rule int
 }
 
-// On appends a rule answering requests whose Prompt contains substr with
-// reply, and returns m for chaining.
-func (m *Model) On(substr, reply string) *Model {
-	m.Rules = append(m.Rules, Rule{Contains: substr, Reply: reply})
-	return m
-}
-
 // Prompt returns the text of every text part of req, messages in order,
 // joined by newlines. Rules match against it.
 func Prompt(req *llm.Request) string {

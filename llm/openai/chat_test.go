@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -139,7 +140,7 @@ func TestChatSchemaParamsAndExtra(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
-	req := llm.UserText("judge")
+	req := llmfunc.UserText("judge")
 	req.JSONSchema = []byte(schema)
 	req.SchemaName = "verdict"
 	req.Temperature, req.TopP, req.MaxTokens, req.Seed = 0.2, 0.9, 128, 42
@@ -166,7 +167,7 @@ func TestChatSchemaParamsAndExtra(t *testing.T) {
 		t.Fatal("single text part not sent as a string")
 	}
 	// Zero values are omitted, temperature 0 is sent.
-	c.Generate(context.Background(), llm.UserText("x"))
+	c.Generate(context.Background(), llmfunc.UserText("x"))
 	b = srv.last()
 	if _, ok := b["top_p"]; ok || b["temperature"] != 0.0 {
 		t.Fatalf("defaults %v", b)
@@ -174,7 +175,7 @@ func TestChatSchemaParamsAndExtra(t *testing.T) {
 	if _, ok := b["response_format"]; ok {
 		t.Fatal("response_format without schema")
 	}
-	bad := llm.UserText("x")
+	bad := llmfunc.UserText("x")
 	bad.JSONSchema = []byte("{not json")
 	if _, err := c.Generate(context.Background(), bad); err == nil {
 		t.Fatal("invalid schema accepted")
@@ -205,7 +206,7 @@ func TestChatErrorMapping(t *testing.T) {
 				}
 			})
 			c, _ := NewChat(chatConfig(srv.URL))
-			_, err := c.Generate(context.Background(), llm.UserText("x"))
+			_, err := c.Generate(context.Background(), llmfunc.UserText("x"))
 			var api *llm.APIError
 			if !errors.As(err, &api) || api.StatusCode != tc.status || api.Message != tc.msg {
 				t.Fatalf("err = %#v", err)
@@ -239,7 +240,7 @@ func TestChatRetryAfterThenSuccess(t *testing.T) {
 	m := llm.Wrap(c, llm.Middleware{Attempts: 4, OnRetry: func(_ int, _ error, d time.Duration) {
 		waits = append(waits, d)
 	}})
-	resp, err := m.Generate(context.Background(), llm.UserText("x"))
+	resp, err := m.Generate(context.Background(), llmfunc.UserText("x"))
 	if err != nil || resp.Text != "fine" {
 		t.Fatal(resp, err)
 	}
@@ -266,7 +267,7 @@ func TestChatPersistent500(t *testing.T) {
 	})
 	c, _ := NewChat(chatConfig(srv.URL))
 	m := llm.Wrap(c, llm.Middleware{Attempts: 3, BaseDelay: time.Microsecond})
-	_, err := m.Generate(context.Background(), llm.UserText("x"))
+	_, err := m.Generate(context.Background(), llmfunc.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 500 {
 		t.Fatalf("err = %v", err)
@@ -283,7 +284,7 @@ func TestChatStalledServerHitsDeadline(t *testing.T) {
 	c, _ := NewChat(chatConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := llm.Wrap(c, llm.Middleware{Attempts: 2, BaseDelay: time.Microsecond}).Generate(ctx, llm.UserText("x"))
+	_, err := llm.Wrap(c, llm.Middleware{Attempts: 2, BaseDelay: time.Microsecond}).Generate(ctx, llmfunc.UserText("x"))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
@@ -304,7 +305,7 @@ func TestChatCancelStopsInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Generate(ctx, llm.UserText("x"))
+		_, err := c.Generate(ctx, llmfunc.UserText("x"))
 		errc <- err
 	}()
 	<-arrived
@@ -321,7 +322,7 @@ func TestChatMalformedBody(t *testing.T) {
 			w.Write([]byte(body))
 		})
 		c, _ := NewChat(chatConfig(srv.URL))
-		if _, err := c.Generate(context.Background(), llm.UserText("x")); !errors.Is(err, llm.ErrInvalidOutput) {
+		if _, err := c.Generate(context.Background(), llmfunc.UserText("x")); !errors.Is(err, llm.ErrInvalidOutput) {
 			t.Errorf("body %q: err = %v", body, err)
 		}
 	}
@@ -331,7 +332,7 @@ func TestChatMalformedBody(t *testing.T) {
 	cfg := chatConfig(srv.URL)
 	cfg.MaxResponseBytes = 100
 	c, _ := NewChat(cfg)
-	if _, err := c.Generate(context.Background(), llm.UserText("x")); !errors.Is(err, llm.ErrInvalidOutput) {
+	if _, err := c.Generate(context.Background(), llmfunc.UserText("x")); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatalf("oversized body: %v", err)
 	}
 }
@@ -342,7 +343,7 @@ func TestAPIKeySentButNeverShown(t *testing.T) {
 		writeErr(w, 403, "key "+r.Header.Get("Authorization")+" lacks scope")
 	})
 	c, _ := NewChat(chatConfig(srv.URL))
-	_, err := c.Generate(context.Background(), llm.UserText("x"))
+	_, err := c.Generate(context.Background(), llmfunc.UserText("x"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 403 {
 		t.Fatalf("auth did not pass (or wrong error): %v", err)
@@ -353,7 +354,7 @@ func TestAPIKeySentButNeverShown(t *testing.T) {
 	// Transport failures carry the URL but not the key.
 	cfg := chatConfig("http://127.0.0.1:1")
 	c2, _ := NewChat(cfg)
-	_, err = c2.Generate(context.Background(), llm.UserText("x"))
+	_, err = c2.Generate(context.Background(), llmfunc.UserText("x"))
 	if !errors.Is(err, llm.ErrUnavailable) || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("unreachable: %v", err)
 	}
@@ -370,7 +371,7 @@ func TestCacheSecondCallNoHTTP(t *testing.T) {
 	c, _ := NewChat(chatConfig(srv.URL))
 	m := llm.Wrap(c, llm.Middleware{Cache: llm.DirStore(t.TempDir())})
 	for i := 0; i < 2; i++ {
-		r, err := m.Generate(context.Background(), llm.UserText("same"))
+		r, err := m.Generate(context.Background(), llmfunc.UserText("same"))
 		if err != nil || r.Text != "cached" {
 			t.Fatal(r, err)
 		}

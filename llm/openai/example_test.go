@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
 )
@@ -22,7 +23,7 @@ func ExampleNewChat() {
 		panic(err)
 	}
 	m := llm.Wrap(chat, llm.Middleware{Attempts: 4}) // adapters do not retry by themselves
-	resp, err := m.Generate(context.Background(), llm.UserText("Capital of France?"))
+	resp, err := m.Generate(context.Background(), llmfunc.UserText("Capital of France?"))
 	fmt.Println(resp.Text, resp.FinishReason, resp.Usage.PromptTokens, err)
 	// Output: Paris stop 9 <nil>
 }
@@ -65,7 +66,7 @@ func ExampleNewChat_stream() {
 	defer srv.Close()
 
 	chat, _ := openai.NewChat(openai.Config{BaseURL: srv.URL, Model: "llama3.2"})
-	resp, err := chat.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("Capital of France?"), func(piece string) {
+	resp, err := chat.(llm.Streamer).GenerateStream(context.Background(), llmfunc.UserText("Capital of France?"), func(piece string) {
 		fmt.Printf("piece %q\n", piece)
 	})
 	fmt.Println(resp.Text, resp.FinishReason, resp.Usage.CompletionTokens, err)

@@ -472,7 +472,7 @@ func TestOllamaChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := llm.UserText("What is the capital of France?")
+	req := llmfunc.UserText("What is the capital of France?")
 	req.Seed = 7
 	resp, err := c.Generate(context.Background(), req)
 	if err != nil {
@@ -501,12 +501,12 @@ func TestOllamaThinkingModel(t *testing.T) {
 	o.reasoning = "The user asks about France. Its capital is Paris."
 	o.reply = func(r *ollamaChat) string { return "<output>Paris</output>" }
 	c, _ := NewChat(ollamaConfig(o.URL, "qwen3:8b"))
-	resp, err := c.Generate(context.Background(), llm.UserText("capital?"))
+	resp, err := c.Generate(context.Background(), llmfunc.UserText("capital?"))
 	if err != nil || resp.Text != "<output>Paris</output>" {
 		t.Fatalf("%+v, %v", resp, err)
 	}
 	var pieces []string
-	resp, err = c.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("capital?"), func(p string) { pieces = append(pieces, p) })
+	resp, err = c.(llm.Streamer).GenerateStream(context.Background(), llmfunc.UserText("capital?"), func(p string) { pieces = append(pieces, p) })
 	if err != nil || resp.Text != "<output>Paris</output>" || strings.Join(pieces, "") != resp.Text {
 		t.Fatalf("stream: %q, %+v, %v", pieces, resp, err)
 	}
@@ -525,7 +525,7 @@ func TestOllamaModelNames(t *testing.T) {
 	}
 	for _, m := range []string{"llama3.2", "llama3.2:latest", "qwen2.5vl:7b"} {
 		c, _ := NewChat(ollamaConfig(o.URL, m))
-		if _, err := c.Generate(context.Background(), llm.UserText("hi")); err != nil {
+		if _, err := c.Generate(context.Background(), llmfunc.UserText("hi")); err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
 		if o.lastChat().Model != m {
@@ -538,7 +538,7 @@ func TestOllamaModelNames(t *testing.T) {
 	c, _ := NewChat(ollamaConfig(o.URL, "llama3.3:70b"))
 	var calls atomic.Int32
 	w := llm.Wrap(countCalls(c, &calls), llm.Middleware{Attempts: 3, BaseDelay: time.Millisecond})
-	_, err := w.Generate(context.Background(), llm.UserText("hi"))
+	_, err := w.Generate(context.Background(), llmfunc.UserText("hi"))
 	var api *llm.APIError
 	if !errors.As(err, &api) || api.StatusCode != 404 || !strings.Contains(api.Message, "llama3.3:70b") || calls.Load() != 1 {
 		t.Fatalf("unpulled model: %v after %d calls", err, calls.Load())
@@ -559,7 +559,7 @@ func TestOllamaStructuredOutput(t *testing.T) {
 	o.reply = func(r *ollamaChat) string { return `{"status":"supported","answer":"Paris","evidence":"capital"}` }
 	c, _ := NewChat(ollamaConfig(o.URL, "llama3.2"))
 	schema := `{"type":"object","properties":{"status":{"type":"string"},"answer":{"type":"string"}},"required":["status","answer"]}`
-	req := llm.UserText("q")
+	req := llmfunc.UserText("q")
 	req.JSONSchema, req.SchemaName = []byte(schema), "worker"
 	resp, err := c.Generate(context.Background(), req)
 	if err != nil || !json.Valid([]byte(resp.Text)) {
@@ -609,7 +609,7 @@ func TestOllamaStream(t *testing.T) {
 	o.reply = func(*ollamaChat) string { return "The capital of France is Paris." }
 	c, _ := NewChat(ollamaConfig(o.URL+"/v1", "llama3.2"))
 	var pieces []string
-	resp, err := c.(llm.Streamer).GenerateStream(context.Background(), llm.UserText("q"), func(p string) { pieces = append(pieces, p) })
+	resp, err := c.(llm.Streamer).GenerateStream(context.Background(), llmfunc.UserText("q"), func(p string) { pieces = append(pieces, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -631,7 +631,7 @@ func TestOllamaStreamFailsMidway(t *testing.T) {
 	c, _ := NewChat(ollamaConfig(o.URL, "llama3.2"))
 	w := llm.Wrap(c, llm.Middleware{Attempts: 3, BaseDelay: time.Millisecond}).(llm.Streamer)
 	var pieces []string
-	_, err := w.GenerateStream(context.Background(), llm.UserText("q"), func(p string) { pieces = append(pieces, p) })
+	_, err := w.GenerateStream(context.Background(), llmfunc.UserText("q"), func(p string) { pieces = append(pieces, p) })
 	if !errors.Is(err, llm.ErrUnavailable) || strings.Join(pieces, "") != "one two " {
 		t.Fatalf("pieces %q, err %v", pieces, err)
 	}
@@ -648,11 +648,11 @@ func TestOllamaBusyAndContext(t *testing.T) {
 	o.busy.Store(true)
 	c, _ := NewChat(ollamaConfig(o.URL, "llama3.2"))
 	w := llm.Wrap(c, llm.Middleware{Attempts: 3, BaseDelay: time.Millisecond, OnRetry: func(int, error, time.Duration) { o.busy.Store(false) }})
-	if resp, err := w.Generate(context.Background(), llm.UserText("q")); err != nil || resp.Text != "ok" || len(o.chats) != 2 {
+	if resp, err := w.Generate(context.Background(), llmfunc.UserText("q")); err != nil || resp.Text != "ok" || len(o.chats) != 2 {
 		t.Fatalf("busy: %+v, %v after %d requests", resp, err, len(o.chats))
 	}
 	o.numCtx = 3
-	_, err := w.Generate(context.Background(), llm.UserText("a prompt of many words"))
+	_, err := w.Generate(context.Background(), llmfunc.UserText("a prompt of many words"))
 	if !errors.Is(err, llm.ErrContextTooLong) || len(o.chats) != 3 {
 		t.Fatalf("context: %v after %d requests", err, len(o.chats))
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -81,7 +82,7 @@ func TestKeyRedactedAtEveryCutPosition(t *testing.T) {
 	}
 	for _, p := range []int{0, 400, 480, 490, 500, 505, 510, 512} {
 		pad = p
-		_, err := c.Generate(context.Background(), llm.UserText("q"))
+		_, err := c.Generate(context.Background(), llmfunc.UserText("q"))
 		check("through HTTP", len(redactKey), p, err)
 	}
 }
@@ -122,7 +123,7 @@ func TestKeyRedactedThroughRetries(t *testing.T) {
 	}
 	var seen []string
 	m := llm.Wrap(c, llm.Middleware{Attempts: 3, BaseDelay: time.Millisecond, OnRetry: func(_ int, err error, _ time.Duration) { seen = append(seen, err.Error()) }})
-	_, err = m.Generate(context.Background(), llm.UserText("q"))
+	_, err = m.Generate(context.Background(), llmfunc.UserText("q"))
 	seen = append(seen, err.Error())
 	for _, s := range seen {
 		if l := leaked(s, redactKey); len(l) >= minFragment {

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/flowreader/flowreader/llm"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 )
 
 // A chat server that redirects to another origin (here another port of the
@@ -46,7 +46,7 @@ func TestKeyNotSentOnRedirectToAnotherOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Generate(context.Background(), llm.UserText("hi")); err != nil {
+		if _, err := c.Generate(context.Background(), llmfunc.UserText("hi")); err != nil {
 			t.Fatal(err)
 		}
 		if got := leaked.Load().(string); got != "" {
@@ -56,7 +56,7 @@ func TestKeyNotSentOnRedirectToAnotherOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Generate(context.Background(), llm.UserText("hi")); err != nil {
+		if _, err := c.Generate(context.Background(), llmfunc.UserText("hi")); err != nil {
 			t.Fatal(err)
 		}
 		if got := sameAuth.Load().(string); got != "Bearer "+testKey {
@@ -74,7 +74,7 @@ func TestURLCredentialsRedactedInErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Generate(context.Background(), llm.UserText("hi"))
+	_, err = c.Generate(context.Background(), llmfunc.UserText("hi"))
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("error shows the password: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -46,7 +47,7 @@ func stream(t *testing.T, m llm.Model, ctx context.Context) ([]string, *llm.Resp
 		t.Fatalf("%T does not stream", m)
 	}
 	var got []string
-	resp, err := c.GenerateStream(ctx, llm.UserText("q"), func(p string) { got = append(got, p) })
+	resp, err := c.GenerateStream(ctx, llmfunc.UserText("q"), func(p string) { got = append(got, p) })
 	return got, resp, err
 }
 
@@ -168,7 +169,7 @@ func TestStreamCancelClosesConnection(t *testing.T) {
 	c, _ := NewChat(chatConfig(srv.URL))
 	ctx, cancel := context.WithCancel(context.Background())
 	var got []string
-	_, err := c.(llm.Streamer).GenerateStream(ctx, llm.UserText("q"), func(p string) {
+	_, err := c.(llm.Streamer).GenerateStream(ctx, llmfunc.UserText("q"), func(p string) {
 		got = append(got, p)
 		cancel()
 	})

@@ -118,7 +118,7 @@ func checkScores(g *graph.Graph, s *score.Scores) error {
 	if s == nil {
 		return fmt.Errorf("%w: nil scores", flow.ErrScores)
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	if len(s.H) != n || len(s.R) != n || (s.Psi != nil && len(s.Psi) != n) {
 		return fmt.Errorf("%w: %d nodes, len(H)=%d len(R)=%d", flow.ErrScores, n, len(s.H), len(s.R))
 	}
@@ -156,7 +156,7 @@ func byScore(x []float64) []int {
 // personalisation, stop when Σ|Δ| < N·1e-6 or after 100 iterations
 // (networkx semantics). The result is normalised by its maximum.
 func PPR(g *graph.Graph, r []float64, seeds int, d, rmin float64) []float64 {
-	n := g.Len()
+	n := len(g.Nodes)
 	if n == 0 {
 		return nil
 	}

@@ -66,8 +66,8 @@ func (c *candidatesGraph) Route(ctx context.Context, s *score.Scores, budget int
 		return nil, err
 	}
 	t0 := time.Now()
-	keep := make([]bool, g.Len())
-	frontier := byScore(s.H)[:min(c.m, g.Len())]
+	keep := make([]bool, len(g.Nodes))
+	frontier := byScore(s.H)[:min(c.m, len(g.Nodes))]
 	for _, v := range frontier {
 		keep[v] = true
 	}
@@ -122,7 +122,7 @@ func (c *candidatesGraph) Route(ctx context.Context, s *score.Scores, budget int
 // graph node of each subgraph node.
 func induced(g *graph.Graph, keep []bool) (*graph.Graph, []int, error) {
 	var local []int
-	pos := make([]int32, g.Len())
+	pos := make([]int32, len(g.Nodes))
 	for v, k := range keep {
 		pos[v] = -1
 		if k {

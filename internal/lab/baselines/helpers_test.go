@@ -33,7 +33,7 @@ func handScores(t testing.TB, g *graph.Graph, seed uint64) *score.Scores {
 	for j := range q {
 		q[j] = float32(float64(q[j]) / math.Sqrt(ss))
 	}
-	n := g.Len()
+	n := len(g.Nodes)
 	sc := &score.Scores{Query: q, Cos: make([]float64, n), R: make([]float64, n), H: make([]float64, n)}
 	mx := 0.0
 	for v := 0; v < n; v++ {

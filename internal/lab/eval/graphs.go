@@ -135,7 +135,7 @@ func BuildGraph(ctx context.Context, emb llm.Embedder, docs []graph.Document, op
 // knnEdges links each node to its k most similar other nodes (cosine,
 // ties to the lower index). Zero-vector nodes get no neighbours.
 func knnEdges(g *graph.Graph, k int) []graph.Edge {
-	n := g.Len()
+	n := len(g.Nodes)
 	var out []graph.Edge
 	type cand struct {
 		j   int

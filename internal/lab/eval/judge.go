@@ -10,6 +10,7 @@ import (
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/jsonx"
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/reader"
 	"github.com/flowreader/flowreader/score"
@@ -69,7 +70,7 @@ type Verdict struct {
 // paper's judge settings (temperature 0, at most 300 tokens). Several gold
 // answers are joined with " | ".
 func Judge(ctx context.Context, m llm.Model, question string, gold []string, answer string) (Verdict, error) {
-	req := llm.UserText(JudgePrompt(question, strings.Join(gold, " | "), answer))
+	req := llmfunc.UserText(JudgePrompt(question, strings.Join(gold, " | "), answer))
 	req.Temperature = 0
 	req.MaxTokens = 300
 	resp, err := m.Generate(ctx, req)

@@ -59,9 +59,11 @@ func TestJudgePrompt(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	ctx := context.Background()
-	m := (&fake.Model{}).On("**Generated Answer**: right", `{"accuracy": 1, "reasoning": "ok"}`).
-		On("**Generated Answer**: wrong", "```json\n{\"accuracy\": 0, \"reasoning\": \"no\"}\n```").
-		On("**Generated Answer**: junk", "I cannot decide")
+	m := &fake.Model{Rules: []fake.Rule{
+		{Contains: "**Generated Answer**: right", Reply: `{"accuracy": 1, "reasoning": "ok"}`},
+		{Contains: "**Generated Answer**: wrong", Reply: "```json\n{\"accuracy\": 0, \"reasoning\": \"no\"}\n```"},
+		{Contains: "**Generated Answer**: junk", Reply: "I cannot decide"},
+	}}
 	v, err := Judge(ctx, m, "q", []string{"a", "b"}, "right")
 	if err != nil || v.Accuracy != 1 || v.Reasoning != "ok" {
 		t.Errorf("right: %+v %v", v, err)
@@ -84,7 +86,7 @@ func TestJudge(t *testing.T) {
 func TestVLMAnswererPrompts(t *testing.T) {
 	g := fixture.Graph(t)
 	q := &Question{Text: "How many nests did the North Mole hold in 2025?"}
-	s := &score.Scores{H: fixture.Relevance(g.Len())}
+	s := &score.Scores{H: fixture.Relevance(len(g.Nodes))}
 	for _, c := range []struct {
 		spec RouterSpec
 		v1   bool
@@ -110,19 +112,19 @@ func TestVLMAnswererPrompts(t *testing.T) {
 // would never be the reasoner's.
 func TestAccuracyMode(t *testing.T) {
 	rd := &fake.Model{Strict: true}
-	rd.On(fixture.MarkQType, `{"type":"value","length":"short"}`)
+	rd.Rules = append(rd.Rules, fake.Rule{Contains: fixture.MarkQType, Reply: `{"type":"value","length":"short"}`})
 	rd.Rules = append(rd.Rules, fake.Rule{Match: func(req *llm.Request) bool {
 		p := fake.Prompt(req)
 		return strings.Contains(p, fixture.MarkReasoner) && strings.Contains(p, "Worker answer: W340")
 	}, Reply: "<thought>The perch row gives 340.</thought><output>R340</output>"})
-	rd.On(fixture.MarkReasoner, "<thought>Nothing.</thought><output>Not answerable</output>")
+	rd.Rules = append(rd.Rules, fake.Rule{Contains: fixture.MarkReasoner, Reply: "<thought>Nothing.</thought><output>Not answerable</output>"})
 	rd.Rules = append(rd.Rules, fake.Rule{Match: func(req *llm.Request) bool {
 		p := fake.Prompt(req)
 		return strings.Contains(p, fixture.MarkWorker) && strings.Contains(p, "Perch | 340")
 	}, Reply: `{"status":"supported","answer":"W340","evidence":"Perch | 340"}`})
-	rd.On(fixture.MarkWorker, `{"status":"not_reported","answer":"","evidence":""}`)
+	rd.Rules = append(rd.Rules, fake.Rule{Contains: fixture.MarkWorker, Reply: `{"status":"not_reported","answer":"","evidence":""}`})
 	judge := &fake.Model{Default: `{"accuracy": 0, "reasoning": "no"}`}
-	judge.On("**Generated Answer**: R340", `{"accuracy": 1, "reasoning": "yes"}`)
+	judge.Rules = append(judge.Rules, fake.Rule{Contains: "**Generated Answer**: R340", Reply: `{"accuracy": 1, "reasoning": "yes"}`})
 	run := testRunner()
 	run.Budgets = []int{1, 8}
 	run.Answer = VLMAnswerer(rd)

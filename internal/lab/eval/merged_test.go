@@ -75,7 +75,7 @@ func mergedRun(t *testing.T, ctx context.Context, emb llm.Embedder, all []graph.
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s: merged graph: %d documents, %d nodes, %d edges, %d questions, built in %v", format, len(all), g.Len(), len(g.Edges), len(qs), time.Since(t0))
+	t.Logf("%s: merged graph: %d documents, %d nodes, %d edges, %d questions, built in %v", format, len(all), len(g.Nodes), len(g.Edges), len(qs), time.Since(t0))
 
 	// The default scores every node below its size threshold: it is then
 	// the every-node run, and is not run twice.
@@ -92,7 +92,7 @@ func mergedRun(t *testing.T, ctx context.Context, emb llm.Embedder, all []graph.
 		t.Fatal(err)
 	}
 	defaultAll := s0.Candidates == nil
-	t.Logf("%s: default scores every node at %d nodes: %v", format, g.Len(), defaultAll)
+	t.Logf("%s: default scores every node at %d nodes: %v", format, len(g.Nodes), defaultAll)
 
 	modes := []struct {
 		name string

@@ -54,7 +54,7 @@ func Measure(q *Question, g *graph.Graph, chains []flow.Chain) Metrics {
 		m.Chains++
 		m.Reads += len(c.Nodes)
 		for _, v := range c.Nodes {
-			if v < 0 || v >= g.Len() {
+			if v < 0 || v >= len(g.Nodes) {
 				continue
 			}
 			n := &g.Nodes[v]

@@ -22,7 +22,7 @@ import (
 // cosScoring is a test scorer: r = h = max(cos, 0).
 var cosScoring = Scoring{Name: "cos", NewScorer: func(g *graph.Graph) ScoreFunc {
 	return func(_ context.Context, _ string, qv []float32) (*score.Scores, error) {
-		s := &score.Scores{Cos: make([]float64, g.Len()), R: make([]float64, g.Len()), H: make([]float64, g.Len())}
+		s := &score.Scores{Cos: make([]float64, len(g.Nodes)), R: make([]float64, len(g.Nodes)), H: make([]float64, len(g.Nodes))}
 		q := append([]float32(nil), qv...)
 		var n float64
 		for _, x := range q {
@@ -50,7 +50,7 @@ func (rankRouter) Open(_ context.Context, g *graph.Graph) (flow.GraphRouter, err
 
 func (r rankRouter) Route(_ context.Context, s *score.Scores, budget int) (*flow.Routing, error) {
 	g := r.g
-	idx := make([]int, g.Len())
+	idx := make([]int, len(g.Nodes))
 	for i := range idx {
 		idx[i] = i
 	}
@@ -73,7 +73,7 @@ func (pairRouter) Open(_ context.Context, g *graph.Graph) (flow.GraphRouter, err
 func (r pairRouter) Route(_ context.Context, _ *score.Scores, _ int) (*flow.Routing, error) {
 	g := r.g
 	out := &flow.Routing{Router: "pairs"}
-	for i := 0; i+1 < g.Len(); i += 2 {
+	for i := 0; i+1 < len(g.Nodes); i += 2 {
 		out.Chains = append(out.Chains, flow.Chain{Nodes: []int{i, i + 1}, Aspect: -1})
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowreader/flowreader/internal/llmfunc"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/openai"
 	"github.com/flowreader/flowreader/llm/openai/openaitest"
@@ -61,13 +62,13 @@ func TestAPIKeyAndStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	var apiErr *llm.APIError
-	if _, err := chat.Generate(context.Background(), llm.UserText("x")); !errors.As(err, &apiErr) || apiErr.StatusCode != 401 {
+	if _, err := chat.Generate(context.Background(), llmfunc.UserText("x")); !errors.As(err, &apiErr) || apiErr.StatusCode != 401 {
 		t.Fatalf("wrong key: %v", err)
 	}
 	chat, _ = openai.NewChat(openai.Config{BaseURL: s.URL, Model: "m", APIKey: "k"})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := chat.Generate(ctx, llm.UserText("x")); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := chat.Generate(ctx, llmfunc.UserText("x")); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("stall: %v", err)
 	}
 	s.Close()
@@ -102,7 +103,7 @@ func ExampleNewServer() {
 		return
 	}
 	m := llm.Wrap(chat, llm.Middleware{Attempts: 3})
-	resp, err := m.Generate(context.Background(), llm.UserText("hello"))
+	resp, err := m.Generate(context.Background(), llmfunc.UserText("hello"))
 	fmt.Println(resp.Text, err)
 	fmt.Println(s.Counts()["429"], s.Counts()["ok"])
 	// Output:
