@@ -190,26 +190,15 @@ func askAll(ctx context.Context, ix *flowreader.Index, qs []string) (float64, []
 	var times []float64
 	read := make([][]int, len(qs))
 	for k := -1; k < len(qs); k++ {
-		q := qs[max(k, 0)]
-		t := time.Now()
-		s, err := ix.Score(ctx, q)
+		ms, nodes, err := timeQuestion(ctx, ix, qs[max(k, 0)])
 		if err != nil {
 			return 0, nil, err
 		}
-		r, err := ix.Route(ctx, s)
-		if err != nil {
-			return 0, nil, err
-		}
-		chains, err := ix.Select(ctx, r)
-		if err != nil {
-			return 0, nil, err
-		}
-		el := time.Since(t)
 		if k < 0 {
 			continue
 		}
-		times = append(times, float64(el.Microseconds())/1000)
-		read[k] = readNodes(s, chains)
+		times = append(times, ms)
+		read[k] = nodes
 	}
 	slices.Sort(times)
 	return times[len(times)/2], read, nil

@@ -1,8 +1,9 @@
-// Package graphhook gives the library's own packages a graph constructor
-// that package graph does not make public: a graph whose embedding rows
+// Package graphhook gives the library's own packages what package graph
+// does not make public: the node an item becomes (for the evaluation's
+// gold references), and a graph constructor for a graph whose embedding rows
 // are taken as they are (no normalisation, int8 rows kept), for a
 // candidate subgraph read back from a store, which must equal the one the
-// in-memory graph gives bit for bit. Package graph sets the function when
+// in-memory graph gives bit for bit. Package graph sets the functions when
 // it is initialised; its types are graph's, passed as any because graph
 // imports this package.
 package graphhook
@@ -14,3 +15,8 @@ package graphhook
 // q with one scale per row in s. Rows must be unit length within graph's
 // tolerance, or zero; it fails as graph.New does otherwise.
 var FromRows func(nodes any, dim int, f []float32, q []int8, s []float32, edges any) (any, error)
+
+// ItemNode returns the graph.Node that item i of doc (a *graph.Document)
+// becomes before analysis, as the Builder makes it: ID "docID#i", reading
+// order i, the item's fields.
+var ItemNode func(doc any, i int) any

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -57,23 +57,9 @@ func EmbeddingText(it graph.Item) string {
 
 // itemNode is the node the graph Builder makes of item i of d before
 // analysis (ID "doc#i", Order i, the item's fields), so that gold ItemRefs
-// map to nodes of both; TestItemNodeMatchesBuilder keeps the two in step.
+// map to nodes of both: graph's own, through internal/graphhook.
 func itemNode(d *graph.Document, i int) graph.Node {
-	it := &d.Items[i]
-	return graph.Node{
-		ID:       d.ID + "#" + strconv.Itoa(i),
-		Doc:      d.ID,
-		Page:     it.Page,
-		LastPage: it.LastPage,
-		Order:    i,
-		Modality: it.Modality,
-		Section:  it.Section,
-		Content:  it.Text,
-		Caption:  it.Caption,
-		Footnote: it.Footnote,
-		Image:    it.Image,
-		Context:  it.Context,
-	}
+	return graphhook.ItemNode(d, i).(graph.Node)
 }
 
 // BuildGraph builds the evaluation graph of docs: one node per item (ID
