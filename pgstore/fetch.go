@@ -183,7 +183,7 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 		return nil, wrap("fetch", err)
 	}
 	defer conn.Release()
-	qu := unitVec(q.Embedding)
+	qu := vec.Unit(q.Embedding)
 	kw := scorehook.Keywords(q.Text, q.Keywords)
 	var refKeys [][]string
 	var flatKeys []string
@@ -1077,23 +1077,6 @@ func rowBytes(dim int, i8 bool) int {
 		return dim
 	}
 	return 4 * dim
-}
-
-// unitVec is score's unit: q scaled to unit length in float64, or zero.
-func unitVec(q []float32) []float32 {
-	u := make([]float32, len(q))
-	s := 0.0
-	for _, x := range q {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return u
-	}
-	inv := 1 / math.Sqrt(s)
-	for i, x := range q {
-		u[i] = float32(float64(x) * inv)
-	}
-	return u
 }
 
 // candTF holds a candidate's frequencies of the query terms, by the

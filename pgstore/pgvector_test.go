@@ -3,16 +3,18 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"github.com/flowreader/flowreader/graph"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader/graph"
+
 	pgvector "github.com/pgvector/pgvector-go"
 
 	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/pgtest"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -109,7 +111,7 @@ func TestPgvector(t *testing.T) {
 // exactTop returns the m nodes of g nearest e by brute force (ties by
 // lower index).
 func exactTop(g *graph.Graph, e []float32, m int) []int64 {
-	qu := unitVec(e)
+	qu := vec.Unit(e)
 	type cs struct {
 		v int
 		s float64

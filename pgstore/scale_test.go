@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/lab/synth"
+	"github.com/flowreader/flowreader/internal/vec"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -98,7 +99,7 @@ func TestScale(t *testing.T) {
 		}
 		bytes += s.read.Load() + s.written.Load() - b0
 		// The exact m nearest, by brute force.
-		qu := unitVec(q.Embedding)
+		qu := vec.Unit(q.Embedding)
 		type cs struct {
 			v int
 			s float64

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // Query is one question to score: its text (for BM25 and the reference
@@ -235,21 +236,7 @@ func cosines(dst []float64, q []float32, g *graph.Graph) (bad bool) {
 }
 
 // unit returns q scaled to unit length (a copy), or a zero vector.
-func unit(q []float32) []float32 {
-	u := make([]float32, len(q))
-	s := 0.0
-	for _, x := range q {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return u
-	}
-	inv := 1 / math.Sqrt(s)
-	for i, x := range q {
-		u[i] = float32(float64(x) * inv)
-	}
-	return u
-}
+func unit(q []float32) []float32 { return vec.Unit(q) }
 
 func isZero(v []float32) bool {
 	for _, x := range v {
