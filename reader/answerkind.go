@@ -38,6 +38,12 @@ type question struct {
 	// plural: the noun asked for is plural ("Which datasets …"): the
 	// answer may be a list.
 	plural bool
+	// counted is the stem of what a "how many" question counts ("node"
+	// in "How many unique paper nodes …"), "" for other questions. It is
+	// not the head: a column or a word that names it does not make a
+	// value the answer (a table of other questions has "#Questions" too),
+	// but a value that counts something else is not.
+	counted string
 }
 
 // quantityNouns make a what/which question a number question ("What
@@ -166,6 +172,13 @@ func analyse(q string) *question {
 		switch at(wh + 1) {
 		case "many", "much", "long", "large", "big", "old", "far", "fast", "high", "tall", "often", "deep", "wide", "heavy", "small", "short":
 			out.kind = kindNumber
+		}
+		if m := at(wh + 1); m == "many" || m == "much" {
+			// "How many unique paper nodes …": the head is what is
+			// counted, the last of the content words after "many".
+			for j := wh + 2; j < len(lw) && j < wh+5 && !stopwords[lw[j]] && !auxiliaries[lw[j]]; j++ {
+				out.counted = stem(lw[j])
+			}
 		}
 		return out
 	}

@@ -27,6 +27,36 @@ const (
 	nearScale = 6.0
 )
 
+// countsOther reports whether the number at words [a, b) counts another
+// thing than the question does: it is a percentage, or its unit (the span's last word, or a unit
+// word among the two after a lone number: "four TQA datasets") is a unit
+// word that is no question term.
+func countsOther(ws []word, a, b int, q *question) bool {
+	if strings.HasSuffix(ws[b-1].text, "%") || b < len(ws) && strings.EqualFold(ws[b].text, "percent") {
+		return true // a share, not a count
+	}
+	if b-a > 1 {
+		return unitWords[strings.ToLower(ws[b-1].text)] && !hasQuestionTerm(ws[b-1], q)
+	}
+	for k := b; k < len(ws) && k < b+2 && !ws[k-1].brk; k++ {
+		if hasQuestionTerm(ws[k], q) {
+			return false
+		}
+		if unitWords[strings.ToLower(ws[k].text)] {
+			return true
+		}
+	}
+	return false
+}
+
+// otherUnitFit scales a number whose unit names another thing than the
+// one the question counts.
+const otherUnitFit = 0.5
+
+// labelFit is the fit of a row's first cell, its name, for a question
+// that asks what something is or does.
+const labelFit = 0.3
+
 // propertyFit is the fit of a number or name found next to the noun of a
 // "what is the NOUN …" question, whose kind the wording leaves open.
 const propertyFit = 0.9
@@ -119,9 +149,17 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			if q.kind != kindPerson && q.kind != kindDate && inCitation(s.u.raw, ws[c.a].start, ws[c.b-1].end) {
 				continue
 			}
-			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx)
+			// A unit that a sentence ending in a colon introduces ("To sign
+			// in …, run:" before "ollama signin") has that sentence for its
+			// caption: its terms stand right before the span.
+			intro := c.a == 0 && introduces(us, s.prev, q.head, code && c.b == len(ws))
+			prevAt := c.a + 3
+			if intro {
+				prevAt = 0
+			}
+			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx, prevAt)
 			c.score = (unitWeight*s.eff/maxEff + nearWeight*near) * c.fit
-			if q.head != "" && nextToHead(ws, c.a, c.b, q.head) {
+			if q.head != "" && (nextToHead(ws, c.a, c.b, q.head) || intro) {
 				c.score += headBonus
 			}
 			if keyed(ws, c.a, q) {
@@ -131,6 +169,11 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 				// "2 epochs" for "how many epochs": the value counts what
 				// the question counts.
 				c.score += headBonus
+			} else if q.counted != "" && countsOther(ws, c.a, c.b, q) {
+				// "four datasets" for "how many questions": the value
+				// counts something else.
+				c.score *= otherUnitFit
+				c.fit *= otherUnitFit
 			}
 			c.score += prior(s.pos)
 			c.start, c.end = ws[c.a].start, ws[c.b-1].end
@@ -151,9 +194,9 @@ func sortCands(cs []cand) {
 // nearness is how close the question's terms stand to words [a, b): each
 // distinct term, weighted by its idf, counts 1/(1 + d/nearScale) at its
 // nearest occurrence d words away (0 inside the span); a term found only
-// in the unit before counts as if it stood just before the unit, one found
+// in the unit before counts as if it stood prevAt words away, one found
 // only in the unit's setting (document, section, caption) counts 0.4.
-func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerms, ctx map[string]bool) float64 {
+func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerms, ctx map[string]bool, prevAt int) float64 {
 	pos := map[string][]int{}
 	for k, w := range ws {
 		for _, t := range w.stems {
@@ -199,7 +242,7 @@ func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerm
 		case best >= 0:
 			num += wt / (1 + float64(best)/nearScale)
 		case prevTerms[t]:
-			num += wt / (1 + float64(a+3)/nearScale)
+			num += wt / (1 + float64(prevAt)/nearScale)
 		case ctx[t]:
 			num += 0.4 * wt
 		}
@@ -245,6 +288,33 @@ func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerm
 // span, or ends it.
 func nextToHead(ws []word, a, b int, head string) bool {
 	for k := max(0, a-2); k < min(len(ws), b+2); k++ {
+		for _, t := range ws[k].stems {
+			if t == head {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// introduces reports whether unit p (the unit before a span's unit) ends
+// in a colon and introduces the span: by naming the head noun before the
+// colon ("You can also set the environment variable:"), or, when whole,
+// as the sentence before a line of code of its own ("To sign in …,
+// run:"). It introduces the value the next unit states, as a heading or a
+// key does.
+func introduces(us []scored, p int, head string, whole bool) bool {
+	if p < 0 {
+		return false
+	}
+	ws := wordsOf(us[p].u.raw)
+	if len(ws) == 0 || !strings.HasSuffix(ws[len(ws)-1].tail, ":") {
+		return false
+	}
+	if whole {
+		return true
+	}
+	for k := max(0, len(ws)-2); k < len(ws); k++ {
 		for _, t := range ws[k].stems {
 			if t == head {
 				return true
@@ -479,6 +549,13 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 				fit = propertyFit
 			}
 		}
+		if j == 0 && (q.kind == kindDefinition || q.kind == kindOther) && !colHasHead(colTerms, q.head) {
+			// The first cell names the row; "What does ADAPTER define?"
+			// is answered by what the row says of its name, not by the
+			// name of another row whose description shares a word with
+			// the question.
+			fit = labelFit
+		}
 		cd := cand{u: i, fit: fit, text: c}
 		cd.start, cd.end = spanIn(s.u.raw, c)
 		cd.score = (unitWeight*s.eff/maxEff+nearWeight*near)*fit + head + prior(s.pos)
@@ -489,7 +566,7 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			ws := wordsOf(c)
 			off, _ := spanIn(s.u.raw, c)
 			for _, sc := range spanCands(i, ws, q, false) {
-				in := nearness(ws, sc.a, sc.b, q, idf, nil, nil)
+				in := nearness(ws, sc.a, sc.b, q, idf, nil, nil, 0)
 				sc.start, sc.end = off+ws[sc.a].start, off+ws[sc.b-1].end
 				sc.text = c[ws[sc.a].start:ws[sc.b-1].end]
 				sc.score = (unitWeight*s.eff/maxEff+nearWeight*(0.5*near+0.5*in))*sc.fit + head + prior(s.pos)
