@@ -269,3 +269,20 @@ func ExampleEdgeKind_String() {
 	fmt.Println(k, k&graph.EdgeLink != 0)
 	// Output: order|knn false
 }
+
+// Embedding returns a row that aliases the graph's storage (do not modify
+// it); in a graph of int8 embeddings it decodes a copy each call, so a loop
+// over many rows decodes into one buffer with AppendEmbedding instead.
+func ExampleGraph_AppendEmbedding() {
+	g, _ := graph.New([]graph.Node{{ID: "a"}, {ID: "b"}}, 2, []float32{3, 4, 1, 0}, nil)
+	q := g.WithInt8Embeddings()
+	var sum [2]float32
+	buf := make([]float32, 0, q.Dim)
+	for i := range q.Nodes {
+		buf = q.AppendEmbedding(buf[:0], i) // no allocation per row
+		sum[0] += buf[0]
+		sum[1] += buf[1]
+	}
+	fmt.Printf("%.2f %.2f\n", g.Embedding(0), sum)
+	// Output: [0.60 0.80] [1.60 0.80]
+}

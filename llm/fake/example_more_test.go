@@ -82,3 +82,31 @@ func ExampleModel_GenerateStream() {
 	// ["The " "East " "Arm " "flooded."] "The East Arm flooded." <nil>
 	// true
 }
+
+// summarise is the code under test: it asks a model for a summary.
+func summarise(ctx context.Context, m llm.Model, text string) (string, error) {
+	r, err := m.Generate(ctx, &llm.Request{
+		Messages:  []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "Summarise in one line:\n" + text}}}},
+		MaxTokens: 64,
+	})
+	if err != nil {
+		return "", err
+	}
+	return r.Text, nil
+}
+
+// Calls is how a test checks what the code under test sent: the requests,
+// in the order the calls completed.
+func ExampleModel_Calls() {
+	m := &fake.Model{Default: "A storm flooded the East Arm."}
+	if _, err := summarise(context.Background(), m, "Storm Elda flooded the East Arm on 14 May."); err != nil {
+		fmt.Println(err)
+		return
+	}
+	calls := m.Calls()
+	fmt.Println(len(calls), calls[0].MaxTokens, calls[0].Messages[0].Role)
+	fmt.Printf("%q\n", fake.Prompt(calls[0]))
+	// Output:
+	// 1 64 user
+	// "Summarise in one line:\nStorm Elda flooded the East Arm on 14 May."
+}
