@@ -265,3 +265,47 @@ func ExampleStore_Drop() {
 	_, err = ix.Ask(ctx, "What was the surge of Storm Elda?", flowreader.Options{})
 	fmt.Println(errors.Is(err, flowreader.ErrNoGraph), errors.Is(s.Drop(ctx, "scratch"), flowreader.ErrNoGraph))
 }
+
+// An index over a store holds no graph (Index.Graph is nil): Nodes fetches
+// the nodes an answer cites, by their position in the collection, in one
+// round trip.
+//
+// Prints:
+//
+//	true
+//	storms p.1: Storm Elda flooded the East Arm on 14 May with a surge of 2.1 metres.
+func ExampleStore_Nodes() {
+	ctx := context.Background()
+	s, err := pgstore.Open(ctx, os.Getenv("FLOWREADER_STORE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := p.Build(ctx, survey("31"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Import(ctx, "harbour-nodes", g); err != nil {
+		log.Fatal(err)
+	}
+	defer s.Drop(ctx, "harbour-nodes")
+
+	ix, err := p.OpenStore(ctx, s, "harbour-nodes")
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := ix.Ask(ctx, "What was the surge of Storm Elda?", flowreader.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ix.Graph() == nil)
+	nodes, err := s.Nodes(ctx, "harbour-nodes", []int{res.Citations[0].Node})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s p.%d: %s\n", nodes[0].Doc, nodes[0].Page+1, nodes[0].Content)
+}

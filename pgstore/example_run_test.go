@@ -17,28 +17,30 @@ import (
 // throwaway PostgreSQL server, and checks that each prints what its doc
 // comment shows under "Prints:".
 func TestExamplesAgainstPostgreSQL(t *testing.T) {
-	examples := map[string]func(){
-		"ExampleOpen":              ExampleOpen,
-		"ExampleStore_Import":      ExampleStore_Import,
-		"ExampleStore_Update":      ExampleStore_Update,
-		"ExampleStore_Collections": ExampleStore_Collections,
-		"ExampleStore_Drop":        ExampleStore_Drop,
+	examples := []struct {
+		name string
+		run  func()
+	}{
+		{"ExampleOpen", ExampleOpen},
+		{"ExampleStore_Import", ExampleStore_Import},
+		{"ExampleStore_Update", ExampleStore_Update},
+		{"ExampleStore_Collections", ExampleStore_Collections},
+		{"ExampleStore_Drop", ExampleStore_Drop},
+		{"ExampleStore_Nodes", ExampleStore_Nodes},
 	}
 	want := printed(t, "example_more_test.go")
-	for name := range want {
-		if examples[name] == nil {
-			t.Errorf("%s shows what it prints but is not run here", name)
-		}
+	if len(want) != len(examples) {
+		t.Errorf("%d examples show what they print, %d are run here", len(want), len(examples))
 	}
 	t.Setenv("FLOWREADER_STORE_URL", flowreadertest.PostgreSQL(t))
-	for _, name := range []string{"ExampleOpen", "ExampleStore_Import", "ExampleStore_Update", "ExampleStore_Collections", "ExampleStore_Drop"} {
-		w, ok := want[name]
+	for _, ex := range examples {
+		w, ok := want[ex.name]
 		if !ok {
-			t.Errorf("%s: no Prints: block in its doc comment", name)
+			t.Errorf("%s: no Prints: block in its doc comment", ex.name)
 			continue
 		}
-		if got := stdout(t, examples[name]); got != w {
-			t.Errorf("%s printed\n%s\nwant\n%s", name, got, w)
+		if got := stdout(t, ex.run); got != w {
+			t.Errorf("%s printed\n%s\nwant\n%s", ex.name, got, w)
 		}
 	}
 }
