@@ -130,8 +130,8 @@ func ExampleGraph_Subgraph() {
 }
 
 // Copies finds the nodes that hold one content: here a paragraph that a
-// second document repeats word for word, and another it repeats with a
-// comma dropped (a near copy: same heading, same numbers, most words shared).
+// second document repeats word for word, and another it repeats with a word
+// added (a near copy: same heading, same numbers, most words shared).
 // A paragraph whose figure changed is no copy.
 func ExampleGraph_Copies() {
 	texts := [][]string{
@@ -142,7 +142,7 @@ func ExampleGraph_Copies() {
 		},
 		{
 			"The harbour was founded by fishermen from the north coast who built the first stone mole.",
-			"Ships from the islands brought timber salt and wool to the market by the customs house.",
+			"Ships from the islands brought timber, salt and fine wool to the market by the customs house.",
 			"The ferry crosses the strait 3 times a day in summer and once in winter.",
 		},
 	}
