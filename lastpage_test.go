@@ -69,4 +69,3 @@ func TestEvidenceLastPage(t *testing.T) {
 		}
 	}
 }
-
