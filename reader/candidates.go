@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -180,6 +181,9 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			c.text = s.u.raw[c.start:c.end]
 			out = append(out, c)
 		}
+	}
+	if dir := superlative(q.text); dir != 0 {
+		extreme(out, us, q, dir)
 	}
 	sortCands(out)
 	return out
@@ -458,7 +462,9 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			continue // prose: a candidate, never the row's name
 		}
 		for _, t := range stems(c) {
-			if q.set[t] {
+			// The head noun names the kind asked for, not the row's
+			// entity: "Mexico City" answers "Which city …".
+			if q.set[t] && t != q.head {
 				entity[j] = true
 				rowTerms[t] = true
 			}
@@ -578,4 +584,88 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 		}
 	}
 	return out
+}
+
+// superlative reads the direction of a question's superlative: +1 for
+// the largest, highest, most …, −1 for the smallest, lowest, least …, 0
+// for none.
+func superlative(q string) int {
+	for _, w := range strings.Fields(strings.ToLower(q)) {
+		switch strings.Trim(w, "?,.;:") {
+		case "largest", "highest", "most", "biggest", "greatest", "maximum", "longest", "best":
+			return 1
+		case "smallest", "lowest", "least", "fewest", "minimum", "shortest", "worst":
+			return -1
+		}
+	}
+	return 0
+}
+
+// extreme serves a superlative over a table ("Which city has the largest
+// population?"): among the rows of one table that are candidates, it
+// finds the column the question's terms name, with a number in every
+// row, and gives the candidates of the row with the extreme value the
+// head-noun bonus. The rows compete on their values, not on how many
+// question words their labels hold.
+func extreme(cs []cand, us []scored, q *question, dir int) {
+	rows := map[int][]int{} // node → row units among the candidates
+	seen := map[int]bool{}
+	for _, c := range cs {
+		if us[c.u].u.kind == unitRow && !seen[c.u] {
+			seen[c.u] = true
+			rows[us[c.u].node] = append(rows[us[c.u].node], c.u)
+		}
+	}
+	for _, rs := range rows {
+		if len(rs) < 2 {
+			continue
+		}
+		header := us[rs[0]].u.header
+		for j := 1; j < len(header); j++ {
+			named := false
+			for _, t := range stems(header[j]) {
+				named = named || q.set[t]
+			}
+			if !named {
+				continue
+			}
+			best, bestV, ok := -1, 0.0, true
+			for _, r := range rs {
+				cells := us[r].u.cells
+				if j >= len(cells) {
+					ok = false
+					break
+				}
+				v, isNum := cellValue(cells[j])
+				if !isNum {
+					ok = false
+					break
+				}
+				if best < 0 || float64(dir)*(v-bestV) > 0 {
+					best, bestV = r, v
+				}
+			}
+			if !ok || best < 0 {
+				continue
+			}
+			for k := range cs {
+				if cs[k].u == best {
+					cs[k].score += headBonus
+				}
+			}
+			break
+		}
+	}
+}
+
+// cellValue reads a table cell as a number: "20,116,842", "$3.50",
+// "12.5%".
+func cellValue(c string) (float64, bool) {
+	f := strings.Fields(c)
+	if len(f) == 0 {
+		return 0, false
+	}
+	t := strings.NewReplacer(",", "", "$", "", "€", "", "£", "", "%", "", "−", "-").Replace(f[0])
+	v, err := strconv.ParseFloat(t, 64)
+	return v, err == nil
 }

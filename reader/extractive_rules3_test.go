@@ -78,3 +78,30 @@ func TestCovShare(t *testing.T) {
 		t.Errorf("covShare(1, 4) = %v, want 0.25", got)
 	}
 }
+
+// A superlative over a table compares the rows' values in the column the
+// question names; a row's name that holds the head noun ("Port City")
+// is a candidate, not the question's entity.
+func TestExtractiveTableSuperlative(t *testing.T) {
+	table := "Harbour | Tonnage | Berths\n" +
+		"Port City | 20,116,842 | 12\n" +
+		"Kestrel Bay | 19,210,000 | 40\n" +
+		"North Mole | 15,796,450 | 7\n"
+	tab := graph.Node{ID: "h#0", Doc: "harbours", Modality: graph.ModalityTable, Caption: "Table 1: Largest harbours by tonnage", Content: table}
+	for _, c := range []struct{ q, want string }{
+		{"Which harbour has the largest tonnage?", "Port City"},
+		{"Which harbour has the smallest tonnage?", "North Mole"},
+		{"Which harbour has the most berths?", "Kestrel Bay"},
+	} {
+		ans := readNodes(t, c.q, tab)
+		if !strings.HasPrefix(ans.Text, c.want) {
+			t.Errorf("%q: got %q (confidence %.2f), want %q", c.q, ans.Text, ans.Confidence, c.want)
+		}
+	}
+	if superlative("Which is the lowest?") != -1 || superlative("Which is the highest?") != 1 || superlative("Which port?") != 0 {
+		t.Error("superlative: wrong direction")
+	}
+	if v, ok := cellValue("$1,250.5 (est.)"); !ok || v != 1250.5 {
+		t.Errorf("cellValue = %v, %v; want 1250.5", v, ok)
+	}
+}
