@@ -38,6 +38,10 @@ type question struct {
 	// plural: the noun asked for is plural ("Which datasets …"): the
 	// answer may be a list.
 	plural bool
+	// preps are the prepositions the question binds its answer with ("On
+	// which model is TAPEX based?"): "based on BART" binds BART as "the
+	// default is 512" binds 512.
+	preps map[string]bool
 	// counted is the stem of what a "how many" question counts ("node"
 	// in "How many unique paper nodes …"), "" for other questions. It is
 	// not the head: a column or a word that names it does not make a
@@ -121,6 +125,12 @@ func analyse(q string) *question {
 	for _, w := range wordsOf(q) {
 		if isNumeric(w.text) {
 			out.nums[normNum(w.text)] = true
+		}
+		if l := strings.ToLower(w.text); bindPreps[l] {
+			if out.preps == nil {
+				out.preps = map[string]bool{}
+			}
+			out.preps[l] = true
 		}
 	}
 	if m := acronymRE.FindStringSubmatch(q); m != nil {
@@ -264,6 +274,10 @@ func namedRun(run []string) bool {
 	}
 	return false
 }
+
+// bindPreps are the prepositions that bind a value to a question term
+// when the question uses them too.
+var bindPreps = wordSet(`on from by with into onto`)
 
 // auxiliaries end the noun run of a which/what question.
 var auxiliaries = wordSet(`does do did is are was were has have had can could should would will may might must shall`)

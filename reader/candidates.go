@@ -364,7 +364,8 @@ var keyLinks = wordSet(`is are was were to of equals`)
 
 // keyed reports whether the span starting at word a is the value of a
 // question term written right before it as a key: "Default: 64", "top_k =
-// 40", "defaults to 4". The value bound to the key the question names is
+// 40", "defaults to 4", or with a preposition the question uses ("based
+// on BART" for "On which model is TAPEX based?"). The value bound to the key the question names is
 // preferred over the values written after it ("(Default: 64, 0 =
 // disabled)").
 func keyed(ws []word, a int, q *question) bool {
@@ -372,7 +373,7 @@ func keyed(ws []word, a int, q *question) bool {
 	if k < 0 {
 		return false
 	}
-	if ws[k].text != "=" && !keyLinks[strings.ToLower(ws[k].text)] {
+	if l := strings.ToLower(ws[k].text); l != "=" && !keyLinks[l] && !q.preps[l] {
 		// "Default: 64": the key ends with a colon.
 		return strings.HasSuffix(ws[k].tail, ":") && hasQuestionTerm(ws[k], q)
 	}

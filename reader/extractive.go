@@ -279,10 +279,11 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int, bi int, idf map[string]float64, mark [2]int, minGain int) reading {
 	cited := []scored{us[bi]}
 	if second, gain := complement(sortedUnits(us, order), us[bi], q.set); gain >= minGain && (!valueKinds[q.kind] ||
-		len(wordsOf(us[bi].u.raw))+len(wordsOf(second.u.raw)) <= passageWords) {
+		len(wordsOf(us[bi].u.raw))+len(wordsOf(second.u.raw)) <= passageWords || coverage(q.terms, cited) < minCoverage) {
 		// The passage of a value (a number, a name, a date) shows where
 		// the value is; a complement that makes it longer than a passage
-		// answer buries it. A question that a sentence answers keeps its
+		// answer buries it, unless the passage is on the question's topic
+		// only with it. A question that a sentence answers keeps its
 		// complement: the second part of a two-part answer.
 		cited = append(cited, second)
 	}

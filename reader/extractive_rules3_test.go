@@ -105,3 +105,20 @@ func TestExtractiveTableSuperlative(t *testing.T) {
 		t.Errorf("cellValue = %v, %v; want 1250.5", v, ok)
 	}
 }
+
+// A preposition the question uses binds the value after a question term
+// ("based on BART" for "On which model is TAPEX based?"), as "is" and
+// "to" do.
+func TestExtractivePrepositionKey(t *testing.T) {
+	q := analyse("On which model is TAPEX based?")
+	ws := wordsOf("TAPEX is an end-to-end system based on BART, and we combine it with LLaMA2.")
+	if !keyed(ws, 7, q) {
+		t.Errorf("keyed(%q) = false, want true", ws[7].text)
+	}
+	if keyed(ws, 13, q) {
+		t.Errorf("keyed(%q) = true, want false", ws[13].text)
+	}
+	if q := analyse("Which model do they use?"); keyed(ws, 7, q) {
+		t.Error("a preposition the question does not use binds nothing")
+	}
+}
