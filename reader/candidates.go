@@ -456,6 +456,13 @@ func hasQuestionTerm(w word, q *question) bool {
 // of the kind asked for (a number for a number question) fits best.
 func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff float64, bridge map[string]bool) []cand {
 	cells, header := s.u.cells, s.u.header
+	// The head noun of a which-question names the kind asked for, not the
+	// row's entity: "Mexico City" answers "Which city …". (Of a number
+	// question it is the property: "temperature | … (Default: 0.8)".)
+	kindHead := ""
+	if q.kind == kindName || q.kind == kindPlace || q.kind == kindPerson {
+		kindHead = q.head
+	}
 	entity := make([]bool, len(cells))
 	rowTerms := map[string]bool{}
 	for j, c := range cells {
@@ -463,9 +470,7 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			continue // prose: a candidate, never the row's name
 		}
 		for _, t := range stems(c) {
-			// The head noun names the kind asked for, not the row's
-			// entity: "Mexico City" answers "Which city …".
-			if q.set[t] && t != q.head {
+			if q.set[t] && t != kindHead {
 				entity[j] = true
 				rowTerms[t] = true
 			}
