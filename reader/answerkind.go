@@ -38,6 +38,16 @@ type question struct {
 	// plural: the noun asked for is plural ("Which datasets …"): the
 	// answer may be a list.
 	plural bool
+	// preps are the prepositions the question binds its answer with ("On
+	// which model is TAPEX based?"): "based on BART" binds BART as "the
+	// default is 512" binds 512.
+	preps map[string]bool
+	// counted is the stem of what a "how many" question counts ("node"
+	// in "How many unique paper nodes …"), "" for other questions. It is
+	// not the head: a column or a word that names it does not make a
+	// value the answer (a table of other questions has "#Questions" too),
+	// but a value that counts something else is not.
+	counted string
 }
 
 // quantityNouns make a what/which question a number question ("What
@@ -116,6 +126,12 @@ func analyse(q string) *question {
 		if isNumeric(w.text) {
 			out.nums[normNum(w.text)] = true
 		}
+		if l := strings.ToLower(w.text); bindPreps[l] {
+			if out.preps == nil {
+				out.preps = map[string]bool{}
+			}
+			out.preps[l] = true
+		}
 	}
 	if m := acronymRE.FindStringSubmatch(q); m != nil {
 		for _, g := range m[1:] {
@@ -166,6 +182,13 @@ func analyse(q string) *question {
 		switch at(wh + 1) {
 		case "many", "much", "long", "large", "big", "old", "far", "fast", "high", "tall", "often", "deep", "wide", "heavy", "small", "short":
 			out.kind = kindNumber
+		}
+		if m := at(wh + 1); m == "many" || m == "much" {
+			// "How many unique paper nodes …": the head is what is
+			// counted, the last of the content words after "many".
+			for j := wh + 2; j < len(lw) && j < wh+5 && !stopwords[lw[j]] && !auxiliaries[lw[j]]; j++ {
+				out.counted = stem(lw[j])
+			}
 		}
 		return out
 	}
@@ -251,6 +274,10 @@ func namedRun(run []string) bool {
 	}
 	return false
 }
+
+// bindPreps are the prepositions that bind a value to a question term
+// when the question uses them too.
+var bindPreps = wordSet(`on from by with into onto`)
 
 // auxiliaries end the noun run of a which/what question.
 var auxiliaries = wordSet(`does do did is are was were has have had can could should would will may might must shall`)

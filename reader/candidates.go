@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +27,36 @@ const (
 	// half.
 	nearScale = 6.0
 )
+
+// countsOther reports whether the number at words [a, b) counts another
+// thing than the question does: it is a percentage, or its unit (the span's last word, or a unit
+// word among the two after a lone number: "four TQA datasets") is a unit
+// word that is no question term.
+func countsOther(ws []word, a, b int, q *question) bool {
+	if strings.HasSuffix(ws[b-1].text, "%") || b < len(ws) && strings.EqualFold(ws[b].text, "percent") {
+		return true // a share, not a count
+	}
+	if b-a > 1 {
+		return unitWords[strings.ToLower(ws[b-1].text)] && !hasQuestionTerm(ws[b-1], q)
+	}
+	for k := b; k < len(ws) && k < b+2 && !ws[k-1].brk; k++ {
+		if hasQuestionTerm(ws[k], q) {
+			return false
+		}
+		if unitWords[strings.ToLower(ws[k].text)] {
+			return true
+		}
+	}
+	return false
+}
+
+// otherUnitFit scales a number whose unit names another thing than the
+// one the question counts.
+const otherUnitFit = 0.5
+
+// labelFit is the fit of a row's first cell, its name, for a question
+// that asks what something is or does.
+const labelFit = 0.3
 
 // propertyFit is the fit of a number or name found next to the noun of a
 // "what is the NOUN …" question, whose kind the wording leaves open.
@@ -119,9 +150,17 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			if q.kind != kindPerson && q.kind != kindDate && inCitation(s.u.raw, ws[c.a].start, ws[c.b-1].end) {
 				continue
 			}
-			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx)
+			// A unit that a sentence ending in a colon introduces ("To sign
+			// in …, run:" before "ollama signin") has that sentence for its
+			// caption: its terms stand right before the span.
+			intro := c.a == 0 && introduces(us, s.prev, q.head, code && c.b == len(ws))
+			prevAt := c.a + 3
+			if intro {
+				prevAt = 0
+			}
+			near := nearness(ws, c.a, c.b, q, idf, prevTerms, s.ctx, prevAt)
 			c.score = (unitWeight*s.eff/maxEff + nearWeight*near) * c.fit
-			if q.head != "" && nextToHead(ws, c.a, c.b, q.head) {
+			if q.head != "" && (nextToHead(ws, c.a, c.b, q.head) || intro) {
 				c.score += headBonus
 			}
 			if keyed(ws, c.a, q) {
@@ -131,12 +170,20 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 				// "2 epochs" for "how many epochs": the value counts what
 				// the question counts.
 				c.score += headBonus
+			} else if q.counted != "" && countsOther(ws, c.a, c.b, q) {
+				// "four datasets" for "how many questions": the value
+				// counts something else.
+				c.score *= otherUnitFit
+				c.fit *= otherUnitFit
 			}
 			c.score += prior(s.pos)
 			c.start, c.end = ws[c.a].start, ws[c.b-1].end
 			c.text = s.u.raw[c.start:c.end]
 			out = append(out, c)
 		}
+	}
+	if dir := superlative(q.text); dir != 0 {
+		extreme(out, us, q, dir)
 	}
 	sortCands(out)
 	return out
@@ -151,9 +198,9 @@ func sortCands(cs []cand) {
 // nearness is how close the question's terms stand to words [a, b): each
 // distinct term, weighted by its idf, counts 1/(1 + d/nearScale) at its
 // nearest occurrence d words away (0 inside the span); a term found only
-// in the unit before counts as if it stood just before the unit, one found
+// in the unit before counts as if it stood prevAt words away, one found
 // only in the unit's setting (document, section, caption) counts 0.4.
-func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerms, ctx map[string]bool) float64 {
+func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerms, ctx map[string]bool, prevAt int) float64 {
 	pos := map[string][]int{}
 	for k, w := range ws {
 		for _, t := range w.stems {
@@ -199,7 +246,7 @@ func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerm
 		case best >= 0:
 			num += wt / (1 + float64(best)/nearScale)
 		case prevTerms[t]:
-			num += wt / (1 + float64(a+3)/nearScale)
+			num += wt / (1 + float64(prevAt)/nearScale)
 		case ctx[t]:
 			num += 0.4 * wt
 		}
@@ -254,6 +301,33 @@ func nextToHead(ws []word, a, b int, head string) bool {
 	return false
 }
 
+// introduces reports whether unit p (the unit before a span's unit) ends
+// in a colon and introduces the span: by naming the head noun before the
+// colon ("You can also set the environment variable:"), or, when whole,
+// as the sentence before a line of code of its own ("To sign in …,
+// run:"). It introduces the value the next unit states, as a heading or a
+// key does.
+func introduces(us []scored, p int, head string, whole bool) bool {
+	if p < 0 {
+		return false
+	}
+	ws := wordsOf(us[p].u.raw)
+	if len(ws) == 0 || !strings.HasSuffix(ws[len(ws)-1].tail, ":") {
+		return false
+	}
+	if whole {
+		return true
+	}
+	for k := max(0, len(ws)-2); k < len(ws); k++ {
+		for _, t := range ws[k].stems {
+			if t == head {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // linkNouns are the heads of questions a web address answers ("which
 // URL", "what link").
 var linkNouns = wordSet(`url urls link links address website site page homepage repository`)
@@ -290,7 +364,8 @@ var keyLinks = wordSet(`is are was were to of equals`)
 
 // keyed reports whether the span starting at word a is the value of a
 // question term written right before it as a key: "Default: 64", "top_k =
-// 40", "defaults to 4". The value bound to the key the question names is
+// 40", "defaults to 4", or with a preposition the question uses ("based
+// on BART" for "On which model is TAPEX based?"). The value bound to the key the question names is
 // preferred over the values written after it ("(Default: 64, 0 =
 // disabled)").
 func keyed(ws []word, a int, q *question) bool {
@@ -298,7 +373,7 @@ func keyed(ws []word, a int, q *question) bool {
 	if k < 0 {
 		return false
 	}
-	if ws[k].text != "=" && !keyLinks[strings.ToLower(ws[k].text)] {
+	if l := strings.ToLower(ws[k].text); l != "=" && !keyLinks[l] && !q.preps[l] {
 		// "Default: 64": the key ends with a colon.
 		return strings.HasSuffix(ws[k].tail, ":") && hasQuestionTerm(ws[k], q)
 	}
@@ -381,6 +456,13 @@ func hasQuestionTerm(w word, q *question) bool {
 // of the kind asked for (a number for a number question) fits best.
 func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff float64, bridge map[string]bool) []cand {
 	cells, header := s.u.cells, s.u.header
+	// The head noun of a which-question names the kind asked for, not the
+	// row's entity: "Mexico City" answers "Which city …". (Of a number
+	// question it is the property: "temperature | … (Default: 0.8)".)
+	kindHead := ""
+	if q.kind == kindName || q.kind == kindPlace || q.kind == kindPerson {
+		kindHead = q.head
+	}
 	entity := make([]bool, len(cells))
 	rowTerms := map[string]bool{}
 	for j, c := range cells {
@@ -388,7 +470,7 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			continue // prose: a candidate, never the row's name
 		}
 		for _, t := range stems(c) {
-			if q.set[t] {
+			if q.set[t] && t != kindHead {
 				entity[j] = true
 				rowTerms[t] = true
 			}
@@ -479,6 +561,13 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 				fit = propertyFit
 			}
 		}
+		if j == 0 && (q.kind == kindDefinition || q.kind == kindOther) && !colHasHead(colTerms, q.head) {
+			// The first cell names the row; "What does ADAPTER define?"
+			// is answered by what the row says of its name, not by the
+			// name of another row whose description shares a word with
+			// the question.
+			fit = labelFit
+		}
 		cd := cand{u: i, fit: fit, text: c}
 		cd.start, cd.end = spanIn(s.u.raw, c)
 		cd.score = (unitWeight*s.eff/maxEff+nearWeight*near)*fit + head + prior(s.pos)
@@ -489,7 +578,7 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			ws := wordsOf(c)
 			off, _ := spanIn(s.u.raw, c)
 			for _, sc := range spanCands(i, ws, q, false) {
-				in := nearness(ws, sc.a, sc.b, q, idf, nil, nil)
+				in := nearness(ws, sc.a, sc.b, q, idf, nil, nil, 0)
 				sc.start, sc.end = off+ws[sc.a].start, off+ws[sc.b-1].end
 				sc.text = c[ws[sc.a].start:ws[sc.b-1].end]
 				sc.score = (unitWeight*s.eff/maxEff+nearWeight*(0.5*near+0.5*in))*sc.fit + head + prior(s.pos)
@@ -501,4 +590,88 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 		}
 	}
 	return out
+}
+
+// superlative reads the direction of a question's superlative: +1 for
+// the largest, highest, most …, −1 for the smallest, lowest, least …, 0
+// for none.
+func superlative(q string) int {
+	for _, w := range strings.Fields(strings.ToLower(q)) {
+		switch strings.Trim(w, "?,.;:") {
+		case "largest", "highest", "most", "biggest", "greatest", "maximum", "longest", "best":
+			return 1
+		case "smallest", "lowest", "least", "fewest", "minimum", "shortest", "worst":
+			return -1
+		}
+	}
+	return 0
+}
+
+// extreme serves a superlative over a table ("Which city has the largest
+// population?"): among the rows of one table that are candidates, it
+// finds the column the question's terms name, with a number in every
+// row, and gives the candidates of the row with the extreme value the
+// head-noun bonus. The rows compete on their values, not on how many
+// question words their labels hold.
+func extreme(cs []cand, us []scored, q *question, dir int) {
+	rows := map[int][]int{} // node → row units among the candidates
+	seen := map[int]bool{}
+	for _, c := range cs {
+		if us[c.u].u.kind == unitRow && !seen[c.u] {
+			seen[c.u] = true
+			rows[us[c.u].node] = append(rows[us[c.u].node], c.u)
+		}
+	}
+	for _, rs := range rows {
+		if len(rs) < 2 {
+			continue
+		}
+		header := us[rs[0]].u.header
+		for j := 1; j < len(header); j++ {
+			named := false
+			for _, t := range stems(header[j]) {
+				named = named || q.set[t]
+			}
+			if !named {
+				continue
+			}
+			best, bestV, ok := -1, 0.0, true
+			for _, r := range rs {
+				cells := us[r].u.cells
+				if j >= len(cells) {
+					ok = false
+					break
+				}
+				v, isNum := cellValue(cells[j])
+				if !isNum {
+					ok = false
+					break
+				}
+				if best < 0 || float64(dir)*(v-bestV) > 0 {
+					best, bestV = r, v
+				}
+			}
+			if !ok || best < 0 {
+				continue
+			}
+			for k := range cs {
+				if cs[k].u == best {
+					cs[k].score += headBonus
+				}
+			}
+			break
+		}
+	}
+}
+
+// cellValue reads a table cell as a number: "20,116,842", "$3.50",
+// "12.5%".
+func cellValue(c string) (float64, bool) {
+	f := strings.Fields(c)
+	if len(f) == 0 {
+		return 0, false
+	}
+	t := strings.NewReplacer(",", "", "$", "", "€", "", "£", "", "%", "", "−", "-").Replace(f[0])
+	v, err := strconv.ParseFloat(t, 64)
+	return v, err == nil
 }

@@ -278,7 +278,13 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 // it has its citation and every citation its part.
 func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int, bi int, idf map[string]float64, mark [2]int, minGain int) reading {
 	cited := []scored{us[bi]}
-	if second, gain := complement(sortedUnits(us, order), us[bi], q.set); gain >= minGain {
+	if second, gain := complement(sortedUnits(us, order), us[bi], q.set); gain >= minGain && (!valueKinds[q.kind] ||
+		len(wordsOf(us[bi].u.raw))+len(wordsOf(second.u.raw)) <= passageWords || coverage(q.terms, cited) < minCoverage) {
+		// The passage of a value (a number, a name, a date) shows where
+		// the value is; a complement that makes it longer than a passage
+		// answer buries it, unless the passage is on the question's topic
+		// only with it. A question that a sentence answers keeps its
+		// complement: the second part of a two-part answer.
 		cited = append(cited, second)
 	}
 	cov := coverage(q.terms, cited)
@@ -310,6 +316,9 @@ func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int,
 	r.text = strings.Join(parts, " … ")
 	return r
 }
+
+// valueKinds are the answer kinds whose answer is a value, not a sentence.
+var valueKinds = map[string]bool{kindNumber: true, kindDate: true, kindPerson: true, kindPlace: true, kindName: true, kindAcronym: true}
 
 // markedCell is the cell of row u that holds the marked span, with the
 // row's label and the cell's header ("repeat_last_n — Description: … (Default:
@@ -506,9 +515,9 @@ func unitCoverage(q *question, us []scored, i int, idf map[string]float64) (plai
 		return 1, 1
 	}
 	if wAll == 0 {
-		return float64(have) / float64(all), float64(have) / float64(all)
+		return covShare(have, all), float64(have) / float64(all)
 	}
-	return float64(have) / float64(all), wHave / wAll
+	return covShare(have, all), wHave / wAll
 }
 
 // minCoverage is the abstention threshold: the extractive reader answers
@@ -553,7 +562,25 @@ func coverage(q []string, cited []scored) float64 {
 	if all == 0 {
 		return 1
 	}
-	return float64(have) / float64(all)
+	return covShare(have, all)
+}
+
+// enoughTerms is how many of a long question's terms the cited spans must
+// hold for it to be on topic, when that is fewer than half of them: a
+// question of twenty terms that restates its paper's setting ("in the
+// experiments of the … study, which …") is answered by a passage that
+// holds the few terms of what it asks, not half of the twenty.
+const enoughTerms = 6
+
+// covShare is the coverage that the abstention rule compares with
+// minCoverage: the share of the question's distinct terms held, and at
+// least minCoverage once enoughTerms of them are held.
+func covShare(have, all int) float64 {
+	s := float64(have) / float64(all)
+	if have >= enoughTerms {
+		s = max(s, minCoverage)
+	}
+	return s
 }
 
 // complementShare is the least score, relative to the best unit, that a

@@ -251,6 +251,10 @@ func spanCands(u int, ws []word, q *question, code bool) []cand {
 				j = k
 			}
 			a := i
+			if r := strings.ToLower(ws[i].text); j-i == 2 && refHeads[r] && isNumeric(ws[i+1].text) && stem(r) != q.head {
+				i = j // "Table 1", "Figure 2": a reference, not a name (unless asked: "Which table …")
+				continue
+			}
 			initial := i == 0 || ws[i-1].brk
 			if initial && j-a > 1 && plainCapital(ws[a].text) && !plainCapital(ws[a+1].text) {
 				a++ // "Set disable_ollama_cloud": a verb that opens the sentence
