@@ -218,7 +218,7 @@ func TestCopiesProperties(t *testing.T) {
 					t.Fatalf("trial %d: classes of %d and %d differ", trial, i, v)
 				}
 				a, b := &g.Nodes[i], &g.Nodes[v]
-				if a.Doc == b.Doc && nodeWords(a).seq != nodeWords(b).seq {
+				if a.Doc == b.Doc && seqOf(a) != seqOf(b) {
 					t.Fatalf("trial %d: %q and %q of one document in one class", trial, a.Content, b.Content)
 				}
 			}
@@ -260,8 +260,15 @@ func TestCopiesProperties(t *testing.T) {
 func FuzzCopies(f *testing.F) {
 	f.Add(para1+"\n"+para2, para1+"\n"+strings.ToUpper(para2), "x 1 2\ny 2 1")
 	f.Add("", "\x00\xff", "é É ſ")
+	f.Add("Ünïcode Straße ﬁne 𝟙𝟚 words here ok\nİstanbul ǅemal", "ünïcode strasse ﬁne 𝟙𝟚 words here ok\ni̇stanbul ǆemal", "ÜNÏCODE STRAßE ﬁne 𝟙𝟚 WORDS HERE OK")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		g := copyGraph(t, [][]string{strings.Split(a, "\n"), strings.Split(b, "\n"), strings.Split(c, "\n")})
+		if want, got := oldFindCopies(g), findCopies(g); !slices.Equal(want.class, got.class) || !slices.Equal(want.members, got.members) {
+			t.Fatalf("classes %v %v, the oracle's %v %v", got.class, got.members, want.class, want.members)
+		}
+		if want, got := oldTitleClasses(g.Nodes), titleClasses(g.Nodes); !slices.Equal(want, got) {
+			t.Fatalf("title classes %v, the oracle's %v", got, want)
+		}
 		for i := range g.Nodes {
 			cs := g.Copies(i)
 			if cs != nil && !slices.Contains(cs, int32(i)) {
@@ -291,4 +298,9 @@ func BenchmarkFindCopies(b *testing.B) {
 	for range b.N {
 		findCopies(g)
 	}
+}
+
+// seqOf is the hash of a node's folded word sequence.
+func seqOf(n *Node) uint64 {
+	return newWordTable([]Node{*n}).of(0).seq
 }
