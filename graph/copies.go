@@ -69,7 +69,12 @@ type copyIndex struct {
 //     node is paired with its most similar node of the other document,
 //     among its edges and the nodes within 2 of its relative position,
 //     when that pairing is mutual, under one heading, with the numbers
-//     agreeing as above and at least half their words shared.
+//     agreeing as above and at least half their words shared, a word with
+//     a typo (two letters swapped, one added or dropped, in a word of 5
+//     letters or more) counted as shared and a first or last line of the
+//     longer one left out if that is closer; a node of fewer than 4 words
+//     (a table's title, a short row) only when all its words are shared
+//     that way, so that a short row with another cell stays apart.
 //
 // Pairs join most similar first into content classes, except that no class
 // holds two different contents of one document (the rows of a table are
@@ -695,9 +700,9 @@ func findCopiesWith(g *Graph, wt *wordTable) *copyIndex {
 // align pairs the nodes of documents a and b, copies of one document as a
 // whole: each node's candidates in the other document are its edges' other
 // ends and the nodes within copyAlignWindow of its relative position; a
-// node is paired with its most similar candidate (Jaccard, ties to the
+// node is paired with its most similar candidate (alignSim, ties to the
 // lower index) when that one's most similar candidate is the node, they
-// share copyAlignJaccard of their words and their numbers agree.
+// are under one heading and their numbers agree.
 func (f *copyFinder) align(a, b int32) []nearPair {
 	best := func(v int32, other int32) (int32, float64) {
 		wv := f.wordsOf(v)
@@ -707,10 +712,11 @@ func (f *copyFinder) align(a, b int32) []nearPair {
 				return
 			}
 			wu := f.wordsOf(u)
-			if len(wu.set) < copyMinWords || !slices.Equal(wv.section, wu.section) || !sameNumbers(&wv, &wu) {
+			if len(wu.set) == 0 || !slices.Equal(wv.section, wu.section) || !sameNumbers(&wv, &wu) {
 				return
 			}
-			if j := jaccard(wv.set, wu.set); j > bestJ || (j == bestJ && u < bestU) {
+			j, ok := alignSim(&f.g.Nodes[v], &f.g.Nodes[u], &wv, &wu, &f.wt.buf)
+			if ok && (j > bestJ || (j == bestJ && u < bestU)) {
 				bestU, bestJ = u, j
 			}
 		}
@@ -728,11 +734,11 @@ func (f *copyFinder) align(a, b int32) []nearPair {
 	}
 	var out []nearPair
 	for _, v := range f.docs[a] {
-		if !f.near[v] || len(f.wordsOf(v).set) < copyMinWords {
+		if !f.near[v] || len(f.wordsOf(v).set) == 0 {
 			continue
 		}
 		u, j := best(v, b)
-		if u < 0 || j < copyAlignJaccard {
+		if u < 0 {
 			continue
 		}
 		if back, _ := best(u, a); back == v {
@@ -740,6 +746,124 @@ func (f *copyFinder) align(a, b int32) []nearPair {
 		}
 	}
 	return out
+}
+
+// alignSim is the similarity of nodes x and y (words wx and wy) of two
+// documents that are copies as a whole, and whether it is enough to pair
+// them: the Jaccard similarity of their word sets, a word of one that is a
+// typo of a word of the other (typoOf) counted as shared, either as they
+// are or with the first or last line of the longer one's text left out (a
+// line added to a copy). Nodes of copyMinWords words or more each pair at
+// copyAlignJaccard; a shorter node (a table's title, a short row) pairs
+// only when nothing is left over: the same words, up to typos, order and
+// repeats, and an added line. A short row whose cell says something else
+// ("Won" for "Lost", "Smyth" for "Smith", "2002" for "2001") is another
+// content, even in a copy of its table.
+func alignSim(x, y *Node, wx, wy *words, buf *[]byte) (float64, bool) {
+	long, short := y, x
+	ls, ss := wy.set, wx.set
+	if len(wx.set) > len(wy.set) {
+		long, short, ls, ss = x, y, wx.set, wy.set
+	}
+	need := copyAlignJaccard
+	if min(len(wx.set), len(wy.set)) < copyMinWords {
+		need = 1
+	}
+	stext := nodeText(short)
+	j := typoJaccard(ss, stext, ls, nodeText(long), need, buf)
+	text := long.Content
+	if first, last := strings.IndexByte(text, '\n'), strings.LastIndexByte(text, '\n'); first >= 0 && j < 1 {
+		for _, rest := range [2]string{text[first+1:], text[:last]} {
+			var set []uint32
+			foldWords(rest, buf, func(h uint32, _ []byte, _ bool) { set = append(set, h) })
+			slices.Sort(set)
+			j = max(j, typoJaccard(ss, stext, slices.Compact(set), rest, need, buf))
+		}
+	}
+	return j, j >= need
+}
+
+// nodeText is the text a node's words are folded from: its caption, when
+// it differs from the text, as a line before it.
+func nodeText(n *Node) string {
+	if n.Caption != "" && n.Caption != n.Content {
+		return n.Caption + "\n" + n.Content
+	}
+	return n.Content
+}
+
+// typoJaccard is |a∩b| / |a∪b| of two ascending word sets (of texts at and
+// bt), with each word of a not in b that is a typo (typoOf) of a word of b
+// not in a counted as shared, each word matched once. Typos are looked
+// for only when matching them could bring the similarity to need.
+func typoJaccard(a []uint32, at string, b []uint32, bt string, need float64, buf *[]byte) float64 {
+	in := intersect(a, b)
+	un := len(a) + len(b) - in
+	if un == 0 {
+		return 0
+	}
+	most := min(len(a), len(b)) - in // typo pairs at most
+	if most == 0 || float64(in+most)/float64(un-most) < need {
+		return float64(in) / float64(un)
+	}
+	onlyA, onlyB := wordsNotIn(at, b, buf), wordsNotIn(bt, a, buf)
+	m := 0
+	used := make([]bool, len(onlyB))
+	for _, x := range onlyA {
+		for k, y := range onlyB {
+			if !used[k] && typoOf(x, y) {
+				used[k] = true
+				m++
+				break
+			}
+		}
+	}
+	return float64(in+m) / float64(un-m)
+}
+
+// wordsNotIn returns the distinct folded words of text whose hashes are not
+// in the ascending set, in order of appearance.
+func wordsNotIn(text string, set []uint32, buf *[]byte) []string {
+	var out []string
+	var seen []uint32
+	foldWords(text, buf, func(h uint32, word []byte, _ bool) {
+		if _, ok := slices.BinarySearch(set, h); ok || slices.Contains(seen, h) {
+			return
+		}
+		seen = append(seen, h)
+		out = append(out, string(word))
+	})
+	return out
+}
+
+// typoMinLetters is the fewest letters the longer of two words needs for
+// one to be a typo of the other: "sing" and "sign" are both words.
+const typoMinLetters = 5
+
+// typoOf reports whether folded words x and y, without digits, differ by
+// one typo: two adjacent letters swapped, or one letter added or dropped,
+// the longer of at least typoMinLetters letters. A letter replaced by
+// another is not a typo here: it makes another name as often as not
+// ("Smith", "Smyth"); a digit changed is another figure.
+func typoOf(x, y string) bool {
+	if hasDigit(x) || hasDigit(y) {
+		return false
+	}
+	a, b := []rune(x), []rune(y)
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a) < typoMinLetters || len(a)-len(b) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
+	}
+	return slices.Equal(a[i+1:], b[i:])
 }
 
 // restrict returns the classes of the subgraph on nodes (ascending): each

@@ -3,7 +3,8 @@ package graph
 // The content-class detection as it was before its words were kept in one
 // flat table (one allocation per node and per text otherwise), kept as the
 // oracle of TestCopiesOracle: the lean implementation must find exactly
-// the classes this one finds.
+// the classes this one finds. The whole-document alignment's pairing rule
+// (alignSim), changed after, is shared.
 
 import (
 	"cmp"
@@ -505,10 +506,15 @@ func (f *oldCopyFinder) align(a, b int32) []oldNearPair {
 				return
 			}
 			wu := f.wordsOf(u)
-			if len(wu.set) < copyMinWords || !slices.Equal(wv.section, wu.section) || !oldSameNumbers(wv, wu) {
+			if len(wu.set) == 0 || !slices.Equal(wv.section, wu.section) || !oldSameNumbers(wv, wu) {
 				return
 			}
-			if j := oldJaccard(wv.set, wu.set); j > bestJ || (j == bestJ && u < bestU) {
+			// The pairing rule of alignSim (short nodes, typos, a line
+			// added), which came after the flat table.
+			xv := words{seq: wv.seq, set: wv.set, numbers: wv.numbers, section: wv.section}
+			xu := words{seq: wu.seq, set: wu.set, numbers: wu.numbers, section: wu.section}
+			var buf []byte
+			if j, ok := alignSim(&f.g.Nodes[v], &f.g.Nodes[u], &xv, &xu, &buf); ok && (j > bestJ || (j == bestJ && u < bestU)) {
 				bestU, bestJ = u, j
 			}
 		}
@@ -526,11 +532,11 @@ func (f *oldCopyFinder) align(a, b int32) []oldNearPair {
 	}
 	var out []oldNearPair
 	for _, v := range f.docs[a] {
-		if !f.near[v] || len(f.wordsOf(v).set) < copyMinWords {
+		if !f.near[v] || len(f.wordsOf(v).set) == 0 {
 			continue
 		}
 		u, j := best(v, b)
-		if u < 0 || j < copyAlignJaccard {
+		if u < 0 {
 			continue
 		}
 		if back, _ := best(u, a); back == v {

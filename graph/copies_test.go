@@ -154,6 +154,67 @@ func TestCopiesWholeDocument(t *testing.T) {
 	}
 }
 
+// TestCopiesShortInWholeCopy: in a copy of a whole table, its short title
+// and short rows join their originals through typos, re-ordered or
+// repeated words and an added line, while a short row that says something
+// else (another cell, another figure, a letter replaced) stays its own
+// content.
+func TestCopiesShortInWholeCopy(t *testing.T) {
+	table := []string{"Kevin Darley — Statistics", "Year | Race | Result\n2001 | Oaks | Won", "Year | Race | Result\n2002 | Derby | Lost",
+		"Smith | placed", "Pooja Ramachandran — Filmography", "Alpha | Won", para1, para2}
+	cases := []struct {
+		i     int
+		copy  string
+		joins bool
+	}{
+		{0, "Kevin Darley — Statistics\nSubscribe to our newsletter for updates.", true},
+		{0, "Darley Kevin Kevin — Statistics", true},
+		{4, "Pooja Ramachandran — Filomgraphy", true},
+		{4, "Pooja Ramachandran — Filmgraphy", true},
+		{4, "Pooja Ramachandran — Filmogrophy", false}, // a letter replaced
+		{3, "Smyth | placed", false},
+		{5, "Alpha | Lost", false},
+		{1, "Year | Race | Result\n2003 | Oaks | Won", false},
+		{0, "Kevin Darley", false}, // a word dropped from a short title
+	}
+	for _, c := range cases {
+		cp := slices.Clone(table)
+		cp[c.i] = c.copy
+		g := copyGraph(t, [][]string{table, cp})
+		cs := g.Copies(c.i)
+		if got := slices.Contains(cs, int32(len(table)+c.i)); got != c.joins {
+			t.Errorf("%q and %q: joined %v, want %v (classes %v)", table[c.i], c.copy, got, c.joins, classesOf(g))
+		}
+		for i := range table { // the rest of the copy joins as it is
+			if i != c.i && !slices.Contains(g.Copies(i), int32(len(table)+i)) {
+				t.Errorf("%q: exact copy of node %d not joined", c.copy, i)
+			}
+		}
+	}
+	// Alone (their documents not copies), short near copies are apart.
+	g := copyGraph(t, [][]string{{"Pooja Ramachandran — Filmography", para1}, {"Pooja Ramachandran — Filomgraphy", para3}})
+	if c := g.Copies(0); c != nil {
+		t.Errorf("short near copies joined without a whole-document copy: %v", c)
+	}
+}
+
+func TestTypoOf(t *testing.T) {
+	for _, c := range []struct {
+		x, y string
+		want bool
+	}{
+		{"filmography", "filomgraphy", true}, {"album", "ablum", true}, {"highest", "highset", true},
+		{"weekdays", "weekday", true}, {"statistics", "statisstics", true},
+		{"smith", "smyth", false}, {"sing", "sign", false}, {"won", "own", false}, {"lost", "won", false},
+		{"2001", "2010", false}, {"b2001", "b2001x", false}, {"same", "same", false}, {"abcdef", "badcef", false},
+		{"été", "tée", false}, {"straße", "strße", true},
+	} {
+		if got := typoOf(c.x, c.y); got != c.want {
+			t.Errorf("typoOf(%q, %q) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
+
 func TestCopiesImagesAndEmpty(t *testing.T) {
 	nodes := []Node{
 		{ID: "a#0", Doc: "a", Modality: ModalityFigure, Caption: "Figure 1: results", Image: &ImageRef{Path: "a.png", MIME: "image/png"}},
