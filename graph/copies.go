@@ -2,8 +2,7 @@ package graph
 
 import (
 	"cmp"
-	"fmt"
-	"hash/fnv"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -70,7 +69,12 @@ type copyIndex struct {
 //     node is paired with its most similar node of the other document,
 //     among its edges and the nodes within 2 of its relative position,
 //     when that pairing is mutual, under one heading, with the numbers
-//     agreeing as above and at least half their words shared.
+//     agreeing as above and at least half their words shared, a word with
+//     a typo (two letters swapped, one added or dropped, in a word of 5
+//     letters or more) counted as shared and a first or last line of the
+//     longer one left out if that is closer; a node of fewer than 4 words
+//     (a table's title, a short row) only when all its words are shared
+//     that way, so that a short row with another cell stays apart.
 //
 // Pairs join most similar first into content classes, except that no class
 // holds two different contents of one document (the rows of a table are
@@ -96,21 +100,41 @@ func (g *Graph) copyIndex() *copyIndex {
 	return g.copies.Load()
 }
 
-// copyKey is what exact copies share: modality, image, text.
-func copyKey(n *Node) (string, bool) {
-	if strings.TrimSpace(n.Content) == "" && strings.TrimSpace(n.Caption) == "" {
-		return "", false
-	}
-	img := ""
+// hasContent reports whether n holds anything exact copies can share.
+func hasContent(n *Node) bool {
+	return strings.TrimSpace(n.Content) != "" || strings.TrimSpace(n.Caption) != ""
+}
+
+func imagePath(n *Node) string {
 	if n.Image != nil {
-		img = n.Image.Path
+		return n.Image.Path
 	}
-	return string(rune('0'+n.Modality)) + "\x00" + img + "\x00" + n.Caption + "\x00" + n.Content, true
+	return ""
+}
+
+// sameKey reports whether a and b are exact copies: the same modality,
+// image, caption and text.
+func sameKey(a, b *Node) bool {
+	return a.Modality == b.Modality && a.Content == b.Content && a.Caption == b.Caption && imagePath(a) == imagePath(b)
+}
+
+// keyHash hashes what sameKey compares.
+func keyHash(seed maphash.Seed, n *Node) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteByte(byte(n.Modality))
+	h.WriteString(imagePath(n))
+	h.WriteByte(0)
+	h.WriteString(n.Caption)
+	h.WriteByte(0)
+	h.WriteString(n.Content)
+	return h.Sum64()
 }
 
 // words is a node's comparable text: its folded word sequence's hash, its
 // set of words (hashes, ascending, unique), its numbers (hashes of the
 // words with a digit, ascending, with repeats) and its heading's words.
+// The slices alias a wordTable.
 type words struct {
 	seq     uint64
 	set     []uint32
@@ -118,36 +142,110 @@ type words struct {
 	section []uint32 // the heading's words (hashes, ascending, unique)
 }
 
-func nodeWords(n *Node) words {
-	text := n.Content
-	if n.Caption != "" && n.Caption != n.Content {
-		text = n.Caption + "\n" + text
+// wordTable holds the words of a slice of nodes, each computed on first
+// use, in chunks of one flat array: a node's set, numbers and heading words
+// are consecutive runs of a chunk. Chunks instead of three slices per node
+// keep the detection's memory free of pointers and its allocations few and
+// large: under a memory limit the collector runs all the time, and what a
+// phase pays for it grows with what it allocates (a million nodes, with
+// per-node slices, paid more in collection than in comparison).
+type wordTable struct {
+	nodes  []Node
+	span   []wordSpan
+	chunks [][]uint32
+	buf    []byte   // the word being folded
+	tmp    []uint32 // the node being computed: its set
+	num    []uint32 // and its numbers
+}
+
+// wordArenaChunk is the size of a chunk of a wordTable, in words (a node
+// with more gets a chunk of its own).
+const wordArenaChunk = 1 << 16
+
+// wordSpan locates a node's words: set, numbers and heading words of the
+// given lengths from off in a chunk; set < 0 until computed.
+type wordSpan struct {
+	seq                       uint64
+	chunk, off, set, num, sec int32
+}
+
+func newWordTable(nodes []Node) *wordTable {
+	t := &wordTable{nodes: nodes, span: make([]wordSpan, len(nodes))}
+	for i := range t.span {
+		t.span[i].set = -1
 	}
-	var w words
-	seq := fnv.New64a()
-	foldWords(text, func(h uint32, word []byte, digit bool) {
-		w.set = append(w.set, h)
+	return t
+}
+
+// FNV-1a (64 bits) of a node's folded word sequence.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// of returns node v's words (see words), computing them on first use. The
+// caption, when it differs from the text, is read before it, as a line of
+// its own.
+func (t *wordTable) of(v int32) words {
+	s := &t.span[v]
+	if s.set < 0 {
+		t.compute(v)
+	}
+	a := t.chunks[s.chunk][s.off:]
+	n1 := int(s.set)
+	n2 := n1 + int(s.num)
+	n3 := n2 + int(s.sec)
+	return words{seq: s.seq, set: a[:n1:n1], numbers: a[n1:n2:n2], section: a[n2:n3:n3]}
+}
+
+func (t *wordTable) compute(v int32) {
+	n := &t.nodes[v]
+	seq := uint64(fnvOffset64)
+	set, num := t.tmp[:0], t.num[:0]
+	add := func(h uint32, word []byte, digit bool) {
+		set = append(set, h)
 		if digit {
-			w.numbers = append(w.numbers, h)
+			num = append(num, h)
 		}
-		seq.Write(word)
-		seq.Write([]byte{' '})
-	})
-	w.seq = seq.Sum64()
-	slices.Sort(w.set)
-	w.set = slices.Compact(w.set)
-	slices.Sort(w.numbers)
-	foldWords(n.Section, func(h uint32, _ []byte, _ bool) { w.section = append(w.section, h) })
-	slices.Sort(w.section)
-	w.section = slices.Compact(w.section)
-	return w
+		for _, c := range word {
+			seq = (seq ^ uint64(c)) * fnvPrime64
+		}
+		seq = (seq ^ ' ') * fnvPrime64
+	}
+	if n.Caption != "" && n.Caption != n.Content {
+		foldWords(n.Caption, &t.buf, add)
+	}
+	foldWords(n.Content, &t.buf, add)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	slices.Sort(num)
+	ns, nn := len(set), len(num)
+	foldWords(n.Section, &t.buf, func(h uint32, _ []byte, _ bool) { set = append(set, h) })
+	sec := set[ns:]
+	slices.Sort(sec)
+	sec = slices.Compact(sec)
+	size := ns + nn + len(sec)
+	c := len(t.chunks) - 1
+	if c < 0 || cap(t.chunks[c])-len(t.chunks[c]) < size {
+		t.chunks = append(t.chunks, make([]uint32, 0, max(wordArenaChunk, size)))
+		c++
+	}
+	ch := t.chunks[c]
+	off := len(ch)
+	ch = append(ch, set[:ns]...)
+	ch = append(ch, num...)
+	ch = append(ch, sec...)
+	t.chunks[c] = ch
+	t.tmp, t.num = set[:0], num[:0]
+	t.span[v] = wordSpan{seq: seq, chunk: int32(c), off: int32(off), set: int32(ns), num: int32(nn), sec: int32(len(sec))}
 }
 
 // foldWords calls fn with each word of text (a maximal run of letters and
 // digits, lower-cased): its FNV-1a hash, its bytes (valid until fn
-// returns) and whether it holds a digit.
-func foldWords(text string, fn func(h uint32, word []byte, digit bool)) {
-	var word []byte
+// returns) and whether it holds a digit. buf is scratch space, kept
+// between calls.
+func foldWords(text string, buf *[]byte, fn func(h uint32, word []byte, digit bool)) {
+	word := (*buf)[:0]
 	digit := false
 	end := func() {
 		if len(word) == 0 {
@@ -160,7 +258,24 @@ func foldWords(text string, fn func(h uint32, word []byte, digit bool)) {
 		fn(h, word, digit)
 		word, digit = word[:0], false
 	}
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf { // ASCII: what unicode's tables say, without them
+			switch {
+			case 'a' <= c && c <= 'z':
+				word = append(word, c)
+			case 'A' <= c && c <= 'Z':
+				word = append(word, c+'a'-'A')
+			case '0' <= c && c <= '9':
+				word = append(word, c)
+				digit = true
+			default:
+				end()
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			end()
 			continue
@@ -169,6 +284,7 @@ func foldWords(text string, fn func(h uint32, word []byte, digit bool)) {
 		digit = digit || unicode.IsDigit(r)
 	}
 	end()
+	*buf = word
 }
 
 // nearCopies reports whether nodes u and v (of different documents) are
@@ -181,7 +297,7 @@ func foldWords(text string, fn func(h uint32, word []byte, digit bool)) {
 // are ranked.
 func (f *copyFinder) nearCopies(u, v int32) (float64, bool) {
 	a, b := f.wordsOf(u), f.wordsOf(v)
-	if len(a.set) < copyMinWords || len(b.set) < copyMinWords || !slices.Equal(a.section, b.section) || !sameNumbers(a, b) {
+	if len(a.set) < copyMinWords || len(b.set) < copyMinWords || !slices.Equal(a.section, b.section) || !sameNumbers(&a, &b) {
 		return 0, false
 	}
 	j := jaccard(a.set, b.set)
@@ -197,10 +313,11 @@ func (f *copyFinder) nearCopies(u, v int32) (float64, bool) {
 	if first < 0 {
 		return j, false
 	}
-	for _, rest := range []string{text[first+1:], text[:last]} {
-		var set []uint32
-		foldWords(rest, func(h uint32, _ []byte, _ bool) { set = append(set, h) })
+	for _, rest := range [2]string{text[first+1:], text[:last]} {
+		set := f.scratch[:0]
+		foldWords(rest, &f.wt.buf, func(h uint32, _ []byte, _ bool) { set = append(set, h) })
 		slices.Sort(set)
+		f.scratch = set
 		if jr := jaccard(short.set, slices.Compact(set)); jr >= copyJaccard {
 			return jr, true
 		}
@@ -261,11 +378,12 @@ func sameNumbers(a, b *words) bool {
 
 // copyFinder is the state of findCopies.
 type copyFinder struct {
-	g     *Graph
-	words []*words // computed on demand
-	near  []bool   // nodes that may be near copies (text only, no image)
-	doc   []int32  // document of each node (dense ids)
-	docs  [][]int32
+	g       *Graph
+	wt      *wordTable
+	scratch []uint32 // nearCopies' word set of a text less a line
+	near    []bool   // nodes that may be near copies (text only, no image)
+	doc     []int32  // document of each node (dense ids)
+	docs    [][]int32
 	// parent is the union-find forest over nodes, size the size of each
 	// root's tree; exact is each node's group of exact copies (its root
 	// after the exact pass), and held maps a root whose class spans more
@@ -274,13 +392,7 @@ type copyFinder struct {
 	held                map[int32]map[int32]int32
 }
 
-func (f *copyFinder) wordsOf(v int32) *words {
-	if f.words[v] == nil {
-		w := nodeWords(&f.g.Nodes[v])
-		f.words[v] = &w
-	}
-	return f.words[v]
-}
+func (f *copyFinder) wordsOf(v int32) words { return f.wt.of(v) }
 
 func (f *copyFinder) find(v int32) int32 {
 	for f.parent[v] != v {
@@ -351,9 +463,13 @@ type nearPair struct {
 // first, then near copies and aligned nodes of whole-document copies, most
 // similar first, as long as no class holds two different contents of one
 // document.
-func findCopies(g *Graph) *copyIndex {
+func findCopies(g *Graph) *copyIndex { return findCopiesWith(g, newWordTable(g.Nodes)) }
+
+// findCopiesWith is findCopies with the words of g's nodes in wt (some
+// perhaps computed already).
+func findCopiesWith(g *Graph, wt *wordTable) *copyIndex {
 	n := len(g.Nodes)
-	f := &copyFinder{g: g, words: make([]*words, n), near: make([]bool, n), doc: make([]int32, n),
+	f := &copyFinder{g: g, wt: wt, near: make([]bool, n), doc: make([]int32, n),
 		parent: make([]int32, n), size: make([]int32, n), held: map[int32]map[int32]int32{}}
 	docID := map[string]int32{}
 	for i := range g.Nodes {
@@ -378,8 +494,8 @@ func findCopies(g *Graph) *copyIndex {
 	}
 	ks := make([]keyed, 0, n)
 	for i := range g.Nodes {
-		if k, ok := copyKey(&g.Nodes[i]); ok {
-			ks = append(ks, keyed{maphash.String(seed, k), int32(i)})
+		if hasContent(&g.Nodes[i]) {
+			ks = append(ks, keyed{keyHash(seed, &g.Nodes[i]), int32(i)})
 		}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
@@ -388,37 +504,47 @@ func findCopies(g *Graph) *copyIndex {
 		}
 		return cmp.Compare(a.v, b.v)
 	})
-	// Groups of exact copies; a few copies of one document's node say the
-	// documents may be copies as a whole, a paragraph repeated in many
-	// documents (a site's footer) does not.
+	// Groups of exact copies (two nodes or more); a few copies of one
+	// document's node say the documents may be copies as a whole, a
+	// paragraph repeated in many documents (a site's footer) does not.
 	var groups [][]int32
+	var reps []int32 // one node per distinct key of a hash
+	var held [][]int32
 	for a := 0; a < len(ks); {
 		b := a + 1
 		for b < len(ks) && ks[b].h == ks[a].h {
 			b++
 		}
-		var reps []int32 // one node per distinct key of the hash
-		first := len(groups)
+		if b-a == 1 {
+			a = b
+			continue
+		}
+		reps, held = reps[:0], held[:0]
 		for i := a; i < b; i++ {
 			v := ks[i].v
-			kv, _ := copyKey(&g.Nodes[v])
 			found := false
 			for r, u := range reps {
-				if ku, _ := copyKey(&g.Nodes[u]); ku == kv {
+				if sameKey(&g.Nodes[u], &g.Nodes[v]) {
 					f.union(u, v)
 					joined = true
-					groups[first+r] = append(groups[first+r], v)
+					held[r] = append(held[r], v)
 					found = true
 					break
 				}
 			}
 			if !found {
 				reps = append(reps, v)
-				groups = append(groups, []int32{v})
+				held = append(held, []int32{v})
+			}
+		}
+		for _, grp := range held {
+			if len(grp) > 1 {
+				groups = append(groups, grp)
 			}
 		}
 		a = b
 	}
+	ks = nil
 	// Near copies over the edges: the folded word sequences of two nodes
 	// are equal (an exact copy up to case and punctuation, in any two
 	// documents), or two nodes of different documents are similar enough.
@@ -542,10 +668,11 @@ func findCopies(g *Graph) *copyIndex {
 	}
 	// Classes in the order of their lowest node; members ascending.
 	x := &copyIndex{class: make([]int32, n), start: []int32{0}}
-	id := map[int32]int32{}
-	count := map[int32]int32{}
+	count := make([]int32, n) // per root
+	id := make([]int32, n)    // per root: its class, or -1
 	for i := range x.class {
 		count[f.find(int32(i))]++
+		id[i] = -1
 	}
 	for i := range x.class {
 		r := f.find(int32(i))
@@ -553,13 +680,11 @@ func findCopies(g *Graph) *copyIndex {
 			x.class[i] = -1
 			continue
 		}
-		c, ok := id[r]
-		if !ok {
-			c = int32(len(id))
-			id[r] = c
+		if id[r] < 0 {
+			id[r] = int32(len(x.start) - 1)
 			x.start = append(x.start, x.start[len(x.start)-1]+count[r])
 		}
-		x.class[i] = c
+		x.class[i] = id[r]
 	}
 	x.members = make([]int32, x.start[len(x.start)-1])
 	next := append([]int32(nil), x.start[:len(x.start)-1]...)
@@ -575,9 +700,9 @@ func findCopies(g *Graph) *copyIndex {
 // align pairs the nodes of documents a and b, copies of one document as a
 // whole: each node's candidates in the other document are its edges' other
 // ends and the nodes within copyAlignWindow of its relative position; a
-// node is paired with its most similar candidate (Jaccard, ties to the
+// node is paired with its most similar candidate (alignSim, ties to the
 // lower index) when that one's most similar candidate is the node, they
-// share copyAlignJaccard of their words and their numbers agree.
+// are under one heading and their numbers agree.
 func (f *copyFinder) align(a, b int32) []nearPair {
 	best := func(v int32, other int32) (int32, float64) {
 		wv := f.wordsOf(v)
@@ -587,10 +712,11 @@ func (f *copyFinder) align(a, b int32) []nearPair {
 				return
 			}
 			wu := f.wordsOf(u)
-			if len(wu.set) < copyMinWords || !slices.Equal(wv.section, wu.section) || !sameNumbers(wv, wu) {
+			if len(wu.set) == 0 || !slices.Equal(wv.section, wu.section) || !sameNumbers(&wv, &wu) {
 				return
 			}
-			if j := jaccard(wv.set, wu.set); j > bestJ || (j == bestJ && u < bestU) {
+			j, ok := alignSim(&f.g.Nodes[v], &f.g.Nodes[u], &wv, &wu, &f.wt.buf)
+			if ok && (j > bestJ || (j == bestJ && u < bestU)) {
 				bestU, bestJ = u, j
 			}
 		}
@@ -608,11 +734,11 @@ func (f *copyFinder) align(a, b int32) []nearPair {
 	}
 	var out []nearPair
 	for _, v := range f.docs[a] {
-		if !f.near[v] || len(f.wordsOf(v).set) < copyMinWords {
+		if !f.near[v] || len(f.wordsOf(v).set) == 0 {
 			continue
 		}
 		u, j := best(v, b)
-		if u < 0 || j < copyAlignJaccard {
+		if u < 0 {
 			continue
 		}
 		if back, _ := best(u, a); back == v {
@@ -620,6 +746,124 @@ func (f *copyFinder) align(a, b int32) []nearPair {
 		}
 	}
 	return out
+}
+
+// alignSim is the similarity of nodes x and y (words wx and wy) of two
+// documents that are copies as a whole, and whether it is enough to pair
+// them: the Jaccard similarity of their word sets, a word of one that is a
+// typo of a word of the other (typoOf) counted as shared, either as they
+// are or with the first or last line of the longer one's text left out (a
+// line added to a copy). Nodes of copyMinWords words or more each pair at
+// copyAlignJaccard; a shorter node (a table's title, a short row) pairs
+// only when nothing is left over: the same words, up to typos, order and
+// repeats, and an added line. A short row whose cell says something else
+// ("Won" for "Lost", "Smyth" for "Smith", "2002" for "2001") is another
+// content, even in a copy of its table.
+func alignSim(x, y *Node, wx, wy *words, buf *[]byte) (float64, bool) {
+	long, short := y, x
+	ls, ss := wy.set, wx.set
+	if len(wx.set) > len(wy.set) {
+		long, short, ls, ss = x, y, wx.set, wy.set
+	}
+	need := copyAlignJaccard
+	if min(len(wx.set), len(wy.set)) < copyMinWords {
+		need = 1
+	}
+	stext := nodeText(short)
+	j := typoJaccard(ss, stext, ls, nodeText(long), need, buf)
+	text := long.Content
+	if first, last := strings.IndexByte(text, '\n'), strings.LastIndexByte(text, '\n'); first >= 0 && j < 1 {
+		for _, rest := range [2]string{text[first+1:], text[:last]} {
+			var set []uint32
+			foldWords(rest, buf, func(h uint32, _ []byte, _ bool) { set = append(set, h) })
+			slices.Sort(set)
+			j = max(j, typoJaccard(ss, stext, slices.Compact(set), rest, need, buf))
+		}
+	}
+	return j, j >= need
+}
+
+// nodeText is the text a node's words are folded from: its caption, when
+// it differs from the text, as a line before it.
+func nodeText(n *Node) string {
+	if n.Caption != "" && n.Caption != n.Content {
+		return n.Caption + "\n" + n.Content
+	}
+	return n.Content
+}
+
+// typoJaccard is |a∩b| / |a∪b| of two ascending word sets (of texts at and
+// bt), with each word of a not in b that is a typo (typoOf) of a word of b
+// not in a counted as shared, each word matched once. Typos are looked
+// for only when matching them could bring the similarity to need.
+func typoJaccard(a []uint32, at string, b []uint32, bt string, need float64, buf *[]byte) float64 {
+	in := intersect(a, b)
+	un := len(a) + len(b) - in
+	if un == 0 {
+		return 0
+	}
+	most := min(len(a), len(b)) - in // typo pairs at most
+	if most == 0 || float64(in+most)/float64(un-most) < need {
+		return float64(in) / float64(un)
+	}
+	onlyA, onlyB := wordsNotIn(at, b, buf), wordsNotIn(bt, a, buf)
+	m := 0
+	used := make([]bool, len(onlyB))
+	for _, x := range onlyA {
+		for k, y := range onlyB {
+			if !used[k] && typoOf(x, y) {
+				used[k] = true
+				m++
+				break
+			}
+		}
+	}
+	return float64(in+m) / float64(un-m)
+}
+
+// wordsNotIn returns the distinct folded words of text whose hashes are not
+// in the ascending set, in order of appearance.
+func wordsNotIn(text string, set []uint32, buf *[]byte) []string {
+	var out []string
+	var seen []uint32
+	foldWords(text, buf, func(h uint32, word []byte, _ bool) {
+		if _, ok := slices.BinarySearch(set, h); ok || slices.Contains(seen, h) {
+			return
+		}
+		seen = append(seen, h)
+		out = append(out, string(word))
+	})
+	return out
+}
+
+// typoMinLetters is the fewest letters the longer of two words needs for
+// one to be a typo of the other: "sing" and "sign" are both words.
+const typoMinLetters = 5
+
+// typoOf reports whether folded words x and y, without digits, differ by
+// one typo: two adjacent letters swapped, or one letter added or dropped,
+// the longer of at least typoMinLetters letters. A letter replaced by
+// another is not a typo here: it makes another name as often as not
+// ("Smith", "Smyth"); a digit changed is another figure.
+func typoOf(x, y string) bool {
+	if hasDigit(x) || hasDigit(y) {
+		return false
+	}
+	a, b := []rune(x), []rune(y)
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a) < typoMinLetters || len(a)-len(b) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
+	}
+	return slices.Equal(a[i+1:], b[i:])
 }
 
 // restrict returns the classes of the subgraph on nodes (ascending): each
@@ -680,17 +924,25 @@ const (
 // (two sets of Jaccard j share a min-hash with probability j), so the
 // cost stays linear in the nodes.
 func titleClasses(nodes []Node) []int32 {
-	ws := make([]words, len(nodes))
-	groups := map[string][]int32{}
-	var keys []string
+	wt := newWordTable(nodes)
+	// The nodes under each heading (its words as the key), in order.
+	gid := map[string]int{}
+	var groups [][]int32
+	var key []byte
 	for i := range nodes {
-		ws[i] = nodeWords(&nodes[i])
-		if len(ws[i].set) < copyMinWords || nodes[i].Image != nil {
+		w := wt.of(int32(i))
+		if len(w.set) < copyMinWords || nodes[i].Image != nil {
 			continue
 		}
-		k := fmt.Sprint(ws[i].section)
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
+		key = key[:0]
+		for _, h := range w.section {
+			key = binary.LittleEndian.AppendUint32(key, h)
+		}
+		k, ok := gid[string(key)]
+		if !ok {
+			k = len(groups)
+			gid[string(key)] = k
+			groups = append(groups, nil)
 		}
 		groups[k] = append(groups[k], int32(i))
 	}
@@ -707,8 +959,8 @@ func titleClasses(nodes []Node) []int32 {
 		}
 		return m
 	}
-	for _, k := range keys {
-		g := groups[k]
+	var mh []uint32 // per node, its min-hash under the current salt
+	for _, g := range groups {
 		if len(g) <= titleGroupAll {
 			for a := range g {
 				for b := range a {
@@ -718,8 +970,13 @@ func titleClasses(nodes []Node) []int32 {
 			continue
 		}
 		for _, salt := range []uint32{0x9e3779b9, 0x85ebca6b} {
-			mh := func(v int32) uint32 { return minHash(ws[v].set, salt) }
-			slices.SortStableFunc(g, func(a, b int32) int { return cmp.Compare(mh(a), mh(b)) })
+			if mh == nil {
+				mh = make([]uint32, len(nodes))
+			}
+			for _, v := range g {
+				mh[v] = minHash(wt.of(v).set, salt)
+			}
+			slices.SortStableFunc(g, func(a, b int32) int { return cmp.Compare(mh[a], mh[b]) })
 			for a := range g {
 				for b := a + 1; b < min(a+1+titleGroupWindow, len(g)); b++ {
 					pair(g[a], g[b])
@@ -734,7 +991,7 @@ func titleClasses(nodes []Node) []int32 {
 	for i := range tmp.Edges { // no embeddings: every candidate is compared
 		tmp.Edges[i].Weight = 1
 	}
-	x := findCopies(tmp)
+	x := findCopiesWith(tmp, wt)
 	if x.class == nil {
 		return nil
 	}

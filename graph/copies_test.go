@@ -154,6 +154,67 @@ func TestCopiesWholeDocument(t *testing.T) {
 	}
 }
 
+// TestCopiesShortInWholeCopy: in a copy of a whole table, its short title
+// and short rows join their originals through typos, re-ordered or
+// repeated words and an added line, while a short row that says something
+// else (another cell, another figure, a letter replaced) stays its own
+// content.
+func TestCopiesShortInWholeCopy(t *testing.T) {
+	table := []string{"Kevin Darley — Statistics", "Year | Race | Result\n2001 | Oaks | Won", "Year | Race | Result\n2002 | Derby | Lost",
+		"Smith | placed", "Pooja Ramachandran — Filmography", "Alpha | Won", para1, para2}
+	cases := []struct {
+		i     int
+		copy  string
+		joins bool
+	}{
+		{0, "Kevin Darley — Statistics\nSubscribe to our newsletter for updates.", true},
+		{0, "Darley Kevin Kevin — Statistics", true},
+		{4, "Pooja Ramachandran — Filomgraphy", true},
+		{4, "Pooja Ramachandran — Filmgraphy", true},
+		{4, "Pooja Ramachandran — Filmogrophy", false}, // a letter replaced
+		{3, "Smyth | placed", false},
+		{5, "Alpha | Lost", false},
+		{1, "Year | Race | Result\n2003 | Oaks | Won", false},
+		{0, "Kevin Darley", false}, // a word dropped from a short title
+	}
+	for _, c := range cases {
+		cp := slices.Clone(table)
+		cp[c.i] = c.copy
+		g := copyGraph(t, [][]string{table, cp})
+		cs := g.Copies(c.i)
+		if got := slices.Contains(cs, int32(len(table)+c.i)); got != c.joins {
+			t.Errorf("%q and %q: joined %v, want %v (classes %v)", table[c.i], c.copy, got, c.joins, classesOf(g))
+		}
+		for i := range table { // the rest of the copy joins as it is
+			if i != c.i && !slices.Contains(g.Copies(i), int32(len(table)+i)) {
+				t.Errorf("%q: exact copy of node %d not joined", c.copy, i)
+			}
+		}
+	}
+	// Alone (their documents not copies), short near copies are apart.
+	g := copyGraph(t, [][]string{{"Pooja Ramachandran — Filmography", para1}, {"Pooja Ramachandran — Filomgraphy", para3}})
+	if c := g.Copies(0); c != nil {
+		t.Errorf("short near copies joined without a whole-document copy: %v", c)
+	}
+}
+
+func TestTypoOf(t *testing.T) {
+	for _, c := range []struct {
+		x, y string
+		want bool
+	}{
+		{"filmography", "filomgraphy", true}, {"album", "ablum", true}, {"highest", "highset", true},
+		{"weekdays", "weekday", true}, {"statistics", "statisstics", true},
+		{"smith", "smyth", false}, {"sing", "sign", false}, {"won", "own", false}, {"lost", "won", false},
+		{"2001", "2010", false}, {"b2001", "b2001x", false}, {"same", "same", false}, {"abcdef", "badcef", false},
+		{"été", "tée", false}, {"straße", "strße", true},
+	} {
+		if got := typoOf(c.x, c.y); got != c.want {
+			t.Errorf("typoOf(%q, %q) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
+
 func TestCopiesImagesAndEmpty(t *testing.T) {
 	nodes := []Node{
 		{ID: "a#0", Doc: "a", Modality: ModalityFigure, Caption: "Figure 1: results", Image: &ImageRef{Path: "a.png", MIME: "image/png"}},
@@ -218,7 +279,7 @@ func TestCopiesProperties(t *testing.T) {
 					t.Fatalf("trial %d: classes of %d and %d differ", trial, i, v)
 				}
 				a, b := &g.Nodes[i], &g.Nodes[v]
-				if a.Doc == b.Doc && nodeWords(a).seq != nodeWords(b).seq {
+				if a.Doc == b.Doc && seqOf(a) != seqOf(b) {
 					t.Fatalf("trial %d: %q and %q of one document in one class", trial, a.Content, b.Content)
 				}
 			}
@@ -260,8 +321,15 @@ func TestCopiesProperties(t *testing.T) {
 func FuzzCopies(f *testing.F) {
 	f.Add(para1+"\n"+para2, para1+"\n"+strings.ToUpper(para2), "x 1 2\ny 2 1")
 	f.Add("", "\x00\xff", "é É ſ")
+	f.Add("Ünïcode Straße ﬁne 𝟙𝟚 words here ok\nİstanbul ǅemal", "ünïcode strasse ﬁne 𝟙𝟚 words here ok\ni̇stanbul ǆemal", "ÜNÏCODE STRAßE ﬁne 𝟙𝟚 WORDS HERE OK")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		g := copyGraph(t, [][]string{strings.Split(a, "\n"), strings.Split(b, "\n"), strings.Split(c, "\n")})
+		if want, got := oldFindCopies(g), findCopies(g); !slices.Equal(want.class, got.class) || !slices.Equal(want.members, got.members) {
+			t.Fatalf("classes %v %v, the oracle's %v %v", got.class, got.members, want.class, want.members)
+		}
+		if want, got := oldTitleClasses(g.Nodes), titleClasses(g.Nodes); !slices.Equal(want, got) {
+			t.Fatalf("title classes %v, the oracle's %v", got, want)
+		}
 		for i := range g.Nodes {
 			cs := g.Copies(i)
 			if cs != nil && !slices.Contains(cs, int32(i)) {
@@ -291,4 +359,9 @@ func BenchmarkFindCopies(b *testing.B) {
 	for range b.N {
 		findCopies(g)
 	}
+}
+
+// seqOf is the hash of a node's folded word sequence.
+func seqOf(n *Node) uint64 {
+	return newWordTable([]Node{*n}).of(0).seq
 }

@@ -25,7 +25,7 @@ func TestBenchScale(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench scale: %v", err)
 	}
-	names := []string{"build-seconds", "copies-seconds", "peak-rss-bytes", "knn-recall", "query-ms-median", "bruteforce-query-ms-median", "evidence-overlap"}
+	names := []string{"build-seconds", "build-cpu-seconds", "copies-seconds", "copies-cpu-seconds", "peak-rss-bytes", "knn-recall", "query-ms-median", "bruteforce-query-ms-median", "evidence-overlap"}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != len(names) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(names), out)
