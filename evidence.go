@@ -104,8 +104,12 @@ type EvidenceNode struct {
 	Node int    `json:"node"`
 	ID   string `json:"id"`
 	// Doc is the document ID, Page the 0-based page (-1 when unknown).
-	Doc  string `json:"doc"`
-	Page int    `json:"page"`
+	// LastPage is the last page of a node that runs over several (a table
+	// continued on the next page), 0 and absent from the JSON when the node
+	// is on one page.
+	Doc      string `json:"doc"`
+	Page     int    `json:"page"`
+	LastPage int    `json:"last_page,omitempty"`
 	// Modality is "text", "table" or "figure".
 	Modality string `json:"modality"`
 	// Title is the nearest heading above the node (the passage's title for
@@ -333,6 +337,9 @@ func evidenceNode(g *graph.Graph, v int, h []float64, flow float64) EvidenceNode
 	n := &g.Nodes[v]
 	e := EvidenceNode{Node: v, ID: n.ID, Doc: n.Doc, Page: n.Page, Modality: n.Modality.String(), Title: n.Section,
 		Text: nodeText(n), Flow: flow}
+	if n.Page >= 0 && n.LastPage > n.Page {
+		e.LastPage = n.LastPage
+	}
 	if n.Image != nil {
 		e.Image = n.Image.Path
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -46,6 +47,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	attackers := fs.Int("attackers", 2, "clients that send one heavy call after another during the attacked rounds")
 	attackBudget := fs.Int("attack-budget", 99999999, "the attackers' budget (the server refuses one above its --max-budget; set it to that limit for the heaviest call it accepts)")
 	slow := fs.Int("slow-readers", 2, "clients that ask for a large answer and never read it, during the attacked rounds")
+	probes := fs.Int("stop-probes", 0, "after the rounds, this many heavy calls ({\"budget\": --attack-budget}) each left by its client after a delay; prints how long the server computed after that (see below)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: flowreader bench serve -g GRAPHFILE [flags] [-- SERVE FLAGS]
 
@@ -61,6 +63,15 @@ and the server's exit status. One figure a line:
   attack-calls, attack-statuses the attackers' calls and their statuses
   slow-reader-connections       connections the slow readers opened
   rss-idle-bytes, rss-peak-bytes, rss-end-bytes   the server's resident memory
+  stop-probes, stop-finished-first, stop-ms-p50, stop-ms-max
+                                with --stop-probes N: N calls, alone on the
+                                server, whose client leaves after 50 ms to 2 s;
+                                stop-ms is the time from the client leaving to
+                                the server's in-flight gauge (/metrics) back
+                                at 0, that is to the call no longer computing
+                                (a call past its --call-timeout ends through
+                                the same context); calls that finished before
+                                their client left are counted apart
   exit-status                   the server's exit status after SIGTERM
 An error is any legitimate call not answered 200.
 
@@ -80,8 +91,8 @@ flags:`)
 	switch {
 	case *graphFile == "":
 		return fmt.Errorf("-g GRAPHFILE is required: %w", errUsage)
-	case *clients < 1 || *rounds < 1 || *duration <= 0 || *attackers < 0 || *slow < 0:
-		return fmt.Errorf("--clients and --rounds must be positive, --duration too, --attackers and --slow-readers not negative: %w", errUsage)
+	case *clients < 1 || *rounds < 1 || *duration <= 0 || *attackers < 0 || *slow < 0 || *probes < 0:
+		return fmt.Errorf("--clients and --rounds must be positive, --duration too, --attackers, --slow-readers and --stop-probes not negative: %w", errUsage)
 	}
 	srv, err := startBenchServer(*graphFile, serveArgs, stderr)
 	if err != nil {
@@ -191,10 +202,88 @@ flags:`)
 	}
 	fmt.Fprintf(stdout, "attack-calls %d\nattack-statuses %s\nslow-reader-connections %d\n", attackStatus.total(), attackStatus.String(), slowConns.Load())
 	fmt.Fprintf(stdout, "rss-peak-bytes %d\nrss-end-bytes %d\n", peak, end)
+	if *probes > 0 {
+		if err := stopProbes(ctx, client, srv.url, *probes, *attackBudget, stdout); err != nil {
+			return err
+		}
+	}
 	code := srv.stop()
 	fmt.Fprintf(stdout, "exit-status %d\n", code)
 	return nil
 }
+
+// stopProbes sends n heavy calls one at a time, each left by its client
+// after a delay from 50 ms to 2 s, and prints how long the server went on
+// computing: from the client leaving until /metrics reports no call in
+// flight (the call's slot is released when its computation returns).
+func stopProbes(ctx context.Context, client *http.Client, url string, n, budget int, stdout io.Writer) error {
+	delays := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+	var stops []time.Duration
+	finished := 0
+	for i := range n {
+		if err := waitInFlight(ctx, client, url, time.Minute); err != nil {
+			return fmt.Errorf("stop probe: before call %d: %w", i+1, err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		done := make(chan int, 1)
+		go func() {
+			done <- benchPost(cctx, client, url+"/v1/retrieve", fmt.Sprintf(`{"question": %q, "budget": %d}`, benchQuestionsServe[i%len(benchQuestionsServe)], budget))
+		}()
+		select {
+		case <-done: // answered before its client left: not a probe of stopping
+			cancel()
+			finished++
+			continue
+		case <-time.After(delays[i%len(delays)]):
+		}
+		cut := time.Now()
+		cancel()
+		<-done
+		if err := waitInFlight(ctx, client, url, time.Minute); err != nil {
+			return fmt.Errorf("stop probe: call %d: %w", i+1, err)
+		}
+		stops = append(stops, time.Since(cut))
+	}
+	fmt.Fprintf(stdout, "stop-probes %d\nstop-finished-first %d\n", n, finished)
+	if len(stops) > 0 {
+		slices.Sort(stops)
+		fmt.Fprintf(stdout, "stop-ms-p50 %.1f\nstop-ms-max %.1f\n", ms(stops[len(stops)/2]), ms(stops[len(stops)-1]))
+	}
+	return nil
+}
+
+// waitInFlight polls the server's /metrics every millisecond until no
+// retrieve or ask call is in flight, for at most limit.
+func waitInFlight(ctx context.Context, client *http.Client, url string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		req, err := http.NewRequestWithContext(ctx, "GET", url+"/metrics", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET /metrics: %s", resp.Status)
+		}
+		if bytes.Contains(b, []byte("\nflowreader_server_calls_in_flight 0\n")) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("a call still in flight after %s", limit)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // benchPost sends one call and returns its status (-1 for a transport
 // error), reading the whole answer.

@@ -287,13 +287,13 @@ func TestServeUsesTheGraphsImageFolder(t *testing.T) {
 // bench serve runs its rounds against a real serve and prints its figures.
 func TestBenchServe(t *testing.T) {
 	g := buildQuickstart(t)
-	cmd := exec.Command(builtBinary(t), "bench", "serve", "-g", g, "--clients", "4", "--duration", "2s", "--rounds", "1", "--", "--max-budget", "64")
+	cmd := exec.Command(builtBinary(t), "bench", "serve", "-g", g, "--clients", "4", "--duration", "2s", "--rounds", "1", "--stop-probes", "2", "--", "--max-budget", "64")
 	cmd.Env = childEnv()
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("bench serve: %v\n%s", err, out)
 	}
-	for _, re := range []string{`plain-errors 0\n`, `attacked-errors 0\n`, `plain-p99-ms [0-9.]+\n`, `attack-statuses 400:\d+\n`, `rss-idle-bytes [1-9]\d+\n`, `exit-status 0\n`} {
+	for _, re := range []string{`plain-errors 0\n`, `attacked-errors 0\n`, `plain-p99-ms [0-9.]+\n`, `attack-statuses 400:\d+\n`, `rss-idle-bytes [1-9]\d+\n`, `stop-probes 2\n`, `stop-finished-first [0-2]\n`, `exit-status 0\n`} {
 		if !regexp.MustCompile(re).Match(out) {
 			t.Errorf("no %s in:\n%s", re, out)
 		}

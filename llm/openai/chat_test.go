@@ -359,8 +359,9 @@ func TestAPIKeySentButNeverShown(t *testing.T) {
 		t.Fatalf("unreachable: %v", err)
 	}
 	cfg.EmbedKey = testKey + "-e"
+	cfg.EmbedURL = "http://proxy:" + testKey + "@127.0.0.1:1/v1" // a password in the userinfo
 	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg)} {
-		if strings.Contains(s, testKey) {
+		if strings.Contains(s, testKey) || !strings.Contains(s, "127.0.0.1:1/v1") {
 			t.Fatalf("Config prints the key: %s", s)
 		}
 	}

@@ -112,8 +112,10 @@ func (c Config) Format(f fmt.State, verb rune) {
 		}
 		return "[REDACTED]"
 	}
+	// A URL may carry a password in its userinfo (a proxy behind basic
+	// auth): it is redacted as in the package's errors.
 	fmt.Fprintf(f, "openai.Config{BaseURL:%q Model:%q APIKey:%s EmbedURL:%q EmbedModel:%q EmbedKey:%s RerankURL:%q RerankModel:%q RerankKey:%s}",
-		c.BaseURL, c.Model, red(c.APIKey), c.EmbedURL, c.EmbedModel, red(c.EmbedKey), c.RerankURL, c.RerankModel, red(c.RerankKey))
+		termsafe.URL(c.BaseURL), c.Model, red(c.APIKey), termsafe.URL(c.EmbedURL), c.EmbedModel, red(c.EmbedKey), termsafe.URL(c.RerankURL), c.RerankModel, red(c.RerankKey))
 }
 
 // client returns a copy of HTTPClient (or a zero client) whose redirects
