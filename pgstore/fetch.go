@@ -124,6 +124,10 @@ type fetchOptions struct {
 	// footnote, image text, context, tags), for comparing with the
 	// in-process subgraph; a question reads it only for what it reads.
 	text bool
+	// kwInSnapshot reads the keyword frequencies the replica lacks in the
+	// question's snapshot (set on a question asked again after an update
+	// came between its snapshot and those frequencies).
+	kwInSnapshot bool
 	// filter restricts the candidates to the documents it passes.
 	filter flowreader.Filter
 }
@@ -692,10 +696,13 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	// Round trip 2: the candidates' rows, then the end of the snapshot.
 	f.stages[2] = time.Since(t0)
 	t0 = time.Now()
-	if err := f.readCandidates(ctx, conn.Conn(), &s.keywords, name, st.id, picks, kw, opt.text, f.best); err != nil {
-		if errors.Is(err, errMoved) && !opt.retried {
+	if err := f.readCandidates(ctx, conn.Conn(), &s.keywords, name, st.id, picks, kw, opt.text, f.best, opt.kwInSnapshot); err != nil {
+		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
+			// Asked again, reading the keyword frequencies in the
+			// snapshot: one more round trip, but no other update can
+			// come between (a standby replaying updates back to back).
 			conn.Release()
-			opt.retried = true
+			opt.kwInSnapshot = true
 			return s.fetch(ctx, name, q, m, c, opt)
 		}
 		rollback(conn)
@@ -751,7 +758,7 @@ ORDER BY top.w DESC, top.seq`
 // text, their reading text, and ends the snapshot; then, when kc does not
 // hold them all, one more for the collection's frequencies of their
 // normalised keywords.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, kw []string, text bool, best int64) error {
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, kw []string, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
 	var nbs [][]int64
 	var kds [][]int16
@@ -844,7 +851,9 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 			return rows.Err()
 		})
 	}
-	b.Queue(`COMMIT`)
+	if !kwInSnapshot {
+		b.Queue(`COMMIT`)
+	}
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap("fetch candidates", err)
 	}
@@ -902,7 +911,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 	// the snapshot's version, and the others read after the snapshot by a
 	// statement that reads the collection's version with them: when it is
 	// no longer the snapshot's (an update committed in between), the
-	// question is asked again (errMoved).
+	// question is asked again (errMoved), reading them in its snapshot.
 	f.kwdf = map[string]int32{}
 	var kws []string
 	seen := map[string]bool{}
@@ -916,6 +925,10 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 	}
 	missing := kc.lookup(name, coll, f.version, kws, f.kwdf)
 	if len(missing) == 0 {
+		if kwInSnapshot {
+			_, err := conn.Exec(ctx, `COMMIT`)
+			return wrap("fetch", err)
+		}
 		return nil
 	}
 	f.trips++
@@ -944,6 +957,11 @@ LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id =
 	}
 	if moved {
 		return errMoved
+	}
+	if kwInSnapshot {
+		if _, err := conn.Exec(ctx, `COMMIT`); err != nil {
+			return wrap("fetch", err)
+		}
 	}
 	kc.add(name, coll, f.version, f.kwdf, missing)
 	return nil
