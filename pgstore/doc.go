@@ -21,8 +21,9 @@
 //     summary (answerability), the sum of the embeddings (the mean
 //     direction, MMR's pivot) and the evenly spaced entry nodes whose
 //     cosines estimate the mean relevance;
-//   - documents: ID, title, metadata (jsonb, for filters) and a hash of
-//     the document's nodes (what an update compares);
+//   - documents: ID, title, metadata (jsonb, for filters), a hash of the
+//     document's nodes (what an update compares), its nodes as seq ranges
+//     and a 64-bit hash of each node's links (what an update rewrites);
 //   - nodes: the node's fields, keyed by seq, its position in the
 //     collection (node i of an imported graph is seq i; an update numbers
 //     new nodes after the others), with what scoring and routing read of
@@ -50,11 +51,16 @@
 // the m best and the whole collection's least, greatest and summed score;
 // the reference and title matches. The replica re-ranks the dense pass by
 // the exact cosine (graph.Graph.Dot's arithmetic) and interleaves the
-// seeds as ScoreCandidates does. The second round trip expands the seeds
-// in SQL (the seeds, then each one's neighbours in ascending order, the
-// first 8·m distinct nodes), returns those nodes' rows, embeddings, the
-// edges among them and their frequencies of the question's terms, and
-// commits. The candidates' BM25 is then computed in Go from those
+// seeds as ScoreCandidates does, and expands them with the adjacency read
+// with them (the seeds, then each one's neighbours in ascending order, the
+// first 8·m distinct nodes). The second round trip returns those nodes'
+// rows, embeddings, the edges among them and their frequencies of the
+// question's terms, and commits. The router's keyword frequencies of the candidates come from
+// the replica's cache of those read at the snapshot's version; the
+// missing ones are read after the snapshot by a statement that also reads
+// the collection's version (an update in between makes the question be
+// asked again), one more round trip until the cache holds them. The
+// candidates' BM25 is then computed in Go from those
 // frequencies and the collection's statistics, as the in-process index
 // computes it, so it equals it; with every node re-ranked the subgraph is
 // the in-process one. Writers never block this, and it never sees a
@@ -67,8 +73,12 @@
 // in one transaction: it locks the collection's row (writers of one
 // collection are serialised), refuses with [ErrConflict] when the
 // collection's version is not the one the update was made from (no update
-// silently undoes another), replaces what changed, recomputes the
-// statistics and notifies channel "flowreader" with the collection's name.
+// silently undoes another), replaces what changed (the removed nodes'
+// rows by their keys, the new nodes' rows, the links of only the kept
+// nodes whose links' hash changed), brings the statistics from the old
+// ones by the nodes added and removed, and notifies channel "flowreader"
+// with the collection's name: the database's work follows the change, not
+// the collection.
 // Replicas keep no state between questions, so each question reads the
 // latest committed version: an update is visible to the next question,
 // with no notification needed (a standby shows it once replayed).

@@ -83,6 +83,9 @@ type fetched struct {
 	ranges              []int64 // the filter's nodes: inclusive seq ranges, flattened, sorted (nil: no filter)
 
 	trips int // round trips to the database
+	// kwTrips is 1 when the trips include one for keyword frequencies the
+	// replica did not hold.
+	kwTrips int
 	// stages is the wall time of the first round trip, the dense pass
 	// after it (sketches and re-rank fetch), the replica's work on the
 	// seeds, and the second round trip.
@@ -121,6 +124,10 @@ type fetchOptions struct {
 	// footnote, image text, context, tags), for comparing with the
 	// in-process subgraph; a question reads it only for what it reads.
 	text bool
+	// kwInSnapshot reads the keyword frequencies the replica lacks in the
+	// question's snapshot (set on a question asked again after an update
+	// came between its snapshot and those frequencies).
+	kwInSnapshot bool
 	// filter restricts the candidates to the documents it passes.
 	filter flowreader.Filter
 }
@@ -689,7 +696,15 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	// Round trip 2: the candidates' rows, then the end of the snapshot.
 	f.stages[2] = time.Since(t0)
 	t0 = time.Now()
-	if err := f.readCandidates(ctx, conn.Conn(), st.id, picks, kw, opt.text, f.best); err != nil {
+	if err := f.readCandidates(ctx, conn.Conn(), &s.keywords, name, st.id, picks, kw, opt.text, f.best, opt.kwInSnapshot); err != nil {
+		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
+			// Asked again, reading the keyword frequencies in the
+			// snapshot: one more round trip, but no other update can
+			// come between (a standby replaying updates back to back).
+			conn.Release()
+			opt.kwInSnapshot = true
+			return s.fetch(ctx, name, q, m, c, opt)
+		}
 		rollback(conn)
 		return nil, err
 	}
@@ -739,14 +754,15 @@ ORDER BY top.w DESC, top.seq`
 
 // readCandidates runs round trip 2 for the candidates picks (ascending):
 // their rows, their frequencies of the query terms kw (and best's, the
-// collection's best node by BM25, when it is not one of them), the
-// collection's frequencies of their normalised keywords and, with text,
-// their reading text; and ends the snapshot.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, coll int32, picks []int64, kw []string, text bool, best int64) error {
+// collection's best node by BM25, when it is not one of them) and, with
+// text, their reading text, and ends the snapshot; then, when kc does not
+// hold them all, one more for the collection's frequencies of their
+// normalised keywords.
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, kw []string, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
 	var nbs [][]int64
 	var kds [][]int16
-	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, kwnorm, last_page
+	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, last_page
 FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, picks).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (
@@ -756,16 +772,18 @@ FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, pic
 				lastPage          int32
 				mod               int16
 				ln, sc            float32
-				refs, kwnorm      []string
+				refs              []string
 				names             []int64
 				adj, emb          []byte
 				rank              int32
 			)
-			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &kwnorm, &lastPage); err != nil {
+			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &lastPage); err != nil {
 				return err
 			}
 			f.rank = append(f.rank, rank)
-			f.kwnorm = append(f.kwnorm, kwnorm)
+			// The stored kwnorm is this normalisation of the keywords (the
+			// writer's): computed here, it need not be sent.
+			f.kwnorm = append(f.kwnorm, normKeywords(nd.Keywords))
 			nb, kd, err := decodeAdj(adj)
 			if err != nil {
 				return err
@@ -814,19 +832,6 @@ JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY(
 			return rows.Err()
 		})
 	}
-	f.kwdf = map[string]int32{}
-	b.Queue(`SELECT k.kw, k.df FROM flowreader.keywords k WHERE k.coll = $1
-AND k.kw IN (SELECT DISTINCT unnest(kwnorm) FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2))`, coll, picks).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var kw string
-			var df int32
-			if err := rows.Scan(&kw, &df); err != nil {
-				return err
-			}
-			f.kwdf[kw] = df
-		}
-		return rows.Err()
-	})
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
 		tags                                                            []string
@@ -846,7 +851,9 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 			return rows.Err()
 		})
 	}
-	b.Queue(`COMMIT`)
+	if !kwInSnapshot {
+		b.Queue(`COMMIT`)
+	}
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap("fetch candidates", err)
 	}
@@ -900,8 +907,69 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 		}
 		return f.edges[a].V < f.edges[b].V
 	})
+	// The candidates' keywords' frequencies: those the replica holds for
+	// the snapshot's version, and the others read after the snapshot by a
+	// statement that reads the collection's version with them: when it is
+	// no longer the snapshot's (an update committed in between), the
+	// question is asked again (errMoved), reading them in its snapshot.
+	f.kwdf = map[string]int32{}
+	var kws []string
+	seen := map[string]bool{}
+	for _, ks := range f.kwnorm {
+		for _, k := range ks {
+			if !seen[k] {
+				seen[k] = true
+				kws = append(kws, k)
+			}
+		}
+	}
+	missing := kc.lookup(name, coll, f.version, kws, f.kwdf)
+	if len(missing) == 0 {
+		if kwInSnapshot {
+			_, err := conn.Exec(ctx, `COMMIT`)
+			return wrap("fetch", err)
+		}
+		return nil
+	}
+	f.trips++
+	f.kwTrips = 1
+	rows, err := conn.Query(ctx, `SELECT c.version, k.kw, k.df FROM flowreader.collections c
+LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id = $1`, coll, missing)
+	if err != nil {
+		return wrap("fetch keyword frequencies", err)
+	}
+	moved := true
+	for rows.Next() {
+		var v int64
+		var kw pgtype.Text
+		var df pgtype.Int4
+		if err := rows.Scan(&v, &kw, &df); err != nil {
+			rows.Close()
+			return wrap("fetch keyword frequencies", err)
+		}
+		moved = v != f.version
+		if kw.Valid {
+			f.kwdf[kw.String] = df.Int32
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return wrap("fetch keyword frequencies", err)
+	}
+	if moved {
+		return errMoved
+	}
+	if kwInSnapshot {
+		if _, err := conn.Exec(ctx, `COMMIT`); err != nil {
+			return wrap("fetch", err)
+		}
+	}
+	kc.add(name, coll, f.version, f.kwdf, missing)
 	return nil
 }
+
+// errMoved is a question's collection updated between its snapshot and
+// the keyword frequencies read after it.
+var errMoved = errors.New("pgstore: the collection was updated during the question")
 
 // cosRows is graph.Graph.Cos of two stored rows: the exact int8 dot
 // product times both scales, or vec.Dot of float32 rows.

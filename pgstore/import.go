@@ -10,7 +10,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -74,7 +78,7 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	if err := w.write(ctx, all); err != nil {
 		return err
 	}
-	if err := w.documents(ctx, docs, nil); err != nil {
+	if err := w.documents(ctx, docs, nil, nil, nil); err != nil {
 		return err
 	}
 	if w.ann {
@@ -86,7 +90,11 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 			return wrap("import", err)
 		}
 	}
-	if err := refreshStats(ctx, tx, id); err != nil {
+	seqs := make([]int64, len(g.Nodes))
+	for i := range seqs {
+		seqs[i] = int64(i)
+	}
+	if err := writeStats(ctx, tx, id, w.st, seqs); err != nil {
 		return err
 	}
 	// The planner's statistics, so that the first questions find the
@@ -120,6 +128,11 @@ type writer struct {
 	noCopy bool
 	// ann also writes the embeddings as halfvec, for pgvector's HNSW.
 	ann bool
+	// st accumulates the statistics of the nodes write writes, in the
+	// order it writes them.
+	st collStats
+	// relinked are the kept documents of an update whose links changed.
+	relinked map[string]bool
 }
 
 // names returns what each node of g names by title, over the whole graph,
@@ -282,6 +295,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		for _, k := range kn {
 			kwDF[k]++
 		}
+		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
 			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[k], kn, int32(nd.LastPage)}, nil
 	}))
@@ -341,17 +355,41 @@ ON CONFLICT (coll, kw) DO UPDATE SET df = k.df + excluded.df`, w.coll, kws, dfs)
 	if err := w.mergeTerms(ctx, terms, df, local); err != nil {
 		return err
 	}
-	i, j := a, 0
-	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "postings"}, []string{"coll", "term", "seq", "tf", "len"}, pgx.CopyFromFunc(func() ([]any, error) {
-		for i < b && j >= len(post[i-a]) {
-			i, j = i+1, 0
+	// Postings are written term by term (a counting sort on the term),
+	// each term's by ascending node: a term's postings then share a few
+	// heap pages, so that a question's BM25 reads a few pages a term
+	// instead of one a posting.
+	start := make([]int32, terms.Len()+1)
+	for _, ps := range post {
+		for _, p := range ps {
+			start[p.term+1]++
 		}
-		if i >= b {
+	}
+	for t := 1; t < len(start); t++ {
+		start[t] += start[t-1]
+	}
+	byTerm := make([]int32, start[len(start)-1]) // node positions x in sel
+	tfs := make([]float32, len(byTerm))
+	fill := slices.Clone(start[:len(start)-1])
+	for x, ps := range post {
+		for _, p := range ps {
+			byTerm[fill[p.term]], tfs[fill[p.term]] = int32(x), p.tf
+			fill[p.term]++
+		}
+	}
+	post = nil
+	t, j := 0, 0
+	_, err = w.copy(ctx, pgx.Identifier{"flowreader", "postings"}, []string{"coll", "term", "seq", "tf", "len"}, pgx.CopyFromFunc(func() ([]any, error) {
+		if j >= len(byTerm) {
 			return nil, nil
 		}
-		p := post[i-a][j]
+		for int32(j) >= start[t+1] {
+			t++
+		}
+		x := byTerm[j]
+		tf := tfs[j]
 		j++
-		return []any{w.coll, local[p.term], w.seqOf(sel[i]), p.tf, lens[i-a]}, nil
+		return []any{w.coll, local[t], w.seqOf(sel[a+int(x)]), tf, lens[x]}, nil
 	}))
 	if err != nil {
 		return wrap("import postings", err)
@@ -430,12 +468,21 @@ SELECT inp.ord, up.id FROM inp JOIN up USING (term)`, w.coll, words, df)
 // metadata are docs' (matched by ID) when given, else its metadata is
 // w.g.Metadata's when the graph carries metadata (a kept document's title
 // stays as it is).
-func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[string]bool) error {
+//
+// Every document written, and every kept one whose links changed, gets
+// its nodes' links hashes from links (computed here when nil); hashes are
+// docHashes(w.g) (computed here when nil).
+func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[string]bool, hashes []docHash, links map[string][]int64) error {
 	given := map[string]*graph.Document{}
 	for k := range docs {
 		given[docs[k].ID] = &docs[k]
 	}
-	hashes := docHashes(w.g)
+	if hashes == nil {
+		hashes = docHashes(w.g)
+	}
+	if links == nil {
+		links = w.linkHashes()
+	}
 	seqs := map[string][]int64{}
 	for i := range w.g.Nodes {
 		d := w.g.Nodes[i].Doc
@@ -464,7 +511,22 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 			}
 			continue
 		}
-		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes), seqRanges(seqs[h.id])})
+		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes), seqRanges(seqs[h.id]), links[h.id]})
+	}
+	if len(keep) > 0 {
+		// A kept document's links as one text (arrays of arrays must be
+		// rectangular), for the documents whose links changed.
+		var ids []string
+		var ls []string
+		for _, h := range hashes {
+			if keep[h.id] && w.relinked[h.id] {
+				ids, ls = append(ids, h.id), append(ls, int8ArrayText(links[h.id]))
+			}
+		}
+		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = u.links::int8[] FROM unnest($2::text[], $3::text[]) u(id, links)
+WHERE d.coll = $1 AND d.id = u.id AND d.links IS DISTINCT FROM u.links::int8[]`, w.coll, ids, ls); err != nil {
+			return wrap("update documents", err)
+		}
 	}
 	if len(keptIDs) > 0 {
 		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET title = CASE WHEN u.has THEN u.title ELSE d.title END, metadata = u.md::jsonb
@@ -473,8 +535,20 @@ WHERE d.coll = $1 AND d.id = u.id AND (d.metadata <> u.md::jsonb OR u.has AND d.
 			return wrap("update documents", err)
 		}
 	}
-	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes", "ranges"}, pgx.CopyFromRows(rows))
+	_, err := w.copy(ctx, pgx.Identifier{"flowreader", "documents"}, []string{"coll", "id", "title", "metadata", "hash", "nodes", "ranges", "links"}, pgx.CopyFromRows(rows))
 	return wrap("import documents", err)
+}
+
+// int8ArrayText is xs as a PostgreSQL array literal.
+func int8ArrayText(xs []int64) string {
+	b := []byte{'{'}
+	for k, x := range xs {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return string(append(b, '}'))
 }
 
 // seqRanges is seqs as inclusive ranges [lo, hi] of consecutive seqs,
@@ -502,49 +576,75 @@ type docHash struct {
 }
 
 // docHashes returns the documents of g's nodes in order of first
-// appearance.
+// appearance. The documents are hashed in parallel, each by one worker
+// in its nodes' order.
 func docHashes(g *graph.Graph) []docHash {
 	var out []docHash
 	at := map[string]int{}
-	hs := map[string]*sha256Digest{}
-	row := make([]float32, 0, g.Dim)
+	var nodes [][]int
 	for i := range g.Nodes {
-		nd := &g.Nodes[i]
-		k, ok := at[nd.Doc]
+		k, ok := at[g.Nodes[i].Doc]
 		if !ok {
 			k = len(out)
-			at[nd.Doc] = k
-			out = append(out, docHash{id: nd.Doc})
-			hs[nd.Doc] = newDigest()
+			at[g.Nodes[i].Doc] = k
+			out = append(out, docHash{id: g.Nodes[i].Doc})
+			nodes = append(nodes, nil)
 		}
 		out[k].nodes++
-		h := hs[nd.Doc]
-		h.str(nd.ID).str(nd.Section).str(nd.Content).str(nd.Caption).str(nd.Footnote).str(nd.Summary).str(nd.ImageText).str(nd.Context)
-		h.num(int64(nd.Page)).num(int64(nd.Order)).num(int64(nd.Modality))
-		if nd.LastPage > nd.Page {
-			// Only then: the hashes of single-page nodes stay those of
-			// schema 1.
-			h.num(int64(nd.LastPage))
-		}
-		h.num(int64(len(nd.Keywords)))
-		for _, s := range nd.Keywords {
-			h.str(s)
-		}
-		h.num(int64(len(nd.Tags)))
-		for _, s := range nd.Tags {
-			h.str(s)
-		}
-		if nd.Image != nil {
-			h.str(nd.Image.Path).str(nd.Image.MIME)
-		}
-		row = g.AppendEmbedding(row[:0], i)
-		h.b = append(h.b, floatBytes(row)...)
-		h.flush()
+		nodes[k] = append(nodes[k], i)
 	}
-	for k := range out {
-		out[k].sum = hs[out[k].id].sum()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			row := make([]float32, 0, g.Dim)
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(out) {
+					return
+				}
+				h := newDigest()
+				for _, i := range nodes[k] {
+					row = hashNode(h, g, i, row)
+				}
+				out[k].sum = h.sum()
+			}
+		}()
 	}
+	wg.Wait()
 	return out
+}
+
+// hashNode adds node i of g to h: its content and embedding (as float32
+// bits, little-endian, whatever the graph stores).
+func hashNode(h *sha256Digest, g *graph.Graph, i int, row []float32) []float32 {
+	nd := &g.Nodes[i]
+	h.str(nd.ID).str(nd.Section).str(nd.Content).str(nd.Caption).str(nd.Footnote).str(nd.Summary).str(nd.ImageText).str(nd.Context)
+	h.num(int64(nd.Page)).num(int64(nd.Order)).num(int64(nd.Modality))
+	if nd.LastPage > nd.Page {
+		// Only then: the hashes of single-page nodes stay those of
+		// schema 1.
+		h.num(int64(nd.LastPage))
+	}
+	h.num(int64(len(nd.Keywords)))
+	for _, s := range nd.Keywords {
+		h.str(s)
+	}
+	h.num(int64(len(nd.Tags)))
+	for _, s := range nd.Tags {
+		h.str(s)
+	}
+	if nd.Image != nil {
+		h.str(nd.Image.Path).str(nd.Image.MIME)
+	}
+	row = g.AppendEmbedding(row[:0], i)
+	for _, x := range row {
+		h.b = binary.LittleEndian.AppendUint32(h.b, math.Float32bits(x))
+	}
+	h.flush()
+	return row
 }
 
 // sha256Digest hashes length-prefixed fields.
@@ -581,24 +681,44 @@ func (d *sha256Digest) sum() [32]byte {
 	return out
 }
 
-// refreshStats recomputes the collection's whole-collection statistics
-// from its rows and bumps its version: the node count, BM25's total length
-// and the sum of the vocabulary's idf (for rank_bm25's ε floor), the
-// longest summary, the sum of the embeddings (their mean direction is
-// MMR's pivot), and the evenly spaced entry nodes.
-func refreshStats(ctx context.Context, tx pgx.Tx, coll int32) error {
-	var n int64
-	var total float64
-	var maxSum int32
-	if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(len::float8), 0), coalesce(max(sum_len), 0) FROM flowreader.cands WHERE coll = $1`, coll).Scan(&n, &total, &maxSum); err != nil {
-		return wrap("statistics", err)
+// collStats are a collection's statistics that do not depend on its
+// vocabulary: the node count, BM25's total length (a sum of integers,
+// exact in float64), the longest summary and the sum of the embeddings
+// (their mean direction is MMR's pivot).
+type collStats struct {
+	n      int64
+	total  float64
+	maxSum int32
+	emb    []float64
+}
+
+// add adds a node of BM25 length ln, summary length sum and embedding row
+// (as graph.Graph.AppendEmbedding decodes it: the stored row decodes to it
+// bit for bit, int8Row checks it).
+func (st *collStats) add(ln float32, sum int32, row []float32) {
+	if st.emb == nil {
+		st.emb = make([]float64, len(row))
 	}
-	// idf over the vocabulary in id order (score.NewIndex's order), in Go:
-	// its math.Log is the one the in-process index uses.
+	st.n++
+	st.total += float64(ln)
+	st.maxSum = max(st.maxSum, sum)
+	for k, x := range row {
+		st.emb[k] += float64(x)
+	}
+}
+
+// writeStats stores a collection's statistics st and bumps its version,
+// with the sum of the vocabulary's idf (rank_bm25's ε floor) computed from
+// the terms' document frequencies in id order (score.NewIndex's order, in
+// Go: its math.Log is the one the in-process index uses), and the entry
+// nodes: every (n/entryCount)th of the collection's seqs in order (seqs,
+// ascending; nil reads them from the documents' ranges).
+func writeStats(ctx context.Context, tx pgx.Tx, coll int32, st collStats, seqs []int64) error {
 	rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
 	if err != nil {
 		return wrap("statistics", err)
 	}
+	n := st.n
 	idfSum, vocab := 0.0, int64(0)
 	for rows.Next() {
 		var d int32
@@ -612,54 +732,63 @@ func refreshStats(ctx context.Context, tx pgx.Tx, coll int32) error {
 	if err := rows.Err(); err != nil {
 		return wrap("statistics", err)
 	}
-	// The embedding sum in node order, as score's mean direction sums it.
-	var dim int
-	var i8 bool
-	if err := tx.QueryRow(ctx, `SELECT dim, int8 FROM flowreader.collections WHERE id = $1`, coll).Scan(&dim, &i8); err != nil {
-		return wrap("statistics", err)
+	if seqs == nil {
+		if seqs, err = storedSeqs(ctx, tx, coll); err != nil {
+			return err
+		}
 	}
-	acc := make([]float64, dim)
+	if int64(len(seqs)) != n || n == 0 {
+		return fmt.Errorf("pgstore: statistics: the documents hold %d nodes, the collection %d", len(seqs), n)
+	}
 	var entries []int64
 	step := max(1, n/entryCount)
-	vrows, err := tx.Query(ctx, `SELECT seq, emb, scale FROM flowreader.cands WHERE coll = $1 ORDER BY seq`, coll)
-	if err != nil {
-		return wrap("statistics", err)
-	}
-	rank := int64(0)
-	for vrows.Next() {
-		var seq int64
-		var emb []byte
-		var scale float32
-		if err := vrows.Scan(&seq, &emb, &scale); err != nil {
-			vrows.Close()
-			return wrap("statistics", err)
-		}
-		if rank%step == 0 {
-			entries = append(entries, seq)
-		}
-		rank++
-		addRow(acc, emb, scale, i8)
-	}
-	if err := vrows.Err(); err != nil {
-		return wrap("statistics", err)
+	for r := int64(0); r < n; r += step {
+		entries = append(entries, seqs[r])
 	}
 	_, err = tx.Exec(ctx, `UPDATE flowreader.collections SET nodes = $2, total_len = $3, idf_sum = $4, vocab = $5, max_sum_len = $6,
-emb_sum = $7, entries = $8, next_seq = greatest(next_seq, coalesce((SELECT max(seq) + 1 FROM flowreader.cands WHERE coll = $1), 0)),
-version = version + 1, updated = now() WHERE id = $1`, coll, n, total, idfSum, vocab, maxSum, acc, entries)
+emb_sum = $7, entries = $8, next_seq = greatest(next_seq, $9), version = version + 1, updated = now() WHERE id = $1`,
+		coll, n, st.total, idfSum, vocab, st.maxSum, st.emb, entries, seqs[n-1]+1)
 	return wrap("statistics", err)
 }
 
-// addRow adds a stored embedding, decoded as graph.Graph.AppendEmbedding
-// decodes it, to acc.
-func addRow(acc []float64, emb []byte, scale float32, i8 bool) {
+// storedSeqs returns a collection's seqs, ascending, from its documents'
+// ranges (one row a document, not one a node).
+func storedSeqs(ctx context.Context, tx pgx.Tx, coll int32) ([]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT ranges FROM flowreader.documents WHERE coll = $1`, coll)
+	if err != nil {
+		return nil, wrap("statistics", err)
+	}
+	rs, err := pgx.CollectRows(rows, pgx.RowTo[[]int64])
+	if err != nil {
+		return nil, wrap("statistics", err)
+	}
+	var pairs [][2]int64
+	for _, r := range rs {
+		for k := 0; k+1 < len(r); k += 2 {
+			pairs = append(pairs, [2]int64{r[k], r[k+1]})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var seqs []int64
+	for _, p := range pairs {
+		for v := p[0]; v <= p[1]; v++ {
+			seqs = append(seqs, v)
+		}
+	}
+	return seqs, nil
+}
+
+// addRow adds (sign +1) or takes away (−1) a stored embedding, decoded as
+// graph.Graph.AppendEmbedding decodes it, to acc.
+func addRow(acc []float64, emb []byte, scale float32, i8 bool, sign float64) {
 	if i8 {
 		for k, b := range emb {
-			acc[k] += float64(float32(int8(b)) * scale)
+			acc[k] += sign * float64(float32(int8(b))*scale)
 		}
 		return
 	}
 	for k := range acc {
-		acc[k] += float64(math.Float32frombits(binary.LittleEndian.Uint32(emb[4*k:])))
+		acc[k] += sign * float64(math.Float32frombits(binary.LittleEndian.Uint32(emb[4*k:])))
 	}
 }
 

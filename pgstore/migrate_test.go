@@ -32,9 +32,9 @@ func TestMigrateFrom1(t *testing.T) {
 	}
 	if _, err := s.pool.Exec(ctx, `
 ALTER TABLE flowreader.cands DROP COLUMN rank, DROP COLUMN kwnorm, DROP COLUMN last_page;
-ALTER TABLE flowreader.documents DROP COLUMN ranges;
+ALTER TABLE flowreader.documents DROP COLUMN ranges, DROP COLUMN links;
 DROP TABLE flowreader.keywords;
-DELETE FROM flowreader.schema_version WHERE version = 2`); err != nil {
+DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -9,7 +9,7 @@ import (
 
 // schemaVersion is the version of the schema this code reads and writes.
 // Open migrates an older database up to it, and refuses a newer one.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations[i] takes the schema from version i to i+1, with backfills[i]
 // run after it when set (what SQL cannot compute as the library does). A
@@ -155,10 +155,16 @@ CREATE TABLE flowreader.keywords (
 	PRIMARY KEY (coll, kw)
 );
 `,
+	// 3: a 64-bit hash of each node's links (its title mentions and
+	// adjacency, in seqs), per document in its nodes' order, so that an
+	// update rewrites the links of only the kept nodes whose links
+	// changed; NULL (every document of an older schema) is unknown, and
+	// its nodes' links are rewritten by the next update.
+	`ALTER TABLE flowreader.documents ADD COLUMN links int8[];`,
 }
 
 // backfills[i], when set, runs after migrations[i] in its transaction.
-var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks}
+var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks, nil}
 
 // backfillRanks computes migration 2's columns for the collections of a
 // schema-1 database: ranks and seq ranges in SQL, normalised keywords and

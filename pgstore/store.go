@@ -60,6 +60,9 @@ type Store struct {
 	// those of sketchMin nodes or more (sketchMinNodes; tests lower it).
 	sketches  sketchCache
 	sketchMin int64
+	// keywords holds the keyword frequencies questions have read, per
+	// collection at its newest version.
+	keywords kwCache
 	// exact ranks every node's exact cosine for the dense candidates (no
 	// sketch or HNSW pass): tests compare the evidence with the in-process
 	// index's.

@@ -2,12 +2,18 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/mention"
+	"github.com/flowreader/flowreader/internal/scorehook"
 )
 
 // Update makes the collection hold g's documents, in one transaction that
@@ -24,6 +30,12 @@ import (
 // collection are serialised by a lock on its row; readers are never
 // blocked and read the previous version until the commit. It returns the
 // new version.
+//
+// The database work is proportional to what changed, not to the
+// collection: the removed nodes' rows are found by their keys (their
+// terms recomputed from their stored text), the kept documents' links are
+// rewritten only where a document's hash of them differs, and the
+// statistics are brought from the old ones by the nodes added and removed.
 func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Graph, docs ...graph.Document) (int64, error) {
 	if g == nil || len(g.Nodes) == 0 {
 		return 0, fmt.Errorf("%w: update %q: a graph without nodes", ErrInput, name)
@@ -40,8 +52,10 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		i8      bool
 		nextSeq int64
 		ann     bool
+		st      collStats
 	)
-	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).Scan(&id, &version, &dim, &i8, &nextSeq, &ann)
+	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann, nodes, total_len, max_sum_len, emb_sum FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).
+		Scan(&id, &version, &dim, &i8, &nextSeq, &ann, &st.n, &st.total, &st.maxSum, &st.emb)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("pgstore: update %q: %w", name, errNotFound)
 	}
@@ -54,70 +68,58 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if dim != g.Dim || i8 != g.Int8Embeddings() {
 		return 0, fmt.Errorf("%w: update %q: graph of dimension %d (int8 %v), collection %d (int8 %v)", ErrInput, name, g.Dim, g.Int8Embeddings(), dim, i8)
 	}
+	if len(st.emb) != dim {
+		st.emb = make([]float64, dim)
+	}
 
-	// The documents, old and new.
-	old := map[string][]byte{}
-	rows, err := tx.Query(ctx, `SELECT id, hash FROM flowreader.documents WHERE coll = $1`, id)
+	// The documents, old and new: one row a document.
+	type oldDoc struct {
+		hash        []byte
+		links, seqs []int64
+	}
+	old := map[string]oldDoc{}
+	rows, err := tx.Query(ctx, `SELECT id, hash, links, ranges FROM flowreader.documents WHERE coll = $1`, id)
 	if err != nil {
 		return 0, wrap("update", err)
 	}
 	for rows.Next() {
 		var d string
-		var h []byte
-		if err := rows.Scan(&d, &h); err != nil {
+		var o oldDoc
+		var r []int64
+		if err := rows.Scan(&d, &o.hash, &o.links, &r); err != nil {
 			rows.Close()
 			return 0, wrap("update", err)
 		}
-		old[d] = h
+		for k := 0; k+1 < len(r); k += 2 {
+			for v := r[k]; v <= r[k+1]; v++ {
+				o.seqs = append(o.seqs, v)
+			}
+		}
+		old[d] = o
 	}
 	if err := rows.Err(); err != nil {
 		return 0, wrap("update", err)
 	}
 	hashes := docHashes(g)
 	keep := map[string]bool{}
-	var gone []string
-	inNew := map[string]bool{}
 	for _, h := range hashes {
-		inNew[h.id] = true
-		if o, ok := old[h.id]; ok && string(o) == string(h.sum[:]) {
+		if o, ok := old[h.id]; ok && string(o.hash) == string(h.sum[:]) {
 			keep[h.id] = true
 		}
 	}
-	for d := range old {
+	var gone []string
+	var goneSeqs []int64
+	for _, d := range slices.Sorted(maps.Keys(old)) {
 		if !keep[d] {
 			gone = append(gone, d)
+			goneSeqs = append(goneSeqs, old[d].seqs...)
 		}
 	}
-
-	// Remove the replaced and removed documents' nodes.
+	slices.Sort(goneSeqs)
+	if err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st); err != nil {
+		return 0, err
+	}
 	if len(gone) > 0 {
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE gone ON COMMIT DROP AS SELECT seq FROM flowreader.nodes WHERE coll = $1 AND doc = ANY($2)`, id, gone); err != nil {
-			return 0, wrap("update", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE flowreader.terms t SET df = t.df - x.c
-FROM (SELECT p.term, count(*) AS c FROM flowreader.postings p JOIN gone USING (seq) WHERE p.coll = $1 GROUP BY p.term) x
-WHERE t.coll = $1 AND t.id = x.term`, id); err != nil {
-			return 0, wrap("update", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE flowreader.keywords k SET df = k.df - x.c
-FROM (SELECT kw, count(*) AS c FROM flowreader.cands c JOIN gone USING (seq) CROSS JOIN LATERAL unnest(c.kwnorm) kw WHERE c.coll = $1 GROUP BY kw) x
-WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
-			return 0, wrap("update", err)
-		}
-		tables := []string{"nodes", "cands", "sketches", "postings", "refs", "titles"}
-		if ann {
-			tables = append(tables, "ann")
-		}
-		for _, t := range tables {
-			if _, err := tx.Exec(ctx, `DELETE FROM flowreader.`+t+` x USING gone WHERE x.coll = $1 AND x.seq = gone.seq`, id); err != nil {
-				return 0, wrap("update", err)
-			}
-		}
-		for _, t := range []string{"terms", "keywords"} {
-			if _, err := tx.Exec(ctx, `DELETE FROM flowreader.`+t+` WHERE coll = $1 AND df <= 0`, id); err != nil {
-				return 0, wrap("update", err)
-			}
-		}
 		if _, err := tx.Exec(ctx, `DELETE FROM flowreader.documents WHERE coll = $1 AND id = ANY($2)`, id, gone); err != nil {
 			return 0, wrap("update", err)
 		}
@@ -125,36 +127,18 @@ WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
 
 	// Node i of g is a kept node's seq (a kept document's nodes in order)
 	// or a new one's, numbered after the collection's in g's order.
-	kept := map[string][]int64{}
-	rows, err = tx.Query(ctx, `SELECT doc, seq FROM flowreader.nodes WHERE coll = $1 ORDER BY seq`, id)
-	if err != nil {
-		return 0, wrap("update", err)
-	}
-	for rows.Next() {
-		var d string
-		var seq int64
-		if err := rows.Scan(&d, &seq); err != nil {
-			rows.Close()
-			return 0, wrap("update", err)
-		}
-		kept[d] = append(kept[d], seq)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, wrap("update", err)
-	}
 	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, len(g.Nodes)), noCopy: s.noCopy, ann: ann}
-	var fresh, stay []int
+	var fresh []int
 	used := map[string]int{}
 	for i := range g.Nodes {
 		d := g.Nodes[i].Doc
 		if keep[d] {
 			k := used[d]
-			if k >= len(kept[d]) {
+			if k >= len(old[d].seqs) {
 				return 0, fmt.Errorf("pgstore: update %q: document %q has more nodes than stored", name, d)
 			}
-			w.seq[i] = kept[d][k]
+			w.seq[i] = old[d].seqs[k]
 			used[d] = k + 1
-			stay = append(stay, i)
 			continue
 		}
 		w.seq[i] = nextSeq
@@ -164,13 +148,46 @@ WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
 	if err := w.write(ctx, fresh); err != nil {
 		return 0, err
 	}
+	// The kept nodes whose links (edges, title mentions) differ from the
+	// stored ones, by their hashes: only their rows are rewritten.
+	links := w.linkHashes()
+	var stay []int
+	clear(used)
+	for i := range g.Nodes {
+		d := g.Nodes[i].Doc
+		if !keep[d] {
+			continue
+		}
+		k := used[d]
+		used[d] = k + 1
+		if ls := old[d].links; len(ls) != len(old[d].seqs) || ls[k] != links[d][k] {
+			stay = append(stay, i)
+		}
+	}
+	w.relinked = map[string]bool{}
+	for _, i := range stay {
+		w.relinked[g.Nodes[i].Doc] = true
+	}
 	if err := w.relink(ctx, stay); err != nil {
 		return 0, err
 	}
-	if err := w.documents(ctx, docs, keep); err != nil {
+	if err := w.documents(ctx, docs, keep, hashes, links); err != nil {
 		return 0, err
 	}
-	if err := refreshStats(ctx, tx, id); err != nil {
+	// The statistics: the old ones less the removed nodes (removeNodes)
+	// plus the added ones (write).
+	st.n += w.st.n
+	st.total += w.st.total
+	for k, x := range w.st.emb {
+		st.emb[k] += x
+	}
+	if st.maxSum < 0 { // a removed node had the longest summary
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(sum_len), 0) FROM flowreader.cands WHERE coll = $1`, id).Scan(&st.maxSum); err != nil {
+			return 0, wrap("update", err)
+		}
+	}
+	st.maxSum = max(st.maxSum, w.st.maxSum)
+	if err := writeStats(ctx, tx, id, st, nil); err != nil {
 		return 0, err
 	}
 	// The changes log: what replicas' sketches follow.
@@ -178,14 +195,11 @@ WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
 	for k, i := range fresh {
 		added[k] = w.seq[i]
 	}
-	removed := []int64{}
-	if len(gone) > 0 {
-		if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(seq ORDER BY seq), '{}') FROM gone`).Scan(&removed); err != nil {
-			return 0, wrap("update", err)
-		}
+	if goneSeqs == nil {
+		goneSeqs = []int64{}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO flowreader.changes (coll, version, added, removed) SELECT $1, version, $2, $3 FROM flowreader.collections WHERE id = $1`,
-		id, added, removed); err != nil {
+		id, added, goneSeqs); err != nil {
 		return 0, wrap("update", err)
 	}
 	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET next_seq = greatest(next_seq, $2) WHERE id = $1`, id, nextSeq); err != nil {
@@ -202,6 +216,181 @@ WHERE k.coll = $1 AND k.kw = x.kw`, id); err != nil {
 		return 0, wrap("update", err)
 	}
 	return nv, nil
+}
+
+// removeNodes deletes the nodes seqs (ascending) from every table by their
+// keys, decrements the document frequencies of their terms and keywords,
+// and takes them out of st (st.maxSum < 0 when one of them had the
+// longest summary: the caller recomputes it). A node's postings are found
+// by its terms, recomputed from its stored text as the writer computed
+// them; the frequencies deleted must add up to its stored BM25 length, or
+// the update fails.
+func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `SELECT c.seq, c.keywords, c.kwnorm, c.len, c.sum_len, c.refs, c.section, c.emb, c.scale, n.summary, n.content, n.caption
+FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c.seq WHERE c.coll = $1 AND c.seq = ANY($2) ORDER BY c.seq`, coll, seqs)
+	if err != nil {
+		return wrap("update", err)
+	}
+	terms := scorehook.NewTerms()
+	var (
+		ids               []int32
+		pTerm             []int32 // local term ids
+		pSeq              []int64
+		lens              = map[int64]float32{}
+		kwDF              = map[string]int32{}
+		refKeys, firsts   []string
+		refSeqs, titleSeq []int64
+		got               int
+		maxGone           = int32(-1)
+	)
+	for rows.Next() {
+		var (
+			seq          int64
+			nd           graph.Node
+			kwnorm, refs []string
+			ln, scale    float32
+			sumLen       int32
+			emb          []byte
+		)
+		if err := rows.Scan(&seq, &nd.Keywords, &kwnorm, &ln, &sumLen, &refs, &nd.Section, &emb, &scale, &nd.Summary, &nd.Content, &nd.Caption); err != nil {
+			rows.Close()
+			return wrap("update", err)
+		}
+		got++
+		ids = terms.Append(ids[:0], &nd)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		for _, t := range ids {
+			pTerm, pSeq = append(pTerm, t), append(pSeq, seq)
+		}
+		lens[seq] = ln
+		for _, k := range kwnorm {
+			kwDF[k]++
+		}
+		for _, r := range refs {
+			refKeys, refSeqs = append(refKeys, r), append(refSeqs, seq)
+		}
+		if f, ok := mention.TitleFirstWord(nd.Section, mention.Options{}); ok {
+			firsts, titleSeq = append(firsts, f), append(titleSeq, seq)
+		}
+		st.n--
+		st.total -= float64(ln)
+		maxGone = max(maxGone, sumLen)
+		addRow(st.emb, emb, scale, i8, -1)
+	}
+	if err := rows.Err(); err != nil {
+		return wrap("update", err)
+	}
+	if got != len(seqs) {
+		return fmt.Errorf("pgstore: update: %d of the %d removed nodes are stored", got, len(seqs))
+	}
+	if maxGone >= st.maxSum {
+		st.maxSum = -1
+	}
+	// The terms' collection ids, then the postings by their keys; the
+	// deleted frequencies per node must add up to its length.
+	words := make([]string, terms.Len())
+	for k := range words {
+		words[k] = terms.Term(int32(k))
+	}
+	termID := make([]int32, len(words))
+	for k := range termID {
+		termID[k] = -1
+	}
+	trows, err := tx.Query(ctx, `SELECT u.ord, t.id FROM unnest($2::text[]) WITH ORDINALITY u(term, ord) JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term`, coll, words)
+	if err != nil {
+		return wrap("update", err)
+	}
+	for trows.Next() {
+		var ord int64
+		var tid int32
+		if err := trows.Scan(&ord, &tid); err != nil {
+			trows.Close()
+			return wrap("update", err)
+		}
+		termID[ord-1] = tid
+	}
+	if err := trows.Err(); err != nil {
+		return wrap("update", err)
+	}
+	for k, t := range pTerm {
+		if termID[t] < 0 {
+			return fmt.Errorf("pgstore: update: removed node %d has term %q, which the collection lacks", pSeq[k], words[t])
+		}
+		pTerm[k] = termID[t]
+	}
+	drows, err := tx.Query(ctx, `WITH del AS (
+	DELETE FROM flowreader.postings p USING unnest($2::int4[], $3::int8[]) u(term, seq)
+	WHERE p.coll = $1 AND p.term = u.term AND p.seq = u.seq RETURNING p.term, p.seq, p.tf),
+dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (SELECT term, count(*) AS c FROM del GROUP BY term) x WHERE t.coll = $1 AND t.id = x.term)
+SELECT seq, sum(tf::float8) FROM del GROUP BY seq`, coll, pTerm, pSeq)
+	if err != nil {
+		return wrap("update", err)
+	}
+	sums := map[int64]float64{}
+	for drows.Next() {
+		var seq int64
+		var sum float64
+		if err := drows.Scan(&seq, &sum); err != nil {
+			drows.Close()
+			return wrap("update", err)
+		}
+		sums[seq] = sum
+	}
+	if err := drows.Err(); err != nil {
+		return wrap("update", err)
+	}
+	for seq, ln := range lens {
+		if sums[seq] != float64(ln) {
+			return fmt.Errorf("pgstore: update: removed node %d: its postings' frequencies add up to %v, its length is %v", seq, sums[seq], ln)
+		}
+	}
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM flowreader.terms WHERE coll = $1 AND id = ANY($2) AND df <= 0`, coll, pTerm)
+	if len(kwDF) > 0 {
+		kws := slices.Sorted(maps.Keys(kwDF))
+		dfs := make([]int32, len(kws))
+		for k, kw := range kws {
+			dfs[k] = kwDF[kw]
+		}
+		b.Queue(`UPDATE flowreader.keywords k SET df = k.df - u.c FROM unnest($2::text[], $3::int4[]) u(kw, c) WHERE k.coll = $1 AND k.kw = u.kw`, coll, kws, dfs)
+		b.Queue(`DELETE FROM flowreader.keywords WHERE coll = $1 AND kw = ANY($2) AND df <= 0`, coll, kws)
+	}
+	b.Queue(`DELETE FROM flowreader.refs r USING unnest($2::text[], $3::int8[]) u(key, seq) WHERE r.coll = $1 AND r.key = u.key AND r.seq = u.seq`, coll, nonNil(refKeys), refSeqs)
+	b.Queue(`DELETE FROM flowreader.titles t USING unnest($2::text[], $3::int8[]) u(first, seq) WHERE t.coll = $1 AND t.first = u.first AND t.seq = u.seq`, coll, nonNil(firsts), titleSeq)
+	tables := []string{"nodes", "cands", "sketches"}
+	if ann {
+		tables = append(tables, "ann")
+	}
+	for _, t := range tables {
+		b.Queue(`DELETE FROM flowreader.`+t+` WHERE coll = $1 AND seq = ANY($2)`, coll, seqs)
+	}
+	return wrap("update", tx.SendBatch(ctx, b).Close())
+}
+
+// linkHashes returns a 64-bit hash of each node's links in w.g (its title
+// mentions and adjacency in seqs), by document ID, in node order.
+func (w *writer) linkHashes() map[string][]int64 {
+	names := w.names()
+	out := map[string][]int64{}
+	var b []byte
+	for i := range w.g.Nodes {
+		d := w.g.Nodes[i].Doc
+		nm, adj := w.links(i, names)
+		b = binary.AppendVarint(b[:0], w.seqOf(i))
+		b = binary.AppendUvarint(b, uint64(len(nm)))
+		for _, v := range nm {
+			b = binary.AppendVarint(b, v)
+		}
+		b = append(b, adj...)
+		h := fnv.New64a()
+		h.Write(b) //nolint:errcheck // hash writes do not fail
+		out[d] = append(out[d], int64(h.Sum64()))
+	}
+	return out
 }
 
 // relink brings the kept nodes' edges and title mentions to g's: the new

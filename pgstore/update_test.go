@@ -322,3 +322,118 @@ func TestLastPage(t *testing.T) {
 	}
 	sameCollection(t, s, "c", p, g2)
 }
+
+// TestUpdateStatistics: an update keeps the statistics, the document and
+// keyword frequencies and the lookup tables as a fresh import of the new
+// graph has them (the embedding sum, kept incrementally, to 1e-9), and a
+// replica's cached keyword frequencies follow the update.
+func TestUpdateStatistics(t *testing.T) {
+	t.Parallel()
+	s, srv := openTest(t)
+	ctx := context.Background()
+	da, db := versionDocs(false), versionDocs(true)
+	p, ga := buildDocs(t, da)
+	_, gb := buildDocs(t, db)
+	if err := s.Import(ctx, "u", ga, da...); err != nil {
+		t.Fatal(err)
+	}
+	replica, err := Open(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer replica.Close()
+	question := "lighthouse keeper lamp harbour wall"
+	vs, err := p.Embedder().Embed(ctx, []string{question}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := score.Query{Text: question, Embedding: vs[0]}
+	// state is what a fresh import must equal: the collection's
+	// statistics and every frequency and lookup row, in seq-free form.
+	state := func(name string) (string, []float64) {
+		t.Helper()
+		var out strings.Builder
+		var emb []float64
+		var n, vocab int64
+		var total, idf float64
+		var maxSum int32
+		if err := s.pool.QueryRow(ctx, `SELECT nodes, total_len, idf_sum, vocab, max_sum_len, emb_sum FROM flowreader.collections WHERE name = $1`, name).
+			Scan(&n, &total, &idf, &vocab, &maxSum, &emb); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&out, "n %d total %v idf %v vocab %d maxsum %d\n", n, total, idf, vocab, maxSum)
+		for _, qs := range []string{
+			`SELECT term || ' ' || df FROM flowreader.terms WHERE coll = c.id ORDER BY 1`,
+			`SELECT kw || ' ' || df FROM flowreader.keywords WHERE coll = c.id ORDER BY 1`,
+			`SELECT t.term || ' ' || n.id || ' ' || p.tf || ' ' || p.len FROM flowreader.postings p JOIN flowreader.terms t ON t.coll = p.coll AND t.id = p.term JOIN flowreader.nodes n ON n.coll = p.coll AND n.seq = p.seq WHERE p.coll = c.id ORDER BY 1`,
+			`SELECT r.key || ' ' || n.id FROM flowreader.refs r JOIN flowreader.nodes n ON n.coll = r.coll AND n.seq = r.seq WHERE r.coll = c.id ORDER BY 1`,
+			`SELECT x.first || ' ' || n.id || ' ' || x.title FROM flowreader.titles x JOIN flowreader.nodes n ON n.coll = x.coll AND n.seq = x.seq WHERE x.coll = c.id ORDER BY 1`,
+			`SELECT d.id || ' ' || d.nodes || ' ' || cardinality(d.links) FROM flowreader.documents d WHERE d.coll = c.id ORDER BY 1`,
+		} {
+			rows, err := s.pool.Query(ctx, `WITH c AS (SELECT id FROM flowreader.collections WHERE name = $1) `+strings.Replace(qs, "WHERE ", "CROSS JOIN c WHERE ", 1), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var line string
+				if err := rows.Scan(&line); err != nil {
+					t.Fatal(err)
+				}
+				out.WriteString(line + "\n")
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out.String(), emb
+	}
+	// kwSame checks a replica's keyword frequencies of a question's
+	// candidates against the table's.
+	kwSame := func(r *Store, name string) {
+		t.Helper()
+		for range 2 { // cold, then from the cache
+			f, err := r.fetch(ctx, name, q, 4, score.Config{}, fetchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ks := range f.kwnorm {
+				for _, k := range ks {
+					var df int32
+					if err := s.pool.QueryRow(ctx, `SELECT df FROM flowreader.keywords WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND kw = $2`, name, k).Scan(&df); err != nil {
+						t.Fatal(err)
+					}
+					if f.kwdf[k] != df {
+						t.Fatalf("keyword %q: the replica has frequency %d, the collection %d", k, f.kwdf[k], df)
+					}
+				}
+			}
+		}
+	}
+	kwSame(replica, "u")
+	v := version(t, s, "u")
+	for k, step := range []struct {
+		g    *graph.Graph
+		docs []graph.Document
+	}{{gb, db}, {ga, da}} {
+		nv, err := s.Update(ctx, "u", v, step.g, step.docs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = nv
+		fresh := fmt.Sprintf("fresh%d", k)
+		if err := s.Import(ctx, fresh, step.g, step.docs...); err != nil {
+			t.Fatal(err)
+		}
+		got, gotEmb := state("u")
+		want, wantEmb := state(fresh)
+		if got != want {
+			t.Fatalf("after update %d the collection differs from a fresh import:\nupdated\n%s\nimported\n%s", k, got, want)
+		}
+		for j := range wantEmb {
+			if math.Abs(gotEmb[j]-wantEmb[j]) > 1e-9 {
+				t.Fatalf("after update %d: embedding sum[%d] %v, fresh %v", k, j, gotEmb[j], wantEmb[j])
+			}
+		}
+		kwSame(replica, "u")
+	}
+}

@@ -29,7 +29,7 @@ import (
 )
 
 const benchStoreUsage = `usage: flowreader bench store --nodes N --dim D [--store URL] [--seed S] [--int8]
-                              [--replicas R] [--clients C] [--rounds K]
+                              [--replicas R] [--clients C] [--rounds K] [--graph FILE]
 
 Builds a synthetic collection (as bench scale), imports it into a
 PostgreSQL store (--store URL, else a throwaway server started here with
@@ -45,8 +45,13 @@ Debian's postgresql-15), and prints one figure a line:
   loaded-store-ms-p50 X, -p99 X  over the store with R replica processes ×
                                  C concurrent clients, K rounds of the
                                  questions each (after one warm-up round)
+  loaded-inprocess-ms-p50 X, -p99 X
+                                 the in-process index under the same load
+                                 right after: R × C concurrent clients in
+                                 this process, K rounds each
   replica-rss-bytes X            the largest replica process's peak RSS
   replica-qps X                  questions per second, all replicas
+  inprocess-qps X                questions per second, in process, loaded
   update-commit-ms X             Update of one document replaced by 100
                                  new nodes (one transaction)
   update-to-visible-ms X         from that commit to the first answer from
@@ -69,6 +74,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	replicas := fs.Int("replicas", 2, "replica processes for the loaded figures")
 	clients := fs.Int("clients", 8, "concurrent clients per replica")
 	rounds := fs.Int("rounds", 2, "rounds of the questions per client")
+	graphFile := fs.String("graph", "", "the collection's graph as flowreader bench scale --out wrote it with the same --nodes, --dim, --seed and --int8 (skips the build)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), benchStoreUsage)
 		fs.PrintDefaults()
@@ -98,11 +104,23 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	docs := c.Documents()
 	b := &graph.Builder{Embedder: emb, Concurrency: runtime.GOMAXPROCS(0), NoMentionLinks: true, Int8Embeddings: *useInt8}
 	t0 := time.Now()
-	g, err := b.Build(ctx, docs)
-	if err != nil {
-		return err
+	var g *graph.Graph
+	var err error
+	if *graphFile != "" {
+		if g, err = graph.Load(*graphFile); err != nil {
+			return err
+		}
+		if len(g.Nodes) != len(c.Nodes) || g.Dim != *dim || g.Int8Embeddings() != *useInt8 {
+			return fmt.Errorf("bench store: %s has %d nodes × %d (int8 %v), not the collection of --nodes %d --dim %d --int8=%v: %w",
+				*graphFile, len(g.Nodes), g.Dim, g.Int8Embeddings(), *nodes, *dim, *useInt8, errUsage)
+		}
+		fmt.Fprintf(stderr, "bench store: loaded %d nodes × %d in %.1f s\n", len(g.Nodes), g.Dim, time.Since(t0).Seconds())
+	} else {
+		if g, err = b.Build(ctx, docs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "bench store: built %d nodes × %d in %.1f s\n", len(g.Nodes), g.Dim, time.Since(t0).Seconds())
 	}
-	fmt.Fprintf(stderr, "bench store: built %d nodes × %d in %.1f s\n", len(g.Nodes), g.Dim, time.Since(t0).Seconds())
 
 	s, err := pgstore.Open(ctx, *url)
 	if err != nil {
@@ -172,9 +190,19 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	// The in-process index under the same load, right after: R × C
+	// clients in this process asking the same questions as often, so that
+	// the loaded ratio compares like with like (the two cores are shared
+	// by the clients either way).
+	memLoaded, memQPS, err := loadIndex(ctx, mem, c.Questions, *replicas**clients, *rounds)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "loaded-store-ms-p50 %.2f\nloaded-store-ms-p99 %.2f\n", pct(loaded, 0.5), pct(loaded, 0.99))
+	fmt.Fprintf(stdout, "loaded-inprocess-ms-p50 %.2f\nloaded-inprocess-ms-p99 %.2f\n", pct(memLoaded, 0.5), pct(memLoaded, 0.99))
 	fmt.Fprintf(stdout, "replica-rss-bytes %d\n", rss)
 	fmt.Fprintf(stdout, "replica-qps %.1f\n", qps)
+	fmt.Fprintf(stdout, "inprocess-qps %.1f\n", memQPS)
 
 	// An update: the first document replaced by one of 100 new nodes.
 	docs2 := slices.Clone(docs)
@@ -370,6 +398,37 @@ func runReplicas(ctx context.Context, url, name, qfile string, n, clients, round
 	return times, rss, qps, errors.Join(errs...)
 }
 
+// loadIndex asks the questions of ix from clients concurrent clients,
+// rounds times each (in the order a replica's clients ask them), and
+// returns every question's time and the questions per second.
+func loadIndex(ctx context.Context, ix *flowreader.Index, questions []string, clients, rounds int) ([]float64, float64, error) {
+	var mu sync.Mutex
+	var times []float64
+	errs := make([]error, clients)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				for k := range questions {
+					ms, _, err := timeQuestion(ctx, ix, questions[(k+c*7+r)%len(questions)])
+					if err != nil {
+						errs[c] = err
+						return
+					}
+					mu.Lock()
+					times = append(times, ms)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return times, float64(len(times)) / time.Since(t0).Seconds(), errors.Join(errs...)
+}
+
 // runBenchStoreReplica is one replica of bench store: it opens the
 // collection over the store (holding no copy), warms up with one round,
 // then each client asks every question rounds times; it prints each
@@ -412,40 +471,15 @@ func runBenchStoreReplica(ctx context.Context, args []string, stdout, stderr io.
 			return err
 		}
 	}
-	var mu sync.Mutex
-	var times []float64
-	errs := make([]error, *clients)
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for c := range *clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range *rounds {
-				for k := range qf.Questions {
-					q := qf.Questions[(k+c*7+r)%len(qf.Questions)]
-					ms, _, err := timeQuestion(ctx, ix, q)
-					if err != nil {
-						errs[c] = err
-						return
-					}
-					mu.Lock()
-					times = append(times, ms)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	el := time.Since(t0)
-	if err := errors.Join(errs...); err != nil {
+	times, qps, err := loadIndex(ctx, ix, qf.Questions, *clients, *rounds)
+	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(stdout)
 	for _, t := range times {
 		fmt.Fprintf(w, "ms %.3f\n", t)
 	}
-	fmt.Fprintf(w, "qps %.2f\n", float64(len(times))/el.Seconds())
+	fmt.Fprintf(w, "qps %.2f\n", qps)
 	fmt.Fprintf(w, "hwm-bytes %d\n", peakRSS())
 	return w.Flush()
 }
