@@ -380,7 +380,7 @@ func (s *loadStats) quantiles() (p50, p99 float64) {
 	slices.Sort(l)
 	q := func(p float64) float64 {
 		i := int(p*float64(len(l))+0.999999) - 1
-		return float64(l[max(0, min(i, len(l)-1))]) / float64(time.Millisecond)
+		return ms(l[max(0, min(i, len(l)-1))])
 	}
 	return q(0.50), q(0.99)
 }
