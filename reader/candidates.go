@@ -128,6 +128,10 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 		if cov, _ := unitCoverage(q, us, i, idf); cov < minCoverage {
 			continue // the reader would abstain on this unit
 		}
+		// Whether the unit before introduces a span of this one, read once a
+		// unit rather than once a span (see introduces).
+		introHead := introduces(us, s.prev, q.head, false)
+		introLine := code && introduces(us, s.prev, q.head, true)
 		var cs []cand
 		if property {
 			for _, k := range []string{kindNumber, kindName} {
@@ -153,7 +157,7 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			// A unit that a sentence ending in a colon introduces ("To sign
 			// in …, run:" before "ollama signin") has that sentence for its
 			// caption: its terms stand right before the span.
-			intro := c.a == 0 && introduces(us, s.prev, q.head, code && c.b == len(ws))
+			intro := c.a == 0 && (introHead || introLine && c.b == len(ws))
 			prevAt := c.a + 3
 			if intro {
 				prevAt = 0
