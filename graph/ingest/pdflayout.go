@@ -674,11 +674,10 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef, deck b
 			}
 			if b.table != nil {
 				t := b.table
-				text := t.text()
 				if open != nil && open.header && !t.header && sameColumns(open, t) {
-					text = joinRow(open.rows[0]) + "\n" + text
 					t.header, t.rows = true, append([][]string{open.rows[0]}, t.rows...)
 				}
+				text := t.text()
 				it := &graph.Item{Modality: graph.ModalityTable, Text: text, Page: pi}
 				if image != nil {
 					// The table's own box, a little wider: glyphs rise

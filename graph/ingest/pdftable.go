@@ -3,6 +3,7 @@ package ingest
 import (
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -31,8 +32,20 @@ type pdfTable struct {
 
 // text renders the table as ingest renders every table: a row per line,
 // cells joined by " | ", trailing empty cells dropped.
+//
+// A table found without a header row gets one naming its columns by
+// position ("column 1 | column 2 | …"): a reader takes a table's first
+// line for its header, and would otherwise lose the first row of data to
+// it.
 func (t *pdfTable) text() string {
-	lines := make([]string, 0, len(t.rows))
+	lines := make([]string, 0, len(t.rows)+1)
+	if !t.header && len(t.rows) > 0 {
+		names := make([]string, len(t.rows[0]))
+		for k := range names {
+			names[k] = "column " + strconv.Itoa(k+1)
+		}
+		lines = append(lines, joinRow(names))
+	}
 	for _, r := range t.rows {
 		if l := joinRow(r); l != "" {
 			lines = append(lines, l)
@@ -200,7 +213,15 @@ func growTable(rows []tableRow, floor, i int) (from, to int, t *pdfTable) {
 			break
 		}
 		if !rows[j].cells() && cols.crosses(rows[j]) {
-			break // a caption or a line of prose after the table
+			// A caption or a line of prose after the table; or a cell
+			// that wraps onto a line of its own and runs further
+			// right than the cells above it, so that the columns found
+			// again with it move their boundary clear of it.
+			next := tableColumns(rows[i : j+1])
+			if next == nil || len(next.cuts) != len(cols.cuts) || next.crosses(rows[j]) {
+				break
+			}
+			cols = next
 		}
 		// The columns are found again from all the rows while the table
 		// is short, then every 32 rows, when a row does not fit them (a
@@ -218,8 +239,21 @@ func growTable(rows []tableRow, floor, i int) (from, to int, t *pdfTable) {
 	if final := tableColumns(rows[i:j]); final != nil && len(final.cuts) == len(cols.cuts) {
 		cols = final
 	}
-	for i > floor && rows[i].y0-rows[i-1].y1 <= rowGapLimit(rows[i:j]) && cols.headerRow(rows[i-1], rows[i:j]) {
-		i--
+	// A section label in the first column between the header and the
+	// body ("Ethanol ($/gal)" under "W/E 02/24/17 | Last Week") is taken
+	// with the header above it, as a row of the table.
+	body := rows[i:j]
+	lim := rowGapLimit(body)
+	for i > floor && rows[i].y0-rows[i-1].y1 <= lim {
+		if cols.headerRow(rows[i-1], body) {
+			i--
+			continue
+		}
+		if i-1 > floor && cols.label(rows[i-1]) && rows[i-1].y0-rows[i-2].y1 <= lim && cols.headerRow(rows[i-2], body) {
+			i -= 2
+			continue
+		}
+		break
 	}
 	return i, j, cols.table(rows[i:j])
 }
@@ -233,6 +267,11 @@ func (c *columns) crosses(r tableRow) bool {
 		}
 	}
 	return false
+}
+
+// label reports whether r is one run of words inside the first column.
+func (c *columns) label(r tableRow) bool {
+	return !r.cells() && len(r.words) > 0 && r.words[len(r.words)-1].x1 <= c.cuts[0]
 }
 
 // headerRow reports whether r fits above the columns of body as a header
@@ -257,15 +296,20 @@ func (c *columns) headerRow(r tableRow, body []tableRow) bool {
 	last := -1
 	check := func(run xspan) bool {
 		k := sort.SearchFloat64s(c.cuts, (run.lo+run.hi)/2)
-		if k <= last {
+		if k < last {
 			return false
 		}
 		last = k
 		return (k == 0 || run.lo > ext[k-1].hi) && (k == len(ext)-1 || run.hi < ext[k+1].lo)
 	}
+	// A run ends at a wide gap, and at a boundary of the body's columns
+	// that falls between two words: in a table of narrow columns the
+	// header's names stand a word space apart ("Handgun Long Gun").
 	run := xspan{r.words[0].x0, r.words[0].x1}
 	for _, w := range r.words[1:] {
-		if w.x0-run.hi <= cellGap(r.h()) {
+		k := sort.SearchFloat64s(c.cuts, run.hi)
+		atCut := k < len(c.cuts) && c.cuts[k] <= w.x0
+		if w.x0-run.hi <= cellGap(r.h()) && !atCut {
 			run.hi = math.Max(run.hi, w.x1)
 			continue
 		}
