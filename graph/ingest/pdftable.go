@@ -239,12 +239,13 @@ func growTable(rows []tableRow, floor, i int) (from, to int, t *pdfTable) {
 	if final := tableColumns(rows[i:j]); final != nil && len(final.cuts) == len(cols.cuts) {
 		cols = final
 	}
-	// A section label in the first column between the header and the
-	// body ("Ethanol ($/gal)" under "W/E 02/24/17 | Last Week") is taken
-	// with the header above it, as a row of the table.
+	// At most maxHeaderRows header rows. A label inside one column
+	// between the header and the body (a section's name, "Ethanol
+	// ($/gal)" under "W/E 02/24/17 | Last Week") is taken with the header
+	// row above it, as a row of the table.
 	body := rows[i:j]
 	lim := rowGapLimit(body)
-	for i > floor && rows[i].y0-rows[i-1].y1 <= lim {
+	for head := 0; head < maxHeaderRows && i > floor && rows[i].y0-rows[i-1].y1 <= lim; head++ {
 		if cols.headerRow(rows[i-1], body) {
 			i--
 			continue
@@ -269,9 +270,9 @@ func (c *columns) crosses(r tableRow) bool {
 	return false
 }
 
-// label reports whether r is one run of words inside the first column.
+// label reports whether r is one run of words inside one column.
 func (c *columns) label(r tableRow) bool {
-	return !r.cells() && len(r.words) > 0 && r.words[len(r.words)-1].x1 <= c.cuts[0]
+	return !r.cells() && len(r.words) > 0 && !c.crosses(r)
 }
 
 // headerRow reports whether r fits above the columns of body as a header
@@ -666,11 +667,15 @@ func (c *columns) table(rows []tableRow) *pdfTable {
 	if !some && len(grid) < tableManyRows {
 		return nil
 	}
+	// A header row has no number in a column of numbers; a cell with
+	// letters too ("W/E 02/24/17", "Fri, Feb 24, 2017") names a column
+	// whose body cells are plain numbers ("1.35 - 1.42").
+	plain := plainColumns(grid[1:])
 	head := 0
 	for head < len(grid)-1 && head < maxHeaderRows {
 		digits := false
 		for k, cell := range grid[head] {
-			digits = digits || numeric[k] && hasDigit(cell)
+			digits = digits || numeric[k] && hasDigit(cell) && !(plain[k] && hasLetter(cell))
 		}
 		if digits {
 			break
@@ -722,6 +727,31 @@ func numericColumns(rows [][]string) []bool {
 	}
 	return out
 }
+
+// plainColumns marks the columns whose non-empty cells mostly (at least
+// half) hold a digit and no letter.
+func plainColumns(rows [][]string) []bool {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]bool, len(rows[0]))
+	for c := range out {
+		n, d := 0, 0
+		for _, r := range rows {
+			if r[c] == "" {
+				continue
+			}
+			n++
+			if hasDigit(r[c]) && !hasLetter(r[c]) {
+				d++
+			}
+		}
+		out[c] = n > 0 && 2*d >= n
+	}
+	return out
+}
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
 
 func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 

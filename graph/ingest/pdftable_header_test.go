@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// ledger is a two-page report whose tables test the header and the row
+// rules of unruled tables:
+//
+//   - page 1: a header whose names over two narrow columns of numbers
+//     stand a word space apart ("Hand Long"), a section label between the
+//     header and the body ("Fuel use"), and a note that wraps onto a line
+//     of its own running further right than the notes above it;
+//   - page 2: a table printed without a header (its columns are named by
+//     position), then two columns of prose and a list, which stay text.
+func ledger() fxDoc {
+	var p1, p2 fxPage
+	p1.runs = append(p1.runs, fxRun{x: 72, y: 740, size: 14, text: "Weekly Ledger"})
+	right := func(p *fxPage, edge, y float64, s string) {
+		p.runs = append(p.runs, fxRun{x: edge - 6*float64(len(s)), y: y, size: 10, text: s})
+	}
+	p1.runs = append(p1.runs,
+		fxRun{x: 72, y: 700, size: 10, text: "Code"},
+		fxRun{x: 150, y: 700, size: 10, text: "Hand Long"},
+		fxRun{x: 240, y: 700, size: 10, text: "Note"},
+		fxRun{x: 510, y: 700, size: 10, text: "Total"},
+		fxRun{x: 72, y: 686, size: 10, text: "Fuel use"})
+	y := 672.0
+	for _, r := range [][5]string{
+		{"A-101", "12", "340", "Depot run", "1,250.00"},
+		{"A-102", "7", "1,020", "Night shift", "980.50"},
+		{"A-103", "15", "88", "Relief convoy to the northern", "2,010.00"},
+		{"", "", "", "border crossings and the coastal road", ""},
+		{"A-104", "3", "410", "Depot run", "640.00"},
+		{"A-105", "9", "77", "Spares", "1,100.00"},
+	} {
+		if r[0] != "" {
+			p1.runs = append(p1.runs, fxRun{x: 72, y: y, size: 10, text: r[0]})
+			right(&p1, 174, y, r[1])
+			right(&p1, 216, y, r[2])
+			right(&p1, 540, y, r[4])
+		}
+		p1.runs = append(p1.runs, fxRun{x: 240, y: y, size: 10, text: r[3]})
+		y -= 14
+	}
+	p1.column(72, 560,
+		"Totals are in euros and include the fuel duty paid at the",
+		"depot; the notes name the route where it was not the usual.")
+
+	p2.column(72, 740,
+		"The depots open on these days and hours of the week, and",
+		"every depot keeps the same hours through the whole year.")
+	y = 700
+	for _, r := range [][4]string{
+		{"North", "1,200", "3.5", "open"},
+		{"South", "860", "2.0", "closed"},
+		{"East", "1,010", "4.5", "open"},
+		{"West", "95", "1.0", "open"},
+	} {
+		p2.runs = append(p2.runs, fxRun{x: 72, y: y, size: 10, text: r[0]})
+		right(&p2, 200, y, r[1])
+		right(&p2, 260, y, r[2])
+		p2.runs = append(p2.runs, fxRun{x: 300, y: y, size: 10, text: r[3]})
+		y -= 14
+	}
+	p2.column(72, 600,
+		"Drivers who start before six",
+		"sign the early book at the",
+		"gate, and the clerk copies",
+		"it into the ledger at noon.")
+	p2.column(320, 600,
+		"Drivers who end after ten",
+		"leave the keys in the night",
+		"safe; the foreman counts",
+		"them at the morning call.")
+	p2.column(72, 520,
+		"1. Check the tyres before each run.",
+		"2. Fill the log with the odometer.",
+		"3. Report any damage at the gate.")
+	return fxDoc{pages: []fxPage{p1, p2}}
+}
+
+func TestPDFTableHeaders(t *testing.T) {
+	for name, r := range readers {
+		t.Run(name, func(t *testing.T) {
+			doc, _, _ := readPDF(t, r, ledger().bytes())
+			golden(t, "pdf/ledger.txt", pdfText(doc))
+			var tables []string
+			for _, it := range doc.Items {
+				if it.Modality == graph.ModalityTable {
+					tables = append(tables, it.Text)
+				}
+			}
+			if len(tables) != 2 {
+				t.Fatalf("%d tables, want 2: %q", len(tables), tables)
+			}
+			// The header over the narrow columns with the label under it
+			// (a header row too: no number in a column of numbers), and
+			// the wrapped note inside the table.
+			if first, _, _ := strings.Cut(tables[0], "\n"); first != "Code Fuel use | Hand | Long | Note | Total" {
+				t.Errorf("header %q", first)
+			}
+			for _, want := range []string{"A-101 | 12 | 340 | Depot run | 1,250.00", "A-105 | 9 | 77 | Spares | 1,100.00", "border crossings and the coastal road"} {
+				if !strings.Contains(tables[0], want) {
+					t.Errorf("table 1 lacks %q:\n%s", want, tables[0])
+				}
+			}
+			if first, _, _ := strings.Cut(tables[1], "\n"); first != "column 1 | column 2 | column 3 | column 4" {
+				t.Errorf("headerless table's header %q", first)
+			}
+			// The prose columns and the list are text.
+			for _, tb := range tables {
+				for _, w := range []string{"Drivers", "tyres", "Totals are"} {
+					if strings.Contains(tb, w) {
+						t.Errorf("%q read into a table:\n%s", w, tb)
+					}
+				}
+			}
+		})
+	}
+}
