@@ -649,10 +649,6 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef, deck b
 	// only the first page of a long table usually prints it, and a table
 	// is cut where its rows leave a gap.
 	var open *pdfTable
-	// Text since the open table: it ends the table, unless it stands on
-	// the same page (a chart's labels, a note between two parts of a
-	// table whose header the page prints once).
-	textSince, openPage := false, 0
 	for pi := range pages {
 		p := &pages[pi]
 		regions, inside := findRegions(pi, p)
@@ -678,7 +674,7 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef, deck b
 			}
 			if b.table != nil {
 				t := b.table
-				if open != nil && open.header && !t.header && (!textSince || openPage == pi) && sameColumns(open, t) {
+				if open != nil && open.header && !t.header && sameColumns(open, t) {
 					t.header, t.rows = true, append([][]string{open.rows[0]}, t.rows...)
 				}
 				text := t.text()
@@ -692,14 +688,14 @@ func pageBlocks(pages []pdfPage, image func(r pdfRegion) *graph.ImageRef, deck b
 					it.Image = image(r)
 				}
 				blocks = append(blocks, block{visual: it, page: pi})
-				open, textSince, openPage = t, false, pi
+				open = t
 				continue
 			}
 			t := strings.TrimSpace(blockText(b))
 			if t == "" {
 				continue
 			}
-			textSince = true
+			open = nil
 			// A word broken at the end of a column or page goes on at
 			// the top of the next one (not on the next slide).
 			if n := len(blocks); n > 0 && blocks[n-1].visual == nil && (!deck || n > start) {

@@ -223,6 +223,12 @@ func growTable(rows []tableRow, floor, i int) (from, to int, t *pdfTable) {
 			}
 			cols = next
 		}
+		if cols.broken(rows[j]) && cols.dense(rows[j]) {
+			// A totals row with a value where the body has none: taken
+			// as it is, the columns stay the body's.
+			j++
+			continue
+		}
 		// The columns are found again from all the rows while the table
 		// is short, then every 32 rows, when a row does not fit them (a
 		// long name across a boundary moves it) and at the end (below):
@@ -268,6 +274,24 @@ func (c *columns) crosses(r tableRow) bool {
 		}
 	}
 	return false
+}
+
+// dense reports whether r fills at least four in five of the columns
+// without crossing a boundary: a row of the table, though it has a value
+// where the body has none ("Totals" under columns no state fills), or
+// two in one column.
+func (c *columns) dense(r tableRow) bool {
+	if c.crosses(r) {
+		return false
+	}
+	n, last := 0, -1
+	for _, w := range r.words {
+		if k := sort.SearchFloat64s(c.cuts, (w.x0+w.x1)/2); k != last {
+			n++
+			last = k
+		}
+	}
+	return 5*n >= 4*(len(c.cuts)+1)
 }
 
 // label reports whether r is one run of words inside one column.

@@ -13,7 +13,8 @@ import (
 //   - page 1: a header whose names over two narrow columns of numbers
 //     stand a word space apart ("Hand Long"), a section label between the
 //     header and the body ("Fuel use"), and a note that wraps onto a line
-//     of its own running further right than the notes above it;
+//     of its own running further right than the notes above it, and a
+//     totals row with two values in one column;
 //   - page 2: a table printed without a header (its columns are named by
 //     position), then two columns of prose and a list, which stay text.
 func ledger() fxDoc {
@@ -46,6 +47,13 @@ func ledger() fxDoc {
 		p1.runs = append(p1.runs, fxRun{x: 240, y: y, size: 10, text: r[3]})
 		y -= 14
 	}
+	// A totals row with a value where the body has none: two cells in
+	// the note column, apart by more than a word space.
+	p1.runs = append(p1.runs, fxRun{x: 72, y: y, size: 10, text: "All"},
+		fxRun{x: 240, y: y, size: 10, text: "(5)"}, fxRun{x: 400, y: y, size: 10, text: "runs"})
+	right(&p1, 174, y, "46")
+	right(&p1, 216, y, "1,935")
+	right(&p1, 540, y, "5,980.50")
 	p1.column(72, 560,
 		"Totals are in euros and include the fuel duty paid at the",
 		"depot; the notes name the route where it was not the usual.")
@@ -103,7 +111,7 @@ func TestPDFTableHeaders(t *testing.T) {
 			if first, _, _ := strings.Cut(tables[0], "\n"); first != "Code Fuel use | Hand | Long | Note | Total" {
 				t.Errorf("header %q", first)
 			}
-			for _, want := range []string{"A-101 | 12 | 340 | Depot run | 1,250.00", "A-105 | 9 | 77 | Spares | 1,100.00", "border crossings and the coastal road"} {
+			for _, want := range []string{"A-101 | 12 | 340 | Depot run | 1,250.00", "A-105 | 9 | 77 | Spares | 1,100.00", "border crossings and the coastal road", "All | 46 | 1,935 | (5) runs | 5,980.50"} {
 				if !strings.Contains(tables[0], want) {
 					t.Errorf("table 1 lacks %q:\n%s", want, tables[0])
 				}
