@@ -82,6 +82,11 @@ type tableRow struct {
 	pdfBox
 	words []pdfWord
 	segs  []pdfLine
+	// core is the box of the row's first segment, which later segments
+	// must overlap: against the grown box, a cell wrapped over lines set
+	// half a line off the row's would chain the rows above and below it
+	// into one.
+	core pdfBox
 }
 
 // cells reports whether the row has a gap wider than a word space.
@@ -95,8 +100,9 @@ func (r tableRow) cells() bool {
 }
 
 // regionRows groups the line segments of blocks into visual rows, top to
-// bottom: segments that overlap vertically by at least half the lower of
-// their heights are one row (a superscript stays in its row).
+// bottom: segments that overlap the row's first segment vertically by at
+// least half the lower of their heights are one row (a superscript stays
+// in its row).
 func regionRows(blocks []pdfBlock) []tableRow {
 	var segs []pdfLine
 	for _, b := range blocks {
@@ -113,15 +119,15 @@ func regionRows(blocks []pdfBlock) []tableRow {
 	for _, s := range segs {
 		if n := len(rows); n > 0 {
 			r := &rows[n-1]
-			over := math.Min(r.y1, s.y1) - math.Max(r.y0, s.y0)
-			if over >= 0.5*math.Min(r.h(), s.h()) {
+			over := math.Min(r.core.y1, s.y1) - math.Max(r.core.y0, s.y0)
+			if over >= 0.5*math.Min(r.core.h(), s.h()) {
 				r.words = append(r.words, s.words...)
 				r.segs = append(r.segs, s)
 				r.grow(s.pdfBox)
 				continue
 			}
 		}
-		rows = append(rows, tableRow{pdfBox: s.pdfBox, words: append([]pdfWord(nil), s.words...), segs: []pdfLine{s}})
+		rows = append(rows, tableRow{pdfBox: s.pdfBox, words: append([]pdfWord(nil), s.words...), segs: []pdfLine{s}, core: s.pdfBox})
 	}
 	for i := range rows {
 		w := rows[i].words

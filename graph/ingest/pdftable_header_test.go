@@ -130,3 +130,30 @@ func TestPDFTableHeaders(t *testing.T) {
 		})
 	}
 }
+
+// A line set half a line off the rows above and below it (a cell wrapped
+// over two lines, vertically centred) joins one row, not both: rows are
+// grouped by their first segment's box, not by a box that grows.
+func TestRegionRowsNoChain(t *testing.T) {
+	seg := func(x, y0, y1 float64, s string) pdfLine {
+		w := pdfWord{pdfBox{x, y0, x + 6*float64(len(s)), y1}, s}
+		return pdfLine{pdfBox: w.pdfBox, words: []pdfWord{w}}
+	}
+	blocks := []pdfBlock{{lines: []pdfLine{
+		seg(72, 100, 110, "A-101"),
+		seg(240, 104, 114, "wrapped"),
+		seg(72, 109, 119, "A-102"),
+	}}}
+	rows := regionRows(blocks)
+	var got []string
+	for _, r := range rows {
+		var ws []string
+		for _, w := range r.words {
+			ws = append(ws, w.s)
+		}
+		got = append(got, strings.Join(ws, " "))
+	}
+	if len(got) != 2 || got[0] != "A-101 wrapped" || got[1] != "A-102" {
+		t.Errorf("rows %q, want [\"A-101 wrapped\" \"A-102\"]", got)
+	}
+}
