@@ -179,12 +179,28 @@ func splitTables(blocks []pdfBlock) (parts []tablePart, ok bool) {
 			parts = append(parts, tablePart{blocks: groupLines(lines)})
 		}
 	}
+	// band is the header a page prints once, above the first of its
+	// tables, when that table did not take it: the later tables of the
+	// region without a header of their own take it where it fits their
+	// columns (headerBand, bandFits).
+	var band []tableRow
+	first := true
 	for i := 0; i < len(rows); {
 		from, to, t := growTable(rows, text, i)
 		if t == nil {
 			i++
 			continue
 		}
+		if !t.header {
+			if first {
+				band = headerBand(rows, text, from)
+			} else if c := (&columns{cuts: t.cuts}); len(band) > 0 && c.bandFits(band) {
+				if ht := c.table(append(append([]tableRow(nil), band...), rows[from:to]...)); ht != nil && ht.header {
+					t = ht
+				}
+			}
+		}
+		first = false
 		flush(from)
 		tb := pdfBlock{table: t}
 		for _, r := range rows[from:to] {
@@ -298,6 +314,65 @@ func (c *columns) dense(r tableRow) bool {
 		}
 	}
 	return 5*n >= 4*(len(c.cuts)+1)
+}
+
+// headerBand returns the rows directly above rows[from] (not above
+// rows[lo]) that may be a header: at most maxHeaderRows rows of cells, no
+// cell a plain number.
+func headerBand(rows []tableRow, lo, from int) []tableRow {
+	k := from
+	for k > lo && from-k < maxHeaderRows && rows[k-1].cells() {
+		plain := false
+		for _, w := range rows[k-1].words {
+			plain = plain || hasDigit(w.s) && !hasLetter(w.s)
+		}
+		if plain {
+			break
+		}
+		k--
+	}
+	return rows[k:from]
+}
+
+// bandFits reports whether the header rows band name the columns: in each
+// row the names (runs of words apart by word spaces, cut at boundaries)
+// fall in columns left to right, one name a column, and the rows together
+// name four columns in five.
+func (c *columns) bandFits(band []tableRow) bool {
+	named := make([]bool, len(c.cuts)+1)
+	for _, r := range band {
+		last := -1
+		put := func(run xspan) bool {
+			k := sort.SearchFloat64s(c.cuts, (run.lo+run.hi)/2)
+			if k <= last {
+				return false
+			}
+			last, named[k] = k, true
+			return true
+		}
+		run := xspan{r.words[0].x0, r.words[0].x1}
+		for _, w := range r.words[1:] {
+			k := sort.SearchFloat64s(c.cuts, run.hi)
+			if w.x0-run.hi <= cellGap(r.h()) && !(k < len(c.cuts) && c.cuts[k] <= w.x0) {
+				run.hi = math.Max(run.hi, w.x1)
+				continue
+			}
+			if !put(run) {
+				return false
+			}
+			run = xspan{w.x0, w.x1}
+		}
+		if !put(run) {
+			return false
+		}
+	}
+	n := 0
+	for _, ok := range named {
+		if ok {
+			n++
+		}
+	}
+	return 5*n >= 4*len(named)
 }
 
 // label reports whether r is one run of words inside one column.

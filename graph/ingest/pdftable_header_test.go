@@ -16,7 +16,9 @@ import (
 //     of its own running further right than the notes above it, and a
 //     totals row with two values in one column;
 //   - page 2: a table printed without a header (its columns are named by
-//     position), then two columns of prose and a list, which stay text.
+//     position), then two columns of prose and a list, which stay text;
+//   - page 3: a header printed once at the top, above a table of other
+//     columns, that names the columns of the table below it.
 func ledger() fxDoc {
 	var p1, p2 fxPage
 	p1.runs = append(p1.runs, fxRun{x: 72, y: 740, size: 14, text: "Weekly Ledger"})
@@ -88,7 +90,38 @@ func ledger() fxDoc {
 		"1. Check the tyres before each run.",
 		"2. Fill the log with the odometer.",
 		"3. Report any damage at the gate.")
-	return fxDoc{pages: []fxPage{p1, p2}}
+	// Page 3: a header printed once at the top of the page, above a
+	// staff list of other columns set apart from it, names the columns
+	// of the table further down.
+	var p3 fxPage
+	p3.runs = append(p3.runs,
+		fxRun{x: 72, y: 740, size: 10, text: "Ref"},
+		fxRun{x: 150, y: 740, size: 10, text: "Day"},
+		fxRun{x: 228, y: 740, size: 10, text: "Amount"},
+		fxRun{x: 300, y: 740, size: 10, text: "Note"})
+	y = 710
+	for _, r := range [][3]string{
+		{"Alder, J", "Clerk", "1,000.00"},
+		{"Birch, K", "Driver", "1,450.00"},
+		{"Cedar, L", "Foreman", "2,100.00"},
+	} {
+		p3.runs = append(p3.runs, fxRun{x: 100, y: y, size: 10, text: r[0]}, fxRun{x: 300, y: y, size: 10, text: r[1]})
+		right(&p3, 520, y, r[2])
+		y -= 14
+	}
+	y -= 20
+	for _, r := range [][4]string{
+		{"R-1", "Mon", "120.00", "Fuel"},
+		{"R-2", "Tue", "75.50", "Tolls"},
+		{"R-3", "Wed", "310.00", "Tyres"},
+		{"R-4", "Thu", "42.00", "Fuel"},
+	} {
+		p3.runs = append(p3.runs, fxRun{x: 72, y: y, size: 10, text: r[0]}, fxRun{x: 150, y: y, size: 10, text: r[1]},
+			fxRun{x: 300, y: y, size: 10, text: r[3]})
+		right(&p3, 264, y, r[2])
+		y -= 14
+	}
+	return fxDoc{pages: []fxPage{p1, p2, p3}}
 }
 
 func TestPDFTableHeaders(t *testing.T) {
@@ -102,8 +135,16 @@ func TestPDFTableHeaders(t *testing.T) {
 					tables = append(tables, it.Text)
 				}
 			}
-			if len(tables) != 2 {
-				t.Fatalf("%d tables, want 2: %q", len(tables), tables)
+			if len(tables) != 4 {
+				t.Fatalf("%d tables, want 4: %q", len(tables), tables)
+			}
+			// Page 3: the staff list is not named by the page's header;
+			// the expenses table is.
+			if first, _, _ := strings.Cut(tables[2], "\n"); first != "column 1 | column 2 | column 3" {
+				t.Errorf("staff list's header %q", first)
+			}
+			if first, _, _ := strings.Cut(tables[3], "\n"); first != "Ref | Day | Amount | Note" {
+				t.Errorf("header printed once: %q", first)
 			}
 			// The header over the narrow columns with the label under it
 			// (a header row too: no number in a column of numbers), and
