@@ -36,10 +36,12 @@ type pdfTable struct {
 // A table found without a header row gets one naming its columns by
 // position ("column 1 | column 2 | …"): a reader takes a table's first
 // line for its header, and would otherwise lose the first row of data to
-// it.
+// it. Up to positionalMaxCols columns: the names are longer than the
+// cells they stand over may be, and a table's text stays within a small
+// multiple of the page's.
 func (t *pdfTable) text() string {
 	lines := make([]string, 0, len(t.rows)+1)
-	if !t.header && len(t.rows) > 0 {
+	if !t.header && len(t.rows) > 0 && len(t.rows[0]) <= positionalMaxCols {
 		names := make([]string, len(t.rows[0]))
 		for k := range names {
 			names[k] = "column " + strconv.Itoa(k+1)
@@ -806,6 +808,10 @@ func (c *columns) table(rows []tableRow) *pdfTable {
 	t.rows = append([][]string{merged}, grid[head:]...)
 	return t
 }
+
+// positionalMaxCols bounds the columns a headerless table names by
+// position (pdfTable.text).
+const positionalMaxCols = 32
 
 // maxHeaderRows bounds the rows merged into a table's header.
 const maxHeaderRows = 3
