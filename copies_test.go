@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
 )
 
 // A collection that holds a document twice (an export as .md and .mdx) is
@@ -111,5 +112,87 @@ func TestRetrieveReadsCopiesOnce(t *testing.T) {
 	}
 	if cited == 0 {
 		t.Log("no citation of the copied document (the extractive reader cited elsewhere)")
+	}
+}
+
+// Of two revisions of one passage, read once, the evidence names the one
+// that matches the question (the class's member of highest score) and says
+// the other holds the same content: a question about the "Arctic tern
+// colony" reads the revision that names the Arctic tern, the lower node
+// (the revision without it) only in also_in, and the answer cites it so.
+func TestRetrieveCitesBestCopy(t *testing.T) {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "The East Arm lost its tern colony after the May storm flooded its lower sections and the wardens moved the survey posts inland."
+	d := docs()
+	for _, r := range []struct{ id, text string }{
+		{"colony-v1", text},
+		{"colony-v2", strings.Replace(text, "its tern", "its Arctic tern", 1)},
+	} {
+		d = append(d, graph.Document{ID: r.id, Title: "East Arm colony", Items: []graph.Item{{Modality: graph.ModalityText, Text: r.text}}})
+	}
+	g, err := p.Build(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v1, v2 int = -1, -1
+	for i, n := range g.Nodes {
+		switch n.Doc {
+		case "colony-v1":
+			v1 = i
+		case "colony-v2":
+			v2 = i
+		}
+	}
+	if cs := g.Copies(v1); !slices.Equal(cs, []int32{int32(v1), int32(v2)}) {
+		t.Fatalf("the revisions are not one content: copies of %d: %v", v1, cs)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "Which Arctic tern colony did the East Arm lose after the storm?"
+	var first string
+	for range 2 {
+		ev, err := ix.Retrieve(ctx, q, flowreader.Options{Budget: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := ""
+		found := false
+		for _, c := range ev.Chains {
+			for _, n := range c.Nodes {
+				read += n.ID + " "
+				switch n.ID {
+				case g.Nodes[v1].ID:
+					t.Errorf("%s read: the revision without the question's words", n.ID)
+				case g.Nodes[v2].ID:
+					found = true
+					if !slices.Equal(n.AlsoIn, []string{g.Nodes[v1].ID}) {
+						t.Errorf("%s: also in %v, want [%s]", n.ID, n.AlsoIn, g.Nodes[v1].ID)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s not read: %s", g.Nodes[v2].ID, read)
+		}
+		if first == "" {
+			first = read
+		} else if read != first {
+			t.Fatalf("asked twice: %s, then %s", first, read)
+		}
+		res, err := ix.Answer(ctx, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Answer.Citations {
+			if c.NodeID == g.Nodes[v2].ID && !slices.Equal(c.AlsoIn, []string{g.Nodes[v1].ID}) {
+				t.Errorf("citation %s: also in %v", c.NodeID, c.AlsoIn)
+			}
+		}
 	}
 }
