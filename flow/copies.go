@@ -108,15 +108,28 @@ func classScores(s *score.Scores, classes [][]int32) *score.Scores {
 // routing reports it as cited, the member the question scores highest.
 type classCitation struct{ canon, cited int }
 
+// citeMargin is how much higher than the class's lowest node a member's h
+// must be for the question to prefer it (h is in [0, 1]). Copies that the
+// question does not tell apart score apart by their own edits, not by the
+// question: two revisions of one MuSiQue passage that differ in words no
+// question uses ("a fuller version, articulated by" / "a fuller form,
+// penned by") score 5.5e-7 and 2.6e-5 apart, one way for one question and
+// the other way for its rephrasing, while a question word one copy lacks
+// moves h by hundredths (BM25 and the cosine both see it). Below the margin
+// the class keeps its lowest node, the name every question that cannot
+// tell the copies apart gives it.
+const citeMargin = 1e-3
+
 // classCitations returns the content classes a question names by another
 // member than their lowest node. A class routes as one node whose
 // relevance is the highest of its members' (classScores): its entry arc
 // costs 1 − max_{v∈C} h_v (paper v3 §3.1, §3.3), so the member attaining
 // that maximum is the copy the flow's choice rests on, and the routing
-// cites the content read once by it: the member of highest h, ties by the
-// lowest index (the lowest node when every member scores alike, as exact
-// copies do). A version of a page that matches the question better than
-// its twin is the one the evidence names; the others stay citable through
+// cites the content read once by it: the member of highest h (ties by the
+// lowest index) when it is above the lowest node's h by more than
+// citeMargin, else the lowest node (always for exact copies, which score
+// alike). A revision of a page that matches the question better than its
+// twin is the one the evidence names; the others stay citable through
 // graph.Graph.Copies. The choice depends on the question's h alone, so the
 // same scores give the same routing. nil when every class is named by its
 // lowest node.
@@ -129,7 +142,7 @@ func classCitations(s *score.Scores, classes [][]int32) []classCitation {
 				best = int(v)
 			}
 		}
-		if best != int(cs[0]) {
+		if best != int(cs[0]) && s.H[best]-s.H[cs[0]] > citeMargin {
 			out = append(out, classCitation{canon: int(cs[0]), cited: best})
 		}
 	}

@@ -133,7 +133,8 @@ func readsCopy(r *Routing, n int) bool {
 
 // A content class is read once and reported by the member the question
 // scores highest: with each copy scored as its original was and the
-// original a little lower, the class relevance (the highest) is unchanged,
+// original lower (by more than citeMargin), the class relevance (the
+// highest) is unchanged,
 // so the routing is the same flow, with every such original renamed to its
 // copy in the chains, the scores and the network (built on demand, or
 // whole and solved as it is); the same scores give the same routing, and a
@@ -159,13 +160,18 @@ func testCopiesCited(t *testing.T, a *Aspects) {
 	}
 	for seed := range uint64(4) {
 		s := scoresFor(twice, handScores(t, base, seed).Query)
-		// Every other copied original scores a little below its copy.
+		// Every other copied original scores 0.01 below its copy, the
+		// others less than citeMargin below theirs: a tie, which keeps the
+		// lowest node.
 		better := slices.Clone(s.H)
 		moved := map[int]int{}
 		for x, c := range copyOf {
-			if x%2 == 0 && s.H[x] > 0 {
-				better[x] = s.H[x] * 0.99
+			switch {
+			case x%2 == 0 && s.H[x] > 0.01:
+				better[x] = s.H[x] - 0.01
 				moved[x], moved[c] = c, x
+			case s.H[x] > citeMargin:
+				better[x] = s.H[x] - citeMargin/2
 			}
 		}
 		s2 := *s
