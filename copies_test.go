@@ -3,6 +3,7 @@ package flowreader_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,13 +122,27 @@ func TestRetrieveReadsCopiesOnce(t *testing.T) {
 // colony" reads the revision that names the Arctic tern, the lower node
 // (the revision without it) only in also_in, and the answer cites it so.
 func TestRetrieveCitesBestCopy(t *testing.T) {
+	// Over the whole graph, and over a candidate subgraph (the routing's
+	// node ids are the subgraph's, mapped back for the evidence).
+	for _, cfg := range []flowreader.Config{{}, {Candidates: 1}} {
+		t.Run(fmt.Sprintf("candidates=%d", cfg.Candidates), func(t *testing.T) { testRetrieveCitesBestCopy(t, cfg) })
+	}
+}
+
+func testRetrieveCitesBestCopy(t *testing.T, cfg flowreader.Config) {
 	ctx := context.Background()
-	p, err := flowreader.New(flowreader.Config{})
+	p, err := flowreader.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := "The East Arm lost its tern colony after the May storm flooded its lower sections and the wardens moved the survey posts inland."
 	d := docs()
+	// Other pages, so that a candidate subgraph is a part of the graph.
+	topics := strings.Fields("ferry timber salt market customs lighthouse cape strait granary tannery ropewalk foundry chapel brewery quarry")
+	for i, w := range topics {
+		d = append(d, graph.Document{ID: "page-" + w, Title: "The " + w, Items: []graph.Item{{Modality: graph.ModalityText,
+			Text: fmt.Sprintf("The %s by the %s was rebuilt in %d after a fire.", w, topics[(i+3)%len(topics)], 1800+7*i)}}})
+	}
 	for _, r := range []struct{ id, text string }{
 		{"colony-v1", text},
 		{"colony-v2", strings.Replace(text, "its tern", "its Arctic tern", 1)},
@@ -155,6 +170,15 @@ func TestRetrieveCitesBestCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := "Which Arctic tern colony did the East Arm lose after the storm?"
+	if cfg.Candidates > 0 {
+		s, err := ix.Score(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Candidates == nil || len(s.Candidates) == len(g.Nodes) {
+			t.Fatalf("not scored over a candidate subgraph: candidates %v of %d nodes", s.Candidates, len(g.Nodes))
+		}
+	}
 	var first string
 	for range 2 {
 		ev, err := ix.Retrieve(ctx, q, flowreader.Options{Budget: 3})
