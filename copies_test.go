@@ -3,11 +3,13 @@ package flowreader_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
 )
 
 // A collection that holds a document twice (an export as .md and .mdx) is
@@ -111,5 +113,110 @@ func TestRetrieveReadsCopiesOnce(t *testing.T) {
 	}
 	if cited == 0 {
 		t.Log("no citation of the copied document (the extractive reader cited elsewhere)")
+	}
+}
+
+// Of two revisions of one passage, read once, the evidence names the one
+// that matches the question (the class's member of highest score) and says
+// the other holds the same content: a question about the "Arctic tern
+// colony" reads the revision that names the Arctic tern, the lower node
+// (the revision without it) only in also_in, and the answer cites it so.
+func TestRetrieveCitesBestCopy(t *testing.T) {
+	// Over the whole graph, and over a candidate subgraph (the routing's
+	// node ids are the subgraph's, mapped back for the evidence).
+	for _, cfg := range []flowreader.Config{{}, {Candidates: 1}} {
+		t.Run(fmt.Sprintf("candidates=%d", cfg.Candidates), func(t *testing.T) { testRetrieveCitesBestCopy(t, cfg) })
+	}
+}
+
+func testRetrieveCitesBestCopy(t *testing.T, cfg flowreader.Config) {
+	ctx := context.Background()
+	p, err := flowreader.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "The East Arm lost its tern colony after the May storm flooded its lower sections and the wardens moved the survey posts inland."
+	d := docs()
+	// Other pages, so that a candidate subgraph is a part of the graph.
+	topics := strings.Fields("ferry timber salt market customs lighthouse cape strait granary tannery ropewalk foundry chapel brewery quarry")
+	for i, w := range topics {
+		d = append(d, graph.Document{ID: "page-" + w, Title: "The " + w, Items: []graph.Item{{Modality: graph.ModalityText,
+			Text: fmt.Sprintf("The %s by the %s was rebuilt in %d after a fire.", w, topics[(i+3)%len(topics)], 1800+7*i)}}})
+	}
+	for _, r := range []struct{ id, text string }{
+		{"colony-v1", text},
+		{"colony-v2", strings.Replace(text, "its tern", "its Arctic tern", 1)},
+	} {
+		d = append(d, graph.Document{ID: r.id, Title: "East Arm colony", Items: []graph.Item{{Modality: graph.ModalityText, Text: r.text}}})
+	}
+	g, err := p.Build(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v1, v2 int = -1, -1
+	for i, n := range g.Nodes {
+		switch n.Doc {
+		case "colony-v1":
+			v1 = i
+		case "colony-v2":
+			v2 = i
+		}
+	}
+	if cs := g.Copies(v1); !slices.Equal(cs, []int32{int32(v1), int32(v2)}) {
+		t.Fatalf("the revisions are not one content: copies of %d: %v", v1, cs)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "Which Arctic tern colony did the East Arm lose after the storm?"
+	if cfg.Candidates > 0 {
+		s, err := ix.Score(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Candidates == nil || len(s.Candidates) == len(g.Nodes) {
+			t.Fatalf("not scored over a candidate subgraph: candidates %v of %d nodes", s.Candidates, len(g.Nodes))
+		}
+	}
+	var first string
+	for range 2 {
+		ev, err := ix.Retrieve(ctx, q, flowreader.Options{Budget: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := ""
+		found := false
+		for _, c := range ev.Chains {
+			for _, n := range c.Nodes {
+				read += n.ID + " "
+				switch n.ID {
+				case g.Nodes[v1].ID:
+					t.Errorf("%s read: the revision without the question's words", n.ID)
+				case g.Nodes[v2].ID:
+					found = true
+					if !slices.Equal(n.AlsoIn, []string{g.Nodes[v1].ID}) {
+						t.Errorf("%s: also in %v, want [%s]", n.ID, n.AlsoIn, g.Nodes[v1].ID)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s not read: %s", g.Nodes[v2].ID, read)
+		}
+		if first == "" {
+			first = read
+		} else if read != first {
+			t.Fatalf("asked twice: %s, then %s", first, read)
+		}
+		res, err := ix.Answer(ctx, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Answer.Citations {
+			if c.NodeID == g.Nodes[v2].ID && !slices.Equal(c.AlsoIn, []string{g.Nodes[v1].ID}) {
+				t.Errorf("citation %s: also in %v", c.NodeID, c.AlsoIn)
+			}
+		}
 	}
 }

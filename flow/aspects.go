@@ -104,7 +104,12 @@ type Aspects struct {
 	// node: its lowest node, holding the union of the members' content
 	// pairs and the highest of their relevances, while the other members
 	// get none; a content is then read once, however many documents hold
-	// it, and the routing's Scores carry the class relevances it used.
+	// it. The routing names the class by the member the question scores
+	// highest (ties: the lowest index), the copy whose relevance the
+	// class's entry cost 1 − h (§3.3) is: its chains, Scores (the class
+	// relevances it used) and Network carry that member where the class's
+	// lowest node was, so a revision of a page that answers the question
+	// better than its twin is the one read and cited.
 	KeepCopies bool
 
 	// The Table 3 variants of the network (§4.3). ShortestPath removes the

@@ -57,8 +57,19 @@ type aspectsQuery struct {
 }
 
 // route routes one question: demand, aspects, network, κ, solve and
-// decomposition, result.
+// decomposition, result. Each content class routes as its lowest node and
+// is reported by the member the question scores highest (classCitations).
 func (ag *aspectsGraph) route(ctx context.Context, s *score.Scores, budget int, edits Edits) (*Routing, error) {
+	r, err := ag.routeClasses(ctx, s, budget, edits)
+	if err != nil || ag.classes == nil {
+		return r, err
+	}
+	r.cite(classCitations(s, ag.classes))
+	return r, nil
+}
+
+// routeClasses is route with every content class on its lowest node.
+func (ag *aspectsGraph) routeClasses(ctx context.Context, s *score.Scores, budget int, edits Edits) (*Routing, error) {
 	a, g := &ag.cfg, ag.g
 	if budget <= 0 {
 		return nil, fmt.Errorf("%w: budget %d, want > 0", ErrConfig, budget)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,4 +129,135 @@ func readsCopy(r *Routing, n int) bool {
 		}
 	}
 	return false
+}
+
+// A content class is read once and reported by the member the question
+// scores highest: with each copy scored as its original was and the
+// original lower (by more than citeMargin), the class relevance (the
+// highest) is unchanged,
+// so the routing is the same flow, with every such original renamed to its
+// copy in the chains, the scores and the network (built on demand, or
+// whole and solved as it is); the same scores give the same routing, and a
+// re-route keeps the names.
+func TestCopiesCitedByBestMember(t *testing.T) {
+	for _, a := range []*Aspects{{}, {noPrune: true}} {
+		t.Run(fmt.Sprintf("noPrune=%v", a.noPrune), func(t *testing.T) { testCopiesCited(t, a) })
+	}
+}
+
+func testCopiesCited(t *testing.T, a *Aspects) {
+	ctx := context.Background()
+	base := synthGraph(t, 120, 16, 5)
+	twice := withCopies(t, base, true)
+	n := len(base.Nodes)
+	copyOf := map[int]int{} // original → its copy
+	for v := n; v < len(twice.Nodes); v++ {
+		cs := twice.Copies(v)
+		if len(cs) != 2 || int(cs[1]) != v {
+			t.Fatalf("copy %d: class %v", v, cs)
+		}
+		copyOf[int(cs[0])] = v
+	}
+	for seed := range uint64(4) {
+		s := scoresFor(twice, handScores(t, base, seed).Query)
+		// Every other copied original scores 0.01 below its copy, the
+		// others less than citeMargin below theirs: a tie, which keeps the
+		// lowest node.
+		better := slices.Clone(s.H)
+		moved := map[int]int{}
+		for x, c := range copyOf {
+			switch {
+			case x%2 == 0 && s.H[x] > 0.01:
+				better[x] = s.H[x] - 0.01
+				moved[x], moved[c] = c, x
+			case s.H[x] > citeMargin:
+				better[x] = s.H[x] - citeMargin/2
+			}
+		}
+		s2 := *s
+		s2.H = better
+		for _, budget := range []int{2, 5, 16} {
+			want, err := routeAt(ctx, a, twice, s, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gr, err := a.Open(ctx, twice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := gr.Route(ctx, &s2, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := func(v int) int {
+				if w, ok := moved[v]; ok {
+					return w
+				}
+				return v
+			}
+			if len(got.Chains) != len(want.Chains) {
+				t.Fatalf("seed %d budget %d: %d chains, want %d", seed, budget, len(got.Chains), len(want.Chains))
+			}
+			renamed := 0
+			for k, wc := range want.Chains {
+				gc := got.Chains[k]
+				if len(gc.Nodes) != len(wc.Nodes) || gc.Flow != wc.Flow || gc.Cost != wc.Cost || gc.Aspect != wc.Aspect {
+					t.Fatalf("seed %d budget %d chain %d: %+v, want %+v renamed", seed, budget, k, gc, wc)
+				}
+				for i, v := range wc.Nodes {
+					if gc.Nodes[i] != name(v) {
+						t.Fatalf("seed %d budget %d chain %d: nodes %v, want %v renamed by %v", seed, budget, k, gc.Nodes, wc.Nodes, moved)
+					}
+					if name(v) != v {
+						renamed++
+					}
+				}
+			}
+			for v := range twice.Nodes {
+				if got.Scores.H[name(v)] != want.Scores.H[v] || got.Scores.R[name(v)] != want.Scores.R[v] {
+					t.Fatalf("seed %d budget %d: node %d scored %v/%v, want %v/%v (node %d's)", seed, budget, name(v),
+						got.Scores.R[name(v)], got.Scores.H[name(v)], want.Scores.R[v], want.Scores.H[v], v)
+				}
+			}
+			// The network names the cited member where the class's lowest
+			// node was: content node v is still network node v.
+			gn, wn := fullNet(got), fullNet(want)
+			if gn.NumArcs() != wn.NumArcs() || gn.NumNodes() != wn.NumNodes() {
+				t.Fatalf("seed %d budget %d: network %d/%d, want %d/%d", seed, budget, gn.NumNodes(), gn.NumArcs(), wn.NumNodes(), wn.NumArcs())
+			}
+			at := func(v int) int {
+				if v < len(twice.Nodes) {
+					return name(v)
+				}
+				return v
+			}
+			for id := range wn.NumArcs() {
+				u, v, c, w := wn.Arc(id)
+				gu, gv, gc, gw := gn.Arc(id)
+				if gu != at(u) || gv != at(v) || gc != c || gw != w {
+					t.Fatalf("seed %d budget %d arc %d: %d→%d (%v, %v), want %d→%d (%v, %v)", seed, budget, id, gu, gv, gc, gw, at(u), at(v), c, w)
+				}
+			}
+			checkFlow(t, got)
+			if budget == 16 && renamed == 0 && seed == 0 {
+				t.Errorf("seed %d: no class read by its better copy", seed)
+			}
+			// Same scores, same routing; a re-route without edits keeps
+			// the names.
+			again, err := gr.Route(ctx, &s2, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(again.Chains) != fmt.Sprint(got.Chains) {
+				t.Fatalf("seed %d budget %d: routed twice: %v, then %v", seed, budget, got.Chains, again.Chains)
+			}
+			re, err := gr.(Rerouter).Reroute(ctx, &s2, budget, got, Edits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(re.Chains) != fmt.Sprint(got.Chains) {
+				t.Fatalf("seed %d budget %d: rerouted %v, routed %v", seed, budget, re.Chains, got.Chains)
+			}
+		}
+	}
 }
