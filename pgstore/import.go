@@ -478,7 +478,7 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 		given[docs[k].ID] = &docs[k]
 	}
 	if hashes == nil {
-		hashes = docHashes(w.g)
+		hashes = docHashes(w.g, nil)
 	}
 	if links == nil {
 		links = w.linkHashes()
@@ -576,9 +576,10 @@ type docHash struct {
 }
 
 // docHashes returns the documents of g's nodes in order of first
-// appearance. The documents are hashed in parallel, each by one worker
-// in its nodes' order.
-func docHashes(g *graph.Graph) []docHash {
+// appearance, hashed when hash is nil or says so (the others' sums are
+// zero). The documents are hashed in parallel, each by one worker in its
+// nodes' order.
+func docHashes(g *graph.Graph, hash func(doc string) bool) []docHash {
 	var out []docHash
 	at := map[string]int{}
 	var nodes [][]int
@@ -593,6 +594,23 @@ func docHashes(g *graph.Graph) []docHash {
 		out[k].nodes++
 		nodes[k] = append(nodes[k], i)
 	}
+	if hash != nil {
+		var sel []int
+		for k := range out {
+			if hash(out[k].id) {
+				sel = append(sel, k)
+			}
+		}
+		if len(sel) < len(out) {
+			// Hash only the selected documents: the others keep a zero
+			// sum.
+			sub := make([][]int, len(out))
+			for _, k := range sel {
+				sub[k] = nodes[k]
+			}
+			nodes = sub
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -604,6 +622,9 @@ func docHashes(g *graph.Graph) []docHash {
 				k := int(next.Add(1)) - 1
 				if k >= len(out) {
 					return
+				}
+				if nodes[k] == nil {
+					continue
 				}
 				h := newDigest()
 				for _, i := range nodes[k] {

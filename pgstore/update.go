@@ -18,11 +18,26 @@ import (
 
 // Update makes the collection hold g's documents, in one transaction that
 // commits whole or not at all: documents of g the collection lacks are
-// added, those whose nodes changed (by a hash of their content and
-// embeddings) are replaced, those g lacks are removed, and the nodes of the
-// others stay, with their edges brought to g's. g is the whole new
-// collection, as graph.Builder.Update or a fresh build makes it. docs, when
-// given, supply titles and metadata (matched by ID).
+// added, those whose nodes changed are replaced, those g lacks are
+// removed, and the nodes of the others stay, with their edges brought to
+// g's. g is the whole new collection, as graph.Builder.Update or a fresh
+// build makes it. docs, when given, supply titles and metadata (matched
+// by ID).
+//
+// diff, when not nil, says which documents changed: the Diff
+// graph.Builder.Update (or Pipeline.Update) returned with g, made from the
+// graph the collection holds at base. The documents it does not name are
+// then taken as unchanged without reading their nodes, so the update's
+// cost follows the change rather than the collection. It is checked
+// against the collection by IDs and node counts (every document it adds is
+// new, every one it replaces or removes is there, every other document of
+// g is there with as many nodes, and every stored document g lacks is
+// removed), and an update it does not match fails with ErrInput and
+// writes nothing; a document whose content changed under an unchanged
+// node count is not caught by that check, so give only a Diff made from
+// the collection's own graph. With diff nil every document of g is
+// compared with the stored one by a hash of its nodes' content and
+// embeddings.
 //
 // base is the version the update was made from (Collection.Version): when
 // another writer committed since, Update changes nothing and fails with
@@ -36,7 +51,7 @@ import (
 // terms recomputed from their stored text), the kept documents' links are
 // rewritten only where a document's hash of them differs, and the
 // statistics are brought from the old ones by the nodes added and removed.
-func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Graph, docs ...graph.Document) (int64, error) {
+func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Graph, diff *graph.Diff, docs ...graph.Document) (int64, error) {
 	if g == nil || len(g.Nodes) == 0 {
 		return 0, fmt.Errorf("%w: update %q: a graph without nodes", ErrInput, name)
 	}
@@ -72,13 +87,10 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		st.emb = make([]float64, dim)
 	}
 
-	// The documents, old and new: one row a document.
-	type oldDoc struct {
-		hash        []byte
-		links, seqs []int64
-	}
+	// The documents, old and new: one row a document (its node hash only
+	// when there is no Diff to say what changed).
 	old := map[string]oldDoc{}
-	rows, err := tx.Query(ctx, `SELECT id, hash, links, ranges FROM flowreader.documents WHERE coll = $1`, id)
+	rows, err := tx.Query(ctx, `SELECT id, CASE WHEN $2 THEN hash END, nodes, links, ranges FROM flowreader.documents WHERE coll = $1`, id, diff == nil)
 	if err != nil {
 		return 0, wrap("update", err)
 	}
@@ -86,7 +98,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		var d string
 		var o oldDoc
 		var r []int64
-		if err := rows.Scan(&d, &o.hash, &o.links, &r); err != nil {
+		if err := rows.Scan(&d, &o.hash, &o.nodes, &o.links, &r); err != nil {
 			rows.Close()
 			return 0, wrap("update", err)
 		}
@@ -100,12 +112,20 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := rows.Err(); err != nil {
 		return 0, wrap("update", err)
 	}
-	hashes := docHashes(g)
+	var hashes []docHash
 	keep := map[string]bool{}
-	for _, h := range hashes {
-		if o, ok := old[h.id]; ok && string(o.hash) == string(h.sum[:]) {
-			keep[h.id] = true
+	if diff == nil {
+		hashes = docHashes(g, nil)
+		for _, h := range hashes {
+			if o, ok := old[h.id]; ok && string(o.hash) == string(h.sum[:]) {
+				keep[h.id] = true
+			}
 		}
+	} else {
+		if keep, err = diffKeeps(g, diff, old); err != nil {
+			return 0, fmt.Errorf("%w: update %q: %w", ErrInput, name, err)
+		}
+		hashes = docHashes(g, func(d string) bool { return !keep[d] })
 	}
 	var gone []string
 	var goneSeqs []int64
@@ -421,4 +441,73 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 FROM relink r WHERE n.coll = $1 AND n.seq = r.seq
 AND (n.names, n.adj) IS DISTINCT FROM (r.names, r.adj)`, w.coll)
 	return wrap("update edges", err)
+}
+
+// oldDoc is what an update reads of a stored document.
+type oldDoc struct {
+	hash        []byte // nil when not read
+	nodes       int32
+	links, seqs []int64
+}
+
+// errDiff is a Diff that does not describe the change from the collection
+// to the new graph.
+var errDiff = errors.New("the Diff does not match the collection")
+
+// diffKeeps returns the documents of g that diff leaves unchanged, having
+// checked diff against the collection's documents old and g's: every
+// document it adds is new to the collection, every one it replaces or
+// removes is stored, the added and replaced ones are g's and the removed
+// ones are not, every other document of g is stored with as many nodes,
+// and every stored document g lacks is removed. Only IDs and node counts
+// are compared, so the check costs a pass over g's nodes.
+func diffKeeps(g *graph.Graph, diff *graph.Diff, old map[string]oldDoc) (map[string]bool, error) {
+	count := map[string]int32{}
+	for i := range g.Nodes {
+		count[g.Nodes[i].Doc]++
+	}
+	named := map[string]string{}
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"added", diff.Added}, {"replaced", diff.Replaced}, {"removed", diff.Removed}} {
+		for _, d := range l.ids {
+			if w, ok := named[d]; ok {
+				return nil, fmt.Errorf("%w: document %q is both %s and %s", errDiff, d, w, l.what)
+			}
+			named[d] = l.what
+			_, stored := old[d]
+			_, inG := count[d]
+			switch {
+			case l.what == "added" && stored:
+				return nil, fmt.Errorf("%w: added document %q is already stored", errDiff, d)
+			case l.what != "added" && !stored:
+				return nil, fmt.Errorf("%w: %s document %q is not stored", errDiff, l.what, d)
+			case l.what == "removed" && inG:
+				return nil, fmt.Errorf("%w: removed document %q has nodes in the graph", errDiff, d)
+			case l.what != "removed" && !inG:
+				return nil, fmt.Errorf("%w: %s document %q has no nodes in the graph", errDiff, l.what, d)
+			}
+		}
+	}
+	keep := map[string]bool{}
+	for d, n := range count {
+		if _, ok := named[d]; ok {
+			continue
+		}
+		o, stored := old[d]
+		switch {
+		case !stored:
+			return nil, fmt.Errorf("%w: document %q is new but not added", errDiff, d)
+		case o.nodes != n || len(o.seqs) != int(n):
+			return nil, fmt.Errorf("%w: document %q has %d nodes, %d stored, but is not replaced", errDiff, d, n, o.nodes)
+		}
+		keep[d] = true
+	}
+	for d := range old {
+		if _, ok := count[d]; !ok && named[d] != "removed" {
+			return nil, fmt.Errorf("%w: stored document %q is not in the graph but not removed", errDiff, d)
+		}
+	}
+	return keep, nil
 }
