@@ -150,10 +150,10 @@ func TestUpdateDiffRefused(t *testing.T) {
 	before, _ := storedState(t, s, "c")
 	v := version(t, s, "c")
 	for _, lie := range []graph.Diff{
-		{Added: []string{"new"}, Replaced: []string{"x"}},                                   // misses a removed document
-		{Replaced: []string{"x"}, Removed: []string{"gone"}},                                // misses an added one
-		{Added: []string{"new"}, Removed: []string{"gone"}},                                 // misses a replaced one whose node count changed
-		{Added: []string{"new", "x"}, Removed: []string{"gone"}},                            // adds a stored one
+		{Added: []string{"new"}, Replaced: []string{"x"}},                                    // misses a removed document
+		{Replaced: []string{"x"}, Removed: []string{"gone"}},                                 // misses an added one
+		{Added: []string{"new"}, Removed: []string{"gone"}},                                  // misses a replaced one whose node count changed
+		{Added: []string{"new", "x"}, Removed: []string{"gone"}},                             // adds a stored one
 		{Added: []string{"new"}, Replaced: []string{"x"}, Removed: []string{"gone", "same"}}, // removes one the graph has
 		{Added: []string{"new"}, Replaced: []string{"x", "nowhere"}, Removed: []string{"gone"}},
 		{Added: []string{"new"}, Replaced: []string{"x"}, Removed: []string{"gone", "x"}},
