@@ -149,6 +149,9 @@ func TestUpdateDiffRefused(t *testing.T) {
 	}
 	before, _ := storedState(t, s, "c")
 	v := version(t, s, "c")
+	if v != 1 {
+		t.Fatalf("an imported collection is at version %d, want 1", v)
+	}
 	for _, lie := range []graph.Diff{
 		{Added: []string{"new"}, Replaced: []string{"x"}},                                    // misses a removed document
 		{Replaced: []string{"x"}, Removed: []string{"gone"}},                                 // misses an added one
@@ -167,8 +170,8 @@ func TestUpdateDiffRefused(t *testing.T) {
 			t.Fatalf("Diff %+v was refused but the collection changed", lie)
 		}
 	}
-	if _, err := s.Update(ctx, "c", v, gb, &diff, db...); err != nil {
-		t.Fatal(err)
+	if v, err = s.Update(ctx, "c", v, gb, &diff, db...); err != nil || v != 2 {
+		t.Fatalf("update: version %d, %v; want version 2", v, err)
 	}
 	sameCollection(t, s, "c", p, gb)
 }

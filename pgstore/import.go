@@ -56,7 +56,9 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
 	var id int32
-	err = tx.QueryRow(ctx, `INSERT INTO flowreader.collections (name, dim, int8, embedder, image_root) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+	// Version 0 until the statistics are written, which bump it: an
+	// imported collection is at version 1, each update adds one.
+	err = tx.QueryRow(ctx, `INSERT INTO flowreader.collections (name, dim, int8, embedder, image_root, version) VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
 		name, g.Dim, g.Int8Embeddings(), g.Embedder, g.ImageRoot).Scan(&id)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" {
@@ -93,6 +95,9 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	seqs := make([]int64, len(g.Nodes))
 	for i := range seqs {
 		seqs[i] = int64(i)
+	}
+	if err := w.dfs.write(ctx, tx, id); err != nil {
+		return err
 	}
 	if err := writeStats(ctx, tx, id, w.st, seqs); err != nil {
 		return err
@@ -133,6 +138,9 @@ type writer struct {
 	st collStats
 	// relinked are the kept documents of an update whose links changed.
 	relinked map[string]bool
+	// dfs collects the changes to the collection's count of terms per
+	// document frequency (flowreader.dfs) as terms are merged.
+	dfs dfCounts
 }
 
 // names returns what each node of g names by title, over the whole graph,
@@ -437,21 +445,22 @@ fresh AS (SELECT inp.term, (SELECT next_term FROM c) + row_number() OVER (ORDER 
 up AS (INSERT INTO flowreader.terms AS t (coll, term, id, df)
        SELECT $1, inp.term, coalesce(old.id, fresh.id::int4), inp.df FROM inp LEFT JOIN old USING (term) LEFT JOIN fresh USING (term)
        ON CONFLICT (coll, term) DO UPDATE SET df = t.df + excluded.df
-       RETURNING t.term, t.id),
+       RETURNING t.term, t.id, t.df),
 bump AS (UPDATE flowreader.collections SET next_term = next_term + (SELECT count(*) FROM fresh) WHERE id = $1)
-SELECT inp.ord, up.id FROM inp JOIN up USING (term)`, w.coll, words, df)
+SELECT inp.ord, up.id, up.df FROM inp JOIN up USING (term)`, w.coll, words, df)
 	if err != nil {
 		return wrap("import terms", err)
 	}
 	got := 0
 	for rows.Next() {
 		var ord int64
-		var id int32
-		if err := rows.Scan(&ord, &id); err != nil {
+		var id, now int32
+		if err := rows.Scan(&ord, &id, &now); err != nil {
 			rows.Close()
 			return wrap("import terms", err)
 		}
 		local[ord-1] = id
+		w.dfs.move(now-df[ord-1], now)
 		got++
 	}
 	if err := rows.Err(); err != nil {
@@ -735,23 +744,50 @@ func (st *collStats) add(ln float32, sum int32, row []float32) {
 // nodes: every (n/entryCount)th of the collection's seqs in order (seqs,
 // ascending; nil reads them from the documents' ranges).
 func writeStats(ctx context.Context, tx pgx.Tx, coll int32, st collStats, seqs []int64) error {
-	rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
-	if err != nil {
-		return wrap("statistics", err)
-	}
 	n := st.n
 	idfSum, vocab := 0.0, int64(0)
-	for rows.Next() {
-		var d int32
-		if err := rows.Scan(&d); err != nil {
-			rows.Close()
+	var err error
+	if seqs != nil {
+		// An import: every term, in id order, as score.NewIndex sums
+		// them, so that the sum is the in-process one bit for bit.
+		rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
+		if err != nil {
 			return wrap("statistics", err)
 		}
-		idfSum += math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
-		vocab++
-	}
-	if err := rows.Err(); err != nil {
-		return wrap("statistics", err)
+		for rows.Next() {
+			var d int32
+			if err := rows.Scan(&d); err != nil {
+				rows.Close()
+				return wrap("statistics", err)
+			}
+			idfSum += math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
+			vocab++
+		}
+		if err := rows.Err(); err != nil {
+			return wrap("statistics", err)
+		}
+	} else {
+		// An update: from the count of terms per document frequency,
+		// a few thousand rows whatever the vocabulary (after an update
+		// the ids are no longer the in-process order anyway, so the sum
+		// equals a fresh one to rounding).
+		rows, err := tx.Query(ctx, `SELECT df, terms FROM flowreader.dfs WHERE coll = $1 AND df > 0 ORDER BY df`, coll)
+		if err != nil {
+			return wrap("statistics", err)
+		}
+		for rows.Next() {
+			var d int32
+			var c int64
+			if err := rows.Scan(&d, &c); err != nil {
+				rows.Close()
+				return wrap("statistics", err)
+			}
+			idfSum += float64(c) * (math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5))
+			vocab += c
+		}
+		if err := rows.Err(); err != nil {
+			return wrap("statistics", err)
+		}
 	}
 	if seqs == nil {
 		if seqs, err = storedSeqs(ctx, tx, coll); err != nil {
@@ -963,4 +999,46 @@ func uvarintLen(x uint64) int {
 		n++
 	}
 	return n
+}
+
+// dfCounts are changes to a collection's count of terms per document
+// frequency (flowreader.dfs): df → terms added (negative: taken away).
+type dfCounts map[int32]int64
+
+// move records a term whose document frequency went from old to now (0:
+// not in the vocabulary).
+func (c *dfCounts) move(old, now int32) {
+	if old == now {
+		return
+	}
+	if *c == nil {
+		*c = dfCounts{}
+	}
+	if old > 0 {
+		(*c)[old]--
+	}
+	if now > 0 {
+		(*c)[now]++
+	}
+}
+
+// write adds the changes to collection coll's counts.
+func (c dfCounts) write(ctx context.Context, tx pgx.Tx, coll int32) error {
+	var dfs []int32
+	var ns []int64
+	for _, d := range slices.Sorted(maps.Keys(c)) {
+		if c[d] != 0 {
+			dfs, ns = append(dfs, d), append(ns, c[d])
+		}
+	}
+	if len(dfs) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO flowreader.dfs AS h (coll, df, terms) SELECT $1, df, n FROM unnest($2::int4[], $3::int8[]) u(df, n)
+ON CONFLICT (coll, df) DO UPDATE SET terms = h.terms + excluded.terms`, coll, dfs, ns)
+	if err != nil {
+		return wrap("statistics", err)
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM flowreader.dfs WHERE coll = $1 AND df = ANY($2) AND terms = 0`, coll, dfs)
+	return wrap("statistics", err)
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,12 @@ func TestScaleUpdate(t *testing.T) {
 	} else if !errors.Is(err, ErrExists) {
 		t.Fatal(err)
 	}
+	var stages []string
+	last := time.Now()
+	s.trace = func(stage string) {
+		stages = append(stages, fmt.Sprintf("%s %.0f", stage, float64(time.Since(last).Microseconds())/1000))
+		last = time.Now()
+	}
 	v := version(t, s, name)
 	for r := range rounds {
 		for _, withDiff := range []bool{true, false} {
@@ -88,10 +95,11 @@ func TestScaleUpdate(t *testing.T) {
 					d = &step.diff
 				}
 				t0 := time.Now()
+				stages, last = stages[:0], t0
 				if v, err = s.Update(ctx, name, v, step.g, d, step.docs...); err != nil {
 					t.Fatal(err)
 				}
-				fmt.Printf("update-ms %.1f (round %d, diff %v, step %d)\n", float64(time.Since(t0).Microseconds())/1000, r, withDiff, k)
+				fmt.Printf("update-ms %.1f (round %d, diff %v, step %d): %s\n", float64(time.Since(t0).Microseconds())/1000, r, withDiff, k, strings.Join(stages, ", "))
 			}
 		}
 	}

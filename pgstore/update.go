@@ -86,6 +86,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if len(st.emb) != dim {
 		st.emb = make([]float64, dim)
 	}
+	s.stage("lock")
 
 	// The documents, old and new: one row a document (its node hash only
 	// when there is no Diff to say what changed).
@@ -112,6 +113,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := rows.Err(); err != nil {
 		return 0, wrap("update", err)
 	}
+	s.stage("read documents")
 	var hashes []docHash
 	keep := map[string]bool{}
 	if diff == nil {
@@ -127,6 +129,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 		hashes = docHashes(g, func(d string) bool { return !keep[d] })
 	}
+	s.stage("compare")
 	var gone []string
 	var goneSeqs []int64
 	for _, d := range slices.Sorted(maps.Keys(old)) {
@@ -136,7 +139,8 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 	}
 	slices.Sort(goneSeqs)
-	if err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st); err != nil {
+	var dfs dfCounts
+	if err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st, &dfs); err != nil {
 		return 0, err
 	}
 	if len(gone) > 0 {
@@ -144,10 +148,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 			return 0, wrap("update", err)
 		}
 	}
+	s.stage("remove")
 
 	// Node i of g is a kept node's seq (a kept document's nodes in order)
 	// or a new one's, numbered after the collection's in g's order.
-	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, len(g.Nodes)), noCopy: s.noCopy, ann: ann}
+	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, len(g.Nodes)), noCopy: s.noCopy, ann: ann, dfs: dfs}
 	var fresh []int
 	used := map[string]int{}
 	for i := range g.Nodes {
@@ -168,9 +173,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := w.write(ctx, fresh); err != nil {
 		return 0, err
 	}
+	s.stage("write")
 	// The kept nodes whose links (edges, title mentions) differ from the
 	// stored ones, by their hashes: only their rows are rewritten.
 	links := w.linkHashes()
+	s.stage("link hashes")
 	var stay []int
 	clear(used)
 	for i := range g.Nodes {
@@ -191,9 +198,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := w.relink(ctx, stay); err != nil {
 		return 0, err
 	}
+	s.stage("relink")
 	if err := w.documents(ctx, docs, keep, hashes, links); err != nil {
 		return 0, err
 	}
+	s.stage("documents")
 	// The statistics: the old ones less the removed nodes (removeNodes)
 	// plus the added ones (write).
 	st.n += w.st.n
@@ -207,9 +216,13 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 	}
 	st.maxSum = max(st.maxSum, w.st.maxSum)
+	if err := w.dfs.write(ctx, tx, id); err != nil {
+		return 0, err
+	}
 	if err := writeStats(ctx, tx, id, st, nil); err != nil {
 		return 0, err
 	}
+	s.stage("statistics")
 	// The changes log: what replicas' sketches follow.
 	added := make([]int64, len(fresh))
 	for k, i := range fresh {
@@ -235,6 +248,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := tx.Commit(ctx); err != nil {
 		return 0, wrap("update", err)
 	}
+	s.stage("commit")
 	return nv, nil
 }
 
@@ -245,7 +259,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 // by its terms, recomputed from its stored text as the writer computed
 // them; the frequencies deleted must add up to its stored BM25 length, or
 // the update fails.
-func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats) error {
+func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats, dfs *dfCounts) error {
 	if len(seqs) == 0 {
 		return nil
 	}
@@ -345,18 +359,25 @@ FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c
 	drows, err := tx.Query(ctx, `WITH del AS (
 	DELETE FROM flowreader.postings p USING unnest($2::int4[], $3::int8[]) u(term, seq)
 	WHERE p.coll = $1 AND p.term = u.term AND p.seq = u.seq RETURNING p.term, p.seq, p.tf),
-dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (SELECT term, count(*) AS c FROM del GROUP BY term) x WHERE t.coll = $1 AND t.id = x.term)
-SELECT seq, sum(tf::float8) FROM del GROUP BY seq`, coll, pTerm, pSeq)
+dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (SELECT term, count(*) AS c FROM del GROUP BY term) x WHERE t.coll = $1 AND t.id = x.term
+	RETURNING t.df, x.c)
+SELECT false, seq, sum(tf::float8) FROM del GROUP BY seq
+UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq)
 	if err != nil {
 		return wrap("update", err)
 	}
 	sums := map[int64]float64{}
 	for drows.Next() {
-		var seq int64
+		var term bool
+		var seq int64 // a term's new frequency when term
 		var sum float64
-		if err := drows.Scan(&seq, &sum); err != nil {
+		if err := drows.Scan(&term, &seq, &sum); err != nil {
 			drows.Close()
 			return wrap("update", err)
+		}
+		if term {
+			dfs.move(int32(seq)+int32(sum), int32(seq))
+			continue
 		}
 		sums[seq] = sum
 	}

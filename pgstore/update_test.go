@@ -422,6 +422,10 @@ func storedState(t *testing.T, s *Store, name string) (string, []float64) {
 	for _, qs := range []string{
 		`SELECT term || ' ' || df FROM flowreader.terms WHERE coll = c.id ORDER BY 1`,
 		`SELECT kw || ' ' || df FROM flowreader.keywords WHERE coll = c.id ORDER BY 1`,
+		`SELECT 'dfs ' || df || ' ' || terms FROM flowreader.dfs WHERE coll = c.id ORDER BY df`,
+		// The counts per frequency are the terms' (a mismatch prints).
+		`SELECT 'dfs mismatch ' || coalesce(h.df, t.df) || ' ' || coalesce(h.terms, 0) || ' ' || coalesce(t.n, 0) FROM (SELECT df, terms FROM flowreader.dfs WHERE coll = (SELECT id FROM c)) h
+FULL JOIN (SELECT df, count(*) AS n FROM flowreader.terms WHERE coll = (SELECT id FROM c) AND df > 0 GROUP BY df) t ON h.df = t.df WHERE h.terms IS DISTINCT FROM t.n ORDER BY 1`,
 		`SELECT t.term || ' ' || n.id || ' ' || p.tf || ' ' || p.len FROM flowreader.postings p JOIN flowreader.terms t ON t.coll = p.coll AND t.id = p.term JOIN flowreader.nodes n ON n.coll = p.coll AND n.seq = p.seq WHERE p.coll = c.id ORDER BY 1`,
 		`SELECT r.key || ' ' || n.id FROM flowreader.refs r JOIN flowreader.nodes n ON n.coll = r.coll AND n.seq = r.seq WHERE r.coll = c.id ORDER BY 1`,
 		`SELECT x.first || ' ' || n.id || ' ' || x.title FROM flowreader.titles x JOIN flowreader.nodes n ON n.coll = x.coll AND n.seq = x.seq WHERE x.coll = c.id ORDER BY 1`,
