@@ -492,10 +492,16 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 	if links == nil {
 		links = w.linkHashes()
 	}
+	// The seqs of the documents written (a kept one's ranges stay).
 	seqs := map[string][]int64{}
+	doc, written := "", false
 	for i := range w.g.Nodes {
-		d := w.g.Nodes[i].Doc
-		seqs[d] = append(seqs[d], w.seqOf(i))
+		if d := w.g.Nodes[i].Doc; i == 0 || d != doc {
+			doc, written = d, !keep[d]
+		}
+		if written {
+			seqs[doc] = append(seqs[doc], w.seqOf(i))
+		}
 	}
 	var rows [][]any
 	var keptIDs, keptTitles, keptMeta []string
@@ -953,7 +959,12 @@ func jsonText(md map[string]string) string {
 // A node's neighbours then take two or three bytes each, not the twelve of
 // an int8[] element on the wire.
 func encodeAdj(nbrs []int64, kinds []int16) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, 1+3*len(nbrs)), uint64(len(nbrs)))
+	return appendAdj(make([]byte, 0, 1+3*len(nbrs)), nbrs, kinds)
+}
+
+// appendAdj appends encodeAdj's bytes to b.
+func appendAdj(b []byte, nbrs []int64, kinds []int16) []byte {
+	b = binary.AppendUvarint(b, uint64(len(nbrs)))
 	prev := int64(0)
 	for i, v := range nbrs {
 		b = binary.AppendUvarint(b, uint64(v-prev))

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 
@@ -412,25 +411,46 @@ UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq)
 	return wrap("update", tx.SendBatch(ctx, b).Close())
 }
 
-// linkHashes returns a 64-bit hash of each node's links in w.g (its title
-// mentions and adjacency in seqs), by document ID, in node order.
+// linkHashes returns a 64-bit hash (FNV-1a) of each node's links in w.g
+// (its title mentions and adjacency in seqs, as links encodes them), by
+// document ID, in node order. It allocates nothing a node: it runs over
+// every node of the collection on every update.
 func (w *writer) linkHashes() map[string][]int64 {
 	names := w.names()
 	out := map[string][]int64{}
-	var b []byte
+	var (
+		b     []byte
+		nbrs  []int64
+		kinds []int16
+		doc   string
+		cur   []int64
+	)
 	for i := range w.g.Nodes {
-		d := w.g.Nodes[i].Doc
-		nm, adj := w.links(i, names)
-		b = binary.AppendVarint(b[:0], w.seqOf(i))
-		b = binary.AppendUvarint(b, uint64(len(nm)))
-		for _, v := range nm {
-			b = binary.AppendVarint(b, v)
+		if d := w.g.Nodes[i].Doc; i == 0 || d != doc {
+			if i > 0 {
+				out[doc] = cur
+			}
+			doc, cur = d, out[d]
 		}
-		b = append(b, adj...)
-		h := fnv.New64a()
-		h.Write(b) //nolint:errcheck // hash writes do not fail
-		out[d] = append(out[d], int64(h.Sum64()))
+		b = binary.AppendVarint(b[:0], w.seqOf(i))
+		b = binary.AppendUvarint(b, uint64(len(names[i])))
+		for _, v := range names[i] {
+			b = binary.AppendVarint(b, w.seqOf(int(v)))
+		}
+		nb, es := w.g.Neighbors(i)
+		nbrs, kinds = nbrs[:0], kinds[:0]
+		for j, v := range nb {
+			nbrs, kinds = append(nbrs, w.seqOf(int(v))), append(kinds, int16(w.g.Edges[es[j]].Kind))
+		}
+		sortLinks(nbrs, kinds)
+		b = appendAdj(b, nbrs, kinds)
+		h := uint64(14695981039346656037)
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		cur = append(cur, int64(h))
 	}
+	out[doc] = cur
 	return out
 }
 
