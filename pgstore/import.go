@@ -12,7 +12,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -529,17 +528,21 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes), seqRanges(seqs[h.id]), links[h.id]})
 	}
 	if len(keep) > 0 {
-		// A kept document's links as one text (arrays of arrays must be
-		// rectangular), for the documents whose links changed.
+		// The kept documents' links, for those whose links changed, as
+		// slices [lo, hi] (1-based) of one flat array (arrays of arrays
+		// must be rectangular).
 		var ids []string
-		var ls []string
+		var los, his []int32
+		var flat []int64
 		for _, h := range hashes {
 			if keep[h.id] && w.relinked[h.id] {
-				ids, ls = append(ids, h.id), append(ls, int8ArrayText(links[h.id]))
+				ids, los = append(ids, h.id), append(los, int32(len(flat)+1))
+				flat = append(flat, links[h.id]...)
+				his = append(his, int32(len(flat)))
 			}
 		}
-		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = u.links::int8[] FROM unnest($2::text[], $3::text[]) u(id, links)
-WHERE d.coll = $1 AND d.id = u.id AND d.links IS DISTINCT FROM u.links::int8[]`, w.coll, ids, ls); err != nil {
+		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = ($5::int8[])[u.lo:u.hi] FROM unnest($2::text[], $3::int4[], $4::int4[]) u(id, lo, hi)
+WHERE d.coll = $1 AND d.id = u.id AND d.links IS DISTINCT FROM ($5::int8[])[u.lo:u.hi]`, w.coll, ids, los, his, nonNil64(flat)); err != nil {
 			return wrap("update documents", err)
 		}
 	}
@@ -554,16 +557,12 @@ WHERE d.coll = $1 AND d.id = u.id AND (d.metadata <> u.md::jsonb OR u.has AND d.
 	return wrap("import documents", err)
 }
 
-// int8ArrayText is xs as a PostgreSQL array literal.
-func int8ArrayText(xs []int64) string {
-	b := []byte{'{'}
-	for k, x := range xs {
-		if k > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, x, 10)
+// nonNil64 is xs, or an empty array for nil (NULL otherwise).
+func nonNil64(xs []int64) []int64 {
+	if xs == nil {
+		return []int64{}
 	}
-	return string(append(b, '}'))
+	return xs
 }
 
 // seqRanges is seqs as inclusive ranges [lo, hi] of consecutive seqs,
