@@ -21,8 +21,57 @@ const (
 // identifier matches references such as "Table 3", "Fig. 2b", "Section 4.1".
 var identifier = regexp.MustCompile(`\b(?i:(figure|fig\.?|table|tab\.|section|sec\.|equation|eq\.|algorithm|appendix|listing|chart|slide))\s*([A-Z]?\d+(?:\.\d+)*[a-z]?|[A-Z]\b)`)
 
-// segmentBreak splits clauses and table cells.
-var segmentBreak = regexp.MustCompile(`[:;|()\[\]\n]+`)
+// identifierWords are identifier's words in lower case, longer forms
+// first.
+var identifierWords = []string{"figure", "fig.", "fig", "table", "tab.", "section", "sec.", "equation", "eq.",
+	"algorithm", "appendix", "listing", "chart", "slide"}
+
+// mayHoldIdentifier is false only when identifier cannot match t: t is
+// ASCII and none of identifierWords starts a word of it (any case) and is
+// followed, after spaces, by a digit or a capital letter. It spares the
+// regular expression (two passes a node, most of the offline analysis's
+// CPU time) on text that references nothing. Non-ASCII text always goes to
+// the expression, whose case folding is Unicode's ("ſection").
+func mayHoldIdentifier(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	for i := 0; i < len(t); i++ {
+		if i > 0 && isWordByte(t[i-1]) {
+			continue // identifier's \b: a word starts here or not at all
+		}
+		c := t[i] | 0x20 // ASCII lower case for letters
+		for _, w := range identifierWords {
+			if w[0] != c || len(t)-i < len(w) || !strings.EqualFold(t[i:i+len(w)], w) {
+				continue
+			}
+			k := i + len(w)
+			for k < len(t) && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\f' || t[k] == '\r') {
+				k++
+			}
+			if k < len(t) && ('0' <= t[k] && t[k] <= '9' || 'A' <= t[k] && t[k] <= 'Z') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isWordByte is \w in ASCII, what \b looks at.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+// isSegmentBreak is a break between clauses or table cells.
+func isSegmentBreak(r rune) bool {
+	switch r {
+	case ':', ';', '|', '(', ')', '[', ']', '\n':
+		return true
+	}
+	return false
+}
 
 var canonicalID = map[string]string{
 	"figure": "Figure", "fig": "Figure", "fig.": "Figure", "table": "Table", "tab.": "Table",
@@ -85,6 +134,9 @@ func salientTerms(limit int, texts ...string) []string {
 		out = append(out, k)
 	}
 	for _, t := range texts {
+		if !mayHoldIdentifier(t) {
+			continue
+		}
 		for _, m := range identifier.FindAllStringSubmatch(t, -1) {
 			add(canonicalID[strings.ToLower(m[1])] + " " + m[2])
 		}
@@ -103,8 +155,12 @@ func salientTerms(limit int, texts ...string) []string {
 		// Identifiers are taken already; clause and cell boundaries act as
 		// sentence starts, so "Table 3: Mean flow" or a header cell "Station"
 		// do not yield "Mean" or "Station".
-		t = identifier.ReplaceAllString(t, "\n")
-		segments = append(segments, segmentBreak.Split(t, -1)...)
+		if mayHoldIdentifier(t) {
+			t = identifier.ReplaceAllString(t, "\n")
+		}
+		// Empty segments (the split's at a leading or doubled break) hold
+		// no words, so dropping them as FieldsFunc does changes nothing.
+		segments = append(segments, strings.FieldsFunc(t, isSegmentBreak)...)
 	}
 	for _, t := range segments {
 		for _, sent := range textutil.Sentences(t) {

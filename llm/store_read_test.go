@@ -44,7 +44,7 @@ func TestDirStoreRefusesNonRegularEntries(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang detector: a blocked read never returns
 		t.Fatal("Get blocked on a FIFO")
 	}
 }
