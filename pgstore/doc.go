@@ -36,7 +36,9 @@
 //     table the dense first pass scans;
 //   - terms (term → id, document frequency) and postings (term, seq, tf,
 //     length), the BM25 index: terms are score's (lower case, English stop
-//     words removed, snowball stems);
+//     words removed, snowball stems); dfs, how many terms have each
+//     document frequency, from which an update computes the vocabulary's
+//     idf sum without reading every term;
 //   - refs (reference key → nodes) and titles (first word → node, title),
 //     the lookups of the reference boost and of hop-aware relevance.
 //
@@ -69,16 +71,20 @@
 // # Updates
 //
 // [Store.Import] creates a collection from a graph in one transaction,
-// by COPY. [Store.Update] makes a collection hold a new graph's documents
-// in one transaction: it locks the collection's row (writers of one
-// collection are serialised), refuses with [ErrConflict] when the
-// collection's version is not the one the update was made from (no update
-// silently undoes another), replaces what changed (the removed nodes'
-// rows by their keys, the new nodes' rows, the links of only the kept
-// nodes whose links' hash changed), brings the statistics from the old
-// ones by the nodes added and removed, and notifies channel "flowreader"
-// with the collection's name: the database's work follows the change, not
-// the collection.
+// by COPY; it is then at version 1. [Store.Update] makes a collection
+// hold a new graph's documents in one transaction and adds one to the
+// version: it locks the collection's row (writers of one collection are
+// serialised), refuses with [ErrConflict] when the collection's version is
+// not the one the update was made from (no update silently undoes
+// another), replaces what changed (the removed nodes' rows by their keys,
+// the new nodes' rows, the links of only the kept nodes whose links' hash
+// changed), brings the statistics from the old ones by the nodes added and
+// removed, and notifies channel "flowreader" with the collection's name:
+// the database's work follows the change, not the collection. Given the
+// graph.Diff that graph.Builder.Update returned, it reads and hashes only
+// the documents the Diff names (checked against the stored documents by
+// IDs and node counts); without one it hashes every document of the new
+// graph to find what changed.
 // Replicas keep no state between questions, so each question reads the
 // latest committed version: an update is visible to the next question,
 // with no notification needed (a standby shows it once replayed).

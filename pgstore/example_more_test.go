@@ -124,7 +124,10 @@ func ExampleStore_Import() {
 // version the build was made from: what changed is replaced in one
 // transaction, and an update from a version that is no longer the latest
 // (another writer committed first) changes nothing and fails with
-// ErrConflict. The next question sees the new version.
+// ErrConflict. The next question sees the new version. The Diff that
+// Pipeline.Update returns with the new graph tells the store which
+// documents changed, so that it reads none of the others' nodes; without
+// one (nil) the store compares every document.
 //
 // Prints:
 //
@@ -151,21 +154,22 @@ func ExampleStore_Update() {
 	}
 	defer s.Drop(ctx, "harbour-live")
 
-	// The survey was corrected: rebuild (or graph.Builder.Update) and
-	// update from the version the collection had.
+	// The survey was corrected: update the graph (only the changed
+	// document is analysed and embedded again) and the collection, from
+	// the version the collection had.
 	base := version(ctx, s, "harbour-live")
 	docs := survey("12")
-	g2, err := p.Build(ctx, docs)
+	g2, diff, err := p.Update(ctx, g, docs)
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := s.Update(ctx, "harbour-live", base, g2, docs...)
+	v, err := s.Update(ctx, "harbour-live", base, g2, &diff, docs...)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("a newer version:", v > base)
 
-	_, err = s.Update(ctx, "harbour-live", base, g2, docs...) // from the old version again
+	_, err = s.Update(ctx, "harbour-live", base, g2, &diff, docs...) // from the old version again
 	fmt.Println("stale base:", errors.Is(err, pgstore.ErrConflict))
 
 	ix, err := p.OpenStore(ctx, s, "harbour-live")

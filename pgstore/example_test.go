@@ -58,7 +58,7 @@ func Example() {
 		fmt.Println(c.Name, c.Nodes, c.Documents, c.Dim)
 		// A later build of the folder replaces what changed, in one
 		// transaction, from the version it was made from.
-		if _, err := s.Update(ctx, c.Name, c.Version, g, docs...); errors.Is(err, pgstore.ErrConflict) {
+		if _, err := s.Update(ctx, c.Name, c.Version, g, nil, docs...); errors.Is(err, pgstore.ErrConflict) {
 			fmt.Println("another writer committed first; rebuild from the new version")
 		}
 	}

@@ -128,7 +128,7 @@ AND xact_start IS NOT NULL AND query ILIKE 'copy%postings%'`).Scan(&n)
 	// next writer then takes the lock.
 	uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := s.Update(uctx, "c", v, synth.Topics(t, 600, 16)); err != nil {
+	if _, err := s.Update(uctx, "c", v, synth.Topics(t, 600, 16), nil); err != nil {
 		t.Fatal(err)
 	}
 	sameTopics(t, s, "c", 600)
@@ -146,7 +146,7 @@ func killedWriter(t *testing.T, url string) {
 		t.Fatal(cs, err)
 	}
 	big := synth.Topics(t, 30000, 16)
-	_, err = s.Update(ctx, "c", cs[0].Version, big)
+	_, err = s.Update(ctx, "c", cs[0].Version, big, nil)
 	t.Fatalf("the update ended before it was killed: %v", err)
 }
 
@@ -234,7 +234,7 @@ func TestStandby(t *testing.T) {
 		if i%2 == 1 {
 			g = ga
 		}
-		if v, err = s.Update(ctx, "c", v, g); err != nil {
+		if v, err = s.Update(ctx, "c", v, g, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -56,7 +55,9 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
 	var id int32
-	err = tx.QueryRow(ctx, `INSERT INTO flowreader.collections (name, dim, int8, embedder, image_root) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+	// Version 0 until the statistics are written, which bump it: an
+	// imported collection is at version 1, each update adds one.
+	err = tx.QueryRow(ctx, `INSERT INTO flowreader.collections (name, dim, int8, embedder, image_root, version) VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
 		name, g.Dim, g.Int8Embeddings(), g.Embedder, g.ImageRoot).Scan(&id)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" {
@@ -93,6 +94,9 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	seqs := make([]int64, len(g.Nodes))
 	for i := range seqs {
 		seqs[i] = int64(i)
+	}
+	if err := w.dfs.write(ctx, tx, id); err != nil {
+		return err
 	}
 	if err := writeStats(ctx, tx, id, w.st, seqs); err != nil {
 		return err
@@ -133,6 +137,9 @@ type writer struct {
 	st collStats
 	// relinked are the kept documents of an update whose links changed.
 	relinked map[string]bool
+	// dfs collects the changes to the collection's count of terms per
+	// document frequency (flowreader.dfs) as terms are merged.
+	dfs dfCounts
 }
 
 // names returns what each node of g names by title, over the whole graph,
@@ -437,21 +444,22 @@ fresh AS (SELECT inp.term, (SELECT next_term FROM c) + row_number() OVER (ORDER 
 up AS (INSERT INTO flowreader.terms AS t (coll, term, id, df)
        SELECT $1, inp.term, coalesce(old.id, fresh.id::int4), inp.df FROM inp LEFT JOIN old USING (term) LEFT JOIN fresh USING (term)
        ON CONFLICT (coll, term) DO UPDATE SET df = t.df + excluded.df
-       RETURNING t.term, t.id),
+       RETURNING t.term, t.id, t.df),
 bump AS (UPDATE flowreader.collections SET next_term = next_term + (SELECT count(*) FROM fresh) WHERE id = $1)
-SELECT inp.ord, up.id FROM inp JOIN up USING (term)`, w.coll, words, df)
+SELECT inp.ord, up.id, up.df FROM inp JOIN up USING (term)`, w.coll, words, df)
 	if err != nil {
 		return wrap("import terms", err)
 	}
 	got := 0
 	for rows.Next() {
 		var ord int64
-		var id int32
-		if err := rows.Scan(&ord, &id); err != nil {
+		var id, now int32
+		if err := rows.Scan(&ord, &id, &now); err != nil {
 			rows.Close()
 			return wrap("import terms", err)
 		}
 		local[ord-1] = id
+		w.dfs.move(now-df[ord-1], now)
 		got++
 	}
 	if err := rows.Err(); err != nil {
@@ -478,15 +486,21 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 		given[docs[k].ID] = &docs[k]
 	}
 	if hashes == nil {
-		hashes = docHashes(w.g)
+		hashes = docHashes(w.g, nil)
 	}
 	if links == nil {
 		links = w.linkHashes()
 	}
+	// The seqs of the documents written (a kept one's ranges stay).
 	seqs := map[string][]int64{}
+	doc, written := "", false
 	for i := range w.g.Nodes {
-		d := w.g.Nodes[i].Doc
-		seqs[d] = append(seqs[d], w.seqOf(i))
+		if d := w.g.Nodes[i].Doc; i == 0 || d != doc {
+			doc, written = d, !keep[d]
+		}
+		if written {
+			seqs[doc] = append(seqs[doc], w.seqOf(i))
+		}
 	}
 	var rows [][]any
 	var keptIDs, keptTitles, keptMeta []string
@@ -514,17 +528,21 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes), seqRanges(seqs[h.id]), links[h.id]})
 	}
 	if len(keep) > 0 {
-		// A kept document's links as one text (arrays of arrays must be
-		// rectangular), for the documents whose links changed.
+		// The kept documents' links, for those whose links changed, as
+		// slices [lo, hi] (1-based) of one flat array (arrays of arrays
+		// must be rectangular).
 		var ids []string
-		var ls []string
+		var los, his []int32
+		var flat []int64
 		for _, h := range hashes {
 			if keep[h.id] && w.relinked[h.id] {
-				ids, ls = append(ids, h.id), append(ls, int8ArrayText(links[h.id]))
+				ids, los = append(ids, h.id), append(los, int32(len(flat)+1))
+				flat = append(flat, links[h.id]...)
+				his = append(his, int32(len(flat)))
 			}
 		}
-		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = u.links::int8[] FROM unnest($2::text[], $3::text[]) u(id, links)
-WHERE d.coll = $1 AND d.id = u.id AND d.links IS DISTINCT FROM u.links::int8[]`, w.coll, ids, ls); err != nil {
+		if _, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = ($5::int8[])[u.lo:u.hi] FROM unnest($2::text[], $3::int4[], $4::int4[]) u(id, lo, hi)
+WHERE d.coll = $1 AND d.id = u.id AND d.links IS DISTINCT FROM ($5::int8[])[u.lo:u.hi]`, w.coll, ids, los, his, nonNil64(flat)); err != nil {
 			return wrap("update documents", err)
 		}
 	}
@@ -539,16 +557,12 @@ WHERE d.coll = $1 AND d.id = u.id AND (d.metadata <> u.md::jsonb OR u.has AND d.
 	return wrap("import documents", err)
 }
 
-// int8ArrayText is xs as a PostgreSQL array literal.
-func int8ArrayText(xs []int64) string {
-	b := []byte{'{'}
-	for k, x := range xs {
-		if k > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, x, 10)
+// nonNil64 is xs, or an empty array for nil (NULL otherwise).
+func nonNil64(xs []int64) []int64 {
+	if xs == nil {
+		return []int64{}
 	}
-	return string(append(b, '}'))
+	return xs
 }
 
 // seqRanges is seqs as inclusive ranges [lo, hi] of consecutive seqs,
@@ -576,9 +590,10 @@ type docHash struct {
 }
 
 // docHashes returns the documents of g's nodes in order of first
-// appearance. The documents are hashed in parallel, each by one worker
-// in its nodes' order.
-func docHashes(g *graph.Graph) []docHash {
+// appearance, hashed when hash is nil or says so (the others' sums are
+// zero). The documents are hashed in parallel, each by one worker in its
+// nodes' order.
+func docHashes(g *graph.Graph, hash func(doc string) bool) []docHash {
 	var out []docHash
 	at := map[string]int{}
 	var nodes [][]int
@@ -593,6 +608,23 @@ func docHashes(g *graph.Graph) []docHash {
 		out[k].nodes++
 		nodes[k] = append(nodes[k], i)
 	}
+	if hash != nil {
+		var sel []int
+		for k := range out {
+			if hash(out[k].id) {
+				sel = append(sel, k)
+			}
+		}
+		if len(sel) < len(out) {
+			// Hash only the selected documents: the others keep a zero
+			// sum.
+			sub := make([][]int, len(out))
+			for _, k := range sel {
+				sub[k] = nodes[k]
+			}
+			nodes = sub
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -604,6 +636,9 @@ func docHashes(g *graph.Graph) []docHash {
 				k := int(next.Add(1)) - 1
 				if k >= len(out) {
 					return
+				}
+				if nodes[k] == nil {
+					continue
 				}
 				h := newDigest()
 				for _, i := range nodes[k] {
@@ -714,23 +749,50 @@ func (st *collStats) add(ln float32, sum int32, row []float32) {
 // nodes: every (n/entryCount)th of the collection's seqs in order (seqs,
 // ascending; nil reads them from the documents' ranges).
 func writeStats(ctx context.Context, tx pgx.Tx, coll int32, st collStats, seqs []int64) error {
-	rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
-	if err != nil {
-		return wrap("statistics", err)
-	}
 	n := st.n
 	idfSum, vocab := 0.0, int64(0)
-	for rows.Next() {
-		var d int32
-		if err := rows.Scan(&d); err != nil {
-			rows.Close()
+	var err error
+	if seqs != nil {
+		// An import: every term, in id order, as score.NewIndex sums
+		// them, so that the sum is the in-process one bit for bit.
+		rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
+		if err != nil {
 			return wrap("statistics", err)
 		}
-		idfSum += math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
-		vocab++
-	}
-	if err := rows.Err(); err != nil {
-		return wrap("statistics", err)
+		for rows.Next() {
+			var d int32
+			if err := rows.Scan(&d); err != nil {
+				rows.Close()
+				return wrap("statistics", err)
+			}
+			idfSum += math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
+			vocab++
+		}
+		if err := rows.Err(); err != nil {
+			return wrap("statistics", err)
+		}
+	} else {
+		// An update: from the count of terms per document frequency,
+		// a few thousand rows whatever the vocabulary (after an update
+		// the ids are no longer the in-process order anyway, so the sum
+		// equals a fresh one to rounding).
+		rows, err := tx.Query(ctx, `SELECT df, terms FROM flowreader.dfs WHERE coll = $1 AND df > 0 ORDER BY df`, coll)
+		if err != nil {
+			return wrap("statistics", err)
+		}
+		for rows.Next() {
+			var d int32
+			var c int64
+			if err := rows.Scan(&d, &c); err != nil {
+				rows.Close()
+				return wrap("statistics", err)
+			}
+			idfSum += float64(c) * (math.Log(float64(n)-float64(d)+0.5) - math.Log(float64(d)+0.5))
+			vocab += c
+		}
+		if err := rows.Err(); err != nil {
+			return wrap("statistics", err)
+		}
 	}
 	if seqs == nil {
 		if seqs, err = storedSeqs(ctx, tx, coll); err != nil {
@@ -896,7 +958,12 @@ func jsonText(md map[string]string) string {
 // A node's neighbours then take two or three bytes each, not the twelve of
 // an int8[] element on the wire.
 func encodeAdj(nbrs []int64, kinds []int16) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, 1+3*len(nbrs)), uint64(len(nbrs)))
+	return appendAdj(make([]byte, 0, 1+3*len(nbrs)), nbrs, kinds)
+}
+
+// appendAdj appends encodeAdj's bytes to b.
+func appendAdj(b []byte, nbrs []int64, kinds []int16) []byte {
+	b = binary.AppendUvarint(b, uint64(len(nbrs)))
 	prev := int64(0)
 	for i, v := range nbrs {
 		b = binary.AppendUvarint(b, uint64(v-prev))
@@ -942,4 +1009,46 @@ func uvarintLen(x uint64) int {
 		n++
 	}
 	return n
+}
+
+// dfCounts are changes to a collection's count of terms per document
+// frequency (flowreader.dfs): df → terms added (negative: taken away).
+type dfCounts map[int32]int64
+
+// move records a term whose document frequency went from old to now (0:
+// not in the vocabulary).
+func (c *dfCounts) move(old, now int32) {
+	if old == now {
+		return
+	}
+	if *c == nil {
+		*c = dfCounts{}
+	}
+	if old > 0 {
+		(*c)[old]--
+	}
+	if now > 0 {
+		(*c)[now]++
+	}
+}
+
+// write adds the changes to collection coll's counts.
+func (c dfCounts) write(ctx context.Context, tx pgx.Tx, coll int32) error {
+	var dfs []int32
+	var ns []int64
+	for _, d := range slices.Sorted(maps.Keys(c)) {
+		if c[d] != 0 {
+			dfs, ns = append(dfs, d), append(ns, c[d])
+		}
+	}
+	if len(dfs) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO flowreader.dfs AS h (coll, df, terms) SELECT $1, df, n FROM unnest($2::int4[], $3::int8[]) u(df, n)
+ON CONFLICT (coll, df) DO UPDATE SET terms = h.terms + excluded.terms`, coll, dfs, ns)
+	if err != nil {
+		return wrap("statistics", err)
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM flowreader.dfs WHERE coll = $1 AND df = ANY($2) AND terms = 0`, coll, dfs)
+	return wrap("statistics", err)
 }

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/flowreader/flowreader"
@@ -33,7 +34,7 @@ func TestMigrateFrom1(t *testing.T) {
 	if _, err := s.pool.Exec(ctx, `
 ALTER TABLE flowreader.cands DROP COLUMN rank, DROP COLUMN kwnorm, DROP COLUMN last_page;
 ALTER TABLE flowreader.documents DROP COLUMN ranges, DROP COLUMN links;
-DROP TABLE flowreader.keywords;
+DROP TABLE flowreader.keywords, flowreader.dfs;
 DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +70,50 @@ DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 			if err := sameEvidence(want, got); err != nil {
 				t.Fatalf("%q (filter %+v) after the migration: %v", q, f, err)
 			}
+		}
+	}
+}
+
+// TestMigrateFrom3: a schema-3 database (an import without the counts of
+// terms per document frequency) is migrated by Open, the counts
+// backfilled from the terms, and an update from it then leaves the
+// collection as a fresh import of the new graph has it.
+func TestMigrateFrom3(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, srv := openTest(t)
+	da, db := versionDocs(false), versionDocs(true)
+	p, ga := buildDocs(t, da)
+	if err := s.Import(ctx, "m", ga, da...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	m, err := Open(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	gb, diff, err := p.Update(ctx, ga, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Update(ctx, "m", version(t, m, "m"), gb, &diff, db...); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Import(ctx, "fresh", gb, db...); err != nil {
+		t.Fatal(err)
+	}
+	got, gotSums := storedState(t, m, "m")
+	want, wantSums := storedState(t, m, "fresh")
+	if got != want {
+		t.Fatalf("after the migration and an update the collection differs from a fresh import:\nupdated\n%s\nimported\n%s", got, want)
+	}
+	for j := range wantSums {
+		if math.Abs(gotSums[j]-wantSums[j]) > 1e-9 {
+			t.Fatalf("idf and embedding sums [%d] %v, fresh %v", j, gotSums[j], wantSums[j])
 		}
 	}
 }

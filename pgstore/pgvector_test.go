@@ -93,7 +93,7 @@ func TestPgvector(t *testing.T) {
 
 	// Updates and drops keep the index's table in step.
 	h := synth.Graph(t, 850, 24, 4).WithInt8Embeddings()
-	if _, err := s.Update(ctx, "v", version(t, s, "v"), h); err != nil {
+	if _, err := s.Update(ctx, "v", version(t, s, "v"), h, nil); err != nil {
 		t.Fatal(err)
 	}
 	var n int64

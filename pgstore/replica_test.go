@@ -124,7 +124,7 @@ func TestReplicasSeeUpdates(t *testing.T) {
 		}
 		begin := time.Now()
 		var err error
-		if v, err = w.Update(ctx, "c", v, g); err != nil {
+		if v, err = w.Update(ctx, "c", v, g, nil); err != nil {
 			t.Fatal(err)
 		}
 		commits = append(commits, commit{begin, time.Now(), ed})

@@ -61,22 +61,22 @@ func TestSketchCache(t *testing.T) {
 			h.Nodes[i] = g.Nodes[i]
 		}
 	}
-	v, err := s.Update(ctx, "k", version(t, s, "k"), g)
+	v, err := s.Update(ctx, "k", version(t, s, "k"), g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("no change", 3)
-	if v, err = s.Update(ctx, "k", v, h); err != nil {
+	if v, err = s.Update(ctx, "k", v, h, nil); err != nil {
 		t.Fatal(err)
 	}
 	check("after an update", 3)
-	if _, err := s.Update(ctx, "k", v, g); err != nil {
+	if _, err := s.Update(ctx, "k", v, g, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.pool.Exec(ctx, `DELETE FROM flowreader.changes`); err != nil {
 		t.Fatal(err)
 	}
-	if v, err = s.Update(ctx, "k", v+1, h); err != nil {
+	if v, err = s.Update(ctx, "k", v+1, h, nil); err != nil {
 		t.Fatal(err)
 	}
 	check("after a gap in the log", 4)

@@ -67,6 +67,16 @@ type Store struct {
 	// sketch or HNSW pass): tests compare the evidence with the in-process
 	// index's.
 	exact bool
+	// trace, when set, is told as each stage of an update ends (tests
+	// time the stages).
+	trace func(stage string)
+}
+
+// stage tells s.trace that an update's stage ended.
+func (s *Store) stage(name string) {
+	if s.trace != nil {
+		s.trace(name)
+	}
 }
 
 // errNotFound is a collection the database does not hold: it wraps
@@ -271,7 +281,9 @@ func validName(name string) error {
 type Collection struct {
 	// Name names the collection; requests name it.
 	Name string
-	// Version is bumped by every committed change.
+	// Version counts the commits that made the collection: 1 once
+	// imported, one more for each update. An update names the version it
+	// was made from (Store.Update's base).
 	Version int64
 	// Nodes and Documents count what the collection holds.
 	Nodes, Documents int64
@@ -319,7 +331,7 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 				return wrap("drop", err)
 			}
 		}
-		for _, t := range []string{"nodes", "cands", "sketches", "terms", "postings", "refs", "titles", "changes", "keywords", "documents", "collections"} {
+		for _, t := range []string{"nodes", "cands", "sketches", "terms", "dfs", "postings", "refs", "titles", "changes", "keywords", "documents", "collections"} {
 			col := "coll"
 			if t == "collections" {
 				col = "id"

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 
@@ -18,11 +17,26 @@ import (
 
 // Update makes the collection hold g's documents, in one transaction that
 // commits whole or not at all: documents of g the collection lacks are
-// added, those whose nodes changed (by a hash of their content and
-// embeddings) are replaced, those g lacks are removed, and the nodes of the
-// others stay, with their edges brought to g's. g is the whole new
-// collection, as graph.Builder.Update or a fresh build makes it. docs, when
-// given, supply titles and metadata (matched by ID).
+// added, those whose nodes changed are replaced, those g lacks are
+// removed, and the nodes of the others stay, with their edges brought to
+// g's. g is the whole new collection, as graph.Builder.Update or a fresh
+// build makes it. docs, when given, supply titles and metadata (matched
+// by ID).
+//
+// diff, when not nil, says which documents changed: the Diff
+// graph.Builder.Update (or Pipeline.Update) returned with g, made from the
+// graph the collection holds at base. The documents it does not name are
+// then taken as unchanged without reading their nodes, so the update's
+// cost follows the change rather than the collection. It is checked
+// against the collection by IDs and node counts (every document it adds is
+// new, every one it replaces or removes is there, every other document of
+// g is there with as many nodes, and every stored document g lacks is
+// removed), and an update it does not match fails with ErrInput and
+// writes nothing; a document whose content changed under an unchanged
+// node count is not caught by that check, so give only a Diff made from
+// the collection's own graph. With diff nil every document of g is
+// compared with the stored one by a hash of its nodes' content and
+// embeddings.
 //
 // base is the version the update was made from (Collection.Version): when
 // another writer committed since, Update changes nothing and fails with
@@ -36,7 +50,7 @@ import (
 // terms recomputed from their stored text), the kept documents' links are
 // rewritten only where a document's hash of them differs, and the
 // statistics are brought from the old ones by the nodes added and removed.
-func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Graph, docs ...graph.Document) (int64, error) {
+func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Graph, diff *graph.Diff, docs ...graph.Document) (int64, error) {
 	if g == nil || len(g.Nodes) == 0 {
 		return 0, fmt.Errorf("%w: update %q: a graph without nodes", ErrInput, name)
 	}
@@ -71,14 +85,12 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if len(st.emb) != dim {
 		st.emb = make([]float64, dim)
 	}
+	s.stage("lock")
 
-	// The documents, old and new: one row a document.
-	type oldDoc struct {
-		hash        []byte
-		links, seqs []int64
-	}
+	// The documents, old and new: one row a document (its node hash only
+	// when there is no Diff to say what changed).
 	old := map[string]oldDoc{}
-	rows, err := tx.Query(ctx, `SELECT id, hash, links, ranges FROM flowreader.documents WHERE coll = $1`, id)
+	rows, err := tx.Query(ctx, `SELECT id, CASE WHEN $2 THEN hash END, nodes, links, ranges FROM flowreader.documents WHERE coll = $1`, id, diff == nil)
 	if err != nil {
 		return 0, wrap("update", err)
 	}
@@ -86,7 +98,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		var d string
 		var o oldDoc
 		var r []int64
-		if err := rows.Scan(&d, &o.hash, &o.links, &r); err != nil {
+		if err := rows.Scan(&d, &o.hash, &o.nodes, &o.links, &r); err != nil {
 			rows.Close()
 			return 0, wrap("update", err)
 		}
@@ -100,13 +112,23 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := rows.Err(); err != nil {
 		return 0, wrap("update", err)
 	}
-	hashes := docHashes(g)
+	s.stage("read documents")
+	var hashes []docHash
 	keep := map[string]bool{}
-	for _, h := range hashes {
-		if o, ok := old[h.id]; ok && string(o.hash) == string(h.sum[:]) {
-			keep[h.id] = true
+	if diff == nil {
+		hashes = docHashes(g, nil)
+		for _, h := range hashes {
+			if o, ok := old[h.id]; ok && string(o.hash) == string(h.sum[:]) {
+				keep[h.id] = true
+			}
 		}
+	} else {
+		if keep, err = diffKeeps(g, diff, old); err != nil {
+			return 0, fmt.Errorf("%w: update %q: %w", ErrInput, name, err)
+		}
+		hashes = docHashes(g, func(d string) bool { return !keep[d] })
 	}
+	s.stage("compare")
 	var gone []string
 	var goneSeqs []int64
 	for _, d := range slices.Sorted(maps.Keys(old)) {
@@ -116,7 +138,8 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 	}
 	slices.Sort(goneSeqs)
-	if err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st); err != nil {
+	var dfs dfCounts
+	if err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st, &dfs); err != nil {
 		return 0, err
 	}
 	if len(gone) > 0 {
@@ -124,10 +147,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 			return 0, wrap("update", err)
 		}
 	}
+	s.stage("remove")
 
 	// Node i of g is a kept node's seq (a kept document's nodes in order)
 	// or a new one's, numbered after the collection's in g's order.
-	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, len(g.Nodes)), noCopy: s.noCopy, ann: ann}
+	w := &writer{tx: tx, coll: id, g: g, seq: make([]int64, len(g.Nodes)), noCopy: s.noCopy, ann: ann, dfs: dfs}
 	var fresh []int
 	used := map[string]int{}
 	for i := range g.Nodes {
@@ -148,9 +172,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := w.write(ctx, fresh); err != nil {
 		return 0, err
 	}
+	s.stage("write")
 	// The kept nodes whose links (edges, title mentions) differ from the
 	// stored ones, by their hashes: only their rows are rewritten.
 	links := w.linkHashes()
+	s.stage("link hashes")
 	var stay []int
 	clear(used)
 	for i := range g.Nodes {
@@ -171,9 +197,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := w.relink(ctx, stay); err != nil {
 		return 0, err
 	}
+	s.stage("relink")
 	if err := w.documents(ctx, docs, keep, hashes, links); err != nil {
 		return 0, err
 	}
+	s.stage("documents")
 	// The statistics: the old ones less the removed nodes (removeNodes)
 	// plus the added ones (write).
 	st.n += w.st.n
@@ -187,9 +215,13 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 	}
 	st.maxSum = max(st.maxSum, w.st.maxSum)
+	if err := w.dfs.write(ctx, tx, id); err != nil {
+		return 0, err
+	}
 	if err := writeStats(ctx, tx, id, st, nil); err != nil {
 		return 0, err
 	}
+	s.stage("statistics")
 	// The changes log: what replicas' sketches follow.
 	added := make([]int64, len(fresh))
 	for k, i := range fresh {
@@ -215,6 +247,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := tx.Commit(ctx); err != nil {
 		return 0, wrap("update", err)
 	}
+	s.stage("commit")
 	return nv, nil
 }
 
@@ -225,7 +258,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 // by its terms, recomputed from its stored text as the writer computed
 // them; the frequencies deleted must add up to its stored BM25 length, or
 // the update fails.
-func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats) error {
+func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats, dfs *dfCounts) error {
 	if len(seqs) == 0 {
 		return nil
 	}
@@ -325,18 +358,25 @@ FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c
 	drows, err := tx.Query(ctx, `WITH del AS (
 	DELETE FROM flowreader.postings p USING unnest($2::int4[], $3::int8[]) u(term, seq)
 	WHERE p.coll = $1 AND p.term = u.term AND p.seq = u.seq RETURNING p.term, p.seq, p.tf),
-dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (SELECT term, count(*) AS c FROM del GROUP BY term) x WHERE t.coll = $1 AND t.id = x.term)
-SELECT seq, sum(tf::float8) FROM del GROUP BY seq`, coll, pTerm, pSeq)
+dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (SELECT term, count(*) AS c FROM del GROUP BY term) x WHERE t.coll = $1 AND t.id = x.term
+	RETURNING t.df, x.c)
+SELECT false, seq, sum(tf::float8) FROM del GROUP BY seq
+UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq)
 	if err != nil {
 		return wrap("update", err)
 	}
 	sums := map[int64]float64{}
 	for drows.Next() {
-		var seq int64
+		var term bool
+		var seq int64 // a term's new frequency when term
 		var sum float64
-		if err := drows.Scan(&seq, &sum); err != nil {
+		if err := drows.Scan(&term, &seq, &sum); err != nil {
 			drows.Close()
 			return wrap("update", err)
+		}
+		if term {
+			dfs.move(int32(seq)+int32(sum), int32(seq))
+			continue
 		}
 		sums[seq] = sum
 	}
@@ -371,25 +411,46 @@ SELECT seq, sum(tf::float8) FROM del GROUP BY seq`, coll, pTerm, pSeq)
 	return wrap("update", tx.SendBatch(ctx, b).Close())
 }
 
-// linkHashes returns a 64-bit hash of each node's links in w.g (its title
-// mentions and adjacency in seqs), by document ID, in node order.
+// linkHashes returns a 64-bit hash (FNV-1a) of each node's links in w.g
+// (its title mentions and adjacency in seqs, as links encodes them), by
+// document ID, in node order. It allocates nothing a node: it runs over
+// every node of the collection on every update.
 func (w *writer) linkHashes() map[string][]int64 {
 	names := w.names()
 	out := map[string][]int64{}
-	var b []byte
+	var (
+		b     []byte
+		nbrs  []int64
+		kinds []int16
+		doc   string
+		cur   []int64
+	)
 	for i := range w.g.Nodes {
-		d := w.g.Nodes[i].Doc
-		nm, adj := w.links(i, names)
-		b = binary.AppendVarint(b[:0], w.seqOf(i))
-		b = binary.AppendUvarint(b, uint64(len(nm)))
-		for _, v := range nm {
-			b = binary.AppendVarint(b, v)
+		if d := w.g.Nodes[i].Doc; i == 0 || d != doc {
+			if i > 0 {
+				out[doc] = cur
+			}
+			doc, cur = d, out[d]
 		}
-		b = append(b, adj...)
-		h := fnv.New64a()
-		h.Write(b) //nolint:errcheck // hash writes do not fail
-		out[d] = append(out[d], int64(h.Sum64()))
+		b = binary.AppendVarint(b[:0], w.seqOf(i))
+		b = binary.AppendUvarint(b, uint64(len(names[i])))
+		for _, v := range names[i] {
+			b = binary.AppendVarint(b, w.seqOf(int(v)))
+		}
+		nb, es := w.g.Neighbors(i)
+		nbrs, kinds = nbrs[:0], kinds[:0]
+		for j, v := range nb {
+			nbrs, kinds = append(nbrs, w.seqOf(int(v))), append(kinds, int16(w.g.Edges[es[j]].Kind))
+		}
+		sortLinks(nbrs, kinds)
+		b = appendAdj(b, nbrs, kinds)
+		h := uint64(14695981039346656037)
+		for _, c := range b {
+			h = (h ^ uint64(c)) * 1099511628211
+		}
+		cur = append(cur, int64(h))
 	}
+	out[doc] = cur
 	return out
 }
 
@@ -421,4 +482,73 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 FROM relink r WHERE n.coll = $1 AND n.seq = r.seq
 AND (n.names, n.adj) IS DISTINCT FROM (r.names, r.adj)`, w.coll)
 	return wrap("update edges", err)
+}
+
+// oldDoc is what an update reads of a stored document.
+type oldDoc struct {
+	hash        []byte // nil when not read
+	nodes       int32
+	links, seqs []int64
+}
+
+// errDiff is a Diff that does not describe the change from the collection
+// to the new graph.
+var errDiff = errors.New("the Diff does not match the collection")
+
+// diffKeeps returns the documents of g that diff leaves unchanged, having
+// checked diff against the collection's documents old and g's: every
+// document it adds is new to the collection, every one it replaces or
+// removes is stored, the added and replaced ones are g's and the removed
+// ones are not, every other document of g is stored with as many nodes,
+// and every stored document g lacks is removed. Only IDs and node counts
+// are compared, so the check costs a pass over g's nodes.
+func diffKeeps(g *graph.Graph, diff *graph.Diff, old map[string]oldDoc) (map[string]bool, error) {
+	count := map[string]int32{}
+	for i := range g.Nodes {
+		count[g.Nodes[i].Doc]++
+	}
+	named := map[string]string{}
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"added", diff.Added}, {"replaced", diff.Replaced}, {"removed", diff.Removed}} {
+		for _, d := range l.ids {
+			if w, ok := named[d]; ok {
+				return nil, fmt.Errorf("%w: document %q is both %s and %s", errDiff, d, w, l.what)
+			}
+			named[d] = l.what
+			_, stored := old[d]
+			_, inG := count[d]
+			switch {
+			case l.what == "added" && stored:
+				return nil, fmt.Errorf("%w: added document %q is already stored", errDiff, d)
+			case l.what != "added" && !stored:
+				return nil, fmt.Errorf("%w: %s document %q is not stored", errDiff, l.what, d)
+			case l.what == "removed" && inG:
+				return nil, fmt.Errorf("%w: removed document %q has nodes in the graph", errDiff, d)
+			case l.what != "removed" && !inG:
+				return nil, fmt.Errorf("%w: %s document %q has no nodes in the graph", errDiff, l.what, d)
+			}
+		}
+	}
+	keep := map[string]bool{}
+	for d, n := range count {
+		if _, ok := named[d]; ok {
+			continue
+		}
+		o, stored := old[d]
+		switch {
+		case !stored:
+			return nil, fmt.Errorf("%w: document %q is new but not added", errDiff, d)
+		case o.nodes != n || len(o.seqs) != int(n):
+			return nil, fmt.Errorf("%w: document %q has %d nodes, %d stored, but is not replaced", errDiff, d, n, o.nodes)
+		}
+		keep[d] = true
+	}
+	for d := range old {
+		if _, ok := count[d]; !ok && named[d] != "removed" {
+			return nil, fmt.Errorf("%w: stored document %q is not in the graph but not removed", errDiff, d)
+		}
+	}
+	return keep, nil
 }

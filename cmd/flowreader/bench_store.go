@@ -212,7 +212,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 		d0.Items[i].Text += " edition2"
 	}
 	docs2[0] = d0
-	g2, _, err := b.Update(ctx, g, docs2)
+	g2, diff, err := b.Update(ctx, g, docs2)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	t0 = time.Now()
-	if _, err := s.Update(ctx, name, base, g2, docs2...); err != nil {
+	if _, err := s.Update(ctx, name, base, g2, &diff, docs2...); err != nil {
 		return err
 	}
 	committed := time.Now()

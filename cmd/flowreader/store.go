@@ -59,7 +59,7 @@ func (t *storeTarget) write(ctx context.Context, g *graph.Graph, docs []graph.Do
 		fmt.Fprintf(stdout, "stored collection %s: %d nodes, %d edges from %d documents\n", termsafe.Text(t.name), len(g.Nodes), len(g.Edges), len(docs))
 		return nil
 	}
-	v, err := t.s.Update(ctx, t.name, t.base, g, docs...)
+	v, err := t.s.Update(ctx, t.name, t.base, g, nil, docs...)
 	if errors.Is(err, pgstore.ErrConflict) {
 		return fmt.Errorf("%w: another writer updated collection %q during this build; nothing was written, build again", err, t.name)
 	}

@@ -32,7 +32,7 @@ func TestBuildStore(t *testing.T) {
 		t.Fatalf("build --store: exit %d\n%s\n%s", code, out, errs)
 	}
 	out, errs, code = flowreaderProcess(t, dir, "inspect", "--store", url)
-	if code != 0 || !strings.Contains(out, "collection harbour: version 2, 2 nodes in 2 documents") {
+	if code != 0 || !strings.Contains(out, "collection harbour: version 1, 2 nodes in 2 documents") {
 		t.Fatalf("inspect --store: exit %d\n%s\n%s", code, out, errs)
 	}
 	_, errs, code = flowreaderProcess(t, dir, "build", "--quiet", "--store", url, "--collection", "harbour", "docs")
@@ -42,11 +42,11 @@ func TestBuildStore(t *testing.T) {
 	write("b.md", "# Lighthouse\n\nThe lighthouse keeper lit the lamp every evening.\n\nIn winter the lamp burned all night.\n")
 	write("c.md", "# Ferry\n\nThe ferry runs twice a day in summer.\n")
 	out, errs, code = flowreaderProcess(t, dir, "build", "--quiet", "--update", "--store", url, "--collection", "harbour", "docs")
-	if code != 0 || !strings.Contains(out, "updated collection harbour to version 3") {
+	if code != 0 || !strings.Contains(out, "updated collection harbour to version 2") {
 		t.Fatalf("build --update --store: exit %d\n%s\n%s", code, out, errs)
 	}
 	out, errs, code = flowreaderProcess(t, dir, "inspect", "--store", url, "--collection", "harbour")
-	if code != 0 || !strings.Contains(out, "collection harbour: version 3,") || !strings.Contains(out, "in 3 documents") {
+	if code != 0 || !strings.Contains(out, "collection harbour: version 2,") || !strings.Contains(out, "in 3 documents") {
 		t.Fatalf("inspect --collection: exit %d\n%s\n%s", code, out, errs)
 	}
 	_, errs, code = flowreaderProcess(t, dir, "inspect", "--store", url, "--collection", "nope")

@@ -272,6 +272,11 @@ func (x *TitleIndex) Named(text string) []int32 {
 func TitleMentions(texts, titles []string, opt Options) [][]int32 {
 	x := NewTitleIndex(titles, opt)
 	n := len(texts)
+	if len(x.first) == 0 {
+		// No title can be named (none, or all left out): nothing to
+		// walk the texts for.
+		return make([][]int32, n)
+	}
 	// hits[c] lists the texts naming title c, in text order.
 	hits := make([][]int32, len(x.cands))
 	for a, text := range texts {

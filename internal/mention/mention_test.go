@@ -144,3 +144,26 @@ func TestClassCountsContents(t *testing.T) {
 		t.Errorf("without classes: a title named by %d texts names %d, want 0", 2*minDF, n)
 	}
 }
+
+// TestTitleMentionsNoTitles: with no title that can be named (none, or
+// only short and lower-case ones) every text names nothing, one list a
+// text.
+func TestTitleMentionsNoTitles(t *testing.T) {
+	texts := []string{"Alpha Station is named here", "and harbour here", "nothing"}
+	for _, titles := range [][]string{{"", "", ""}, {"abc", "harbour", "Al"}} {
+		got := TitleMentions(texts, titles, Options{})
+		if len(got) != len(texts) {
+			t.Fatalf("titles %q: %d lists for %d texts", titles, len(got), len(texts))
+		}
+		for a, l := range got {
+			if len(l) != 0 {
+				t.Fatalf("titles %q: text %d names %v", titles, a, l)
+			}
+		}
+	}
+	// One title that can be named: found as before.
+	got := TitleMentions([]string{"x", "Alpha Station was here", "y"}, []string{"Alpha Station", "", ""}, Options{})
+	if len(got[1]) != 1 || got[1][0] != 0 {
+		t.Fatalf("text 1 should name node 0: %v", got)
+	}
+}
