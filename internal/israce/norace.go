@@ -1,10 +1,11 @@
 //go:build !race
 
 // Package israce says whether the binary was built with the race
-// detector, for tests that ask fewer questions of real data under it: the
-// detector slows CPU-bound evaluation ten- to twentyfold, and it is the
-// concurrency, not the count of questions, that it checks. The full-size
-// runs stay in the suite without -race (.ci/run runs them).
+// detector, for tests that do less of their CPU-bound work under it (fewer
+// questions of real data, fewer iterations): the detector slows such work
+// ten- to twentyfold, and it is the concurrency, not the count, that it
+// checks. Where a figure needs the full size, .ci/run also runs it
+// without -race.
 package israce
 
 // Enabled reports whether the binary was built with the race detector.

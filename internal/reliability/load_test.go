@@ -15,6 +15,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/israce"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -97,7 +98,7 @@ func TestLoadConcurrentAsk(t *testing.T) {
 	switch {
 	case testing.Short():
 		iterations = 2
-	case raceEnabled:
+	case israce.Enabled:
 		iterations = 3
 	}
 	ctx := ctxTimeout(t, 5*time.Minute)

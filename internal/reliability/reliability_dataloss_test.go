@@ -21,6 +21,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/israce"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 )
@@ -154,7 +155,7 @@ func TestReliabilityCancelledBuildsLoseNothing(t *testing.T) {
 	switch {
 	case testing.Short():
 		step = 7
-	case raceEnabled:
+	case israce.Enabled:
 		step = 6
 	}
 	cancelled := 0
@@ -227,7 +228,7 @@ func TestReliabilityHalfWrittenGraphNeverLoads(t *testing.T) {
 	}
 	full := encode(t, g)
 	step := 1
-	if raceEnabled || testing.Short() {
+	if israce.Enabled || testing.Short() {
 		step = 13
 	}
 	for n := 0; n < len(full); n += step {

@@ -17,6 +17,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/israce"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/reader"
 )
@@ -68,7 +69,7 @@ func TestReliabilityBuildResumesUnderFaults(t *testing.T) {
 	switch {
 	case testing.Short():
 		seeds = seeds[:1]
-	case raceEnabled:
+	case israce.Enabled:
 		seeds = seeds[:2]
 	}
 	total := map[faultserver.Fault]int{}

@@ -18,6 +18,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/internal/faultserver"
+	"github.com/flowreader/flowreader/internal/israce"
 	"github.com/flowreader/flowreader/internal/llmutil"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
@@ -240,7 +241,7 @@ func TestReliabilityTenMegabyteParagraph(t *testing.T) {
 	// The same paragraph with no white space at all falls through every
 	// separator to single characters.
 	solidSize, buildSize := 10<<20, 2<<20
-	if raceEnabled || testing.Short() {
+	if israce.Enabled || testing.Short() {
 		solidSize, buildSize = 1<<20, 256<<10
 	}
 	solid := strings.Repeat("x", solidSize)

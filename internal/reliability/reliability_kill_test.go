@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/israce"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -84,7 +85,7 @@ func TestReliabilityKilledWriterLeavesValidFiles(t *testing.T) {
 	want := [][]byte{encode(t, bigGraph(t, 800, 1)), encode(t, bigGraph(t, 600, 2))}
 	rng := rand.New(rand.NewPCG(42, 42))
 	kills := 10
-	if raceEnabled {
+	if israce.Enabled {
 		kills = 5
 	}
 	path := filepath.Join(dir, "collection.flwg")
