@@ -3,11 +3,11 @@ package eval
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/graphhook"
+	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/llm"
 )
 
@@ -119,49 +119,17 @@ func BuildGraph(ctx context.Context, emb llm.Embedder, docs []graph.Document, op
 }
 
 // knnEdges links each node to its k most similar other nodes (cosine,
-// ties to the lower index). Zero-vector nodes get no neighbours.
-//
-// Each node keeps its best k in a sorted slice while the others stream by
-// (O(n·k) a node at worst, O(n) in practice), not a sort of all n: the
-// sort made building a multi-hop corpus's graph quadratic-log and was
-// three quarters of the evaluation's CPU time. knnEdgesSorted is the
-// oracle the tests compare it with.
+// ties to the lower index; synth.Nearest). Zero-vector nodes get no
+// neighbours: a node's list stops at its first cosine ≤ 0.
+// knnEdgesSorted is the oracle the tests compare it with.
 func knnEdges(g *graph.Graph, k int) []graph.Edge {
-	n := len(g.Nodes)
-	if k <= 0 {
-		return nil
-	}
 	var out []graph.Edge
-	type cand struct {
-		j   int
-		cos float64
-	}
-	top := make([]cand, 0, k+1)
-	for i := 0; i < n; i++ {
-		top = top[:0]
-		for j := 0; j < n; j++ {
-			if j == i {
-				continue
-			}
-			c := g.Cos(i, j)
-			// j grows, so a tie with a kept candidate ranks after it.
-			if len(top) == k && !(c > top[k-1].cos) {
-				continue
-			}
-			pos := len(top)
-			for pos > 0 && top[pos-1].cos < c {
-				pos--
-			}
-			top = slices.Insert(top, pos, cand{j, c})
-			if len(top) > k {
-				top = top[:k]
-			}
-		}
-		for _, c := range top {
-			if c.cos <= 0 {
+	for i := range g.Nodes {
+		for _, j := range synth.Nearest(g, i, k) {
+			if g.Cos(i, j) <= 0 {
 				break
 			}
-			out = append(out, graph.Edge{U: int32(i), V: int32(c.j), Kind: graph.EdgeKNN})
+			out = append(out, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeKNN})
 		}
 	}
 	return out

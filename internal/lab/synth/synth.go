@@ -116,7 +116,7 @@ func Graph(t testing.TB, n, dim int, seed uint64) *graph.Graph {
 	k = min(max(k, 3), 32)
 	var edges []graph.Edge
 	for i := 0; i < n; i++ {
-		for _, j := range nearest(g0, i, k) {
+		for _, j := range Nearest(g0, i, k) {
 			edges = append(edges, graph.Edge{U: int32(i), V: int32(j), Kind: graph.EdgeKNN})
 		}
 		for d := 1; d <= 3; d++ {
@@ -135,13 +135,13 @@ func Graph(t testing.TB, n, dim int, seed uint64) *graph.Graph {
 	return g
 }
 
-// nearest is node i's k most similar other nodes, most similar first,
-// ties to the lower index: what a stable sort of all of them by
-// descending cosine would start with, kept in a k-slice while the others
-// stream by (the sort, with the cosine recomputed in every comparison,
-// was most of the CPU time of the tests that make graphs of a few
-// thousand nodes).
-func nearest(g *graph.Graph, i, k int) []int {
+// Nearest is node i's k most similar other nodes by Graph.Cos, most
+// similar first, ties to the lower index: what a stable sort of all of
+// them by descending cosine would start with, kept in a k-slice while the
+// others stream by (a sort of all n for every node was most of the CPU
+// time of the tests and evaluations that build exact kNN over a few
+// thousand nodes). O(n·k) a node at worst.
+func Nearest(g *graph.Graph, i, k int) []int {
 	type cand struct {
 		j   int
 		cos float64

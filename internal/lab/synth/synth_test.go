@@ -9,7 +9,7 @@ import (
 	"github.com/flowreader/flowreader/graph"
 )
 
-// TestNearestMatchesStableSort: nearest equals the first k of a stable
+// TestNearestMatchesStableSort: Nearest equals the first k of a stable
 // sort by descending cosine, on graphs with many ties.
 func TestNearestMatchesStableSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
@@ -36,7 +36,7 @@ func TestNearestMatchesStableSort(t *testing.T) {
 			}
 			sort.SliceStable(idx, func(a, b int) bool { return g.Cos(i, idx[a]) > g.Cos(i, idx[b]) })
 			for _, k := range []int{0, 1, 3, n} {
-				if got, want := nearest(g, i, k), idx[:min(k, len(idx))]; !slices.Equal(got, want) {
+				if got, want := Nearest(g, i, k), idx[:min(k, len(idx))]; !slices.Equal(got, want) {
 					t.Fatalf("trial %d node %d k %d: got %v, want %v", trial, i, k, got, want)
 				}
 			}
