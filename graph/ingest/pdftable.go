@@ -818,30 +818,17 @@ const maxHeaderRows = 3
 
 // numericColumns marks the columns whose non-empty cells mostly (at least
 // half) hold a digit.
-func numericColumns(rows [][]string) []bool {
-	if len(rows) == 0 {
-		return nil
-	}
-	out := make([]bool, len(rows[0]))
-	for c := range out {
-		n, d := 0, 0
-		for _, r := range rows {
-			if r[c] == "" {
-				continue
-			}
-			n++
-			if hasDigit(r[c]) {
-				d++
-			}
-		}
-		out[c] = n > 0 && 2*d >= n
-	}
-	return out
-}
+func numericColumns(rows [][]string) []bool { return columnsMostly(rows, hasDigit) }
 
 // plainColumns marks the columns whose non-empty cells mostly (at least
 // half) hold a digit and no letter.
 func plainColumns(rows [][]string) []bool {
+	return columnsMostly(rows, func(s string) bool { return hasDigit(s) && !hasLetter(s) })
+}
+
+// columnsMostly marks the columns of rows in which at least half of the
+// non-empty cells satisfy is.
+func columnsMostly(rows [][]string, is func(string) bool) []bool {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -853,7 +840,7 @@ func plainColumns(rows [][]string) []bool {
 				continue
 			}
 			n++
-			if hasDigit(r[c]) && !hasLetter(r[c]) {
+			if is(r[c]) {
 				d++
 			}
 		}
