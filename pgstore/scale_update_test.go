@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,13 +41,7 @@ func TestScaleUpdate(t *testing.T) {
 	c := synth.NewCollection(len(g.Nodes), g.Dim, 32, 1)
 	docs := c.Documents()
 	b := &graph.Builder{Embedder: c.Embedder(), Concurrency: runtime.GOMAXPROCS(0), NoMentionLinks: true, Int8Embeddings: g.Int8Embeddings()}
-	docs2 := slices.Clone(docs)
-	d0 := docs2[0]
-	d0.Items = slices.Clone(d0.Items[:min(100, len(d0.Items))])
-	for i := range d0.Items {
-		d0.Items[i].Text += " edition2"
-	}
-	docs2[0] = d0
+	docs2 := synth.SecondEdition(docs)
 	g2, diff2, err := b.Update(ctx, g, docs2)
 	if err != nil {
 		t.Fatal(err)

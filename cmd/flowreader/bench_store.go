@@ -205,13 +205,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "inprocess-qps %.1f\n", memQPS)
 
 	// An update: the first document replaced by one of 100 new nodes.
-	docs2 := slices.Clone(docs)
-	d0 := docs2[0]
-	d0.Items = slices.Clone(d0.Items[:min(100, len(d0.Items))])
-	for i := range d0.Items {
-		d0.Items[i].Text += " edition2"
-	}
-	docs2[0] = d0
+	docs2 := synth.SecondEdition(docs)
 	g2, diff, err := b.Update(ctx, g, docs2)
 	if err != nil {
 		return err
@@ -236,7 +230,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	only := flowreader.Options{Filter: flowreader.Filter{IDs: []string{d0.ID}}}
+	only := flowreader.Options{Filter: flowreader.Filter{IDs: []string{docs2[0].ID}}}
 	if _, err := rix.Retrieve(ctx, c.Questions[0], only); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,6 +159,21 @@ func (c *Collection) Documents() []graph.Document {
 		docs = append(docs, doc)
 	}
 	return docs
+}
+
+// SecondEdition returns docs with its first document replaced by a new
+// edition of at most 100 items (its first 100, each text with
+// " edition2" added): the one-document update bench store times. docs is
+// not changed.
+func SecondEdition(docs []graph.Document) []graph.Document {
+	out := slices.Clone(docs)
+	d0 := out[0]
+	d0.Items = slices.Clone(d0.Items[:min(100, len(d0.Items))])
+	for i := range d0.Items {
+		d0.Items[i].Text += " edition2"
+	}
+	out[0] = d0
+	return out
 }
 
 // Embedder embeds the collection's texts by the row they name (RowOf) and
