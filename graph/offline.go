@@ -37,8 +37,6 @@ func mayHoldIdentifier(t string) bool {
 		if t[i] >= utf8.RuneSelf {
 			return true
 		}
-	}
-	for i := 0; i < len(t); i++ {
 		if i > 0 && isWordByte(t[i-1]) {
 			continue // identifier's \b: a word starts here or not at all
 		}
