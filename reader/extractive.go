@@ -231,7 +231,7 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 		if b.col > 0 && us[b.u].u.kind == unitRow {
 			wcov = min(wcov, cellCoverage(q, us[b.u], b.col, idf))
 		}
-		conf := clamp01(wcov * (1 - marginWeight + marginWeight*margin) * b.fit)
+		conf := estimate(wcov * (1 - marginWeight + marginWeight*margin) * b.fit)
 		text, start, end := b.text, b.start, b.end
 		if q.plural && q.kind == kindName {
 			text, start, end = listOf(cands, b, us[b.u].u.raw)
@@ -299,7 +299,7 @@ func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int,
 			break
 		}
 	}
-	r := reading{coverage: cov, confidence: clamp01(sentenceFit * wcov * (1 - marginWeight + marginWeight*margin))}
+	r := reading{coverage: cov, confidence: estimate(sentenceFit * wcov * (1 - marginWeight + marginWeight*margin))}
 	parts := make([]string, 0, len(cited))
 	for k, c := range cited {
 		n := &in.Graph.Nodes[c.node]
@@ -467,6 +467,15 @@ func sortedUnits(us []scored, order []int) []scored {
 }
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// minEstimate is the least confidence the extractive reader gives: a
+// confidence of 0 means "no estimate" (Answer.LowConfidence), and a cell
+// whose row and column hold none of the question's terms (cellCoverage
+// 0) is the least sure answer, not an unestimated one.
+const minEstimate = 0.01
+
+// estimate is x in [minEstimate, 1].
+func estimate(x float64) float64 { return math.Max(minEstimate, clamp01(x)) }
 
 // spanIn locates text in quote: its byte offsets, or [0, len(quote)) when
 // it is not there verbatim (a row read as header: value pairs).
