@@ -1,8 +1,12 @@
 package pgstore
 
 import (
+	"context"
 	"math/bits"
+	"runtime"
+	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -34,6 +38,40 @@ type sketchSet struct {
 	bits    []uint64  // words per seq, first component in the high bit of word 0
 	entries []byte    // the entry nodes' embeddings at version
 	escale  []float32 // and their scales
+	// mem owns seqs' and bits' memory when they are outside the Go heap
+	// (newSketchSet): it is unmapped once mem is unreachable, so every
+	// reader of seqs or bits keeps mem alive until it is done. Copies of
+	// the set share it.
+	mem *sketchMem
+}
+
+// sketchMem stands for a set's mappings: a cleanup attached to it unmaps
+// them (it holds nothing itself, so that the cleanup can run).
+type sketchMem struct{ _ int }
+
+// newSketchSet makes an empty set with room for n sketches of words
+// words each, held outside the Go heap where the platform maps anonymous
+// memory. Held on the heap, a million sketches (96 MB at dimension 768)
+// would count towards the collector's target and, at the default GOGC,
+// let the heap grow by as much again before a collection; outside it, a
+// replica's resident memory is the sketches plus its questions' working
+// memory. Appends past n move to the heap, correctly.
+func newSketchSet(words, n int) *sketchSet {
+	n = max(n, 0)
+	sq, m1 := mapWords(n)
+	bs, m2 := mapWords(n * words)
+	s := &sketchSet{words: words, seqs: unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(sq))), len(sq))[:0], bits: bs[:0]}
+	var maps [][]byte
+	for _, m := range [][]byte{m1, m2} {
+		if m != nil {
+			maps = append(maps, m)
+		}
+	}
+	if len(maps) > 0 {
+		s.mem = &sketchMem{}
+		runtime.AddCleanup(s.mem, unmap, maps)
+	}
+	return s
 }
 
 func (s *sketchSet) bytes() int { return 8*len(s.seqs) + 8*len(s.bits) + len(s.entries) }
@@ -43,6 +81,28 @@ type sketchCache struct {
 	mu   sync.Mutex
 	sets map[string]*sketchSet
 	used int
+	// loading is held by the question loading a whole set: the questions
+	// that find no set while one loads wait for it rather than each
+	// loading a copy (a replica's first questions arrive together).
+	loading chan struct{}
+}
+
+// lockLoad waits until no other question loads a whole set (or ctx ends)
+// and returns the function that lets the next one load; it may be called
+// more than once.
+func (c *sketchCache) lockLoad(ctx context.Context) (func(), error) {
+	c.mu.Lock()
+	if c.loading == nil {
+		c.loading = make(chan struct{}, 1)
+	}
+	l := c.loading
+	c.mu.Unlock()
+	select {
+	case l <- struct{}{}:
+		return sync.OnceFunc(func() { <-l }), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // get returns the cached set of a collection, or nil.
@@ -105,8 +165,14 @@ func sketchWords(dst []uint64, b pgtype.Bits, words int) []uint64 {
 // withChanges returns the set at a later version: the removed seqs taken
 // out and the added ones (greater than every kept seq) appended.
 func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []int64, addedBits []uint64) *sketchSet {
-	n := &sketchSet{id: s.id, version: version, words: s.words,
-		seqs: make([]int64, 0, len(s.seqs)+len(added)), bits: make([]uint64, 0, len(s.bits)+len(addedBits))}
+	kept := len(s.seqs)
+	for q := range removed {
+		if _, ok := slices.BinarySearch(s.seqs, q); ok {
+			kept--
+		}
+	}
+	n := newSketchSet(s.words, kept+len(added))
+	n.id, n.version = s.id, version
 	for i, q := range s.seqs {
 		if !removed[q] {
 			n.seqs = append(n.seqs, q)
@@ -115,6 +181,7 @@ func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []i
 	}
 	n.seqs = append(n.seqs, added...)
 	n.bits = append(n.bits, addedBits...)
+	runtime.KeepAlive(s.mem)
 	return n
 }
 
@@ -183,5 +250,6 @@ func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
 	for _, l := range byD {
 		res = append(res, l...)
 	}
+	runtime.KeepAlive(s.mem)
 	return res
 }

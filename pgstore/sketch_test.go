@@ -3,8 +3,10 @@ package pgstore
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -86,7 +88,7 @@ func TestSketchNearest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const n, dim = 500, 100
 	words := (dim + 63) / 64
-	set := &sketchSet{words: words}
+	set := newSketchSet(words, n) // outside the heap, where mappings are
 	type row struct {
 		seq int64
 		b   pgtype.Bits
@@ -129,5 +131,96 @@ func TestSketchNearest(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("k %d: %v, want %v", k, got, want)
 		}
+	}
+	// A later version made of it: every third sketch removed, three
+	// added; once the first set is garbage (its mappings unmapped), the
+	// new one still answers as the oracle over its own rows.
+	removed := map[int64]bool{}
+	var kept []row
+	for i, r := range rows {
+		if i%3 == 0 {
+			removed[r.seq] = true
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	var added []int64
+	var addedBits []uint64
+	for i := 0; i < 3; i++ {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		r := row{int64(3*n + i), sketch(v)}
+		kept, added, addedBits = append(kept, r), append(added, r.seq), sketchWords(addedBits, r.b, words)
+	}
+	next := set.withChanges(2, removed, added, addedBits)
+	set = nil
+	runtime.GC()
+	runtime.GC()
+	slices.SortStableFunc(kept, func(a, b row) int {
+		if d := dist(a.b) - dist(b.b); d != 0 {
+			return d
+		}
+		return int(a.seq - b.seq)
+	})
+	if len(next.seqs) != len(kept) {
+		t.Fatalf("%d sketches after the changes, want %d", len(next.seqs), len(kept))
+	}
+	for _, k := range []int{1, 50, len(kept)} {
+		got := next.nearest(sketchWords(nil, qb, words), k, nil)
+		want := []int64{}
+		for _, r := range kept[:k] {
+			want = append(want, r.seq)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("after the changes, k %d: %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestSketchFirstQuestionsTogether: questions that find no sketches in
+// memory at once load them one at a time (the others wait and use the
+// loaded set), and all answer as the database's scan does.
+func TestSketchFirstQuestionsTogether(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	g := synth.Graph(t, 900, 40, 13).WithInt8Embeddings()
+	if err := s.Import(ctx, "k", g); err != nil {
+		t.Fatal(err)
+	}
+	q := score.Query{Text: strings.Join(g.Nodes[7].Keywords, " "), Embedding: g.AppendEmbedding(nil, 7)}
+	s.sketchMin = 1 << 62
+	want, err := s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sketchMin = 1
+	const n = 4
+	got := make([]*fetched, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = s.fetch(ctx, "k", q, 16, score.Config{}, fetchOptions{})
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if !slices.Equal(got[i].dense, want.dense) || !slices.Equal(got[i].seqs, want.seqs) {
+			t.Fatalf("question %d: the cached sketches' candidates differ from the database's:\ncache %v\ndb    %v", i, got[i].dense, want.dense)
+		}
+	}
+	if set := s.sketches.get("k"); set == nil || len(set.seqs) != len(g.Nodes) {
+		t.Fatal("no set of every node held after the first questions")
+	}
+	if len(s.sketches.loading) != 0 {
+		t.Fatal("the load lock is still held")
 	}
 }
