@@ -215,9 +215,26 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	// replica's sketches, or the database's scan of them.
 	useCache := !opt.exact && !meta.ann && meta.nodes >= s.sketchMin
 	var set *sketchSet
+	unlock := func() {}
+	defer func() { unlock() }()
 	if useCache {
 		if set = s.sketches.get(name); set != nil && set.id != meta.id {
 			set = nil
+		}
+		if set == nil {
+			// One question at a time loads a whole set; those waiting
+			// then find it loaded.
+			u, err := s.sketches.lockLoad(ctx)
+			if err != nil {
+				return nil, wrap("fetch", err)
+			}
+			unlock = u
+			if set = s.sketches.get(name); set != nil && set.id != meta.id {
+				set = nil
+			}
+			if set != nil {
+				unlock()
+			}
 		}
 	}
 	f := &fetched{best: -1}
@@ -309,8 +326,7 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 	// changes since the cached version and the added nodes' sketches.
 	var (
 		full       bool
-		fullSeqs   []int64
-		fullBits   []uint64
+		fullSet    *sketchSet // the whole set, sized by the snapshot's node count
 		changes    []change
 		addedSeqs  []int64
 		addedBits  []uint64
@@ -327,6 +343,15 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 					*bs = sketchWords(*bs, b, words)
 				}
 				return rows.Err()
+			}
+		}
+		// scanSet reads every sketch into a set made for the snapshot's
+		// node count (the collection row is read before, in the same
+		// snapshot), so that it is not grown, and copied, by appends.
+		scanSet = func(dst **sketchSet) func(pgx.Rows) error {
+			return func(rows pgx.Rows) error {
+				*dst = newSketchSet(words, int(min(max(st.n, 0), math.MaxInt32)))
+				return scanSketch(&(*dst).seqs, &(*dst).bits)(rows)
 			}
 		}
 	)
@@ -353,7 +378,7 @@ JOIN flowreader.cands v ON v.coll = %d AND v.seq = d.seq`, meta.id, passSQL(2, 3
 			pgvector.NewHalfVector(qu), name, fids, fmeta).Query(scanDense)
 	case useCache && set == nil:
 		full = true
-		b.Queue(`SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, meta.id).Query(scanSketch(&fullSeqs, &fullBits))
+		b.Queue(`SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, meta.id).Query(scanSet(&fullSet))
 	case useCache:
 		b.Queue(`SELECT version, added, removed FROM flowreader.changes WHERE coll = $1 AND version > $2 ORDER BY version`, meta.id, set.version).
 			Query(func(rows pgx.Rows) error {
@@ -492,6 +517,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 			return nil, fmt.Errorf("pgstore: fetch %q: the collection changed twice during one question", name)
 		}
 		conn.Release()
+		unlock()
 		opt.retried = true
 		return s.fetch(ctx, name, q, m, c, opt)
 	}
@@ -522,7 +548,10 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		var cur *sketchSet
 		switch {
 		case full:
-			cur = &sketchSet{id: st.id, version: st.version, words: words, seqs: fullSeqs, bits: fullBits}
+			if cur = fullSet; cur == nil { // no rows read: not expected of a batch that succeeded
+				cur = newSketchSet(words, 0)
+			}
+			cur.id, cur.version = st.id, st.version
 		case set.version == st.version:
 			cur = set
 		case contiguous(changes, set.version, st.version):
@@ -536,11 +565,9 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		default:
 			rows, err := conn.Query(ctx, `SELECT seq, bits FROM flowreader.sketches WHERE coll = $1 ORDER BY seq`, st.id)
 			if err == nil {
-				var seqs []int64
-				var bs []uint64
-				err = scanSketch(&seqs, &bs)(rows)
+				err = scanSet(&cur)(rows)
 				rows.Close()
-				cur = &sketchSet{id: st.id, version: st.version, words: words, seqs: seqs, bits: bs}
+				cur.id, cur.version = st.id, st.version
 			}
 			if err != nil {
 				rollback(conn)
@@ -560,6 +587,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		if cur != set {
 			s.sketches.put(name, cur)
 		}
+		unlock()
 		// The nearest sketches, then their embeddings for the exact
 		// re-rank: one more round trip.
 		qs := sketchWords(nil, sketch(qu), words)
@@ -702,6 +730,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 			// snapshot: one more round trip, but no other update can
 			// come between (a standby replaying updates back to back).
 			conn.Release()
+			unlock()
 			opt.kwInSnapshot = true
 			return s.fetch(ctx, name, q, m, c, opt)
 		}
@@ -760,8 +789,14 @@ ORDER BY top.w DESC, top.seq`
 // normalised keywords.
 func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, kw []string, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
-	var nbs [][]int64
-	var kds [][]int16
+	// Sized for every pick up front: grown by append, the embeddings
+	// alone (1.5 MB at 2,048 × 768 int8) would allocate about five times
+	// their size a question, and a replica's peak heap follows what its
+	// questions in flight hold.
+	n := len(picks)
+	nbs, kds := make([][]int64, 0, n), make([][]int16, 0, n)
+	f.rank, f.kwnorm, f.seqs, f.nodes = make([]int32, 0, n), make([][]string, 0, n), make([]int64, 0, n), make([]graph.Node, 0, n)
+	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, 0, n), make([]int32, 0, n), make([][]string, 0, n), make([][]int64, 0, n), make([]float32, 0, n)
 	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, last_page
 FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, picks).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -774,11 +809,14 @@ FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, pic
 				ln, sc            float32
 				refs              []string
 				names             []int64
-				adj, emb          []byte
+				adj, emb          pgtype.DriverBytes // the driver's, until Next: decoded or copied below
 				rank              int32
 			)
 			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &lastPage); err != nil {
 				return err
+			}
+			if f.emb == nil {
+				f.emb = make([]byte, 0, n*len(emb))
 			}
 			f.rank = append(f.rank, rank)
 			// The stored kwnorm is this normalisation of the keywords (the
@@ -1064,13 +1102,15 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 	n := len(f.seqs)
 	var f32 []float32
 	var q8 []int8
+	// The rows are the graph's as they are, not copies: f is dropped once
+	// its candidates are made (Store.Candidates), and a copy would double
+	// what each question in flight holds.
 	if f.int8 {
-		q8 = make([]int8, len(f.emb))
-		copy(q8, bytesInt8(f.emb))
+		q8 = bytesInt8(f.emb)
 	} else {
 		f32 = floatsOf(f.emb)
 	}
-	gr, err := graphhook.FromRows(slices.Clone(f.nodes), f.dim, f32, q8, slices.Clone(f.scale), slices.Clone(f.edges))
+	gr, err := graphhook.FromRows(f.nodes, f.dim, f32, q8, f.scale, f.edges)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: the stored candidates make no graph: %w", err)
 	}
