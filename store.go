@@ -150,9 +150,9 @@ type storeBinding struct {
 
 // storeQuestion is one scored question over a store.
 type storeQuestion struct {
-	cs   *score.Candidates
+	cs   *score.Candidates // without its Graph: the scores' Graph is it
 	mu   sync.Mutex
-	text []bool // node i of cs.Graph has its reading text
+	text []bool // node i of the scores' Graph has its reading text
 }
 
 // errGone is a node read for its text that the collection no longer
@@ -187,7 +187,17 @@ func (ix *Index) scoreStore(ctx context.Context, q score.Query, f Filter) (*scor
 		return nil, fmt.Errorf("flowreader: score: %w", err)
 	}
 	s := x.(*score.Scores)
-	sq := &storeQuestion{cs: cs, text: make([]bool, len(cs.Graph.Nodes))}
+	if s.Graph != cs.Graph {
+		return nil, fmt.Errorf("flowreader: score: the scores are not over the store's candidate subgraph")
+	}
+	// The record holds the candidates without their subgraph (the scores
+	// hold it, as Scores.Graph): the record outlives the scores until
+	// their cleanup has run, one collection later, and holding the
+	// subgraph would keep every finished question's rows (1.5 MB of
+	// embeddings at 2,048 × 768 int8) live through one more collection.
+	c := *cs
+	c.Graph = nil
+	sq := &storeQuestion{cs: &c, text: make([]bool, len(cs.Graph.Nodes))}
 	key := weak.Make(s)
 	b.questions.Store(key, sq)
 	runtime.AddCleanup(s, func(k weak.Pointer[score.Scores]) { b.questions.Delete(k) }, key)
@@ -201,7 +211,9 @@ func (ix *Index) question(s *score.Scores) *storeQuestion {
 		return nil
 	}
 	if v, ok := ix.store.questions.Load(weak.Make(s)); ok {
-		return v.(*storeQuestion)
+		if sq := v.(*storeQuestion); s.Graph != nil && len(s.Graph.Nodes) == len(sq.text) {
+			return sq
+		}
 	}
 	return nil
 }
@@ -215,7 +227,7 @@ func (ix *Index) storeRouter(ctx context.Context, s *score.Scores) (flow.GraphRo
 	}
 	cs := sq.cs
 	if cs.Rank != nil {
-		gr, err := flowhook.OpenSubgraph(ctx, ix.p.router, cs.Graph, cs.Size, cs.KeywordDF, cs.Rank)
+		gr, err := flowhook.OpenSubgraph(ctx, ix.p.router, s.Graph, cs.Size, cs.KeywordDF, cs.Rank)
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +235,7 @@ func (ix *Index) storeRouter(ctx context.Context, s *score.Scores) (flow.GraphRo
 			return gr.(flow.GraphRouter), nil
 		}
 	}
-	return ix.p.router.Open(ctx, cs.Graph)
+	return ix.p.router.Open(ctx, s.Graph)
 }
 
 // withText reads the reading text of the nodes (of s's candidate
@@ -237,7 +249,7 @@ func (ix *Index) withText(ctx context.Context, s *score.Scores, nodes []int) err
 	}
 	sq.mu.Lock()
 	defer sq.mu.Unlock()
-	g := sq.cs.Graph
+	g := s.Graph
 	var local, pos []int
 	for _, v := range nodes {
 		if v >= 0 && v < len(sq.text) && !sq.text[v] && !slices.Contains(local, v) {
