@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -436,8 +437,19 @@ func runBenchStoreReplica(ctx context.Context, args []string, stdout, stderr io.
 	qfile := fs.String("questions", "", "questions file")
 	clients := fs.Int("clients", 8, "concurrent clients")
 	rounds := fs.Int("rounds", 2, "rounds of the questions per client")
+	memProfile := fs.String("memprofile", "", "write a heap profile at the end to this file, and the Go heap's figures to stderr")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	if *memProfile != "" {
+		stop := sampleMemory(stderr)
+		defer func() {
+			stop()
+			if f, err := os.Create(*memProfile); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	b, err := os.ReadFile(*qfile)
 	if err != nil {
@@ -476,6 +488,49 @@ func runBenchStoreReplica(ctx context.Context, args []string, stdout, stderr io.
 	fmt.Fprintf(w, "qps %.2f\n", qps)
 	fmt.Fprintf(w, "hwm-bytes %d\n", peakRSS())
 	return w.Flush()
+}
+
+// sampleMemory samples the Go heap and the RSS every 10 ms until the
+// returned function is called, which prints the peaks to w.
+func sampleMemory(w io.Writer) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		var inuse, sys, next, stack, rss uint64
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			inuse, sys, next = max(inuse, ms.HeapInuse), max(sys, ms.HeapSys-ms.HeapReleased), max(next, ms.NextGC)
+			stack, rss = max(stack, ms.StackInuse), max(rss, uint64(currentRSS()))
+			select {
+			case <-done:
+				fmt.Fprintf(w, "replica memory peaks: heap in use %d, heap held %d, next GC %d, stacks %d, RSS %d; at end: heap in use %d, RSS %d, VmHWM %d, GCs %d\n",
+					inuse, sys, next, stack, rss, ms.HeapInuse, currentRSS(), peakRSS(), ms.NumGC)
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// currentRSS is the process's resident set size (VmRSS), or 0.
+func currentRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // questionEmbedder embeds the questions of a questions file.
