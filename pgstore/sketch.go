@@ -188,29 +188,26 @@ func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []i
 // nearest returns the k seqs (of those allow passes, every one when allow
 // is nil) whose sketches are nearest q in Hamming distance, ties by lower
 // seq: the order of the database's ORDER BY bit_count(bits # q), seq
-// LIMIT k.
+// LIMIT k. It reads the sketches twice (a histogram of the distances,
+// then the nodes within the k-th's) rather than keep a distance per node:
+// 2 MB a question at a million nodes, times the questions in flight.
 func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
-	n := len(s.seqs)
-	dist := make([]uint16, n)
-	hist := make([]int, 64*s.words+1)
-	var skip []bool
-	if allow != nil {
-		skip = make([]bool, n)
-	}
-	w := s.words
-	cnt := 0
-	for i := 0; i < n; i++ {
-		if skip != nil && !allow(s.seqs[i]) {
-			skip[i] = true
-			continue
-		}
+	defer runtime.KeepAlive(s.mem)
+	n, w := len(s.seqs), s.words
+	dist := func(i int) int {
 		d := 0
-		row := s.bits[i*w : (i+1)*w]
-		for j, x := range row {
+		for j, x := range s.bits[i*w : (i+1)*w] {
 			d += bits.OnesCount64(x ^ q[j])
 		}
-		dist[i] = uint16(d)
-		hist[d]++
+		return d
+	}
+	hist := make([]int, 64*w+1)
+	cnt := 0
+	for i := 0; i < n; i++ {
+		if allow != nil && !allow(s.seqs[i]) {
+			continue
+		}
+		hist[dist(i)]++
 		cnt++
 	}
 	k = min(k, cnt)
@@ -224,19 +221,19 @@ func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
 		below += hist[t]
 	}
 	type hit struct {
-		d   uint16
+		d   int
 		seq int64
 	}
 	out := make([]hit, 0, k)
 	atT := k - below
-	for i, d := range dist {
-		if skip != nil && skip[i] {
+	for i := 0; i < n && len(out) < k; i++ {
+		if allow != nil && !allow(s.seqs[i]) {
 			continue
 		}
-		switch {
-		case int(d) < t:
+		switch d := dist(i); {
+		case d < t:
 			out = append(out, hit{d, s.seqs[i]})
-		case int(d) == t && atT > 0:
+		case d == t && atT > 0:
 			out = append(out, hit{d, s.seqs[i]})
 			atT--
 		}
@@ -250,6 +247,5 @@ func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
 	for _, l := range byD {
 		res = append(res, l...)
 	}
-	runtime.KeepAlive(s.mem)
 	return res
 }
