@@ -131,6 +131,18 @@ func TestSketchNearest(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("k %d: %v, want %v", k, got, want)
 		}
+		// Filtered: of the even seqs only, in the same order.
+		even := func(seq int64) bool { return seq%2 == 0 }
+		got = set.nearest(sketchWords(nil, qb, words), k, even)
+		want = []int64{}
+		for _, r := range rows {
+			if even(r.seq) && len(want) < k {
+				want = append(want, r.seq)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("filtered, k %d: %v, want %v", k, got, want)
+		}
 	}
 	// A later version made of it: every third sketch removed, three
 	// added; once the first set is garbage (its mappings unmapped), the
