@@ -13,7 +13,8 @@ import (
 
 // A replica ranks a large collection's nodes for the dense first pass by
 // the Hamming distance of their sign sketches, in memory: d/8 bytes a node
-// (96 MB for a million of dimension 768), not the embeddings. The sketches
+// (96 MB for a million of dimension 768), not the embeddings, held outside
+// the Go heap where the platform allows (newSketchSet). The sketches
 // are loaded with a question's first snapshot and brought up to date with
 // each later question's from the changes log, in that question's snapshot;
 // a collection whose sketches would pass the store's budget is ranked by
