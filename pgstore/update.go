@@ -254,7 +254,9 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 			return 0, err
 		}
 	}
-	s.stage("relink")
+	if s.trace != nil {
+		s.stage(fmt.Sprintf("relink (%d nodes)", len(stay)))
+	}
 	if err := w.documents(ctx, docs, keep, hashes, links); err != nil {
 		return 0, err
 	}
@@ -555,13 +557,25 @@ FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c
 		}
 		pTerm[k] = termID[t]
 	}
+	// The terms are updated by their key (coll, term), the term's text:
+	// the table has no index on id, and a join on it would read every
+	// term of the collection.
+	var foundIDs []int32
+	var found []string
+	for k, tid := range termID {
+		if tid >= 0 {
+			foundIDs, found = append(foundIDs, tid), append(found, words[k])
+		}
+	}
 	drows, err := tx.Query(ctx, `WITH del AS (
 	DELETE FROM flowreader.postings p USING unnest($2::int4[], $3::int8[]) u(term, seq)
 	WHERE p.coll = $1 AND p.term = u.term AND p.seq = u.seq RETURNING p.term, p.seq, p.tf),
-dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (SELECT term, count(*) AS c FROM del GROUP BY term) x WHERE t.coll = $1 AND t.id = x.term
+dec AS (UPDATE flowreader.terms t SET df = t.df - x.c FROM (
+		SELECT m.term, count(*) AS c FROM del JOIN unnest($4::int4[], $5::text[]) m(id, term) ON m.id = del.term GROUP BY m.term) x
+	WHERE t.coll = $1 AND t.term = x.term
 	RETURNING t.df, x.c)
 SELECT false, seq, sum(tf::float8) FROM del GROUP BY seq
-UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq)
+UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq, foundIDs, found)
 	if err != nil {
 		return nil, wrap("update", err)
 	}
@@ -589,7 +603,7 @@ UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq)
 		}
 	}
 	b := &pgx.Batch{}
-	b.Queue(`DELETE FROM flowreader.terms WHERE coll = $1 AND id = ANY($2) AND df <= 0`, coll, pTerm)
+	b.Queue(`DELETE FROM flowreader.terms WHERE coll = $1 AND term = ANY($2) AND df <= 0`, coll, found)
 	if len(kwDF) > 0 {
 		kws := slices.Sorted(maps.Keys(kwDF))
 		dfs := make([]int32, len(kws))
