@@ -458,11 +458,19 @@ func (w *writer) mergeTerms(ctx context.Context, t scorehook.Terms, df, local []
 		words[k] = t.Term(int32(k))
 	}
 	// One statement: upsert every term with its df increment, new ids in
-	// the given order after next_term, and return the ids.
+	// the given order after next_term, and return the ids. An update's
+	// terms (a few thousand) are also named by key (term = ANY), so that
+	// the planner reads them by the index instead of hashing every term of
+	// the collection; an import's (every term, into an empty collection)
+	// are not, so as not to plan a million-element array.
+	byKey := ""
+	if w.at != nil {
+		byKey = " AND t.term = ANY($2)"
+	}
 	rows, err := w.tx.Query(ctx, `
 WITH c AS (SELECT next_term FROM flowreader.collections WHERE id = $1),
 inp AS (SELECT term, df, ord FROM unnest($2::text[], $3::int4[]) WITH ORDINALITY u(term, df, ord)),
-old AS (SELECT t.term, t.id FROM flowreader.terms t JOIN inp USING (term) WHERE t.coll = $1),
+old AS (SELECT t.term, t.id FROM flowreader.terms t JOIN inp USING (term) WHERE t.coll = $1`+byKey+`),
 fresh AS (SELECT inp.term, (SELECT next_term FROM c) + row_number() OVER (ORDER BY inp.ord) - 1 AS id
           FROM inp LEFT JOIN old USING (term) WHERE old.id IS NULL),
 up AS (INSERT INTO flowreader.terms AS t (coll, term, id, df)

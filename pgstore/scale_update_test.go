@@ -18,8 +18,9 @@ import (
 // TestScaleUpdate times Store.Update on a graph file made by flowreader
 // bench scale: bench store's update (the first document replaced by 100
 // new nodes), then back, FLOWREADER_STORE_UPDATES times (default 2), with
-// the Diff graph.Builder.Update returned and without one. It runs only
-// when FLOWREADER_STORE_GRAPH names the file; FLOWREADER_STORE_URL names a
+// the Diff graph.Builder.Update returned and without one (only with it
+// when FLOWREADER_STORE_DIFF=only). It runs only when
+// FLOWREADER_STORE_GRAPH names the file; FLOWREADER_STORE_URL names a
 // server to keep the collection in between runs (imported once):
 //
 //	flowreader bench scale --nodes 100000 --dim 768 --int8 --out /tmp/100k.graph
@@ -77,7 +78,11 @@ func TestScaleUpdate(t *testing.T) {
 	}
 	v := version(t, s, name)
 	for r := range rounds {
-		for _, withDiff := range []bool{true, false} {
+		modes := []bool{true, false}
+		if os.Getenv("FLOWREADER_STORE_DIFF") == "only" {
+			modes = modes[:1]
+		}
+		for _, withDiff := range modes {
 			for k, step := range []struct {
 				g    *graph.Graph
 				diff graph.Diff

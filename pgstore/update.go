@@ -427,20 +427,35 @@ func (w *writer) rehash(ctx context.Context, m *seqMap, nodes []int) error {
 	if len(nodes) == 0 {
 		return nil
 	}
-	ids, pos, hs := make([]string, len(nodes)), make([]int64, len(nodes)), make([]int64, len(nodes))
-	var b []byte
-	for k, i := range nodes {
-		d, p := m.pos(i)
-		ids[k], pos[k] = d, int64(p+1)
-		hs[k], b = w.linkHash(i, b)
+	// Per document, its changed positions (1-based) and hashes, as the
+	// slice [lo, hi] of two flat arrays.
+	type change struct {
+		pos, h int64
 	}
-	_, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = x.links FROM (
-	SELECT o.id, array_agg(coalesce(u.h, e.v) ORDER BY e.ord) AS links
-	FROM flowreader.documents o CROSS JOIN LATERAL unnest(o.links) WITH ORDINALITY e(v, ord)
-	LEFT JOIN unnest($2::text[], $3::int8[], $4::int8[]) u(id, pos, h) ON u.id = o.id AND u.pos = e.ord
-	WHERE o.coll = $1 AND o.id = ANY($2) AND cardinality(o.links) = o.nodes
-	GROUP BY o.id) x
-WHERE d.coll = $1 AND d.id = x.id`, w.coll, ids, pos, hs)
+	byDoc := map[string][]change{}
+	var b []byte
+	for _, i := range nodes {
+		d, p := m.pos(i)
+		var h int64
+		h, b = w.linkHash(i, b)
+		byDoc[d] = append(byDoc[d], change{int64(p + 1), h})
+	}
+	var ids []string
+	var los, his []int32
+	var pos, hs []int64
+	for _, d := range slices.Sorted(maps.Keys(byDoc)) {
+		ids, los = append(ids, d), append(los, int32(len(pos)+1))
+		for _, c := range byDoc[d] {
+			pos, hs = append(pos, c.pos), append(hs, c.h)
+		}
+		his = append(his, int32(len(pos)))
+	}
+	_, err := w.tx.Exec(ctx, `UPDATE flowreader.documents d SET links = (
+	SELECT array_agg(coalesce(c.h, e.v) ORDER BY e.ord)
+	FROM unnest(d.links) WITH ORDINALITY e(v, ord)
+	LEFT JOIN unnest(($5::int8[])[u.lo:u.hi], ($6::int8[])[u.lo:u.hi]) c(pos, h) ON c.pos = e.ord)
+FROM unnest($2::text[], $3::int4[], $4::int4[]) u(id, lo, hi)
+WHERE d.coll = $1 AND d.id = ANY($2) AND d.id = u.id AND cardinality(d.links) = d.nodes`, w.coll, ids, los, his, pos, hs)
 	return wrap("update documents", err)
 }
 
@@ -535,7 +550,10 @@ FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c
 	for k := range termID {
 		termID[k] = -1
 	}
-	trows, err := tx.Query(ctx, `SELECT u.ord, t.id FROM unnest($2::text[]) WITH ORDINALITY u(term, ord) JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term`, coll, words)
+	// (term = ANY: the terms are read by their key; joined with the
+	// array alone the planner may hash a scan of every term.)
+	trows, err := tx.Query(ctx, `SELECT u.ord, t.id FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
+JOIN flowreader.terms t ON t.coll = $1 AND t.term = ANY($2) AND t.term = u.term`, coll, words)
 	if err != nil {
 		return nil, wrap("update", err)
 	}
@@ -610,7 +628,7 @@ UNION ALL SELECT true, df, c FROM dec`, coll, pTerm, pSeq, foundIDs, found)
 		for k, kw := range kws {
 			dfs[k] = kwDF[kw]
 		}
-		b.Queue(`UPDATE flowreader.keywords k SET df = k.df - u.c FROM unnest($2::text[], $3::int4[]) u(kw, c) WHERE k.coll = $1 AND k.kw = u.kw`, coll, kws, dfs)
+		b.Queue(`UPDATE flowreader.keywords k SET df = k.df - u.c FROM unnest($2::text[], $3::int4[]) u(kw, c) WHERE k.coll = $1 AND k.kw = ANY($2) AND k.kw = u.kw`, coll, kws, dfs)
 		b.Queue(`DELETE FROM flowreader.keywords WHERE coll = $1 AND kw = ANY($2) AND df <= 0`, coll, kws)
 	}
 	b.Queue(`DELETE FROM flowreader.refs r USING unnest($2::text[], $3::int8[]) u(key, seq) WHERE r.coll = $1 AND r.key = u.key AND r.seq = u.seq`, coll, nonNil(refKeys), refSeqs)
@@ -703,9 +721,17 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 	if err != nil {
 		return wrap("update edges", err)
 	}
+	// The rows are also named by their keys (seq = ANY), so that the
+	// planner reads them by the primary key: joined with the temporary
+	// table alone it may hash-join a scan of every candidate row of the
+	// collection (it did at 100k: a quarter of a second).
+	seqs := make([]int64, len(nodes))
+	for k, i := range nodes {
+		seqs[k] = w.seqOf(i)
+	}
 	_, err = w.tx.Exec(ctx, `UPDATE flowreader.cands n SET names = r.names, adj = r.adj
-FROM relink r WHERE n.coll = $1 AND n.seq = r.seq
-AND (n.names, n.adj) IS DISTINCT FROM (r.names, r.adj)`, w.coll)
+FROM relink r WHERE n.coll = $1 AND n.seq = ANY($2) AND n.seq = r.seq
+AND (n.names, n.adj) IS DISTINCT FROM (r.names, r.adj)`, w.coll, seqs)
 	return wrap("update edges", err)
 }
 
