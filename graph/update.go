@@ -26,12 +26,15 @@ var ErrUpdate = errors.New("graph: cannot update the graph")
 type Diff struct {
 	Added, Replaced, Removed []string
 
-	// relinked are the nodes of the new graph taken from the old one
+	// relinked are the nodes of the new graph (of) taken from the old one
 	// (those of the documents the Diff does not name) whose edges Update
 	// changed, ascending; not nil (empty when none) in a Diff Update
 	// returned, nil in one made otherwise, which says nothing of edges. A
-	// store given the Diff rewrites only these kept nodes' links.
+	// store given the Diff with the graph of rewrites only these kept
+	// nodes' links; with another graph (a copy read back from a file, the
+	// result of another Update) it compares them all.
 	relinked []int32
+	of       *Graph
 }
 
 // Update returns the graph Build(ctx, docs) would return, given g, a graph
@@ -223,7 +226,7 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		return nil, diff, err
 	}
 	ng.Usage = spent.Totals()
-	diff.relinked = relinkedNodes(g, ng, from)
+	diff.relinked, diff.of = relinkedNodes(g, ng, from), ng
 	return ng, diff, nil
 }
 

@@ -238,9 +238,12 @@ func checkDiff(t *testing.T, prev, docs []graph.Document, diff graph.Diff) {
 // it is reported.
 func checkRelinked(t *testing.T, g, ng *graph.Graph, diff graph.Diff) {
 	t.Helper()
-	got, ok := graphhook.DiffRelinked(&diff)
+	got, ok := graphhook.DiffRelinked(&diff, ng)
 	if !ok {
 		t.Fatal("Update's Diff does not report the kept nodes whose edges changed")
+	}
+	if _, ok := graphhook.DiffRelinked(&diff, g); ok {
+		t.Fatal("Update's Diff reports its kept nodes' edges for another graph")
 	}
 	named := map[string]bool{}
 	for _, d := range slices.Concat(diff.Added, diff.Replaced, diff.Removed) {

@@ -66,18 +66,29 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		return 0, fmt.Errorf("%w: update %q: a graph without nodes", ErrInput, name)
 	}
 	// What the Diff says of the kept nodes' links: a Diff from
-	// graph.Builder.Update names those whose edges changed; one made
-	// otherwise says nothing, and every kept node's links are compared.
+	// graph.Builder.Update names those whose edges changed in the graph
+	// it returned with it; a Diff made otherwise, or given with another
+	// graph, says nothing of g's edges, and every kept node's links are
+	// compared.
 	var relinked []int32
 	known := false
 	if diff != nil {
-		relinked, known = graphhook.DiffRelinked(diff)
+		relinked, known = graphhook.DiffRelinked(diff, g)
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return 0, wrap("update", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	// Every statement of an update reads and writes rows by their keys,
+	// in number the change's: a sequential scan of a collection's table
+	// is never what it means. The planner may still pick one where it
+	// costs less than a few thousand index probes (terms, keywords and
+	// candidate rows at 100k), which makes the commit grow with the
+	// collection; this transaction's setting tells it not to.
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		return 0, wrap("update", err)
+	}
 	var (
 		id      int32
 		version int64

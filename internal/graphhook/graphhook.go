@@ -25,5 +25,6 @@ var ItemNode func(doc any, i int) any
 // DiffRelinked returns the nodes (indexes in the new graph) that a
 // *graph.Diff from graph.Builder.Update reports as taken from the old
 // graph with their edges changed, ascending, and whether it reports them
-// (false for a Diff not made by Update).
-var DiffRelinked func(diff any) (nodes []int32, ok bool)
+// for g (a *graph.Graph): false for a Diff not made by Update, or made
+// with another graph than g (the report is of that graph's edges).
+var DiffRelinked func(diff, g any) (nodes []int32, ok bool)
