@@ -85,8 +85,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	// is never what it means. The planner may still pick one where it
 	// costs less than a few thousand index probes (terms, keywords and
 	// candidate rows at 100k), which makes the commit grow with the
-	// collection; this transaction's setting tells it not to.
-	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+	// collection; this transaction's setting tells it not to. (The scan
+	// of a temporary table, which has no index, then costs more than
+	// jit_above_cost, and JIT compiled the relink statement for most of
+	// a second: no statement here is worth compiling.)
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off; SET LOCAL jit = off`); err != nil {
 		return 0, wrap("update", err)
 	}
 	var (
