@@ -208,6 +208,13 @@ func analyse(q string) *question {
 		run = append(run, w)
 	}
 	aux := at(wh+1) == "is" || at(wh+1) == "are" || at(wh+1) == "was" || at(wh+1) == "were" || at(wh+1) == "does" || at(wh+1) == "do"
+	if n := len(run); !aux && n >= 2 && verbNext[at(i+n)] && !kindNoun(run[n-1]) {
+		// "Which card paid for …", "Which agency publishes the …": with no
+		// auxiliary after the wh-word, a last word that takes an object or
+		// a preposition (not "of") is the question's verb, not the noun
+		// asked for; the head is the noun before it.
+		run = run[:n-1]
+	}
 	for _, w := range run {
 		switch {
 		case codeNouns[w] || codeNouns[stem(w)]:
@@ -278,6 +285,21 @@ func namedRun(run []string) bool {
 // bindPreps are the prepositions that bind a value to a question term
 // when the question uses them too.
 var bindPreps = wordSet(`on from by with into onto`)
+
+// verbNext are the words that, right after the noun run of a which/what
+// question, show its last word to be a verb: a determiner or a
+// preposition other than "of" (a noun takes "of": "which version of").
+var verbNext = wordSet(`the a an this that these those its their his her for to from by with on in at into onto`)
+
+// kindNoun reports whether w is one of the nouns that set an answer kind.
+func kindNoun(w string) bool {
+	for _, set := range []map[string]bool{codeNouns, quantityNouns, dateNouns, placeNouns, personNouns, nameNouns} {
+		if set[w] || set[stem(w)] {
+			return true
+		}
+	}
+	return false
+}
 
 // auxiliaries end the noun run of a which/what question.
 var auxiliaries = wordSet(`does do did is are was were has have had can could should would will may might must shall`)

@@ -369,13 +369,19 @@ var keyLinks = wordSet(`is are was were to of equals`)
 // keyed reports whether the span starting at word a is the value of a
 // question term written right before it as a key: "Default: 64", "top_k =
 // 40", "defaults to 4", or with a preposition the question uses ("based
-// on BART" for "On which model is TAPEX based?"). The value bound to the key the question names is
+// on BART" for "On which model is TAPEX based?", also with an article
+// between: "on the BART model"). The value bound to the key the question names is
 // preferred over the values written after it ("(Default: 64, 0 =
 // disabled)").
 func keyed(ws []word, a int, q *question) bool {
 	k := a - 1
 	if k < 0 {
 		return false
+	}
+	if k > 0 && determiners[strings.ToLower(ws[k].text)] && q.preps[strings.ToLower(ws[k-1].text)] && !ws[k-1].brk {
+		// "evaluate TISE on the ACE05 dataset" for "Which dataset is TISE
+		// evaluated on?": an article between the preposition and the value.
+		k--
 	}
 	if l := strings.ToLower(ws[k].text); l != "=" && !keyLinks[l] && !q.preps[l] {
 		// "Default: 64": the key ends with a colon.
@@ -460,6 +466,9 @@ func hasQuestionTerm(w word, q *question) bool {
 // of the kind asked for (a number for a number question) fits best.
 func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff float64, bridge map[string]bool) []cand {
 	cells, header := s.u.cells, s.u.header
+	if s.u.label {
+		return nil // a section label names the rows below; its stray cell is no value
+	}
 	// The head noun of a which-question names the kind asked for, not the
 	// row's entity: "Mexico City" answers "Which city …". (Of a number
 	// question it is the property: "temperature | … (Default: 0.8)".)
@@ -480,6 +489,20 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			}
 		}
 	}
+	// The section label a row stands under names it as its first cell does
+	// ("Edible Tallow ($/cwt)" over "Chicago"), and so does the header of
+	// the first column, which names what the rows are ("Ethanol ($/gal)"
+	// over "Iowa").
+	first := ""
+	if len(header) > 0 {
+		first = header[0]
+	}
+	for _, t := range stems(s.u.group + " " + first) {
+		if q.set[t] && t != kindHead {
+			rowTerms[t] = true
+		}
+	}
+	named := len(rowTerms) > 0
 	var out []cand
 	for j, c := range cells {
 		if entity[j] || strings.TrimSpace(c) == "" {
@@ -499,8 +522,12 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 		var colTerms []string
 		if j < len(header) {
 			colTerms = stems(header[j])
+			w := 1.0
+			if s.u.borrowed {
+				w = borrowedWeight
+			}
 			for _, t := range colTerms {
-				terms[t] = 1
+				terms[t] = max(terms[t], w)
 			}
 		}
 		num, den := 0.0, 0.0
@@ -544,17 +571,45 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 		if bridged(cells, bridge) {
 			head += headBonus
 		}
+		if named {
+			// The question names the row (a key, a label): its cells are
+			// read before those of rows it names only through a column
+			// ("Totals" the row, not a state's Totals column).
+			head += namedRowBonus
+		}
+		if (q.kind == kindName || q.kind == kindPerson || q.kind == kindPlace) && q.head != "" && colHasHead(stems(c), q.head) {
+			// "CITIBANK - SENATOR IBA CARD" for "Which card …": the cell
+			// says it is of the kind asked for, as a name next to the
+			// head noun does in prose.
+			head += headBonus
+		}
 		fit := 0.8
 		numeric := isNumeric(strings.Fields(c + " x")[0])
+		ck := cellKind(c)
 		switch q.kind {
-		case kindNumber, kindDate:
-			if numeric {
+		case kindNumber:
+			switch {
+			case ck == cellDate:
+				fit = 0.3 // a date is no amount or count
+			case numeric:
 				fit = 1
-			} else {
+			default:
 				fit = 0.3
 			}
+		case kindDate:
+			switch {
+			case ck == cellDate || ck == cellYear:
+				fit = 1
+			default:
+				fit = 0.3 // an amount or a name is no date
+			}
 		case kindName, kindPerson, kindPlace:
-			if !numeric {
+			switch {
+			case ck == cellDate:
+				fit = 0.3
+			case numeric:
+				fit = typedOtherFit
+			default:
 				fit = 1
 			}
 		case kindDefinition:
@@ -572,7 +627,7 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			// the question.
 			fit = labelFit
 		}
-		cd := cand{u: i, fit: fit, text: c}
+		cd := cand{u: i, fit: fit, text: c, col: j + 1}
 		cd.start, cd.end = spanIn(s.u.raw, c)
 		cd.score = (unitWeight*s.eff/maxEff+nearWeight*near)*fit + head + prior(s.pos)
 		out = append(out, cd)
@@ -583,6 +638,7 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 			off, _ := spanIn(s.u.raw, c)
 			for _, sc := range spanCands(i, ws, q, false) {
 				in := nearness(ws, sc.a, sc.b, q, idf, nil, nil, 0)
+				sc.col = j + 1
 				sc.start, sc.end = off+ws[sc.a].start, off+ws[sc.b-1].end
 				sc.text = c[ws[sc.a].start:ws[sc.b-1].end]
 				sc.score = (unitWeight*s.eff/maxEff+nearWeight*(0.5*near+0.5*in))*sc.fit + head + prior(s.pos)
@@ -594,6 +650,51 @@ func cellCands(i int, s scored, q *question, idf map[string]float64, maxEff floa
 		}
 	}
 	return out
+}
+
+// borrowedWeight is how much a term of a column header borrowed from an
+// earlier table (borrowHeader) counts: the layout is a guess, less sure
+// than a header printed over the table.
+const borrowedWeight = 0.5
+
+// namedRowBonus is added to the cells of a row that the question names by
+// a term of its own cells or section label.
+const namedRowBonus = 0.05
+
+// typedOtherFit is the fit of a number cell for a question that asks for a
+// name: a name is sometimes written with digits, a date never answers.
+const typedOtherFit = 0.5
+
+// Cell kinds: what a table cell holds, read from its form.
+const (
+	cellText = iota
+	cellNumber
+	cellYear
+	cellDate
+)
+
+var (
+	// dateCellRE is a date written with digits: 05/28/2019, 2019-05-28,
+	// 28.05.2019 (not 3/4, which may be a fraction).
+	dateCellRE = regexp.MustCompile(`^(?:\d{1,2}[/.-]\d{1,2}[/.-](?:\d{2}|\d{4})|\d{4}-\d{1,2}-\d{1,2})$`)
+	// monthDateRE is a date with a month's name: "Feb 24, 2017", "24 May
+	// 2019", "Fri, Feb 24, 2017", "March 2025".
+	monthDateRE = regexp.MustCompile(`(?i)^(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?:\s+\d{1,2}(?:st|nd|rd|th)?,?)?(?:\s+\d{4})?$`)
+)
+
+// cellKind reads what a cell holds: a date, a year, a number (an amount,
+// a count, a range of them) or text.
+func cellKind(c string) int {
+	c = strings.TrimSpace(c)
+	switch {
+	case dateCellRE.MatchString(c) || monthDateRE.MatchString(c) && strings.ContainsAny(c, "0123456789"):
+		return cellDate
+	case yearRE.MatchString(c):
+		return cellYear
+	case isNumeric(strings.Fields(c + " x")[0]):
+		return cellNumber
+	}
+	return cellText
 }
 
 // superlative reads the direction of a question's superlative: +1 for

@@ -146,7 +146,7 @@ func (e *Extractive) rank(ctx context.Context, qtext string, g *graph.Graph, nod
 			ctx[t] = true
 		}
 		prev := -1
-		for _, u := range units(n) {
+		for _, u := range borrowHeader(g, nodes, n, units(n)) {
 			// A heading restates its section's name; it is no answer.
 			if strings.TrimSpace(u.text) == strings.TrimSpace(n.Section) {
 				continue
@@ -228,7 +228,10 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 		}
 		margin := clamp01((b.score - second) / marginScale)
 		cov, wcov := unitCoverage(q, us, b.u, idf)
-		conf := clamp01(wcov * (1 - marginWeight + marginWeight*margin) * b.fit)
+		if b.col > 0 && us[b.u].u.kind == unitRow {
+			wcov = min(wcov, cellCoverage(q, us[b.u], b.col, idf))
+		}
+		conf := estimate(wcov * (1 - marginWeight + marginWeight*margin) * b.fit)
 		text, start, end := b.text, b.start, b.end
 		if q.plural && q.kind == kindName {
 			text, start, end = listOf(cands, b, us[b.u].u.raw)
@@ -296,7 +299,7 @@ func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int,
 			break
 		}
 	}
-	r := reading{coverage: cov, confidence: clamp01(sentenceFit * wcov * (1 - marginWeight + marginWeight*margin))}
+	r := reading{coverage: cov, confidence: estimate(sentenceFit * wcov * (1 - marginWeight + marginWeight*margin))}
 	parts := make([]string, 0, len(cited))
 	for k, c := range cited {
 		n := &in.Graph.Nodes[c.node]
@@ -331,7 +334,7 @@ func markedCell(u unit, mark [2]int) (string, bool) {
 	for j := 1; j < len(u.cells) && j < len(u.header); j++ {
 		s, e := spanIn(u.raw, u.cells[j])
 		if e-s < len(u.raw) && s <= mark[0] && mark[1] <= e {
-			return fmt.Sprintf("%s — %s: %s", u.cells[0], u.header[j], u.cells[j]), true
+			return fmt.Sprintf("%s — %s: %s", rowLabel(u), u.header[j], u.cells[j]), true
 		}
 	}
 	return "", false
@@ -465,6 +468,15 @@ func sortedUnits(us []scored, order []int) []scored {
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
+// minEstimate is the least confidence the extractive reader gives: a
+// confidence of 0 means "no estimate" (Answer.LowConfidence), and a cell
+// whose row and column hold none of the question's terms (cellCoverage
+// 0) is the least sure answer, not an unestimated one.
+const minEstimate = 0.01
+
+// estimate is x in [minEstimate, 1].
+func estimate(x float64) float64 { return math.Max(minEstimate, clamp01(x)) }
+
 // spanIn locates text in quote: its byte offsets, or [0, len(quote)) when
 // it is not there verbatim (a row read as header: value pairs).
 func spanIn(quote, text string) (int, int) {
@@ -496,6 +508,43 @@ func unitCoverage(q *question, us []scored, i int, idf map[string]float64) (plai
 	if p := us[i].prev; p >= 0 {
 		add(us[p])
 	}
+	return termShare(q, found, idf)
+}
+
+// cellCoverage is the idf-weighted share of the question's terms that a
+// table cell accounts for: those of its row (its cells and section label),
+// of the row's first column header, of the cell's own column header and of
+// the table's setting. Other columns' headers and the row above do not
+// count: a row that names the question's key says which row, and only the
+// cell's column says which of the row's values ("posted" is in the header
+// of DATE POSTED, not of AMOUNT).
+func cellCoverage(q *question, s scored, col int, idf map[string]float64) float64 {
+	found := map[string]bool{}
+	for _, c := range s.u.cells {
+		for _, t := range stems(c) {
+			found[t] = true
+		}
+	}
+	texts := []string{s.u.group}
+	if len(s.u.header) > 0 {
+		texts = append(texts, s.u.header[0])
+	}
+	if col > 0 && col <= len(s.u.header) {
+		texts = append(texts, s.u.header[col-1])
+	}
+	for _, t := range stems(strings.Join(texts, " ")) {
+		found[t] = true
+	}
+	for t := range s.ctx {
+		found[t] = true
+	}
+	_, w := termShare(q, found, idf)
+	return w
+}
+
+// termShare is the share of the question's distinct terms in found:
+// plain (covShare) and idf-weighted.
+func termShare(q *question, found map[string]bool, idf map[string]float64) (plain, weighted float64) {
 	seen := map[string]bool{}
 	have, all, wHave, wAll := 0, 0, 0.0, 0.0
 	for _, t := range q.terms {
@@ -817,5 +866,5 @@ func answerText(u unit, q []string) string {
 	if best < 0 {
 		return u.text
 	}
-	return fmt.Sprintf("%s — %s: %s", u.cells[0], u.header[best], u.cells[best])
+	return fmt.Sprintf("%s — %s: %s", rowLabel(u), u.header[best], u.cells[best])
 }

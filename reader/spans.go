@@ -117,6 +117,9 @@ type cand struct {
 	// start, end locate the highlighted span in the unit's quote.
 	start, end int
 	score      float64
+	// col is 1 + the table column of a cell candidate (or of a span
+	// inside a cell), 0 for a span of prose.
+	col int
 }
 
 // isNamey reports whether a word is written as a name or as code:

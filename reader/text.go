@@ -23,19 +23,31 @@ var stopwords = func() map[string]bool {
 func tokens(s string) []string {
 	var out []string
 	var b strings.Builder
+	// upper counts the capitals the word opens with, while it has only
+	// capitals: "RQs" is the plural of "RQ", which stem leaves whole (too
+	// short to fold).
+	upper, n := 0, 0
 	emit := func() {
 		if b.Len() > 0 {
 			w := b.String()
+			if upper >= 2 && n == upper+1 && strings.HasSuffix(w, "s") {
+				w = w[:len(w)-1]
+			}
 			if !stopwords[w] {
 				out = append(out, w)
 			}
 			b.Reset()
 		}
+		upper, n = 0, 0
 	}
 	prev := rune(0)
 	for i, r := range s {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && upper == n {
+				upper++
+			}
+			n++
 			b.WriteRune(unicode.ToLower(r))
 		case (r == '.' || r == ',') && unicode.IsDigit(prev) && i+1 < len(s) && isDigitAt(s, i+1):
 			if r == '.' {

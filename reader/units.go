@@ -3,6 +3,7 @@ package reader
 import (
 	"html"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/flowreader/flowreader/graph"
@@ -27,6 +28,15 @@ type unit struct {
 	raw string
 	// header and cells are a table row's column names and values.
 	header, cells []string
+	// group is the section label the row stands under ("Edible Tallow
+	// ($/cwt)" over "Chicago | 34.50 | 30.50"), "" when none; label marks
+	// the section label row itself, which names the rows below it and
+	// holds no value of its own.
+	group string
+	label bool
+	// borrowed: the header's value columns are named by an earlier table
+	// of the document (borrowHeader).
+	borrowed bool
 }
 
 // units splits a node into sentences, list items and table rows (with
@@ -228,8 +238,13 @@ func rowUnits(rows [][]string, raws []string) []unit {
 		header = mergeHeader(rows[:k])
 	}
 	var out []unit
-	above := ""
-	for i, row := range rows[k:] {
+	above, group := "", ""
+	body := rows[k:]
+	for i, row := range body {
+		isLabel := sectionLabel(body, i)
+		if isLabel {
+			group = strings.TrimSpace(row[0])
+		}
 		// An empty first cell continues the row label above it (a label
 		// spanning rows, as Markdown tables write it): the row reads with
 		// it.
@@ -238,19 +253,147 @@ func rowUnits(rows [][]string, raws []string) []unit {
 		} else if len(row) > 0 {
 			above = row[0]
 		}
-		var parts []string
-		for j, c := range row {
-			if j < len(header) && header[j] != "" {
-				parts = append(parts, header[j]+": "+c)
-			} else {
-				parts = append(parts, c)
-			}
+		g := group
+		if isLabel {
+			g = ""
 		}
 		raw := strings.Join(row, " | ")
 		if raws != nil {
 			raw = raws[i+k]
 		}
-		out = append(out, unit{kind: unitRow, text: strings.Join(parts, "; "), raw: raw, header: header, cells: row})
+		out = append(out, unit{kind: unitRow, text: rowText(g, header, row), raw: raw, header: header, cells: row, group: g, label: isLabel})
 	}
 	return out
+}
+
+// rowText is how a row is matched: its section label, then "Header:
+// value" pairs, so that questions naming a column match it.
+func rowText(group string, header, row []string) string {
+	var parts []string
+	if group != "" {
+		parts = append(parts, group)
+	}
+	for j, c := range row {
+		if j < len(header) && header[j] != "" {
+			parts = append(parts, header[j]+": "+c)
+		} else {
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// sectionLabel reports whether body row i is a section label: a table of
+// three columns or more whose row sets its first cell and at most one
+// other (a stray value beside it, such as a chart's axis), while the next
+// row that sets its first cell sets at least two cells more. Such a row
+// ("Biodiesel B100 (SME) ($/gal)") names the rows under it up to the next
+// label, as a heading names its paragraphs; a last row with a single
+// value ("Totals | | | 512") is no label, since no row follows it.
+func sectionLabel(body [][]string, i int) bool {
+	row := body[i]
+	if len(row) < 3 || strings.TrimSpace(row[0]) == "" {
+		return false
+	}
+	set := filled(row)
+	if set > 2 {
+		return false
+	}
+	for _, next := range body[i+1:] {
+		if len(next) == 0 || strings.TrimSpace(next[0]) == "" {
+			continue
+		}
+		return filled(next) >= set+2
+	}
+	return false
+}
+
+// filled counts a row's non-empty cells.
+func filled(row []string) int {
+	n := 0
+	for _, c := range row {
+		if strings.TrimSpace(c) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// rowLabel is the name a row is quoted by: its first cell, under its
+// section label when it has one.
+func rowLabel(u unit) string {
+	if len(u.cells) == 0 {
+		return u.group
+	}
+	if u.group != "" {
+		return u.group + " — " + u.cells[0]
+	}
+	return u.cells[0]
+}
+
+// positional reports whether a header only numbers its columns ("column
+// 1 | column 2 | …"), as ingest names the columns of a table found
+// without a header row.
+func positional(header []string) bool {
+	if len(header) == 0 {
+		return false
+	}
+	for j, h := range header {
+		if h != "column "+strconv.Itoa(j+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// borrowHeader names the value columns of a table found without a header
+// by the header of the nearest table before it in the same document that
+// has one and as many columns: a report that prints its header once over
+// parts set apart by charts or labels ("W/E | Last Week | Year Ago" over
+// each commodity's prices). The first column keeps its positional name:
+// the earlier table's first header names its own rows ("Ethanol ($/gal)"),
+// not these. Only the evidence read (nodes) is searched, so that the
+// work stays bounded by the evidence, not the collection. us are node n's
+// units; they are returned, changed in place.
+func borrowHeader(g *graph.Graph, nodes []int, n *graph.Node, us []unit) []unit {
+	if n.Modality != graph.ModalityTable || len(us) == 0 {
+		return us
+	}
+	var header []string
+	for _, u := range us {
+		if u.kind == unitRow {
+			header = u.header
+			break
+		}
+	}
+	if !positional(header) {
+		return us
+	}
+	var donor []string
+	best := -1
+	for _, k := range nodes {
+		d := &g.Nodes[k]
+		if d.Doc != n.Doc || d.Modality != graph.ModalityTable || d.Order >= n.Order || d.Order <= best {
+			continue
+		}
+		for _, u := range units(d) {
+			if u.kind == unitRow {
+				if len(u.header) == len(header) && !positional(u.header) {
+					donor, best = u.header, d.Order
+				}
+				break
+			}
+		}
+	}
+	if donor == nil {
+		return us
+	}
+	named := append([]string{header[0]}, donor[1:]...)
+	for i := range us {
+		if us[i].kind == unitRow && len(us[i].header) == len(named) {
+			us[i].header, us[i].borrowed = named, true
+			us[i].text = rowText(us[i].group, named, us[i].cells)
+		}
+	}
+	return us
 }

@@ -2,7 +2,10 @@
 
 package pgtest
 
-import "os/exec"
+import (
+	"os/exec"
+	"syscall"
+)
 
 // dieWithParent is a no-op where the kernel offers no parent-death signal.
-func dieWithParent(*exec.Cmd) {}
+func dieWithParent(*exec.Cmd, syscall.Signal) {}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -87,7 +88,7 @@ func pgliteServer() (string, error) {
 func runPGlite(t TB, bin string, port int) (string, error) {
 	cmd := exec.Command(bin, "--db=memory://", "--port="+strconv.Itoa(port), "--host=127.0.0.1",
 		"-e", "@electric-sql/pglite-pgvector:vector")
-	dieWithParent(cmd)
+	dieWithParent(cmd, syscall.SIGKILL)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err

@@ -6,6 +6,11 @@
 // under root the binaries run as the "postgres" user and the folder is
 // handed to it.
 //
+// The server runs as a child of the test process (postgres itself, not
+// pg_ctl, which would detach it), and on Linux the kernel stops it when
+// the test process dies without its cleanups: a timed-out or killed test
+// leaves no server behind.
+//
 // When no binaries are found the test is skipped with a message that says
 // how to install them, except under CI (CI set in the environment), where
 // the test fails: CI must run what it claims to.
@@ -22,6 +27,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,13 +45,14 @@ type TB interface {
 // Server is one running PostgreSQL server. Its methods are safe for
 // concurrent use.
 type Server struct {
-	bin  string // folder of initdb, pg_ctl, pg_basebackup
+	bin  string // folder of initdb, postgres, pg_basebackup
 	dir  string // data folder
 	port int
 	cred *syscall.Credential // nil: run as ourselves
 
-	mu      sync.Mutex
-	running bool
+	mu     sync.Mutex
+	proc   *exec.Cmd     // the running postmaster; nil when stopped
+	exited chan struct{} // closed when proc has exited
 }
 
 // ErrUnavailable is returned by Find when no PostgreSQL binaries are found.
@@ -181,22 +188,31 @@ func (s *Server) Port() int {
 func (s *Server) Stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.running {
+	if s.proc == nil {
 		return nil
 	}
-	out, err := s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "fast", "-w", "-t", "120", "stop")
-	if err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop: %w: %s", err, out)
+	p, exited := s.proc, s.exited
+	s.proc, s.exited = nil, nil
+	if err := p.Process.Signal(syscall.SIGINT); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("pgtest: stop: %w", err)
 	}
-	s.running = false
-	return nil
+	// A hang detector, not a timing assumption: a fast shutdown of a
+	// throwaway server takes well under a second.
+	select {
+	case <-exited:
+		return nil
+	case <-time.After(2 * time.Minute):
+		p.Process.Kill() //nolint:errcheck // it may have exited since
+		<-exited
+		return errors.New("pgtest: stop: postgres had not stopped 2 minutes after SIGINT, and was killed")
+	}
 }
 
 // Start starts a stopped server again on the same port.
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running {
+	if s.proc != nil {
 		return nil
 	}
 	return s.startLocked(s.port)
@@ -222,14 +238,61 @@ func (s *Server) startFree() error {
 
 func (s *Server) startLocked(port int) error {
 	data := filepath.Join(s.dir, "data")
-	out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "120",
-		"-o", "-p "+strconv.Itoa(port), "start")
+	logf, err := os.OpenFile(filepath.Join(s.dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
-		return fmt.Errorf("pgtest: pg_ctl start on port %d: %w: %s\n%s", port, err, out, tail(string(log), 2000))
+		return fmt.Errorf("pgtest: %w", err)
 	}
-	s.port, s.running = port, true
+	cmd := s.command(context.Background(), "postgres", "-D", data, "-p", strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Immediate shutdown when the test process is gone: nobody is left to
+	// use what a clean one would keep.
+	dieWithParent(cmd, syscall.SIGQUIT)
+	err = cmd.Start()
+	logf.Close() // the child has its own descriptor
+	if err != nil {
+		return fmt.Errorf("pgtest: start postgres: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait() //nolint:errcheck // its exit is all Stop needs
+		close(exited)
+	}()
+	if err := waitReady(data, cmd.Process.Pid, exited); err != nil {
+		cmd.Process.Signal(syscall.SIGQUIT) //nolint:errcheck // it may have exited
+		<-exited
+		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+		return fmt.Errorf("pgtest: postgres on port %d: %w\n%s", port, err, tail(string(log), 2000))
+	}
+	s.port, s.proc, s.exited = port, cmd, exited
 	return nil
+}
+
+// waitReady waits until the postmaster of pid says in its postmaster.pid
+// that it accepts connections ("ready", or "standby" for a hot standby),
+// as pg_ctl -w does, or until it exits.
+func waitReady(data string, pid int, exited <-chan struct{}) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	hang := time.NewTimer(2 * time.Minute) // a hang detector
+	defer hang.Stop()
+	for {
+		if b, err := os.ReadFile(filepath.Join(data, "postmaster.pid")); err == nil {
+			// Line 1 is the PID, line 8 the status (LOCK_FILE_LINE_PM_STATUS).
+			l := strings.Split(string(b), "\n")
+			if len(l) >= 8 && strings.TrimSpace(l[0]) == strconv.Itoa(pid) {
+				if st := strings.TrimSpace(l[7]); st == "ready" || st == "standby" {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-exited:
+			return errors.New("exited before accepting connections")
+		case <-hang.C:
+			return errors.New("not accepting connections after 2 minutes")
+		case <-tick.C:
+		}
+	}
 }
 
 // remove stops the server and deletes its folder.
@@ -251,11 +314,16 @@ func tail(s string, n int) string {
 	return s
 }
 
-// run runs one of the server's programs, as the postgres user when we are
-// root, with a bounded time.
+// run runs one of the server's programs to its end, with a bounded time.
 func (s *Server) run(prog string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	return s.command(ctx, prog, args...).CombinedOutput()
+}
+
+// command makes a command of one of the server's programs, to run as the
+// postgres user when we are root.
+func (s *Server) command(ctx context.Context, prog string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, prog), args...)
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
@@ -263,7 +331,7 @@ func (s *Server) run(prog string, args ...string) ([]byte, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 		cmd.Env = append(cmd.Env, "HOME="+s.dir, "USER=postgres")
 	}
-	return cmd.CombinedOutput()
+	return cmd
 }
 
 func (s *Server) appendConf(text string) error {
