@@ -52,11 +52,13 @@ import (
 // terms recomputed from their stored text), the statistics are brought
 // from the old ones by the nodes added and removed, and the links (edges,
 // title mentions) of only the kept nodes whose links changed are
-// rewritten. A Diff from graph.Builder.Update names the kept nodes whose
-// edges changed, and those whose title mentions changed are found by
-// comparing the old collection's (the kept nodes and the removed ones)
-// with the new; without such a Diff every kept node's links are hashed
-// and compared with the stored hashes. What stays proportional to the
+// rewritten. A Diff from graph.Builder.Update, given with the graph it
+// returned with it, names the kept nodes whose edges changed, and those
+// whose title mentions changed are found by comparing the old
+// collection's (the kept nodes and the removed ones) with the new; without
+// such a Diff (nil, made by hand, or given with another graph, such as a
+// copy read back from a file) every kept node's links are hashed and
+// compared with the stored hashes. What stays proportional to the
 // collection: a pass over g's documents and the stored ones (one row a
 // document: ID, node count, seq ranges), the kept documents' titles and
 // metadata (compared in SQL), and, when the collection has titles, the
