@@ -148,6 +148,10 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 
 func init() {
 	graphhook.ItemNode = func(doc any, i int) any { return doc.(*Document).itemNode(i) }
+	graphhook.DiffRelinked = func(diff, g any) ([]int32, bool) {
+		d := diff.(*Diff)
+		return d.relinked, d.relinked != nil && d.of == g.(*Graph)
+	}
 	graphhook.FromRows = func(nodes any, dim int, f []float32, q []int8, s []float32, edges any) (any, error) {
 		ns, _ := nodes.([]Node)
 		es, _ := edges.([]Edge)

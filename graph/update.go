@@ -25,6 +25,16 @@ var ErrUpdate = errors.New("graph: cannot update the graph")
 // collection, Removed in the old graph's.
 type Diff struct {
 	Added, Replaced, Removed []string
+
+	// relinked are the nodes of the new graph (of) taken from the old one
+	// (those of the documents the Diff does not name) whose edges Update
+	// changed, ascending; not nil (empty when none) in a Diff Update
+	// returned, nil in one made otherwise, which says nothing of edges. A
+	// store given the Diff with the graph of rewrites only these kept
+	// nodes' links; with another graph (a copy read back from a file, the
+	// result of another Update) it compares them all.
+	relinked []int32
+	of       *Graph
 }
 
 // Update returns the graph Build(ctx, docs) would return, given g, a graph
@@ -216,7 +226,54 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		return nil, diff, err
 	}
 	ng.Usage = spent.Totals()
+	diff.relinked, diff.of = relinkedNodes(g, ng, from), ng
 	return ng, diff, nil
+}
+
+// relinkedNodes returns the nodes of ng taken from g (node i is g's
+// from[i], or new when from[i] < 0) whose edges differ from their old
+// node's: another set of neighbours (an old neighbour gone, a new one
+// added) or another kind of edge to one. Weights are not compared: they
+// follow the embeddings, which a kept node keeps. The cost is one pass
+// over both graphs' adjacency, what Update's other whole-graph steps
+// (reading-order and mention edges, edge weights) already pay.
+func relinkedNodes(g, ng *Graph, from []int32) []int32 {
+	to := make([]int32, len(g.Nodes)) // g's node to ng's, or -1
+	for i := range to {
+		to[i] = -1
+	}
+	for i, o := range from {
+		if o >= 0 {
+			to[o] = int32(i)
+		}
+	}
+	out := []int32{}
+	var was, now []uint64 // neighbour<<8 | kind, ascending
+	for i, o := range from {
+		if o < 0 {
+			continue
+		}
+		nb, es := ng.Neighbors(i)
+		ob, oes := g.Neighbors(int(o))
+		changed := len(nb) != len(ob)
+		now, was = now[:0], was[:0]
+		for k := 0; !changed && k < len(ob); k++ {
+			j := to[ob[k]]
+			changed = j < 0
+			was = append(was, uint64(j)<<8|uint64(g.Edges[oes[k]].Kind))
+			now = append(now, uint64(nb[k])<<8|uint64(ng.Edges[es[k]].Kind))
+		}
+		if !changed {
+			// Kept nodes may have changed their relative order: the old
+			// list, in new indexes, is then not ascending.
+			slices.Sort(was)
+			changed = !slices.Equal(was, now)
+		}
+		if changed {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // unchanged reports whether from maps the result's nodes to all n of g's,

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/fake"
 	"github.com/flowreader/flowreader/llm/local"
@@ -184,6 +185,7 @@ func TestUpdateMatchesBuild(t *testing.T) {
 						}
 					}
 					checkDiff(t, prev, docs, diff)
+					checkRelinked(t, g, ng, diff)
 					if m, ok := bu.Model.(*fake.Model); ok {
 						if got := len(m.Calls()); got != items {
 							t.Fatalf("seed %d step %d: %d model calls, want %d (the changed items)", seed, s, got, items)
@@ -225,6 +227,60 @@ func checkDiff(t *testing.T, prev, docs []graph.Document, diff graph.Diff) {
 	}
 	if !slices.Equal(add, diff.Added) || !slices.Equal(rep, diff.Replaced) || !slices.Equal(rem, diff.Removed) {
 		t.Fatalf("diff %+v, want added %v replaced %v removed %v", diff, add, rep, rem)
+	}
+}
+
+// checkRelinked checks the kept nodes whose edges diff reports changed
+// against an oracle that matches nodes by ID: a node of a document diff
+// does not name is kept, and its edges, as (neighbour, kind) with a
+// neighbour of an added, replaced or removed document told apart from a
+// kept one of the same ID, must differ from its old node's exactly when
+// it is reported.
+func checkRelinked(t *testing.T, g, ng *graph.Graph, diff graph.Diff) {
+	t.Helper()
+	got, ok := graphhook.DiffRelinked(&diff, ng)
+	if !ok {
+		t.Fatal("Update's Diff does not report the kept nodes whose edges changed")
+	}
+	if _, ok := graphhook.DiffRelinked(&diff, g); ok {
+		t.Fatal("Update's Diff reports its kept nodes' edges for another graph")
+	}
+	named := map[string]bool{}
+	for _, d := range slices.Concat(diff.Added, diff.Replaced, diff.Removed) {
+		named[d] = true
+	}
+	edges := func(h *graph.Graph, i int, side string) []string {
+		var out []string
+		nb, es := h.Neighbors(i)
+		for k, j := range nb {
+			id := h.Nodes[j].ID
+			if named[h.Nodes[j].Doc] {
+				id = side + ":" + id
+			}
+			out = append(out, fmt.Sprintf("%s/%d", id, h.Edges[es[k]].Kind))
+		}
+		slices.Sort(out)
+		return out
+	}
+	old := map[string]int{}
+	for i := range g.Nodes {
+		old[g.Nodes[i].ID] = i
+	}
+	var want []int32
+	for i := range ng.Nodes {
+		if named[ng.Nodes[i].Doc] {
+			continue
+		}
+		o, ok := old[ng.Nodes[i].ID]
+		if !ok {
+			t.Fatalf("kept node %s is not in the old graph", ng.Nodes[i].ID)
+		}
+		if !slices.Equal(edges(g, o, "old"), edges(ng, i, "new")) {
+			want = append(want, int32(i))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Diff reports the kept nodes %v relinked, want %v", got, want)
 	}
 }
 

@@ -1,13 +1,16 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
@@ -38,10 +41,24 @@ func diffDoc(k, e, m int) graph.Document {
 // graph.Builder.Update returned, leave the collection as a fresh import
 // of the new graph has it (statistics, frequencies, lookups, documents,
 // title mentions, and through the store's fetch every node, edge and BM25
-// score). An update that ignored a document the Diff names, or took a
-// replaced one for kept, would differ.
+// score, and every node's stored adjacency and title mentions). An update
+// that ignored a document the Diff names, took a replaced one for kept, or
+// left alone a kept node whose edges (the Diff's report) or title
+// mentions (the store's own comparison) changed would differ. It runs with
+// the default builder, whose mention links change with the title
+// mentions, and with one without them, where only the store's comparison
+// finds a kept node whose title mentions changed.
 func TestUpdateDiffMatchesImport(t *testing.T) {
 	t.Parallel()
+	for _, mentions := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mentions=%v", mentions), func(t *testing.T) {
+			t.Parallel()
+			updateDiffMatchesImport(t, mentions)
+		})
+	}
+}
+
+func updateDiffMatchesImport(t *testing.T, mentions bool) {
 	s, _ := openTest(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -59,6 +76,15 @@ func TestUpdateDiffMatchesImport(t *testing.T) {
 	}
 	docs := docsOf()
 	p, g := buildDocs(t, docs)
+	update := p.Update
+	if !mentions {
+		b := &graph.Builder{Embedder: p.Embedder(), NoMentionLinks: true}
+		var err error
+		if g, err = b.Build(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		update = b.Update
+	}
 	if err := s.Import(ctx, "p", g, docs...); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +112,7 @@ func TestUpdateDiffMatchesImport(t *testing.T) {
 			}
 		}
 		docs2 := docsOf()
-		g2, diff, err := p.Update(ctx, g, docs2)
+		g2, diff, err := update(ctx, g, docs2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +124,20 @@ func TestUpdateDiffMatchesImport(t *testing.T) {
 			}
 		}
 		seen["removed"] += len(diff.Removed)
-		if v, err = s.Update(ctx, "p", v, g2, &diff, docs2...); err != nil {
+		given := g2
+		if round%4 == 3 {
+			// A copy read back from its bytes: the Diff's report of the
+			// kept nodes' edges is of g2, not of this graph, so every
+			// kept node's links are compared instead.
+			var buf bytes.Buffer
+			if err := graph.Write(&buf, g2); err != nil {
+				t.Fatal(err)
+			}
+			if given, err = graph.Read(&buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v, err = s.Update(ctx, "p", v, given, &diff, docs2...); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		fresh := "fresh" + strconv.Itoa(round)
@@ -116,6 +155,7 @@ func TestUpdateDiffMatchesImport(t *testing.T) {
 			}
 		}
 		sameCollection(t, s, "p", p, g2)
+		checkLinkHashes(t, s, "p")
 		if err := s.Drop(ctx, fresh); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +184,7 @@ func TestUpdateDiffRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (graph.Diff{Added: []string{"new"}, Replaced: []string{"x"}, Removed: []string{"gone"}}); fmt.Sprint(diff) != fmt.Sprint(want) {
+	if got, want := fmt.Sprint(diff.Added, diff.Replaced, diff.Removed), fmt.Sprint([]string{"new"}, []string{"x"}, []string{"gone"}); got != want {
 		t.Fatalf("diff %+v, want %+v", diff, want)
 	}
 	before, _ := storedState(t, s, "c")
@@ -185,4 +225,59 @@ func nodesOf(g *graph.Graph, d string) int {
 		}
 	}
 	return n
+}
+
+// checkLinkHashes checks that every document's stored link hashes are
+// those of its nodes' stored links (seq, title mentions, adjacency as
+// stored), in seq order: what an update that has no report of the
+// changed links compares the new graph's with. An update that rewrote a
+// node's links but not its hash would fail it.
+func checkLinkHashes(t *testing.T, s *Store, name string) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := s.pool.Query(ctx, `SELECT d.id, d.links, array_agg(n.seq ORDER BY n.seq), array_agg(n.adj ORDER BY n.seq), array_agg(array_to_string(n.names, ' ') ORDER BY n.seq)
+FROM flowreader.documents d JOIN flowreader.collections c ON c.id = d.coll JOIN flowreader.cands n ON n.coll = d.coll AND n.doc = d.id
+WHERE c.name = $1 GROUP BY d.id, d.links`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	docs := 0
+	for rows.Next() {
+		var id string
+		var links, seqs []int64
+		var adjs [][]byte
+		var names []string
+		if err := rows.Scan(&id, &links, &seqs, &adjs, &names); err != nil {
+			t.Fatal(err)
+		}
+		if links == nil {
+			continue // unknown: rewritten by the next update without a report
+		}
+		docs++
+		if len(links) != len(seqs) {
+			t.Fatalf("document %s: %d link hashes for %d nodes", id, len(links), len(seqs))
+		}
+		for k, seq := range seqs {
+			b := binary.AppendVarint(nil, seq)
+			ns := strings.Fields(names[k])
+			b = binary.AppendUvarint(b, uint64(len(ns)))
+			for _, v := range ns {
+				x, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = binary.AppendVarint(b, x)
+			}
+			if h := fnv64(append(b, adjs[k]...)); h != links[k] {
+				t.Fatalf("document %s: node %d's stored link hash %x, its stored links hash to %x", id, seq, links[k], h)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if docs == 0 {
+		t.Fatal("no document has link hashes")
+	}
 }

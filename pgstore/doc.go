@@ -23,12 +23,13 @@
 //     cosines estimate the mean relevance;
 //   - documents: ID, title, metadata (jsonb, for filters), a hash of the
 //     document's nodes (what an update compares), its nodes as seq ranges
-//     and a 64-bit hash of each node's links (what an update rewrites);
+//     and a 64-bit hash of each node's links (what an update without a
+//     report of the changed links compares);
 //   - nodes: the node's fields, keyed by seq, its position in the
 //     collection (node i of an imported graph is seq i; an update numbers
 //     new nodes after the others), with what scoring and routing read of
-//     it: BM25 length, summary length, reference keys, the nodes it names
-//     by title, and its adjacency (neighbour seqs ascending, edge kinds and
+//     it: BM25 length, summary length (indexed, for the longest), reference
+//     keys, the nodes it names by title (seqs ascending), and its adjacency (neighbour seqs ascending, edge kinds and
 //     weights) as arrays;
 //   - vectors: the embedding as stored in the graph (int8 bytes and the
 //     row's scale, or float32), so that cosines are bit for bit the
@@ -77,14 +78,16 @@
 // serialised), refuses with [ErrConflict] when the collection's version is
 // not the one the update was made from (no update silently undoes
 // another), replaces what changed (the removed nodes' rows by their keys,
-// the new nodes' rows, the links of only the kept nodes whose links' hash
+// the new nodes' rows, the links of only the kept nodes whose links
 // changed), brings the statistics from the old ones by the nodes added and
 // removed, and notifies channel "flowreader" with the collection's name:
 // the database's work follows the change, not the collection. Given the
-// graph.Diff that graph.Builder.Update returned, it reads and hashes only
-// the documents the Diff names (checked against the stored documents by
-// IDs and node counts); without one it hashes every document of the new
-// graph to find what changed.
+// graph.Diff that graph.Builder.Update returned, it hashes only the
+// documents the Diff names (checked against the stored documents by IDs
+// and node counts) and rewrites the links of only the kept nodes whose
+// edges the Diff reports changed or whose title mentions changed; without
+// one it hashes every document of the new graph to find what changed, and
+// every kept node's links to compare them with the stored hashes.
 // Replicas keep no state between questions, so each question reads the
 // latest committed version: an update is visible to the next question,
 // with no notification needed (a standby shows it once replayed).

@@ -91,14 +91,10 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 			return wrap("import", err)
 		}
 	}
-	seqs := make([]int64, len(g.Nodes))
-	for i := range seqs {
-		seqs[i] = int64(i)
-	}
 	if err := w.dfs.write(ctx, tx, id); err != nil {
 		return err
 	}
-	if err := writeStats(ctx, tx, id, w.st, seqs); err != nil {
+	if err := writeStats(ctx, tx, id, w.st, [][2]int64{{0, int64(len(g.Nodes)) - 1}}, true); err != nil {
 		return err
 	}
 	// The planner's statistics, so that the first questions find the
@@ -121,13 +117,14 @@ type writer struct {
 	tx   pgx.Tx
 	coll int32
 	g    *graph.Graph
-	// seq maps node i of g to its seq in the collection; nil means i.
-	seq []int64
-	// named is what each node of g names by title (names).
-	named [][]int32
-	// rank is each node of g's position in its document's reading order
-	// (ranks).
-	rank []int32
+	// at maps node i of g to its seq in the collection; nil means i.
+	at func(i int) int64
+	// runs are g's documents' runs of nodes (docRuns), when known.
+	runs []docRun
+	// named is what each node of g names by title (namesOf), when
+	// namesFound; nil when no node has a title.
+	namesFound bool
+	named      [][]int32
 	// noCopy writes by INSERT instead of COPY (see copy).
 	noCopy bool
 	// ann also writes the embeddings as halfvec, for pgvector's HNSW.
@@ -137,33 +134,49 @@ type writer struct {
 	st collStats
 	// relinked are the kept documents of an update whose links changed.
 	relinked map[string]bool
+	// scratch, nbrs and kinds are linkHash's buffers.
+	scratch, nbrs []int64
+	kinds         []int16
 	// dfs collects the changes to the collection's count of terms per
 	// document frequency (flowreader.dfs) as terms are merged.
 	dfs dfCounts
 }
 
-// names returns what each node of g names by title, over the whole graph,
-// as flow.Hop computes it.
-func (w *writer) names() [][]int32 {
-	if w.named == nil {
+// namesOf returns the nodes node i of g names by title, over the whole
+// graph, as score's hop step finds them: found for every node on first
+// use, when some node of g has a title (a title is a node's Section; a
+// graph without any names nothing, and costs no more than this check).
+func (w *writer) namesOf(i int) []int32 {
+	if !w.namesFound {
+		w.namesFound = true
 		g := w.g
-		texts, titles := make([]string, len(g.Nodes)), make([]string, len(g.Nodes))
-		for i := range g.Nodes {
-			texts[i], titles[i] = g.Nodes[i].Content, g.Nodes[i].Section
+		titled := false
+		for k := range g.Nodes {
+			if g.Nodes[k].Section != "" {
+				titled = true
+				break
+			}
 		}
-		w.named = mention.TitleMentions(texts, titles, mention.Options{})
+		if titled {
+			texts, titles := make([]string, len(g.Nodes)), make([]string, len(g.Nodes))
+			for k := range g.Nodes {
+				texts[k], titles[k] = g.Nodes[k].Content, g.Nodes[k].Section
+			}
+			w.named = mention.TitleMentions(texts, titles, mention.Options{})
+		}
 	}
-	return w.named
+	if w.named == nil {
+		return nil
+	}
+	return w.named[i]
 }
 
 // links returns node i's title mentions and adjacency in seqs. Edge
 // weights are not stored: they are max(cos, 0) of the stored embeddings,
 // recomputed from them (as graph.New does).
-func (w *writer) links(i int, names [][]int32) (nm []int64, adj []byte) {
-	nm = make([]int64, len(names[i]))
-	for j, v := range names[i] {
-		nm[j] = w.seqOf(int(v))
-	}
+func (w *writer) links(i int) (nm []int64, adj []byte) {
+	named := w.namesOf(i)
+	nm = w.namedSeqs(make([]int64, 0, len(named)), named)
 	nb, es := w.g.Neighbors(i)
 	nbrs, kinds := make([]int64, len(nb)), make([]int16, len(nb))
 	for j, v := range nb {
@@ -176,24 +189,36 @@ func (w *writer) links(i int, names [][]int32) (nm []int64, adj []byte) {
 	return nm, encodeAdj(nbrs, kinds)
 }
 
-// ranks returns each node's position in its document's reading order:
-// by Order, then node index, as the router's reading order has it.
-func (w *writer) ranks() []int32 {
-	if w.rank == nil {
-		g := w.g
-		byDoc := map[string][]int{}
-		for i := range g.Nodes {
-			byDoc[g.Nodes[i].Doc] = append(byDoc[g.Nodes[i].Doc], i)
-		}
-		w.rank = make([]int32, len(g.Nodes))
-		for _, ns := range byDoc {
-			slices.SortStableFunc(ns, func(a, b int) int { return cmp.Compare(g.Nodes[a].Order, g.Nodes[b].Order) })
-			for r, i := range ns {
-				w.rank[i] = int32(r)
-			}
+// namedSeqs appends the seqs of the nodes named (node indexes of g) to
+// dst, ascending: the order the store keeps a node's title mentions in,
+// whatever the nodes' order in g.
+func (w *writer) namedSeqs(dst []int64, named []int32) []int64 {
+	for _, v := range named {
+		dst = append(dst, w.seqOf(int(v)))
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// ranks returns the position of each node of sel (node indexes of g) in
+// its document's reading order, by sel's position: by Order, then node
+// index, as the router's reading order has it. sel holds whole
+// documents (every node of g of a document of sel is in sel): an import's
+// every node, an update's new documents' nodes.
+func (w *writer) ranks(sel []int) []int32 {
+	g := w.g
+	byDoc := map[string][]int{} // positions in sel
+	for x, i := range sel {
+		byDoc[g.Nodes[i].Doc] = append(byDoc[g.Nodes[i].Doc], x)
+	}
+	rank := make([]int32, len(sel))
+	for _, xs := range byDoc {
+		slices.SortStableFunc(xs, func(a, b int) int { return cmp.Compare(g.Nodes[sel[a]].Order, g.Nodes[sel[b]].Order) })
+		for r, x := range xs {
+			rank[x] = int32(r)
 		}
 	}
-	return w.rank
+	return rank
 }
 
 // normKeywords is a node's keywords as the router counts them: normalised,
@@ -209,10 +234,10 @@ func normKeywords(kws []string) []string {
 }
 
 func (w *writer) seqOf(i int) int64 {
-	if w.seq == nil {
+	if w.at == nil {
 		return int64(i)
 	}
-	return w.seq[i]
+	return w.at(i)
 }
 
 // write copies the nodes sel of w.g (ascending): their rows, embeddings,
@@ -220,7 +245,6 @@ func (w *writer) seqOf(i int) int64 {
 // collection's vocabulary.
 func (w *writer) write(ctx context.Context, sel []int) error {
 	g := w.g
-	names := w.names()
 	a, b := 0, len(sel)
 
 	terms := scorehook.NewTerms()
@@ -271,7 +295,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 
 	// What scoring and routing read of every candidate: one row.
 	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale", "rank", "kwnorm", "last_page"}
-	rank := w.ranks()
+	rank := w.ranks(sel)
 	kwDF := map[string]int32{}
 	i = a
 	row := make([]float32, 0, g.Dim)
@@ -284,7 +308,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		i++
 		k := sel[x]
 		nd := &g.Nodes[k]
-		nm, adj := w.links(k, names)
+		nm, adj := w.links(k)
 		refs := scorehook.NodeRefKeys(nd)
 		if refs == nil {
 			refs = []string{}
@@ -304,7 +328,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		}
 		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[k], kn, int32(nd.LastPage)}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)
@@ -434,11 +458,19 @@ func (w *writer) mergeTerms(ctx context.Context, t scorehook.Terms, df, local []
 		words[k] = t.Term(int32(k))
 	}
 	// One statement: upsert every term with its df increment, new ids in
-	// the given order after next_term, and return the ids.
+	// the given order after next_term, and return the ids. An update's
+	// terms (a few thousand) are also named by key (term = ANY), so that
+	// the planner reads them by the index instead of hashing every term of
+	// the collection; an import's (every term, into an empty collection)
+	// are not, so as not to plan a million-element array.
+	byKey := ""
+	if w.at != nil {
+		byKey = " AND t.term = ANY($2)"
+	}
 	rows, err := w.tx.Query(ctx, `
 WITH c AS (SELECT next_term FROM flowreader.collections WHERE id = $1),
 inp AS (SELECT term, df, ord FROM unnest($2::text[], $3::int4[]) WITH ORDINALITY u(term, df, ord)),
-old AS (SELECT t.term, t.id FROM flowreader.terms t JOIN inp USING (term) WHERE t.coll = $1),
+old AS (SELECT t.term, t.id FROM flowreader.terms t JOIN inp USING (term) WHERE t.coll = $1`+byKey+`),
 fresh AS (SELECT inp.term, (SELECT next_term FROM c) + row_number() OVER (ORDER BY inp.ord) - 1 AS id
           FROM inp LEFT JOIN old USING (term) WHERE old.id IS NULL),
 up AS (INSERT INTO flowreader.terms AS t (coll, term, id, df)
@@ -477,29 +509,30 @@ SELECT inp.ord, up.id, up.df FROM inp JOIN up USING (term)`, w.coll, words, df)
 // w.g.Metadata's when the graph carries metadata (a kept document's title
 // stays as it is).
 //
-// Every document written, and every kept one whose links changed, gets
-// its nodes' links hashes from links (computed here when nil); hashes are
+// Every document written, and every kept one in w.relinked, gets its
+// nodes' links hashes from links (computed here when nil); hashes are
 // docHashes(w.g) (computed here when nil).
 func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[string]bool, hashes []docHash, links map[string][]int64) error {
 	given := map[string]*graph.Document{}
 	for k := range docs {
 		given[docs[k].ID] = &docs[k]
 	}
+	if w.runs == nil {
+		w.runs = docRuns(w.g)
+	}
 	if hashes == nil {
-		hashes = docHashes(w.g, nil)
+		hashes = docHashes(w.g, w.runs, nil)
 	}
 	if links == nil {
 		links = w.linkHashes()
 	}
 	// The seqs of the documents written (a kept one's ranges stay).
 	seqs := map[string][]int64{}
-	doc, written := "", false
-	for i := range w.g.Nodes {
-		if d := w.g.Nodes[i].Doc; i == 0 || d != doc {
-			doc, written = d, !keep[d]
-		}
-		if written {
-			seqs[doc] = append(seqs[doc], w.seqOf(i))
+	for _, r := range w.runs {
+		if !keep[r.doc] {
+			for i := r.start; i < r.start+r.n; i++ {
+				seqs[r.doc] = append(seqs[r.doc], w.seqOf(i))
+			}
 		}
 	}
 	var rows [][]any
@@ -527,7 +560,7 @@ func (w *writer) documents(ctx context.Context, docs []graph.Document, keep map[
 		}
 		rows = append(rows, []any{w.coll, h.id, title, jsonText(md), h.sum[:], int32(h.nodes), seqRanges(seqs[h.id]), links[h.id]})
 	}
-	if len(keep) > 0 {
+	if len(w.relinked) > 0 {
 		// The kept documents' links, for those whose links changed, as
 		// slices [lo, hi] (1-based) of one flat array (arrays of arrays
 		// must be rectangular).
@@ -589,24 +622,52 @@ type docHash struct {
 	sum   [32]byte
 }
 
-// docHashes returns the documents of g's nodes in order of first
-// appearance, hashed when hash is nil or says so (the others' sums are
-// zero). The documents are hashed in parallel, each by one worker in its
-// nodes' order.
-func docHashes(g *graph.Graph, hash func(doc string) bool) []docHash {
+// docRun is a run of consecutive nodes of a graph of one document: n
+// nodes from node start, after off nodes of the document in earlier runs.
+// A graph's documents are runs of nodes (one a document, as Build and
+// Update make them), so a pass over the runs costs the documents, not the
+// nodes.
+type docRun struct {
+	doc           string
+	start, n, off int
+}
+
+// docRuns returns g's maximal runs of nodes of one document, in order.
+func docRuns(g *graph.Graph) []docRun {
+	var out []docRun
+	for i := range g.Nodes {
+		if k := len(out) - 1; k >= 0 && out[k].doc == g.Nodes[i].Doc {
+			out[k].n++
+			continue
+		}
+		out = append(out, docRun{doc: g.Nodes[i].Doc, start: i, n: 1})
+	}
+	seen := map[string]int{}
+	for k := range out {
+		out[k].off = seen[out[k].doc]
+		seen[out[k].doc] += out[k].n
+	}
+	return out
+}
+
+// docHashes returns the documents of g's nodes (its runs, docRuns) in
+// order of first appearance, hashed when hash is nil or says so (the
+// others' sums are zero). The documents are hashed in parallel, each by
+// one worker in its nodes' order.
+func docHashes(g *graph.Graph, runs []docRun, hash func(doc string) bool) []docHash {
 	var out []docHash
 	at := map[string]int{}
-	var nodes [][]int
-	for i := range g.Nodes {
-		k, ok := at[g.Nodes[i].Doc]
+	var nodes [][]docRun
+	for _, r := range runs {
+		k, ok := at[r.doc]
 		if !ok {
 			k = len(out)
-			at[g.Nodes[i].Doc] = k
-			out = append(out, docHash{id: g.Nodes[i].Doc})
+			at[r.doc] = k
+			out = append(out, docHash{id: r.doc})
 			nodes = append(nodes, nil)
 		}
-		out[k].nodes++
-		nodes[k] = append(nodes[k], i)
+		out[k].nodes += r.n
+		nodes[k] = append(nodes[k], r)
 	}
 	if hash != nil {
 		var sel []int
@@ -618,7 +679,7 @@ func docHashes(g *graph.Graph, hash func(doc string) bool) []docHash {
 		if len(sel) < len(out) {
 			// Hash only the selected documents: the others keep a zero
 			// sum.
-			sub := make([][]int, len(out))
+			sub := make([][]docRun, len(out))
 			for _, k := range sel {
 				sub[k] = nodes[k]
 			}
@@ -641,8 +702,10 @@ func docHashes(g *graph.Graph, hash func(doc string) bool) []docHash {
 					continue
 				}
 				h := newDigest()
-				for _, i := range nodes[k] {
-					row = hashNode(h, g, i, row)
+				for _, r := range nodes[k] {
+					for i := r.start; i < r.start+r.n; i++ {
+						row = hashNode(h, g, i, row)
+					}
 				}
 				out[k].sum = h.sum()
 			}
@@ -746,13 +809,15 @@ func (st *collStats) add(ln float32, sum int32, row []float32) {
 // with the sum of the vocabulary's idf (rank_bm25's ε floor) computed from
 // the terms' document frequencies in id order (score.NewIndex's order, in
 // Go: its math.Log is the one the in-process index uses), and the entry
-// nodes: every (n/entryCount)th of the collection's seqs in order (seqs,
-// ascending; nil reads them from the documents' ranges).
-func writeStats(ctx context.Context, tx pgx.Tx, coll int32, st collStats, seqs []int64) error {
+// nodes: every (n/entryCount)th of the collection's seqs in order. ranges
+// are the collection's seqs as inclusive ranges [lo, hi], ascending and
+// disjoint. An import (imported) sums the idf over every term; an update
+// from the counts in dfs.
+func writeStats(ctx context.Context, tx pgx.Tx, coll int32, st collStats, ranges [][2]int64, imported bool) error {
 	n := st.n
 	idfSum, vocab := 0.0, int64(0)
 	var err error
-	if seqs != nil {
+	if imported {
 		// An import: every term, in id order, as score.NewIndex sums
 		// them, so that the sum is the in-process one bit for bit.
 		rows, err := tx.Query(ctx, `SELECT df FROM flowreader.terms WHERE coll = $1 AND df > 0 ORDER BY id`, coll)
@@ -794,50 +859,42 @@ func writeStats(ctx context.Context, tx pgx.Tx, coll int32, st collStats, seqs [
 			return wrap("statistics", err)
 		}
 	}
-	if seqs == nil {
-		if seqs, err = storedSeqs(ctx, tx, coll); err != nil {
-			return err
-		}
+	held := int64(0)
+	for _, r := range ranges {
+		held += r[1] - r[0] + 1
 	}
-	if int64(len(seqs)) != n || n == 0 {
-		return fmt.Errorf("pgstore: statistics: the documents hold %d nodes, the collection %d", len(seqs), n)
+	if held != n || n == 0 {
+		return fmt.Errorf("pgstore: statistics: the documents hold %d nodes, the collection %d", held, n)
 	}
+	// The r-th seq for r = 0, step, 2·step, …: a walk over the ranges,
+	// not over the seqs.
 	var entries []int64
 	step := max(1, n/entryCount)
+	k, before := 0, int64(0) // ranges[k] holds the seqs of ranks before..
 	for r := int64(0); r < n; r += step {
-		entries = append(entries, seqs[r])
+		for r-before > ranges[k][1]-ranges[k][0] {
+			before += ranges[k][1] - ranges[k][0] + 1
+			k++
+		}
+		entries = append(entries, ranges[k][0]+r-before)
 	}
 	_, err = tx.Exec(ctx, `UPDATE flowreader.collections SET nodes = $2, total_len = $3, idf_sum = $4, vocab = $5, max_sum_len = $6,
 emb_sum = $7, entries = $8, next_seq = greatest(next_seq, $9), version = version + 1, updated = now() WHERE id = $1`,
-		coll, n, st.total, idfSum, vocab, st.maxSum, st.emb, entries, seqs[n-1]+1)
+		coll, n, st.total, idfSum, vocab, st.maxSum, st.emb, entries, ranges[len(ranges)-1][1]+1)
 	return wrap("statistics", err)
 }
 
-// storedSeqs returns a collection's seqs, ascending, from its documents'
-// ranges (one row a document, not one a node).
-func storedSeqs(ctx context.Context, tx pgx.Tx, coll int32) ([]int64, error) {
-	rows, err := tx.Query(ctx, `SELECT ranges FROM flowreader.documents WHERE coll = $1`, coll)
-	if err != nil {
-		return nil, wrap("statistics", err)
-	}
-	rs, err := pgx.CollectRows(rows, pgx.RowTo[[]int64])
-	if err != nil {
-		return nil, wrap("statistics", err)
-	}
+// seqPairs returns the inclusive ranges of flat [lo, hi, lo, hi, …]
+// arrays (documents' ranges) as pairs, sorted.
+func seqPairs(flat ...[]int64) [][2]int64 {
 	var pairs [][2]int64
-	for _, r := range rs {
+	for _, r := range flat {
 		for k := 0; k+1 < len(r); k += 2 {
 			pairs = append(pairs, [2]int64{r[k], r[k+1]})
 		}
 	}
 	slices.SortFunc(pairs, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
-	var seqs []int64
-	for _, p := range pairs {
-		for v := p[0]; v <= p[1]; v++ {
-			seqs = append(seqs, v)
-		}
-	}
-	return seqs, nil
+	return pairs
 }
 
 // addRow adds (sign +1) or takes away (−1) a stored embedding, decoded as

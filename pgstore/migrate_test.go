@@ -35,6 +35,7 @@ func TestMigrateFrom1(t *testing.T) {
 ALTER TABLE flowreader.cands DROP COLUMN rank, DROP COLUMN kwnorm, DROP COLUMN last_page;
 ALTER TABLE flowreader.documents DROP COLUMN ranges, DROP COLUMN links;
 DROP TABLE flowreader.keywords, flowreader.dfs;
+DROP INDEX flowreader.cands_sum_len;
 DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +49,10 @@ DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 	var v int
 	if err := m.pool.QueryRow(ctx, `SELECT max(version) FROM flowreader.schema_version`).Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("schema version %d after Open, %v", v, err)
+	}
+	var idx bool
+	if err := m.pool.QueryRow(ctx, `SELECT to_regclass('flowreader.cands_sum_len') IS NOT NULL`).Scan(&idx); err != nil || !idx {
+		t.Fatalf("migration 5's index: %v, %v", idx, err)
 	}
 	ref, err := p.Open(ctx, g)
 	if err != nil {
@@ -87,7 +92,7 @@ func TestMigrateFrom3(t *testing.T) {
 	if err := s.Import(ctx, "m", ga, da...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
+	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

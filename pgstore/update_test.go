@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -446,6 +448,43 @@ FULL JOIN (SELECT df, count(*) AS n FROM flowreader.terms WHERE coll = (SELECT i
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Every node's stored adjacency, by node ID (seqs differ between an
+	// updated collection and a fresh import): a kept node whose links an
+	// update failed to rewrite shows here even when the fetch finds the
+	// edge from its other end.
+	rows, err := s.pool.Query(ctx, `SELECT n.seq, n.id, n.adj FROM flowreader.cands n JOIN flowreader.collections c ON c.id = n.coll WHERE c.name = $1`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, adjs := map[int64]string{}, map[string][]byte{}
+	for rows.Next() {
+		var seq int64
+		var id string
+		var adj []byte
+		if err := rows.Scan(&seq, &id, &adj); err != nil {
+			t.Fatal(err)
+		}
+		ids[seq], adjs[id] = id, adj
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range slices.Sorted(maps.Keys(adjs)) {
+		nbrs, kinds, err := decodeAdj(adjs[id])
+		if err != nil {
+			t.Fatalf("node %s: %v", id, err)
+		}
+		var es []string
+		for k, v := range nbrs {
+			nb, ok := ids[v]
+			if !ok {
+				nb = fmt.Sprintf("missing seq %d", v)
+			}
+			es = append(es, fmt.Sprintf("%s/%d", nb, kinds[k]))
+		}
+		slices.Sort(es)
+		fmt.Fprintf(&out, "%s adj %s\n", id, strings.Join(es, ","))
 	}
 	return out.String(), emb
 }

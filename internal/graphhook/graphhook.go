@@ -1,6 +1,7 @@
 // Package graphhook gives the library's own packages what package graph
 // does not make public: the node an item becomes (for the evaluation's
-// gold references), and a graph constructor for a graph whose embedding rows
+// gold references), the kept nodes whose edges an update changed (for a
+// store's update), and a graph constructor for a graph whose embedding rows
 // are taken as they are (no normalisation, int8 rows kept), for a
 // candidate subgraph read back from a store, which must equal the one the
 // in-memory graph gives bit for bit. Package graph sets the functions when
@@ -20,3 +21,10 @@ var FromRows func(nodes any, dim int, f []float32, q []int8, s []float32, edges 
 // becomes before analysis, as the Builder makes it: ID "docID#i", reading
 // order i, the item's fields.
 var ItemNode func(doc any, i int) any
+
+// DiffRelinked returns the nodes (indexes in the new graph) that a
+// *graph.Diff from graph.Builder.Update reports as taken from the old
+// graph with their edges changed, ascending, and whether it reports them
+// for g (a *graph.Graph): false for a Diff not made by Update, or made
+// with another graph than g (the report is of that graph's edges).
+var DiffRelinked func(diff, g any) (nodes []int32, ok bool)
