@@ -323,17 +323,27 @@ func bitsLen(n int) int {
 	return k
 }
 
+// procStatusBytes is a kilobyte field of a /proc/PID/status file ("VmRSS:",
+// "VmHWM:") in bytes, or 0 when it cannot be read.
+func procStatusBytes(path, field string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == field {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
 // peakRSS is the process's peak resident set in bytes: VmHWM from
 // /proc/self/status, else getrusage's maximum (kilobytes on Linux).
 func peakRSS() int64 {
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
-				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-					return kb << 10
-				}
-			}
-		}
+	if n := procStatusBytes("/proc/self/status", "VmHWM:"); n > 0 {
+		return n
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {

@@ -493,17 +493,7 @@ func startBenchServer(graphFile string, extra []string, stderr io.Writer) (*benc
 
 // rss is the server's resident set in bytes (VmRSS), 0 when unknown.
 func (s *benchServer) rss() int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	return procStatusBytes("/proc/"+strconv.Itoa(s.cmd.Process.Pid)+"/status", "VmRSS:")
 }
 
 // stop sends SIGTERM and returns the exit status (-1 when it had to be

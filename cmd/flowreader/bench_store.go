@@ -519,19 +519,7 @@ func sampleMemory(w io.Writer) func() {
 }
 
 // currentRSS is the process's resident set size (VmRSS), or 0.
-func currentRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func currentRSS() int64 { return procStatusBytes("/proc/self/status", "VmRSS:") }
 
 // questionEmbedder embeds the questions of a questions file.
 type questionEmbedder benchQuestionsFile
