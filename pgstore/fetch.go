@@ -1017,9 +1017,8 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 	// statement that reads the collection's version with them: when it is
 	// no longer the snapshot's (an update committed in between), the
 	// question is asked again (errMoved), reading them in its snapshot.
-	f.kwdf = map[string]int32{}
 	var kws []string
-	seen := map[string]bool{}
+	seen := make(map[string]bool, 4*len(f.kwnorm))
 	for _, ks := range f.kwnorm {
 		for _, k := range ks {
 			if !seen[k] {
@@ -1028,6 +1027,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 			}
 		}
 	}
+	f.kwdf = make(map[string]int32, len(kws))
 	missing := kc.lookup(name, coll, f.version, kws, f.kwdf)
 	if len(missing) == 0 {
 		if kwInSnapshot {
