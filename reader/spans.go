@@ -324,6 +324,79 @@ func spanCands(u int, ws []word, q *question, code bool) []cand {
 	return out
 }
 
+// citeNextRE is a citation that follows a name: " (Chen et al., 2018)",
+// " (Lewis and Liang, 2015)", " (Kingma, 2014)".
+var citeNextRE = regexp.MustCompile(`^\s*\(\p{Lu}[\p{L}'-]*(?:\s+et\s+al\b|\s+(?:and|&)\s+\p{Lu}|\s*,\s*(?:19|20)\d\d)`)
+
+// useVerbs introduce what a method is built from ("we employ X as
+// encoder").
+var useVerbs = wordSet(`use uses used using employ employs employed employing adopt adopts adopted adopting choose chooses
+	chose select selects selected take takes took utilize utilizes utilized`)
+
+// phraseFit is the fit of a name found by its place next to the head noun
+// rather than by its form: it may be written in lower case
+// ("bert-base-uncased", "the fast greedy algorithm"), and a phrase so
+// placed is less surely a name than a capitalised one.
+const phraseFit = 0.8
+
+// headPhrases finds names of the head noun's kind that are not written as
+// names: "employ bert-base-uncased (…) as encoder" (a use verb, the name,
+// "as" and the head) and "the fast greedy algorithm" (a determiner, up to
+// three words, the head). A word that is a stop word, ends a phrase or is
+// a participle ("the proposed model") ends the name.
+func headPhrases(u int, raw string, ws []word, head string) []cand {
+	var out []cand
+	for k, w := range ws {
+		if len(w.stems) != 1 || w.stems[0] != head {
+			continue
+		}
+		// "X as (a|the) HEAD".
+		as := k - 1
+		if as > 0 && determiners[strings.ToLower(ws[as].text)] {
+			as--
+		}
+		if as > 0 && strings.EqualFold(ws[as].text, "as") {
+			end := as
+			if ws[end-1].brk && strings.HasSuffix(ws[end-1].tail, ")") {
+				// A citation between the name and "as": "(Devlin et al.,
+				// 2018)".
+				for end > 0 && !ws[end-1].open {
+					end--
+				}
+				end-- // the word that opens the parenthesis
+			}
+			a := end
+			for a > 0 && end-a < 4 && !stopwords[strings.ToLower(ws[a-1].text)] && !useVerbs[strings.ToLower(ws[a-1].text)] && !(a < end && ws[a-1].brk) {
+				a--
+			}
+			if a > 0 && a < end && (useVerbs[strings.ToLower(ws[a-1].text)] || determiners[strings.ToLower(ws[a-1].text)] && a > 1 && useVerbs[strings.ToLower(ws[a-2].text)]) {
+				out = append(out, cand{u: u, a: a, b: end, fit: phraseFit})
+			}
+		}
+		// "the fast greedy algorithm (Chen et al., 2018)": a method cited
+		// by its authors is a named one ("the large language model" is
+		// not).
+		if ws[k].brk || !citeNextRE.MatchString(raw[w.end:]) {
+			continue
+		}
+		a := k
+		for a > 0 && k-a < 3 && !ws[a-1].brk && !stopwords[strings.ToLower(ws[a-1].text)] && !participle(ws[a-1].text) && !determiners[strings.ToLower(ws[a-1].text)] {
+			a--
+		}
+		if a < k && a > 0 && determiners[strings.ToLower(ws[a-1].text)] {
+			out = append(out, cand{u: u, a: a, b: k, fit: phraseFit})
+		}
+	}
+	return out
+}
+
+// participle reports a word ending as a past or present participle
+// ("proposed", "following"): it describes, it does not name.
+func participle(w string) bool {
+	l := strings.ToLower(w)
+	return len(l) > 4 && (strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing"))
+}
+
 // unitLike reports a short lower-case token that reads as a unit ("mm",
 // "km/h", "°C"): a ratio, or at most three letters without a vowel, so
 // that "out" or "key" after a number are not its unit.
