@@ -165,6 +165,9 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			if q.kind == kindName && q.head != "" && !code {
 				cs = append(cs, headPhrases(i, s.u.raw, ws, q.head)...)
 			}
+			if q.kind == kindPerson {
+				cs = append(cs, agents(i, ws, q)...)
+			}
 		}
 		for _, c := range cs {
 			if own(ws, c.a, c.b, q) || (isLink(s.u.raw[ws[c.a].start:ws[c.b-1].end]) && !linkNouns[q.head]) {
@@ -191,7 +194,7 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			if q.head != "" && (nextToHead(ws, c.a, c.b, q.head) || intro) {
 				c.score += headBonus
 			}
-			if keyed(ws, c.a, q) {
+			if keyed(ws, c.a, q) || q.kind == kindPerson && agentAt(ws, c.a, q) {
 				c.score += headBonus
 			}
 			if (q.kind == kindNumber) && c.b-c.a > 1 && hasQuestionTerm(ws[c.b-1], q) {

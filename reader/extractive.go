@@ -557,7 +557,7 @@ func cellCoverage(q *question, s scored, col int, idf map[string]float64) float6
 // plain (covShare) and idf-weighted.
 func termShare(q *question, found map[string]bool, idf map[string]float64) (plain, weighted float64) {
 	seen := map[string]bool{}
-	have, all, wHave, wAll := 0, 0, 0.0, 0.0
+	have, exact, all, wHave, wAll := 0, 0, 0, 0.0, 0.0
 	for _, t := range q.terms {
 		if seen[t] || !coverTerm(t) {
 			continue
@@ -569,15 +569,19 @@ func termShare(q *question, found map[string]bool, idf map[string]float64) (plai
 		if holds(found, t) {
 			have++
 			wHave += wt
+			if found[t] {
+				exact++
+			}
 		}
 	}
 	if all == 0 {
 		return 1, 1
 	}
+	plain = covShare(have, exact, all)
 	if wAll == 0 {
-		return covShare(have, all), float64(have) / float64(all)
+		return plain, float64(have) / float64(all)
 	}
-	return covShare(have, all), wHave / wAll
+	return plain, wHave / wAll
 }
 
 // halfHeld reports whether found holds at least minCoverage of the
@@ -627,7 +631,7 @@ func coverage(q []string, cited []scored) float64 {
 		}
 	}
 	seen := map[string]bool{}
-	have, all := 0, 0
+	have, exact, all := 0, 0, 0
 	for _, t := range q {
 		if seen[t] || !coverTerm(t) {
 			continue
@@ -636,12 +640,15 @@ func coverage(q []string, cited []scored) float64 {
 		all++
 		if holds(found, t) {
 			have++
+			if found[t] {
+				exact++
+			}
 		}
 	}
 	if all == 0 {
 		return 1
 	}
-	return covShare(have, all)
+	return covShare(have, exact, all)
 }
 
 // coverTerm reports whether question term t counts for coverage: the lone
@@ -676,11 +683,13 @@ func holds(found map[string]bool, t string) bool {
 const enoughTerms = 6
 
 // covShare is the coverage that the abstention rule compares with
-// minCoverage: the share of the question's distinct terms held, and at
-// least minCoverage once enoughTerms of them are held.
-func covShare(have, all int) float64 {
+// minCoverage: the share of the question's distinct terms held (have of
+// all), and at least minCoverage once enoughTerms of them are held as
+// written (exact): a derived form ("optimization" for "optimise") counts
+// for the share, but a long question's floor asks for its own words.
+func covShare(have, exact, all int) float64 {
 	s := float64(have) / float64(all)
-	if have >= enoughTerms {
+	if exact >= enoughTerms {
 		s = max(s, minCoverage)
 	}
 	return s

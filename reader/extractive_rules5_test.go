@@ -156,3 +156,22 @@ func TestExtractiveSpanPassageOnTopic(t *testing.T) {
 		t.Errorf("got %q (%d words, confidence %.2f), want the passage of fast greedy within %d words", ans.Text, len(strings.Fields(ans.Text)), ans.Confidence, passageWords)
 	}
 }
+
+// "Who can grant …" is answered by the agent of the passive verb ("granted
+// only by a user with special authority"), and a span written as code
+// names no one.
+func TestExtractiveAgentOfPassive(t *testing.T) {
+	ans := readNodes(t, "Who can grant the VAULT_ADMIN role usage?",
+		textNode("v#0", "To see who was granted the VAULT_ADMIN role usage, run: select user_type role_usage role_id=’VAULT_ADMIN’ user_name from vault_roles;"),
+		textNode("v#1", "VAULT_ADMIN role usage can be granted only by a user with root special authority and can be given to a group."))
+	if ans.Text != "a user with root special authority" {
+		t.Errorf("got %q (confidence %.2f), want the agent \"a user with root special authority\"", ans.Text, ans.Confidence)
+	}
+	ws := wordsOf("can be granted only by a user, and revoked by anyone")
+	if !agentAt(ws, 5, analyse("Who can grant it?")) || agentAt(ws, 5, analyse("Who can revoke it?")) {
+		t.Error("agentAt: the agent of the question's own verb only")
+	}
+	if !codeSpan(wordsOf("role_id=’X’")) || codeSpan(wordsOf("Ada Lovelace")) {
+		t.Error("codeSpan: an identifier is code, a name is not")
+	}
+}

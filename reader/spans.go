@@ -267,6 +267,9 @@ func spanCands(u int, ws []word, q *question, code bool) []cand {
 				if q.kind == kindPerson && (j-a < 2 || j-a > 4) {
 					fit = 0.6
 				}
+				if q.kind == kindPerson && codeSpan(ws[a:j]) {
+					fit = codePersonFit // "user_type function_id=…": code names no one
+				}
 				if q.kind == kindPlace && !pair {
 					fit = 0.8 // a name; "City, Region" reads as a place
 				}
@@ -396,6 +399,73 @@ func participle(w string) bool {
 	l := strings.ToLower(w)
 	return len(l) > 4 && (strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing"))
 }
+
+// codePersonFit is the fit of a span written as code for a question that
+// asks who.
+const codePersonFit = 0.4
+
+// codeSpan reports whether a word of ws is written as code: with an
+// underscore, an equals sign or a bracket inside it.
+func codeSpan(ws []word) bool {
+	for _, w := range ws {
+		if strings.ContainsAny(w.text, "_=(){}[]<>") {
+			return true
+		}
+	}
+	return false
+}
+
+// agentAt reports whether the span starting at word a is the agent of a
+// passive verb the question uses: "granted (only) by X" for "Who can
+// grant …".
+func agentAt(ws []word, a int, q *question) bool {
+	k := a - 1
+	if k < 1 || !strings.EqualFold(ws[k].text, "by") || ws[k-1].brk {
+		return false
+	}
+	v := k - 1
+	if v > 0 && adverbs[strings.ToLower(ws[v].text)] && !ws[v-1].brk {
+		v--
+	}
+	l := strings.ToLower(ws[v].text)
+	return (strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "en")) && hasQuestionTerm(ws[v], q)
+}
+
+// adverbs may stand between a passive verb and its agent.
+var adverbs = wordSet(`only solely also mainly mostly usually typically always`)
+
+// agentStop ends an agent phrase: a conjunction or a relative pronoun.
+var agentStop = wordSet(`and or but which who whom that when where if unless`)
+
+// agents finds who a who-question asks for when it is no name: the agent
+// of a passive verb the question uses ("can be granted only by a user with
+// special authority" for "Who can grant …"), up to agentWords words, to
+// the first break, conjunction or relative pronoun.
+func agents(u int, ws []word, q *question) []cand {
+	var out []cand
+	for a := 2; a < len(ws); a++ {
+		if !agentAt(ws, a, q) {
+			continue
+		}
+		b := a
+		for b < len(ws) && b-a < agentWords && !agentStop[strings.ToLower(ws[b].text)] {
+			b++
+			if ws[b-1].brk {
+				break
+			}
+		}
+		if b > a {
+			out = append(out, cand{u: u, a: a, b: b, fit: agentFit})
+		}
+	}
+	return out
+}
+
+// agentWords is the longest agent phrase; agentFit its fit, below a name's.
+const (
+	agentWords = 8
+	agentFit   = 0.9
+)
 
 // unitLike reports a short lower-case token that reads as a unit ("mm",
 // "km/h", "°C"): a ratio, or at most three letters without a vowel, so
