@@ -199,6 +199,13 @@ func analyse(q string) *question {
 	for i < len(lw) && (lw[i] == "is" || lw[i] == "are" || lw[i] == "was" || lw[i] == "were" || lw[i] == "the" || lw[i] == "a" || lw[i] == "an" || lw[i] == "of" || lw[i] == "kind" || lw[i] == "type" || lw[i] == "sort") {
 		i++
 	}
+	if countWords[at(i)] && i+1 < len(lw) && !stopwords[lw[i+1]] && !auxiliaries[lw[i+1]] {
+		// "Which two fact checking datasets …": the count says how many
+		// names the answer lists; it is not the noun asked for, and it
+		// must not push the noun out of the run.
+		i++
+		out.plural = true
+	}
 	var run []string
 	for j := i; j < len(lw) && j < i+3; j++ {
 		w := lw[j]
@@ -237,7 +244,7 @@ func analyse(q string) *question {
 	}
 	if len(run) > 0 {
 		last := run[len(run)-1]
-		out.plural = strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") && stem(last) != last
+		out.plural = out.plural || strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") && stem(last) != last
 	}
 	switch {
 	case len(run) > 0 && !aux:
@@ -281,6 +288,14 @@ func namedRun(run []string) bool {
 	}
 	return false
 }
+
+// countWords are the counts a which/what question may set before its
+// noun ("Which two datasets …", "What 3 metrics …").
+var countWords = wordSet(`two three four five six seven eight nine ten 2 3 4 5 6 7 8 9 10`)
+
+// shareNouns make a number question ask for a share: a percentage or a
+// fraction answers it, a count does not.
+var shareNouns = wordSet(`share percentage percent proportion fraction`)
 
 // bindPreps are the prepositions that bind a value to a question term
 // when the question uses them too.

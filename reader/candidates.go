@@ -50,6 +50,22 @@ func countsOther(ws []word, a, b int, q *question) bool {
 	return false
 }
 
+// isShare reports whether the number at words [a, b) is a share: a
+// percentage ("60%", "60 percent") or a fraction written as a decimal
+// below 1 ("0.6").
+func isShare(ws []word, a, b int) bool {
+	last := ws[b-1].text
+	if strings.HasSuffix(last, "%") || b < len(ws) && (strings.EqualFold(ws[b].text, "percent") || strings.EqualFold(ws[b].text, "per")) {
+		return true
+	}
+	for _, w := range ws[a:b] {
+		if v, ok := cellValue(w.text); ok && v > 0 && v < 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // otherUnitFit scales a number whose unit names another thing than the
 // one the question counts.
 const otherUnitFit = 0.5
@@ -114,7 +130,7 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			out = append(out, cellCands(i, s, q, idf, maxEff, bridge)...)
 			continue
 		}
-		if rowsOnly {
+		if rowsOnly || numberedHeading(s.u.raw) {
 			continue
 		}
 		ws := wordsOf(s.u.raw)
@@ -146,6 +162,12 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			}
 		} else {
 			cs = spanCands(i, ws, q, code)
+			if q.kind == kindName && q.head != "" && !code {
+				cs = append(cs, headPhrases(i, s.u.raw, ws, q.head)...)
+			}
+			if q.kind == kindPerson {
+				cs = append(cs, agents(i, ws, q)...)
+			}
 		}
 		for _, c := range cs {
 			if own(ws, c.a, c.b, q) || (isLink(s.u.raw[ws[c.a].start:ws[c.b-1].end]) && !linkNouns[q.head]) {
@@ -157,6 +179,11 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			// A unit that a sentence ending in a colon introduces ("To sign
 			// in …, run:" before "ollama signin") has that sentence for its
 			// caption: its terms stand right before the span.
+			if q.kind == kindNumber && shareNouns[q.head] && !isShare(ws, c.a, c.b) {
+				// "What share of the data …": a count ("one domain") is
+				// no share.
+				c.fit *= otherUnitFit
+			}
 			intro := c.a == 0 && (introHead || introLine && c.b == len(ws))
 			prevAt := c.a + 3
 			if intro {
@@ -167,7 +194,7 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 			if q.head != "" && (nextToHead(ws, c.a, c.b, q.head) || intro) {
 				c.score += headBonus
 			}
-			if keyed(ws, c.a, q) {
+			if keyed(ws, c.a, q) || q.kind == kindPerson && agentAt(ws, c.a, q) {
 				c.score += headBonus
 			}
 			if (q.kind == kindNumber) && c.b-c.a > 1 && hasQuestionTerm(ws[c.b-1], q) {
@@ -191,6 +218,36 @@ func (e *Extractive) candidates(in *Input, q *question, us []scored, order []int
 	}
 	sortCands(out)
 	return out
+}
+
+// headingRE is a numbered section heading run into the text ("5.1
+// Dataset and Evaluation Metrics", "3 Experimental Setup"): a number, a
+// capital, no sentence end.
+var headingRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)\.?\s+\p{Lu}[^.!?:;]*$`)
+
+// numberedHeading reports whether unit text t is a numbered section
+// heading: it names its section and answers nothing, though it holds the
+// question's words as a title does. Numbered list items ("1. Install
+// …") are told apart by the title case of a heading numbered without
+// a sub-number.
+func numberedHeading(t string) bool {
+	m := headingRE.FindStringSubmatch(strings.TrimSpace(t))
+	if m == nil {
+		return false
+	}
+	ws := wordsOf(t)
+	if len(ws) > 10 {
+		return false
+	}
+	if strings.Contains(m[1], ".") {
+		return true
+	}
+	for _, w := range ws[1:] {
+		if !stopwords[strings.ToLower(w.text)] && !isNamey(w.text) {
+			return false
+		}
+	}
+	return true
 }
 
 func prior(pos int) float64 { return orderPrior / float64(1+pos) }
@@ -294,8 +351,24 @@ func nearness(ws []word, a, b int, q *question, idf map[string]float64, prevTerm
 
 // nextToHead reports whether the head noun stands within two words of the
 // span, or ends it.
+//
+// Inside the span the head counts only as a word of its own ("Titan V
+// GPU"): an identifier that holds it ("OLLAMA_KV_CACHE_TYPE" for "What is
+// the default quantization type …", "server_name" for "Which proxy
+// server …") names a setting of that kind, not a value of it. "such as"
+// and "including" between the head and the span are skipped ("a proxy
+// server such as Nginx").
 func nextToHead(ws []word, a, b int, head string) bool {
-	for k := max(0, a-2); k < min(len(ws), b+2); k++ {
+	from := a - 2
+	if a >= 2 && strings.EqualFold(ws[a-1].text, "as") && strings.EqualFold(ws[a-2].text, "such") && !ws[a-2].brk {
+		from = a - 4
+	} else if a >= 1 && strings.EqualFold(ws[a-1].text, "including") {
+		from = a - 3
+	}
+	for k := max(0, from); k < min(len(ws), b+2); k++ {
+		if k >= a && k < b && len(ws[k].stems) > 1 {
+			continue
+		}
 		for _, t := range ws[k].stems {
 			if t == head {
 				return true
@@ -377,6 +450,11 @@ func keyed(ws []word, a int, q *question) bool {
 	k := a - 1
 	if k < 0 {
 		return false
+	}
+	if a >= 3 && strings.EqualFold(ws[a-1].text, "as") && strings.EqualFold(ws[a-2].text, "such") && !ws[a-3].brk && !ws[a-2].brk {
+		// "a proxy server such as Nginx": an instance of the class the
+		// question names.
+		return hasQuestionTerm(ws[a-3], q)
 	}
 	if k > 0 && determiners[strings.ToLower(ws[k].text)] && q.preps[strings.ToLower(ws[k-1].text)] && !ws[k-1].brk {
 		// "evaluate TISE on the ACE05 dataset" for "Which dataset is TISE

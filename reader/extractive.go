@@ -281,17 +281,22 @@ func (e *Extractive) answer(in *Input, q *question, us []scored, idf map[string]
 // it has its citation and every citation its part.
 func (e *Extractive) sentences(in *Input, q *question, us []scored, order []int, bi int, idf map[string]float64, mark [2]int, minGain int) reading {
 	cited := []scored{us[bi]}
+	_, wcov := unitCoverage(q, us, bi, idf)
+	// The passage of a span is on topic when the span's unit, with the
+	// unit before it, holds half the question's terms (the reader answers
+	// with the passage's coverage at least the span's: see answer).
+	onTopic := coverage(q.terms, cited) >= minCoverage || mark[1] > 0 && halfHeld(q, unitFound(us, bi))
 	if second, gain := complement(sortedUnits(us, order), us[bi], q.set); gain >= minGain && (!valueKinds[q.kind] ||
-		len(wordsOf(us[bi].u.raw))+len(wordsOf(second.u.raw)) <= passageWords || coverage(q.terms, cited) < minCoverage) {
+		len(wordsOf(us[bi].u.raw))+1+len(wordsOf(second.u.raw)) <= passageWords || !onTopic) {
 		// The passage of a value (a number, a name, a date) shows where
 		// the value is; a complement that makes it longer than a passage
-		// answer buries it, unless the passage is on the question's topic
-		// only with it. A question that a sentence answers keeps its
+		// answer (the " … " between them counts as a word of the line)
+		// buries it, unless the passage is on the question's topic only
+		// with it. A question that a sentence answers keeps its
 		// complement: the second part of a two-part answer.
 		cited = append(cited, second)
 	}
 	cov := coverage(q.terms, cited)
-	_, wcov := unitCoverage(q, us, bi, idf)
 	margin := 1.0
 	for _, k := range order {
 		if k != bi {
@@ -490,6 +495,12 @@ func spanIn(quote, text string) (int, int) {
 // i, the unit before it, its setting and (a row) its header: plain, as the
 // abstention rule counts it, and idf-weighted, as the confidence does.
 func unitCoverage(q *question, us []scored, i int, idf map[string]float64) (plain, weighted float64) {
+	return termShare(q, unitFound(us, i), idf)
+}
+
+// unitFound are the terms of unit i, the unit before it, their settings
+// and (a row) its header.
+func unitFound(us []scored, i int) map[string]bool {
 	found := map[string]bool{}
 	add := func(s scored) {
 		for _, t := range s.terms {
@@ -508,7 +519,7 @@ func unitCoverage(q *question, us []scored, i int, idf map[string]float64) (plai
 	if p := us[i].prev; p >= 0 {
 		add(us[p])
 	}
-	return termShare(q, found, idf)
+	return found
 }
 
 // cellCoverage is the idf-weighted share of the question's terms that a
@@ -546,27 +557,50 @@ func cellCoverage(q *question, s scored, col int, idf map[string]float64) float6
 // plain (covShare) and idf-weighted.
 func termShare(q *question, found map[string]bool, idf map[string]float64) (plain, weighted float64) {
 	seen := map[string]bool{}
-	have, all, wHave, wAll := 0, 0, 0.0, 0.0
+	have, exact, all, wHave, wAll := 0, 0, 0, 0.0, 0.0
 	for _, t := range q.terms {
-		if seen[t] {
+		if seen[t] || !coverTerm(t) {
 			continue
 		}
 		seen[t] = true
 		all++
 		wt := idf[t]
 		wAll += wt
-		if found[t] {
+		if holds(found, t) {
 			have++
 			wHave += wt
+			if found[t] {
+				exact++
+			}
 		}
 	}
 	if all == 0 {
 		return 1, 1
 	}
+	plain = covShare(have, exact, all)
 	if wAll == 0 {
-		return covShare(have, all), float64(have) / float64(all)
+		return plain, float64(have) / float64(all)
 	}
-	return covShare(have, all), wHave / wAll
+	return plain, wHave / wAll
+}
+
+// halfHeld reports whether found holds at least minCoverage of the
+// question's distinct terms, without the enoughTerms floor of a long
+// question.
+func halfHeld(q *question, found map[string]bool) bool {
+	seen := map[string]bool{}
+	have, all := 0, 0
+	for _, t := range q.terms {
+		if seen[t] || !coverTerm(t) {
+			continue
+		}
+		seen[t] = true
+		all++
+		if holds(found, t) {
+			have++
+		}
+	}
+	return float64(have) >= minCoverage*float64(all)
 }
 
 // minCoverage is the abstention threshold: the extractive reader answers
@@ -597,21 +631,48 @@ func coverage(q []string, cited []scored) float64 {
 		}
 	}
 	seen := map[string]bool{}
-	have, all := 0, 0
+	have, exact, all := 0, 0, 0
 	for _, t := range q {
-		if seen[t] {
+		if seen[t] || !coverTerm(t) {
 			continue
 		}
 		seen[t] = true
 		all++
-		if found[t] {
+		if holds(found, t) {
 			have++
+			if found[t] {
+				exact++
+			}
 		}
 	}
 	if all == 0 {
 		return 1
 	}
-	return covShare(have, all)
+	return covShare(have, exact, all)
+}
+
+// coverTerm reports whether question term t counts for coverage: the lone
+// "s" of a possessive ("SPECTER's") and the "t" of a contraction ("don't")
+// are no words of the question's topic, and a passage need not hold them.
+func coverTerm(t string) bool { return t != "s" && t != "t" }
+
+// holds reports whether found holds question term t, or a term sharing
+// its first six letters when both have seven or more ("optimization" for
+// "optimise", "initialization" for "initialize"), as nearness counts them:
+// the light stemmer does not fold derivations.
+func holds(found map[string]bool, t string) bool {
+	if found[t] {
+		return true
+	}
+	if len(t) < 7 {
+		return false
+	}
+	for f := range found {
+		if len(f) >= 7 && f[:6] == t[:6] {
+			return true
+		}
+	}
+	return false
 }
 
 // enoughTerms is how many of a long question's terms the cited spans must
@@ -622,11 +683,13 @@ func coverage(q []string, cited []scored) float64 {
 const enoughTerms = 6
 
 // covShare is the coverage that the abstention rule compares with
-// minCoverage: the share of the question's distinct terms held, and at
-// least minCoverage once enoughTerms of them are held.
-func covShare(have, all int) float64 {
+// minCoverage: the share of the question's distinct terms held (have of
+// all), and at least minCoverage once enoughTerms of them are held as
+// written (exact): a derived form ("optimization" for "optimise") counts
+// for the share, but a long question's floor asks for its own words.
+func covShare(have, exact, all int) float64 {
 	s := float64(have) / float64(all)
-	if have >= enoughTerms {
+	if exact >= enoughTerms {
 		s = max(s, minCoverage)
 	}
 	return s

@@ -68,14 +68,17 @@ func TestExtractiveCountsWhatIsAsked(t *testing.T) {
 // A long question (many terms restating its setting) is answered once the
 // spans hold enoughTerms of its terms; a short off-topic one is not.
 func TestCovShare(t *testing.T) {
-	if got := covShare(6, 20); got != minCoverage {
-		t.Errorf("covShare(6, 20) = %v, want %v", got, minCoverage)
+	if got := covShare(6, 6, 20); got != minCoverage {
+		t.Errorf("covShare(6, 6, 20) = %v, want %v", got, minCoverage)
 	}
-	if got := covShare(5, 20); got >= minCoverage {
-		t.Errorf("covShare(5, 20) = %v, want below %v", got, minCoverage)
+	if got := covShare(5, 5, 20); got >= minCoverage {
+		t.Errorf("covShare(5, 5, 20) = %v, want below %v", got, minCoverage)
 	}
-	if got := covShare(1, 4); got != 0.25 {
-		t.Errorf("covShare(1, 4) = %v, want 0.25", got)
+	if got := covShare(8, 5, 20); got >= minCoverage {
+		t.Errorf("covShare(8, 5, 20) = %v: derived forms count for the share, not for the floor", got)
+	}
+	if got := covShare(1, 1, 4); got != 0.25 {
+		t.Errorf("covShare(1, 1, 4) = %v, want 0.25", got)
 	}
 }
 

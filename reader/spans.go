@@ -267,6 +267,9 @@ func spanCands(u int, ws []word, q *question, code bool) []cand {
 				if q.kind == kindPerson && (j-a < 2 || j-a > 4) {
 					fit = 0.6
 				}
+				if q.kind == kindPerson && codeSpan(ws[a:j]) {
+					fit = codePersonFit // "user_type function_id=…": code names no one
+				}
 				if q.kind == kindPlace && !pair {
 					fit = 0.8 // a name; "City, Region" reads as a place
 				}
@@ -323,6 +326,146 @@ func spanCands(u int, ws []word, q *question, code bool) []cand {
 	}
 	return out
 }
+
+// citeNextRE is a citation that follows a name: " (Chen et al., 2018)",
+// " (Lewis and Liang, 2015)", " (Kingma, 2014)".
+var citeNextRE = regexp.MustCompile(`^\s*\(\p{Lu}[\p{L}'-]*(?:\s+et\s+al\b|\s+(?:and|&)\s+\p{Lu}|\s*,\s*(?:19|20)\d\d)`)
+
+// useVerbs introduce what a method is built from ("we employ X as
+// encoder").
+var useVerbs = wordSet(`use uses used using employ employs employed employing adopt adopts adopted adopting choose chooses
+	chose select selects selected take takes took utilize utilizes utilized`)
+
+// phraseFit is the fit of a name found by its place next to the head noun
+// rather than by its form: it may be written in lower case
+// ("bert-base-uncased", "the fast greedy algorithm"), and a phrase so
+// placed is less surely a name than a capitalised one.
+const phraseFit = 0.8
+
+// headPhrases finds names of the head noun's kind that are not written as
+// names: "employ bert-base-uncased (…) as encoder" (a use verb, the name,
+// "as" and the head) and "the fast greedy algorithm" (a determiner, up to
+// three words, the head). A word that is a stop word, ends a phrase or is
+// a participle ("the proposed model") ends the name.
+func headPhrases(u int, raw string, ws []word, head string) []cand {
+	var out []cand
+	for k, w := range ws {
+		if len(w.stems) != 1 || w.stems[0] != head {
+			continue
+		}
+		// "X as (a|the) HEAD".
+		as := k - 1
+		if as > 0 && determiners[strings.ToLower(ws[as].text)] {
+			as--
+		}
+		if as > 0 && strings.EqualFold(ws[as].text, "as") {
+			end := as
+			if ws[end-1].brk && strings.HasSuffix(ws[end-1].tail, ")") {
+				// A citation between the name and "as": "(Devlin et al.,
+				// 2018)".
+				for end > 0 && !ws[end-1].open {
+					end--
+				}
+				end-- // the word that opens the parenthesis
+			}
+			a := end
+			for a > 0 && end-a < 4 && !stopwords[strings.ToLower(ws[a-1].text)] && !useVerbs[strings.ToLower(ws[a-1].text)] && !(a < end && ws[a-1].brk) {
+				a--
+			}
+			if a > 0 && a < end && (useVerbs[strings.ToLower(ws[a-1].text)] || determiners[strings.ToLower(ws[a-1].text)] && a > 1 && useVerbs[strings.ToLower(ws[a-2].text)]) {
+				out = append(out, cand{u: u, a: a, b: end, fit: phraseFit})
+			}
+		}
+		// "the fast greedy algorithm (Chen et al., 2018)": a method cited
+		// by its authors is a named one ("the large language model" is
+		// not).
+		if ws[k].brk || !citeNextRE.MatchString(raw[w.end:]) {
+			continue
+		}
+		a := k
+		for a > 0 && k-a < 3 && !ws[a-1].brk && !stopwords[strings.ToLower(ws[a-1].text)] && !participle(ws[a-1].text) && !determiners[strings.ToLower(ws[a-1].text)] {
+			a--
+		}
+		if a < k && a > 0 && determiners[strings.ToLower(ws[a-1].text)] {
+			out = append(out, cand{u: u, a: a, b: k, fit: phraseFit})
+		}
+	}
+	return out
+}
+
+// participle reports a word ending as a past or present participle
+// ("proposed", "following"): it describes, it does not name.
+func participle(w string) bool {
+	l := strings.ToLower(w)
+	return len(l) > 4 && (strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing"))
+}
+
+// codePersonFit is the fit of a span written as code for a question that
+// asks who.
+const codePersonFit = 0.4
+
+// codeSpan reports whether a word of ws is written as code: with an
+// underscore, an equals sign or a bracket inside it.
+func codeSpan(ws []word) bool {
+	for _, w := range ws {
+		if strings.ContainsAny(w.text, "_=(){}[]<>") {
+			return true
+		}
+	}
+	return false
+}
+
+// agentAt reports whether the span starting at word a is the agent of a
+// passive verb the question uses: "granted (only) by X" for "Who can
+// grant …".
+func agentAt(ws []word, a int, q *question) bool {
+	k := a - 1
+	if k < 1 || !strings.EqualFold(ws[k].text, "by") || ws[k-1].brk {
+		return false
+	}
+	v := k - 1
+	if v > 0 && adverbs[strings.ToLower(ws[v].text)] && !ws[v-1].brk {
+		v--
+	}
+	l := strings.ToLower(ws[v].text)
+	return (strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "en")) && hasQuestionTerm(ws[v], q)
+}
+
+// adverbs may stand between a passive verb and its agent.
+var adverbs = wordSet(`only solely also mainly mostly usually typically always`)
+
+// agentStop ends an agent phrase: a conjunction or a relative pronoun.
+var agentStop = wordSet(`and or but which who whom that when where if unless`)
+
+// agents finds who a who-question asks for when it is no name: the agent
+// of a passive verb the question uses ("can be granted only by a user with
+// special authority" for "Who can grant …"), up to agentWords words, to
+// the first break, conjunction or relative pronoun.
+func agents(u int, ws []word, q *question) []cand {
+	var out []cand
+	for a := 2; a < len(ws); a++ {
+		if !agentAt(ws, a, q) {
+			continue
+		}
+		b := a
+		for b < len(ws) && b-a < agentWords && !agentStop[strings.ToLower(ws[b].text)] {
+			b++
+			if ws[b-1].brk {
+				break
+			}
+		}
+		if b > a {
+			out = append(out, cand{u: u, a: a, b: b, fit: agentFit})
+		}
+	}
+	return out
+}
+
+// agentWords is the longest agent phrase; agentFit its fit, below a name's.
+const (
+	agentWords = 8
+	agentFit   = 0.9
+)
 
 // unitLike reports a short lower-case token that reads as a unit ("mm",
 // "km/h", "°C"): a ratio, or at most three letters without a vowel, so
