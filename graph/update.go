@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unsafe"
@@ -67,8 +68,14 @@ type Diff struct {
 // On the exact kNN path (see [Builder.ApproxKNN]) the result equals a fresh
 // build. On the HNSW path the recomputed lists are exact and the kept ones
 // are the old approximate lists (read back from g's kNN edges, offered the
-// new nodes), so the kNN edges may differ from a fresh build's, which are
-// all approximate; the rule is then: the nodes, embeddings and all other
+// new nodes). A list read back from an HNSW graph is not always the one
+// HNSW found: where HNSW missed a neighbour that lists the node in turn,
+// the read-back takes it and leaves out the list's last, whose edge is
+// then on neither end's read-back list; such an edge is kept while either
+// end keeps its list (neither recomputed nor joined by a new node), so the
+// kept nodes whose edges change are those near the changed documents, as
+// on the exact path, not nodes across the graph. The kNN edges may differ
+// from a fresh build's, which are all approximate; the rule is then: the nodes, embeddings and all other
 // edges are equal, at least 95 % of the fresh build's kNN edges are the
 // result's, and the result's kNN-edge recall against exact kNN is at least
 // the fresh build's less 0.01. When k changes or kept documents change
@@ -214,12 +221,12 @@ func (b *Builder) Update(ctx context.Context, g *Graph, docs []Document) (*Graph
 		}
 	} else if k > 0 {
 		p := b.stage("knn", n)
-		nb, err := b.updateKNN(ctx, g, vecs, from, k)
+		nb, unlisted, err := b.updateKNN(ctx, g, vecs, from, k)
 		if err != nil {
 			return nil, diff, err
 		}
 		p.add(n)
-		edges = appendKNNEdges(edges, nb, n, k)
+		edges = append(appendKNNEdges(edges, nb, n, k), unlisted...)
 	}
 	ng, err := b.finish(out, vecs, edges, rec, docs)
 	if err != nil {
@@ -337,7 +344,7 @@ func analysisName(model bool) string {
 // the rows' indexes and argument order, in Build and here; otherwise every
 // list is recomputed by topK, on the same layout as Build's. Int8 rows have
 // no such concern: their dot products are exact integers times the scales.
-func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int32, k int) ([]int32, error) {
+func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int32, k int) ([]int32, []Edge, error) {
 	dim := vecs.dim
 	n := len(from)
 	kOld := b.knnK(len(g.Nodes))
@@ -352,7 +359,8 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 	if k != kOld || !monotone || !vecs.i8 && (dim%4 != 0 || len(vecs.f) > 0 && uintptr(unsafe.Pointer(&vecs.f[0]))%16 != 0) {
 		// Every list again, as Build finds them (exact or HNSW): the
 		// result is then Build's, bit for bit, on either path.
-		return b.neighbours(ctx, vecs, n, k, nil)
+		nb, err := b.neighbours(ctx, vecs, n, k, nil)
+		return nb, nil, err
 	}
 	to := make([]int32, len(g.Nodes)) // g's node index to the new one, or -1
 	for i := range to {
@@ -381,11 +389,25 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 		}
 	}
 	if len(goneRows.f) > 0 && uintptr(unsafe.Pointer(&goneRows.f[0]))%16 != 0 {
-		return b.neighbours(ctx, vecs, n, k, nil)
+		nb, err := b.neighbours(ctx, vecs, n, k, nil)
+		return nb, nil, err
 	}
 	l := &topList{}
 	l.init(n, k)
 	full := make([]bool, n)
+	// A kept node's read-back list is the k best of its kNN-edge
+	// neighbours; cut is its k-th (similarity, old index), below which a
+	// neighbour is not on it (an index past every node when it has fewer
+	// than k: all are). On the exact path a node's old list is exactly its
+	// read-back list. On the HNSW path a list can hold a node that a better
+	// neighbour listing it in turn ranks below the read-back's k: the edge
+	// to it is then on neither end's read-back list (unlisted), and
+	// dropping it would change the edges of nodes the update does not
+	// touch, anywhere in the graph. Such an edge is found at its later end,
+	// whose cut and the earlier end's are then known.
+	cutS := make([]float32, n)
+	cutJ := make([]int32, n)
+	var unlisted [][2]int32 // new indexes, ascending pairs
 	var cand []scored
 	for i, o := range from {
 		if o < 0 {
@@ -411,6 +433,7 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 			cand = append(cand, scored{j, s})
 		}
 		if len(cand) < k {
+			cutS[i], cutJ[i] = float32(math.Inf(-1)), math.MaxInt32
 			full[i] = true
 			continue
 		}
@@ -420,6 +443,14 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 			}
 			return cmp.Compare(a.j, b.j)
 		})
+		cutS[i], cutJ[i] = cand[k-1].s, cand[k-1].j
+		for _, c := range cand[k:] {
+			// Below o's cut; unlisted if o is below c's too. A pair's
+			// similarity is the same bits either way round (see above).
+			if t := to[c.j]; t >= 0 && int(t) < i && (c.s < cutS[t] || c.s == cutS[t] && o > cutJ[t]) {
+				unlisted = append(unlisted, [2]int32{t, int32(i)})
+			}
+		}
 		for _, c := range cand[:k] {
 			if to[c.j] < 0 {
 				full[i] = true
@@ -434,9 +465,31 @@ func (b *Builder) updateKNN(ctx context.Context, g *Graph, vecs rows, from []int
 		}
 	}
 	if err := knnRecompute(ctx, vecs, n, l, full, extra, b.concurrency()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return l.ids, nil
+	// An unlisted edge came from one end's list, which one is not
+	// recorded: it is kept while either end keeps its list (neither
+	// recomputed nor joined by a new node), since it may be that end's. So
+	// a node whose neighbours all keep their lists keeps all its edges, and
+	// the kept nodes whose edges change are near the changed documents.
+	changed := func(i int32) bool {
+		if full[i] {
+			return true
+		}
+		for _, j := range l.ids[int(i)*k : int(i+1)*k] {
+			if j >= 0 && from[j] < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	var kept []Edge
+	for _, p := range unlisted {
+		if !changed(p[0]) || !changed(p[1]) {
+			kept = append(kept, Edge{U: p[0], V: p[1], Kind: EdgeKNN})
+		}
+	}
+	return l.ids, kept, nil
 }
 
 // scored is a candidate neighbour and its similarity.

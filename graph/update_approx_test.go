@@ -2,11 +2,13 @@ package graph_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader/graph"
@@ -141,4 +143,118 @@ func TestUpdateApproxTolerance(t *testing.T) {
 	if !bytes.Equal(encoded(t, gg), encoded(t, build(t, b, grown))) {
 		t.Fatal("k changed: the update differs from a fresh build")
 	}
+}
+
+// TestUpdateKeepsUntouchedKNNEdges checks, on the HNSW path, that an
+// update changes no kNN edge between two kept nodes that have no kNN edge
+// to the changed document's nodes (before or after): their lists are kept,
+// and so are the edges HNSW's lists gave them that neither end's list read
+// back from the edges holds (a node listed by a better neighbour that it
+// did not list in turn). Without that, the first update after a build
+// changes such edges all over the graph, more of them the larger it is.
+func TestUpdateKeepsUntouchedKNNEdges(t *testing.T) {
+	ctx := context.Background()
+	all := synthCollection(61, 50)
+	// 64 dimensions of hashed words: HNSW misses some neighbours here, so
+	// the graph has edges on no read-back list (counted below).
+	b := &graph.Builder{Embedder: &fake.Embedder{Dim: 64}, ApproxKNN: 1, Concurrency: 2}
+	g := build(t, b, all[:60])
+	docs := slices.Clone(all[:60])
+	docs[7] = graph.Document{ID: docs[7].ID, Items: all[60].Items[:5]}
+	ng, _, err := b.Update(ctx, g, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := b.Update(ctx, g, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encoded(t, ng), encoded(t, again)) {
+		t.Fatal("two updates of one graph with one collection differ")
+	}
+
+	changed := func(id string) bool { return strings.HasPrefix(id, docs[7].ID+"#") }
+	near := map[string]bool{}
+	for _, h := range []*graph.Graph{g, ng} {
+		for _, e := range h.Edges {
+			u, v := h.Nodes[e.U].ID, h.Nodes[e.V].ID
+			if e.Kind&graph.EdgeKNN != 0 && changed(u) != changed(v) {
+				near[u], near[v] = true, true
+			}
+		}
+	}
+	far := func(s map[[2]string]bool) map[[2]string]bool {
+		out := map[[2]string]bool{}
+		for p := range s {
+			if !changed(p[0]) && !changed(p[1]) && !near[p[0]] && !near[p[1]] {
+				out[p] = true
+			}
+		}
+		return out
+	}
+	before, after := far(knnEdgeSet(g)), far(knnEdgeSet(ng))
+	lost, gained := 0, 0
+	for p := range before {
+		if !after[p] {
+			lost++
+		}
+	}
+	for p := range after {
+		if !before[p] {
+			gained++
+		}
+	}
+	unlisted := unlistedKNNEdges(g)
+	t.Logf("%d nodes, %d near the changed document; %d kNN edges away from it; %d of the graph's kNN edges on no read-back list",
+		len(g.Nodes), len(near), len(before), unlisted)
+	if unlisted == 0 || len(before) == 0 {
+		t.Fatal("the fixture does not exercise the rule: no edge on no read-back list, or none away from the change")
+	}
+	if lost > 0 || gained > 0 {
+		t.Errorf("the update lost %d and gained %d kNN edges between nodes away from the changed document", lost, gained)
+	}
+}
+
+// unlistedKNNEdges counts g's kNN edges {u,v} with v not among u's k best
+// kNN-edge neighbours, nor u among v's (by similarity, then index).
+func unlistedKNNEdges(g *graph.Graph) int {
+	k := 3
+	for k < 32 && 1<<k < len(g.Nodes) {
+		k++
+	}
+	type sc struct {
+		j int32
+		s float64
+	}
+	listed := make([]map[int32]bool, len(g.Nodes))
+	for i := range g.Nodes {
+		var c []sc
+		nb, es := g.Neighbors(i)
+		for t, j := range nb {
+			if g.Edges[es[t]].Kind&graph.EdgeKNN != 0 {
+				var s float64
+				for d, x := range g.Embedding(i) {
+					s += float64(x) * float64(g.Embedding(int(j))[d])
+				}
+				c = append(c, sc{j, s})
+			}
+		}
+		slices.SortFunc(c, func(a, b sc) int {
+			if a.s != b.s {
+				return cmp.Compare(b.s, a.s)
+			}
+			return cmp.Compare(a.j, b.j)
+		})
+		listed[i] = map[int32]bool{}
+		for _, x := range c[:min(k, len(c))] {
+			listed[i][x.j] = true
+		}
+	}
+	n := 0
+	for _, e := range g.Edges {
+		if e.Kind&graph.EdgeKNN != 0 && !listed[e.U][e.V] && !listed[e.V][e.U] {
+			n++
+		}
+	}
+	return n
 }
