@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/storehook"
 	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/local"
@@ -405,7 +406,10 @@ func (ix *Index) Graph() *graph.Graph { return ix.g }
 func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
 	var s *score.Scores
 	err := ix.retry(func() (err error) {
-		if s, err = ix.score(ctx, question, Filter{}); err != nil {
+		// A store that can read the text with the candidates (in their
+		// round trip) is asked to; withText then reads only what it did
+		// not.
+		if s, err = ix.score(storehook.WithText(ctx, &storehook.Text{}), question, Filter{}); err != nil {
 			return err
 		}
 		return ix.withText(ctx, s, allNodes(len(s.H)))

@@ -57,8 +57,10 @@
 // seeds as ScoreCandidates does, and expands them with the adjacency read
 // with them (the seeds, then each one's neighbours in ascending order, the
 // first 8·m distinct nodes). The second round trip returns those nodes'
-// rows, embeddings, the edges among them and their frequencies of the
-// question's terms, and commits. The router's keyword frequencies of the candidates come from
+// rows (the embedding and adjacency of those the dense pass read are not
+// sent again), the edges among them, their frequencies of the question's
+// terms and, when Index.Score asks for it (it completes its subgraph's
+// text), their reading text, and commits. The router's keyword frequencies of the candidates come from
 // the replica's cache of those read at the snapshot's version; the
 // missing ones are read after the snapshot by a statement that also reads
 // the collection's version (an update in between makes the question be

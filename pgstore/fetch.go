@@ -296,11 +296,6 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 			}
 			return rows.Err()
 		})
-	type denseRow struct {
-		seq   int64
-		emb   []byte
-		scale float32
-	}
 	var drows []denseRow
 	// nbrs holds the adjacency of every node that may be a seed, read with
 	// it: the expansion is then made here, the database reads each
@@ -309,15 +304,16 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 	scanDense := func(rows pgx.Rows) error {
 		for rows.Next() {
 			var d denseRow
-			var adj []byte
+			var adj pgtype.DriverBytes // decoded below, before Next
 			if err := rows.Scan(&d.seq, &d.emb, &d.scale, &adj); err != nil {
 				return err
 			}
-			drows = append(drows, d)
-			nb, _, err := decodeAdj(adj)
+			nb, kd, err := decodeAdj(adj)
 			if err != nil {
 				return err
 			}
+			d.nb, d.kd = nb, kd
+			drows = append(drows, d)
 			nbrs[d.seq] = nb
 		}
 		return rows.Err()
@@ -724,7 +720,13 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	// Round trip 2: the candidates' rows, then the end of the snapshot.
 	f.stages[2] = time.Since(t0)
 	t0 = time.Now()
-	if err := f.readCandidates(ctx, conn.Conn(), &s.keywords, name, st.id, picks, kw, opt.text, f.best, opt.kwInSnapshot); err != nil {
+	// The rows the dense pass read are candidates too (about a quarter of
+	// them at 2,048): their embeddings and adjacency are not read again.
+	known := make(map[int64]*denseRow, len(drows))
+	for i := range drows {
+		known[drows[i].seq] = &drows[i]
+	}
+	if err := f.readCandidates(ctx, conn.Conn(), &s.keywords, name, st.id, picks, known, kw, opt.text, f.best, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
 			// Asked again, reading the keyword frequencies in the
 			// snapshot: one more round trip, but no other update can
@@ -781,67 +783,119 @@ LEFT JOIN flowreader.cands cd ON cd.coll = (SELECT id FROM c) AND cd.seq = top.s
 ORDER BY top.w DESC, top.seq`
 }
 
+// denseRow is a row the dense pass read for its exact re-rank: the
+// embedding and the adjacency (neighbour seqs ascending, edge kinds).
+type denseRow struct {
+	seq   int64
+	emb   []byte
+	scale float32
+	nb    []int64
+	kd    []int16
+}
+
 // readCandidates runs round trip 2 for the candidates picks (ascending):
-// their rows, their frequencies of the query terms kw (and best's, the
-// collection's best node by BM25, when it is not one of them) and, with
-// text, their reading text, and ends the snapshot; then, when kc does not
-// hold them all, one more for the collection's frequencies of their
-// normalised keywords.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, kw []string, text bool, best int64, kwInSnapshot bool) error {
+// their rows (without the embedding and adjacency of those in known, read
+// by the dense pass in this snapshot), their frequencies of the query
+// terms kw (and best's, the collection's best node by BM25, when it is
+// not one of them) and, with text, their reading text, and ends the
+// snapshot; then, when kc does not hold them all, one more for the
+// collection's frequencies of their normalised keywords.
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, known map[int64]*denseRow, kw []string, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
-	// Sized for every pick up front: grown by append, the embeddings
-	// alone (1.5 MB at 2,048 × 768 int8) would allocate about five times
-	// their size a question, and a replica's peak heap follows what its
-	// questions in flight hold.
+	// Every column is filled by the pick's position, so the rows may come
+	// in any order, and sized for every pick up front: grown by append,
+	// the embeddings alone (1.5 MB at 2,048 × 768 int8) would allocate
+	// about five times their size a question, and a replica's peak heap
+	// follows what its questions in flight hold.
 	n := len(picks)
-	nbs, kds := make([][]int64, 0, n), make([][]int16, 0, n)
-	f.rank, f.kwnorm, f.seqs, f.nodes = make([]int32, 0, n), make([][]string, 0, n), make([]int64, 0, n), make([]graph.Node, 0, n)
-	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, 0, n), make([]int32, 0, n), make([][]string, 0, n), make([][]int64, 0, n), make([]float32, 0, n)
-	b.Queue(`SELECT seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, adj, emb, scale, rank, last_page
-FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) ORDER BY seq`, coll, picks).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var (
-				nd                graph.Node
-				seq               int64
-				page, ord, sumLen int32
-				lastPage          int32
-				mod               int16
-				ln, sc            float32
-				refs              []string
-				names             []int64
-				adj, emb          pgtype.DriverBytes // the driver's, until Next: decoded or copied below
-				rank              int32
-			)
-			if err := rows.Scan(&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &adj, &emb, &sc, &rank, &lastPage); err != nil {
-				return err
-			}
-			if f.emb == nil {
-				f.emb = make([]byte, 0, n*len(emb))
-			}
-			f.rank = append(f.rank, rank)
-			// The stored kwnorm is this normalisation of the keywords (the
-			// writer's): computed here, it need not be sent.
-			f.kwnorm = append(f.kwnorm, normKeywords(nd.Keywords))
-			nb, kd, err := decodeAdj(adj)
-			if err != nil {
-				return err
-			}
-			nd.Page, nd.Order, nd.Modality, nd.LastPage = int(page), int(ord), graph.Modality(mod), int(lastPage)
-			if len(nd.Keywords) == 0 {
-				nd.Keywords = nil
-			}
-			f.seqs = append(f.seqs, seq)
-			f.nodes = append(f.nodes, nd)
-			f.len = append(f.len, ln)
-			f.sum = append(f.sum, sumLen)
-			f.refs = append(f.refs, refs)
-			f.names = append(f.names, names)
-			f.emb = append(f.emb, emb...)
-			f.scale = append(f.scale, sc)
-			nbs, kds = append(nbs, nb), append(kds, kd)
+	rb := rowBytes(f.dim, f.int8)
+	nbs, kds := make([][]int64, n), make([][]int16, n)
+	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
+	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
+	f.emb = make([]byte, n*rb)
+	got := make([]bool, n)
+	var unknown, inHand []int64
+	for _, v := range picks {
+		if known[v] != nil {
+			inHand = append(inHand, v)
+		} else {
+			unknown = append(unknown, v)
 		}
-		return rows.Err()
-	})
+	}
+	// slot is a row's position among the picks.
+	slot := func(seq int64) (int, error) {
+		i, ok := slices.BinarySearch(picks, seq)
+		if !ok || got[i] {
+			return 0, fmt.Errorf("pgstore: candidate row %d not asked for, or twice", seq)
+		}
+		got[i] = true
+		return i, nil
+	}
+	scanRows := func(full bool) func(pgx.Rows) error {
+		return func(rows pgx.Rows) error {
+			for rows.Next() {
+				var (
+					nd                graph.Node
+					seq               int64
+					page, ord, sumLen int32
+					lastPage          int32
+					mod               int16
+					ln, sc            float32
+					refs              []string
+					names             []int64
+					adj, emb          pgtype.DriverBytes // the driver's, until Next: decoded or copied below
+					rank              int32
+				)
+				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &rank, &lastPage}
+				if full {
+					dst = append(dst, &adj, &emb, &sc)
+				}
+				if err := rows.Scan(dst...); err != nil {
+					return err
+				}
+				i, err := slot(seq)
+				if err != nil {
+					return err
+				}
+				if full {
+					if len(emb) != rb {
+						return fmt.Errorf("pgstore: candidate row %d: %d embedding bytes, want %d", seq, len(emb), rb)
+					}
+					if nbs[i], kds[i], err = decodeAdj(adj); err != nil {
+						return err
+					}
+					copy(f.emb[i*rb:], emb)
+					f.scale[i] = sc
+				} else {
+					d := known[seq]
+					if len(d.emb) != rb {
+						return fmt.Errorf("pgstore: candidate row %d: %d embedding bytes, want %d", seq, len(d.emb), rb)
+					}
+					nbs[i], kds[i] = d.nb, d.kd
+					copy(f.emb[i*rb:], d.emb)
+					f.scale[i] = d.scale
+				}
+				f.rank[i] = rank
+				// The stored kwnorm is this normalisation of the keywords
+				// (the writer's): computed here, it need not be sent.
+				f.kwnorm[i] = normKeywords(nd.Keywords)
+				nd.Page, nd.Order, nd.Modality, nd.LastPage = int(page), int(ord), graph.Modality(mod), int(lastPage)
+				if len(nd.Keywords) == 0 {
+					nd.Keywords = nil
+				}
+				f.nodes[i] = nd
+				f.len[i], f.sum[i], f.refs[i], f.names[i] = ln, sumLen, refs, names
+			}
+			return rows.Err()
+		}
+	}
+	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page`
+	if len(unknown) > 0 {
+		b.Queue(`SELECT `+cols+`, adj, emb, scale FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, unknown).Query(scanRows(true))
+	}
+	if len(inHand) > 0 {
+		b.Queue(`SELECT `+cols+` FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, inHand).Query(scanRows(false))
+	}
 	type tfRow struct {
 		seq int64
 		ord int64
@@ -874,8 +928,9 @@ JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY(
 		summary, content, caption, footnote, imageText, context, ip, im string
 		tags                                                            []string
 	}
-	texts := map[int64]textRow{}
+	var texts []textRow
 	if text {
+		texts = make([]textRow, n)
 		b.Queue(`SELECT seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime
 FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
@@ -884,7 +939,9 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 				if err := rows.Scan(&seq, &r.summary, &r.content, &r.caption, &r.footnote, &r.imageText, &r.context, &r.tags, &r.ip, &r.im); err != nil {
 					return err
 				}
-				texts[seq] = r
+				if i, ok := slices.BinarySearch(picks, seq); ok {
+					texts[i] = r
+				}
 			}
 			return rows.Err()
 		})
@@ -894,6 +951,35 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 	}
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap("fetch candidates", err)
+	}
+	if text {
+		for i := range f.nodes {
+			r := texts[i]
+			nd := &f.nodes[i]
+			nd.Summary, nd.Content, nd.Caption, nd.Footnote, nd.ImageText, nd.Context = r.summary, r.content, r.caption, r.footnote, r.imageText, r.context
+			if len(r.tags) > 0 {
+				nd.Tags = r.tags
+			}
+			if r.ip != "" {
+				nd.Image = &graph.ImageRef{Path: r.ip, MIME: r.im}
+			}
+		}
+	}
+	// Picks the snapshot does not hold (not expected: they were read from
+	// it) are left out.
+	f.seqs = picks
+	if k := compactGot(got); k < n {
+		f.seqs = compactBy(picks, got)
+		f.nodes, f.rank, f.kwnorm = compactBy(f.nodes, got), compactBy(f.rank, got), compactBy(f.kwnorm, got)
+		f.len, f.sum, f.refs, f.names, f.scale = compactBy(f.len, got), compactBy(f.sum, got), compactBy(f.refs, got), compactBy(f.names, got), compactBy(f.scale, got)
+		nbs, kds = compactBy(nbs, got), compactBy(kds, got)
+		emb := f.emb[:0]
+		for i, ok := range got {
+			if ok {
+				emb = append(emb, f.emb[i*rb:(i+1)*rb]...)
+			}
+		}
+		f.emb = emb
 	}
 	local := make(map[int64]int32, len(f.seqs))
 	for i, s := range f.seqs {
@@ -913,46 +999,26 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 		f.tfs[i].ord = append(f.tfs[i].ord, r.ord)
 		f.tfs[i].tf = append(f.tfs[i].tf, r.tf)
 	}
-	if text {
-		for i, s := range f.seqs {
-			r := texts[s]
-			nd := &f.nodes[i]
-			nd.Summary, nd.Content, nd.Caption, nd.Footnote, nd.ImageText, nd.Context = r.summary, r.content, r.caption, r.footnote, r.imageText, r.context
-			if len(r.tags) > 0 {
-				nd.Tags = r.tags
-			}
-			if r.ip != "" {
-				nd.Image = &graph.ImageRef{Path: r.ip, MIME: r.im}
-			}
-		}
-	}
-	// Edges in candidate indexes, each once (U < V), sorted; the weight is
-	// max(cos, 0) of the two embeddings, as graph.New computes it.
-	rb := rowBytes(f.dim, f.int8)
+	// Edges in candidate indexes, each once (U < V), sorted (rows in seq
+	// order, neighbours ascending). Their weights, max(cos, 0) of the two
+	// embeddings, are computed once, by the subgraph (graph.New's
+	// arithmetic), not here.
 	for i := range f.seqs {
 		for j, v := range nbs[i] {
 			u, ok := local[v]
 			if !ok || u <= int32(i) {
 				continue
 			}
-			w := cosRows(f.emb[i*rb:(i+1)*rb], f.scale[i], f.emb[int(u)*rb:(int(u)+1)*rb], f.scale[u], f.int8)
-			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: float32(math.Max(w, 0))})
+			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j])})
 		}
 	}
-	sort.Slice(f.edges, func(a, b int) bool {
-		if f.edges[a].U != f.edges[b].U {
-			return f.edges[a].U < f.edges[b].U
-		}
-		return f.edges[a].V < f.edges[b].V
-	})
 	// The candidates' keywords' frequencies: those the replica holds for
 	// the snapshot's version, and the others read after the snapshot by a
 	// statement that reads the collection's version with them: when it is
 	// no longer the snapshot's (an update committed in between), the
 	// question is asked again (errMoved), reading them in its snapshot.
-	f.kwdf = map[string]int32{}
 	var kws []string
-	seen := map[string]bool{}
+	seen := make(map[string]bool, 4*len(f.kwnorm))
 	for _, ks := range f.kwnorm {
 		for _, k := range ks {
 			if !seen[k] {
@@ -961,6 +1027,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 			}
 		}
 	}
+	f.kwdf = make(map[string]int32, len(kws))
 	missing := kc.lookup(name, coll, f.version, kws, f.kwdf)
 	if len(missing) == 0 {
 		if kwInSnapshot {
@@ -1009,13 +1076,26 @@ LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id =
 // the keyword frequencies read after it.
 var errMoved = errors.New("pgstore: the collection was updated during the question")
 
-// cosRows is graph.Graph.Cos of two stored rows: the exact int8 dot
-// product times both scales, or vec.Dot of float32 rows.
-func cosRows(a []byte, sa float32, b []byte, sb float32, i8 bool) float64 {
-	if i8 {
-		return float64(vec.DotInt8(bytesInt8(a), bytesInt8(b))) * float64(sa) * float64(sb)
+// compactGot is how many of got are set.
+func compactGot(got []bool) int {
+	k := 0
+	for _, ok := range got {
+		if ok {
+			k++
+		}
 	}
-	return vec.Dot(floatsOf(a), floatsOf(b))
+	return k
+}
+
+// compactBy keeps the elements of xs whose got is set, in order.
+func compactBy[T any](xs []T, got []bool) []T {
+	out := xs[:0]
+	for i, ok := range got {
+		if ok {
+			out = append(out, xs[i])
+		}
+	}
+	return out
 }
 
 func floatsOf(b []byte) []float32 {

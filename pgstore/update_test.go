@@ -110,7 +110,13 @@ func sameCollection(t *testing.T, s *Store, name string, p *flowreader.Pipeline,
 		return out
 	}
 	ge := edges(func(v int32) string { return g.Nodes[v].ID }, g.Edges)
-	fe := edges(func(v int32) string { return f.nodes[v].ID }, f.edges)
+	// The subgraph's edges, as a question gets them (their weights are
+	// computed there, from the stored embeddings).
+	cs, err := f.candidates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe := edges(func(v int32) string { return f.nodes[v].ID }, cs.Graph.Edges)
 	if len(ge) != len(fe) {
 		t.Fatalf("%d edges in the store, %d in the graph", len(fe), len(ge))
 	}

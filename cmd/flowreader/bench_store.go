@@ -31,10 +31,12 @@ import (
 
 const benchStoreUsage = `usage: flowreader bench store --nodes N --dim D [--store URL] [--seed S] [--int8]
                               [--replicas R] [--clients C] [--rounds K] [--graph FILE]
+                              [--shared-buffers SIZE]
 
 Builds a synthetic collection (as bench scale), imports it into a
 PostgreSQL store (--store URL, else a throwaway server started here with
-Debian's postgresql-15), and prints one figure a line:
+Debian's postgresql-15, with PostgreSQL's default shared_buffers of 128MB
+unless --shared-buffers sets it), and prints one figure a line:
   import-seconds X               Import of the built graph, one transaction
   db-bytes-per-node X            the database's size over the node count
   inprocess-ms-p50 X, -p99 X     Score + Route + Select over the graph in
@@ -75,6 +77,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	replicas := fs.Int("replicas", 2, "replica processes for the loaded figures")
 	clients := fs.Int("clients", 8, "concurrent clients per replica")
 	rounds := fs.Int("rounds", 2, "rounds of the questions per client")
+	sharedBuffers := fs.String("shared-buffers", "", "shared_buffers of the throwaway server, e.g. 6GB (PostgreSQL's docs suggest about 25% of RAM for a dedicated server; default: PostgreSQL's, 128MB)")
 	graphFile := fs.String("graph", "", "the collection's graph as flowreader bench scale --out wrote it with the same --nodes, --dim, --seed and --int8 (skips the build)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), benchStoreUsage)
@@ -90,10 +93,20 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fs.Usage()
 		return fmt.Errorf("want --nodes ≥ 400, --dim ≥ 1, --replicas, --clients and --rounds ≥ 1 and no arguments: %w", errUsage)
 	}
+	var settings []string
+	if *sharedBuffers != "" {
+		if *url != "" {
+			return fmt.Errorf("--shared-buffers sets the throwaway server's, not one given with --store: %w", errUsage)
+		}
+		if !validSize(*sharedBuffers) {
+			return fmt.Errorf("--shared-buffers %q: want a size such as 512MB or 6GB: %w", *sharedBuffers, errUsage)
+		}
+		settings = append(settings, "shared_buffers = '"+*sharedBuffers+"'")
+	}
 	if *url == "" {
 		h := &benchTB{}
 		defer h.cleanup()
-		srv, err := h.startServer()
+		srv, err := h.startServer(settings...)
 		if err != nil {
 			return err
 		}
@@ -553,12 +566,12 @@ func (b *benchTB) Fatalf(f string, a ...any) { b.fail(f, a...) }
 
 // startServer runs pgtest.Start on a goroutine of its own, which a
 // failure ends (as testing's Fatalf ends a test's).
-func (b *benchTB) startServer() (*pgtest.Server, error) {
+func (b *benchTB) startServer(settings ...string) (*pgtest.Server, error) {
 	done := make(chan *pgtest.Server)
 	go func() {
 		var s *pgtest.Server
 		defer func() { done <- s }()
-		s = pgtest.Start(b)
+		s = pgtest.Start(b, settings...)
 	}()
 	s := <-done
 	if b.err != nil || s == nil {
@@ -579,4 +592,15 @@ func (b *benchTB) cleanup() {
 	for i := len(b.cleanups) - 1; i >= 0; i-- {
 		b.cleanups[i]()
 	}
+}
+
+// validSize reports whether s is a PostgreSQL memory size: digits and a
+// unit of kB, MB, GB or TB (what a setting line may hold, nothing more).
+func validSize(s string) bool {
+	for _, u := range []string{"kB", "MB", "GB", "TB"} {
+		if d, ok := strings.CutSuffix(s, u); ok && d != "" && strings.Trim(d, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,5 +81,32 @@ func TestBenchScale(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 			t.Errorf("%v: %v, want exit 2", args, err)
 		}
+	}
+}
+
+// TestBenchStoreSharedBuffers: --shared-buffers takes a PostgreSQL size
+// only (it becomes a line of the throwaway server's configuration), and
+// only for the throwaway server.
+func TestBenchStoreSharedBuffers(t *testing.T) {
+	for _, s := range []string{"512MB", "6GB", "64kB", "1TB"} {
+		if !validSize(s) {
+			t.Errorf("validSize(%q) false", s)
+		}
+	}
+	for _, s := range []string{"", "GB", "6 GB", "6gb", "6GB'\nfsync = on", "-1GB", "1.5GB", "6"} {
+		if validSize(s) {
+			t.Errorf("validSize(%q) true", s)
+		}
+		if s == "" { // unset: the bench would run
+			continue
+		}
+		err := runBenchStore(t.Context(), []string{"--nodes", "400", "--shared-buffers", s}, io.Discard, io.Discard)
+		if !errors.Is(err, errUsage) {
+			t.Errorf("--shared-buffers %q: %v, want a usage error", s, err)
+		}
+	}
+	err := runBenchStore(t.Context(), []string{"--nodes", "400", "--store", "postgres://127.0.0.1:1/x", "--shared-buffers", "1GB"}, io.Discard, io.Discard)
+	if !errors.Is(err, errUsage) {
+		t.Errorf("--store with --shared-buffers: %v, want a usage error", err)
 	}
 }

@@ -101,15 +101,18 @@ func unavailable(t TB, err error) {
 
 // Start starts a primary server for the test and stops it (and removes its
 // folder) at the test's cleanup. It skips the test when PostgreSQL is not
-// installed (fails under CI).
-func Start(t TB) *Server {
+// installed (fails under CI). Each of settings is a postgresql.conf line
+// added after pgtest's own (a later line wins), such as
+// "shared_buffers = '2GB'": the server otherwise has PostgreSQL's
+// defaults, shared_buffers 128 MB among them.
+func Start(t TB, settings ...string) *Server {
 	t.Helper()
 	bin, err := Find()
 	if err != nil {
 		unavailable(t, err)
 		return nil
 	}
-	s, err := start(bin)
+	s, err := start(bin, settings)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -118,7 +121,7 @@ func Start(t TB) *Server {
 }
 
 // start makes and starts a primary in a new folder.
-func start(bin string) (*Server, error) {
+func start(bin string, settings []string) (*Server, error) {
 	cred, err := credential()
 	if err != nil {
 		return nil, err
@@ -139,6 +142,13 @@ func start(bin string) (*Server, error) {
 	conf := "fsync = off\nfull_page_writes = off\nsynchronous_commit = off\n" +
 		"listen_addresses = '127.0.0.1'\nunix_socket_directories = ''\n" +
 		"max_connections = 200\nwal_level = replica\nmax_wal_senders = 8\nhot_standby = on\n"
+	for _, l := range settings {
+		if strings.ContainsAny(l, "\n\r") {
+			s.remove()
+			return nil, fmt.Errorf("a setting of more than one line: %q", l)
+		}
+		conf += l + "\n"
+	}
 	if err := s.appendConf(conf); err != nil {
 		s.remove()
 		return nil, err
