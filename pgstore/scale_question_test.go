@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 )
 
@@ -105,14 +105,14 @@ func TestScaleQuestion(t *testing.T) {
 			if i == 0 && only == "store" || i == 1 && only == "inprocess" {
 				continue
 			}
-			w0, c0, d0, b0 := time.Now(), selfCPU(), procCPU(backend), s.read.Load()+s.written.Load()
+			w0, c0, d0, b0 := time.Now(), cputime.Now(), backendCPU(backend), s.read.Load()+s.written.Load()
 			ask(ix, q)
 			if k < 0 {
 				continue
 			}
 			wall[i] = append(wall[i], float64(time.Since(w0).Microseconds())/1000)
-			cpu[i] = append(cpu[i], (selfCPU()-c0).Seconds()*1000)
-			db[i] = append(db[i], (procCPU(backend)-d0).Seconds()*1000)
+			cpu[i] = append(cpu[i], (cputime.Now()-c0).Seconds()*1000)
+			db[i] = append(db[i], (backendCPU(backend)-d0).Seconds()*1000)
 			if i == 1 {
 				bytes = append(bytes, float64(s.read.Load()+s.written.Load()-b0))
 			}
@@ -139,28 +139,9 @@ func TestScaleQuestion(t *testing.T) {
 	fmt.Printf("store bytes per question %.0f\n", mean(bytes))
 }
 
-// selfCPU is this process's user and system CPU time.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// procCPU is process pid's user and system CPU time, from /proc (clock
-// ticks of 10 ms: a mean over many questions).
-func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+st) * 10 * time.Millisecond
+// backendCPU is the database backend's CPU time, 0 where it cannot be
+// read (/proc counts in ticks of 10 ms: a mean over many questions).
+func backendCPU(pid int) time.Duration {
+	d, _ := cputime.Of(pid)
+	return d
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowreader/flowreader/internal/lab/cputime"
 )
 
 var (
@@ -61,6 +63,10 @@ type serveProcess struct {
 	stderr strings.Builder
 	done   chan struct{}
 }
+
+// cpu is the CPU time (user and system) the server process has used so
+// far; ok is false where it cannot be read (only Linux has /proc).
+func (p *serveProcess) cpu() (time.Duration, bool) { return cputime.Of(p.cmd.Process.Pid) }
 
 func (p *serveProcess) log() string {
 	p.mu.Lock()

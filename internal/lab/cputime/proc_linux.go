@@ -1,4 +1,6 @@
-package main
+//go:build linux
+
+package cputime
 
 import (
 	"os"
@@ -7,10 +9,11 @@ import (
 	"time"
 )
 
-// cpu is the CPU time (user and system) the server process has used so far,
-// from /proc; ok is false when it cannot be read.
-func (p *serveProcess) cpu() (d time.Duration, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/stat")
+// Of returns the CPU time (user + system) process pid has used so far,
+// from /proc; ok is false when it cannot be read (the process is gone,
+// or another platform).
+func Of(pid int) (d time.Duration, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, false
 	}
