@@ -588,9 +588,16 @@ func termShare(q *question, found map[string]bool, idf map[string]float64) (plai
 // question's distinct terms, without the enoughTerms floor of a long
 // question.
 func halfHeld(q *question, found map[string]bool) bool {
+	have, _, all := heldTerms(q.terms, found)
+	return float64(have) >= minCoverage*float64(all)
+}
+
+// heldTerms counts the distinct question terms q that count for coverage
+// (all), those found holds (have, derived forms included) and those it
+// holds as written (exact).
+func heldTerms(q []string, found map[string]bool) (have, exact, all int) {
 	seen := map[string]bool{}
-	have, all := 0, 0
-	for _, t := range q.terms {
+	for _, t := range q {
 		if seen[t] || !coverTerm(t) {
 			continue
 		}
@@ -598,9 +605,12 @@ func halfHeld(q *question, found map[string]bool) bool {
 		all++
 		if holds(found, t) {
 			have++
+			if found[t] {
+				exact++
+			}
 		}
 	}
-	return float64(have) >= minCoverage*float64(all)
+	return have, exact, all
 }
 
 // minCoverage is the abstention threshold: the extractive reader answers
@@ -630,21 +640,7 @@ func coverage(q []string, cited []scored) float64 {
 			found[t] = true
 		}
 	}
-	seen := map[string]bool{}
-	have, exact, all := 0, 0, 0
-	for _, t := range q {
-		if seen[t] || !coverTerm(t) {
-			continue
-		}
-		seen[t] = true
-		all++
-		if holds(found, t) {
-			have++
-			if found[t] {
-				exact++
-			}
-		}
-	}
+	have, exact, all := heldTerms(q, found)
 	if all == 0 {
 		return 1
 	}
