@@ -726,7 +726,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	for i := range drows {
 		known[drows[i].seq] = &drows[i]
 	}
-	if err := f.readCandidates(ctx, conn.Conn(), &s.keywords, name, st.id, picks, known, kw, opt.text, f.best, opt.kwInSnapshot); err != nil {
+	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, kw, dfs, opt.text, f.best, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
 			// Asked again, reading the keyword frequencies in the
 			// snapshot: one more round trip, but no other update can
@@ -783,6 +783,78 @@ LEFT JOIN flowreader.cands cd ON cd.coll = (SELECT id FROM c) AND cd.seq = top.s
 ORDER BY top.w DESC, top.seq`
 }
 
+// The candidates' frequencies of the question's terms (round trip 2) are
+// read one of two ways per term, the same rows either way:
+//
+//   - tfProbeSQL: one index descent per candidate (postings' key is
+//     (coll, term, seq); PostgreSQL 15 descends once per element of
+//     seq = ANY(...)), a few buffers each: about 3.4 × 2,049 buffers a term
+//     whatever its document frequency;
+//   - tfRangeSQL: the term's whole run of postings, read in key order (as
+//     the lexical statement reads it), each row tested against the
+//     candidates' seqs as a multirange (a binary search over their runs, in
+//     the database: only the candidates' rows are sent). Its cost grows
+//     with the term's document frequency.
+//
+// A term is read by range when its document frequency is at most
+// tfRangeFactor times the number of seqs asked for. See tfRangeFactor for
+// the measurement behind the factor.
+const (
+	tfProbeSQL = `SELECT po.seq, u.ord, po.tf, po.len FROM unnest($2::text[], $3::int8[]) u(term, ord)
+JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
+JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY($4)`
+	tfRangeSQL = `SELECT po.seq, u.ord, po.tf, po.len FROM unnest($2::text[], $3::int8[]) u(term, ord)
+JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
+JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id WHERE po.seq <@ $4::int8multirange`
+)
+
+// tfRangeFactor: a term holding at most this many postings per candidate
+// seq is read by range (tfRangeSQL), a more frequent one by probes
+// (tfProbeSQL).
+const tfRangeFactor = 16
+
+// termSet is some of a question's terms with their positions (1-based) in
+// the question's order.
+type termSet struct {
+	terms []string
+	ords  []int64
+}
+
+// splitTerms parts the question's terms kw (document frequencies dfs)
+// into those read by range and those read by probes for n seqs. Terms no
+// node holds (df 0) have no postings and are read by neither.
+func splitTerms(kw []string, dfs []int32, n int) (byRange, byProbe termSet) {
+	for i, t := range kw {
+		switch d := int64(dfs[i]); {
+		case d == 0:
+		case d <= tfRangeFactor*int64(n):
+			byRange.terms, byRange.ords = append(byRange.terms, t), append(byRange.ords, int64(i+1))
+		default:
+			byProbe.terms, byProbe.ords = append(byProbe.terms, t), append(byProbe.ords, int64(i+1))
+		}
+	}
+	return byRange, byProbe
+}
+
+// seqRuns is the multirange of ascending seqs: one [first, last+1) a run
+// of consecutive seqs (a candidate set is mostly runs: a seed's neighbours
+// are its document's nodes).
+func seqRuns(seqs []int64) pgtype.Multirange[pgtype.Range[pgtype.Int8]] {
+	var mr pgtype.Multirange[pgtype.Range[pgtype.Int8]]
+	for i := 0; i < len(seqs); {
+		j := i + 1
+		for j < len(seqs) && seqs[j] == seqs[j-1]+1 {
+			j++
+		}
+		mr = append(mr, pgtype.Range[pgtype.Int8]{
+			Lower: pgtype.Int8{Int64: seqs[i], Valid: true}, Upper: pgtype.Int8{Int64: seqs[j-1] + 1, Valid: true},
+			LowerType: pgtype.Inclusive, UpperType: pgtype.Exclusive, Valid: true,
+		})
+		i = j
+	}
+	return mr
+}
+
 // denseRow is a row the dense pass read for its exact re-rank: the
 // embedding and the adjacency (neighbour seqs ascending, edge kinds).
 type denseRow struct {
@@ -796,11 +868,12 @@ type denseRow struct {
 // readCandidates runs round trip 2 for the candidates picks (ascending):
 // their rows (without the embedding and adjacency of those in known, read
 // by the dense pass in this snapshot), their frequencies of the query
-// terms kw (and best's, the collection's best node by BM25, when it is
-// not one of them) and, with text, their reading text, and ends the
-// snapshot; then, when kc does not hold them all, one more for the
-// collection's frequencies of their normalised keywords.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCache, name string, coll int32, picks []int64, known map[int64]*denseRow, kw []string, text bool, best int64, kwInSnapshot bool) error {
+// terms kw, whose document frequencies are dfs (and best's, the
+// collection's best node by BM25, when it is not one of them; see
+// tfRangeSQL) and, with text, their reading text, and ends the snapshot;
+// then, when the store's keyword cache does not hold them all, one more
+// for the collection's frequencies of their normalised keywords.
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, name string, coll int32, picks []int64, known map[int64]*denseRow, kw []string, dfs []int32, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
 	// Every column is filled by the pick's position, so the rows may come
 	// in any order, and sized for every pick up front: grown by append,
@@ -907,9 +980,7 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 		if _, in := slices.BinarySearch(picks, best); best >= 0 && !in {
 			seqs = append(slices.Clone(picks), best)
 		}
-		b.Queue(`SELECT po.seq, u.ord, po.tf, po.len FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
-JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
-JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY($3)`, coll, kw, seqs).Query(func(rows pgx.Rows) error {
+		scan := func(rows pgx.Rows) error {
 			for rows.Next() {
 				var r tfRow
 				var ln float32
@@ -922,7 +993,18 @@ JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY(
 				tfs = append(tfs, r)
 			}
 			return rows.Err()
-		})
+		}
+		split := splitTerms
+		if s.split != nil {
+			split = s.split
+		}
+		byRange, byProbe := split(kw, dfs, len(seqs))
+		if len(byRange.terms) > 0 {
+			b.Queue(tfRangeSQL, coll, byRange.terms, byRange.ords, seqRuns(seqs)).Query(scan)
+		}
+		if len(byProbe.terms) > 0 {
+			b.Queue(tfProbeSQL, coll, byProbe.terms, byProbe.ords, seqs).Query(scan)
+		}
 	}
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
@@ -1028,7 +1110,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 		}
 	}
 	f.kwdf = make(map[string]int32, len(kws))
-	missing := kc.lookup(name, coll, f.version, kws, f.kwdf)
+	missing := s.keywords.lookup(name, coll, f.version, kws, f.kwdf)
 	if len(missing) == 0 {
 		if kwInSnapshot {
 			_, err := conn.Exec(ctx, `COMMIT`)
@@ -1068,7 +1150,7 @@ LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id =
 			return wrap("fetch", err)
 		}
 	}
-	kc.add(name, coll, f.version, f.kwdf, missing)
+	s.keywords.add(name, coll, f.version, f.kwdf, missing)
 	return nil
 }
 
