@@ -844,21 +844,44 @@ func splitTerms(kw []string, dfs []int32, n int) (byRange, byProbe termSet) {
 	return byRange, byProbe
 }
 
-// seqRuns is the multirange of ascending seqs: one [first, last+1) a run
-// of consecutive seqs (a candidate set is mostly runs: a seed's neighbours
-// are its document's nodes).
-func seqRuns(seqs []int64) pgtype.Multirange[pgtype.Range[pgtype.Int8]] {
-	var mr pgtype.Multirange[pgtype.Range[pgtype.Int8]]
+// byRunsSQL reads the rows of table (cands or nodes) whose seqs are in the
+// runs [$2[i], $3[i]) of collection $1: one index descent a run, then its
+// rows in key order (a candidate set is mostly runs of consecutive seqs,
+// so about a tenth of the buffers of one descent a seq, as seq = ANY(...)
+// does on PostgreSQL 15). OFFSET 0 keeps the subquery from being pulled up
+// into a join, which the planner could turn into a scan of the collection
+// matched against the runs; as it is, it can only be read once per run,
+// by the key.
+func byRunsSQL(cols, table string) string {
+	return `SELECT x.* FROM unnest($2::int8[], $3::int8[]) r(lo, hi) CROSS JOIN LATERAL (
+	SELECT ` + cols + ` FROM flowreader.` + table + ` WHERE coll = $1 AND seq >= r.lo AND seq < r.hi OFFSET 0) x`
+}
+
+// seqRunBounds parts ascending seqs into runs of consecutive seqs, each
+// [lo[i], hi[i]).
+func seqRunBounds(seqs []int64) (lo, hi []int64) {
 	for i := 0; i < len(seqs); {
 		j := i + 1
 		for j < len(seqs) && seqs[j] == seqs[j-1]+1 {
 			j++
 		}
-		mr = append(mr, pgtype.Range[pgtype.Int8]{
-			Lower: pgtype.Int8{Int64: seqs[i], Valid: true}, Upper: pgtype.Int8{Int64: seqs[j-1] + 1, Valid: true},
-			LowerType: pgtype.Inclusive, UpperType: pgtype.Exclusive, Valid: true,
-		})
+		lo, hi = append(lo, seqs[i]), append(hi, seqs[j-1]+1)
 		i = j
+	}
+	return lo, hi
+}
+
+// seqRuns is the multirange of ascending seqs: one [first, last+1) a run
+// of consecutive seqs (a candidate set is mostly runs: a seed's neighbours
+// are its document's nodes).
+func seqRuns(seqs []int64) pgtype.Multirange[pgtype.Range[pgtype.Int8]] {
+	lo, hi := seqRunBounds(seqs)
+	mr := make(pgtype.Multirange[pgtype.Range[pgtype.Int8]], len(lo))
+	for i := range lo {
+		mr[i] = pgtype.Range[pgtype.Int8]{
+			Lower: pgtype.Int8{Int64: lo[i], Valid: true}, Upper: pgtype.Int8{Int64: hi[i], Valid: true},
+			LowerType: pgtype.Inclusive, UpperType: pgtype.Exclusive, Valid: true,
+		}
 	}
 	return mr
 }
@@ -883,6 +906,10 @@ type denseRow struct {
 // for the collection's frequencies of their normalised keywords.
 func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, name string, coll int32, picks []int64, known map[int64]*denseRow, kw []string, dfs []int32, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
+	// byRunsSQL's estimates (a thousand rows a run) would have the
+	// statements JIT-compiled, for hundreds of milliseconds, past a few
+	// dozen runs; they read a few thousand rows.
+	b.Queue(`SET LOCAL jit = off`)
 	// Every column is filled by the pick's position, so the rows may come
 	// in any order, and sized for every pick up front: grown by append,
 	// the embeddings alone (1.5 MB at 2,048 × 768 int8) would allocate
@@ -972,10 +999,12 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	}
 	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page`
 	if len(unknown) > 0 {
-		b.Queue(`SELECT `+cols+`, adj, emb, scale FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, unknown).Query(scanRows(true))
+		lo, hi := seqRunBounds(unknown)
+		b.Queue(byRunsSQL(cols+`, adj, emb, scale`, "cands"), coll, lo, hi).Query(scanRows(true))
 	}
 	if len(inHand) > 0 {
-		b.Queue(`SELECT `+cols+` FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, inHand).Query(scanRows(false))
+		lo, hi := seqRunBounds(inHand)
+		b.Queue(byRunsSQL(cols, "cands"), coll, lo, hi).Query(scanRows(false))
 	}
 	type tfRow struct {
 		seq int64
@@ -1021,8 +1050,8 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	var texts []textRow
 	if text {
 		texts = make([]textRow, n)
-		b.Queue(`SELECT seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime
-FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(func(rows pgx.Rows) error {
+		lo, hi := seqRunBounds(picks)
+		b.Queue(byRunsSQL(`seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime`, "nodes"), coll, lo, hi).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var seq int64
 				var r textRow
