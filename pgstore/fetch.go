@@ -245,6 +245,10 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	// Round trip 1.
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
+	// byRunsSQL's estimates (a thousand rows a run) would have its
+	// statements JIT-compiled, for hundreds of milliseconds, past a few
+	// dozen runs; they read a few thousand rows.
+	b.Queue(`SET LOCAL jit = off`)
 	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries FROM flowreader.collections WHERE name = $1`, name).
 		QueryRow(func(r pgx.Row) error {
 			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries)
@@ -592,7 +596,9 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 			allow = allowed
 		}
 		near := cur.nearest(qs, k, allow)
-		rows, err := conn.Query(ctx, `SELECT seq, emb, scale, adj FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, st.id, near)
+		slices.Sort(near) // the rows' order is not used: they are ranked below
+		lo, hi := seqRunBounds(near)
+		rows, err := conn.Query(ctx, byRunsSQL(`seq, emb, scale, adj`, "cands"), st.id, lo, hi)
 		if err == nil {
 			err = scanDense(rows)
 			rows.Close()
@@ -906,10 +912,6 @@ type denseRow struct {
 // for the collection's frequencies of their normalised keywords.
 func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, name string, coll int32, picks []int64, known map[int64]*denseRow, kw []string, dfs []int32, text bool, best int64, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
-	// byRunsSQL's estimates (a thousand rows a run) would have the
-	// statements JIT-compiled, for hundreds of milliseconds, past a few
-	// dozen runs; they read a few thousand rows.
-	b.Queue(`SET LOCAL jit = off`)
 	// Every column is filled by the pick's position, so the rows may come
 	// in any order, and sized for every pick up front: grown by append,
 	// the embeddings alone (1.5 MB at 2,048 × 768 int8) would allocate
