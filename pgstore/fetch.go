@@ -810,6 +810,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 	n := len(picks)
 	rb := rowBytes(f.dim, f.int8)
 	nbs, kds := make([][]int64, n), make([][]int16, n)
+	// wts[i] are candidate i's stored weights of its edges to the
+	// neighbours after it (from nbs[i][wfirst[i]] on).
+	wts, wfirst := make([][]byte, n), make([]int, n)
 	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
 	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
 	f.emb = make([]byte, n*rb)
@@ -843,10 +846,10 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 					ln, sc            float32
 					refs              []string
 					names             []int64
-					adj, emb          pgtype.DriverBytes // the driver's, until Next: decoded or copied below
+					adj, emb, wb      pgtype.DriverBytes // the driver's, until Next: decoded or copied below
 					rank              int32
 				)
-				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &rank, &lastPage}
+				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &rank, &lastPage, &wb}
 				if full {
 					dst = append(dst, &adj, &emb, &sc)
 				}
@@ -875,6 +878,10 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 					copy(f.emb[i*rb:], d.emb)
 					f.scale[i] = d.scale
 				}
+				if wfirst[i], err = weightsFrom(seq, nbs[i], wb); err != nil {
+					return fmt.Errorf("candidate row %d: %w", seq, err)
+				}
+				wts[i] = slices.Clone([]byte(wb))
 				f.rank[i] = rank
 				// The stored kwnorm is this normalisation of the keywords
 				// (the writer's): computed here, it need not be sent.
@@ -889,7 +896,7 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 			return rows.Err()
 		}
 	}
-	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page`
+	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page, wts`
 	if len(unknown) > 0 {
 		b.Queue(`SELECT `+cols+`, adj, emb, scale FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, unknown).Query(scanRows(true))
 	}
@@ -972,7 +979,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 		f.seqs = compactBy(picks, got)
 		f.nodes, f.rank, f.kwnorm = compactBy(f.nodes, got), compactBy(f.rank, got), compactBy(f.kwnorm, got)
 		f.len, f.sum, f.refs, f.names, f.scale = compactBy(f.len, got), compactBy(f.sum, got), compactBy(f.refs, got), compactBy(f.names, got), compactBy(f.scale, got)
-		nbs, kds = compactBy(nbs, got), compactBy(kds, got)
+		nbs, kds, wts, wfirst = compactBy(nbs, got), compactBy(kds, got), compactBy(wts, got), compactBy(wfirst, got)
 		emb := f.emb[:0]
 		for i, ok := range got {
 			if ok {
@@ -1000,16 +1007,16 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 		f.tfs[i].tf = append(f.tfs[i].tf, r.tf)
 	}
 	// Edges in candidate indexes, each once (U < V), sorted (rows in seq
-	// order, neighbours ascending). Their weights, max(cos, 0) of the two
-	// embeddings, are computed once, by the subgraph (graph.New's
-	// arithmetic), not here.
+	// order, neighbours ascending), with the weights stored by their lower
+	// end (the graph's, so the subgraph computes no cosine).
 	for i := range f.seqs {
-		for j, v := range nbs[i] {
-			u, ok := local[v]
-			if !ok || u <= int32(i) {
+		for j := wfirst[i]; j < len(nbs[i]); j++ {
+			u, ok := local[nbs[i][j]]
+			if !ok {
 				continue
 			}
-			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j])})
+			w := math.Float32frombits(binary.LittleEndian.Uint32(wts[i][4*(j-wfirst[i]):]))
+			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: w})
 		}
 	}
 	// The candidates' keywords' frequencies: those the replica holds for
@@ -1190,7 +1197,7 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 	} else {
 		f32 = floatsOf(f.emb)
 	}
-	gr, err := graphhook.FromRows(f.nodes, f.dim, f32, q8, f.scale, f.edges)
+	gr, err := graphhook.FromRows(f.nodes, f.dim, f32, q8, f.scale, f.edges, true)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: the stored candidates make no graph: %w", err)
 	}

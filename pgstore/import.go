@@ -171,22 +171,62 @@ func (w *writer) namesOf(i int) []int32 {
 	return w.named[i]
 }
 
-// links returns node i's title mentions and adjacency in seqs. Edge
-// weights are not stored: they are max(cos, 0) of the stored embeddings,
-// recomputed from them (as graph.New does).
-func (w *writer) links(i int) (nm []int64, adj []byte) {
+// links returns node i's title mentions and adjacency in seqs, and the
+// weights (graph.Edge.Weight, as g has them) of its edges to the
+// neighbours after it in seq order (appendWeights): each edge's weight is
+// stored once, by its lower end, so that a question's subgraph takes
+// them as they are instead of computing a cosine an edge.
+func (w *writer) links(i int) (nm []int64, adj, wts []byte) {
 	named := w.namesOf(i)
 	nm = w.namedSeqs(make([]int64, 0, len(named)), named)
 	nb, es := w.g.Neighbors(i)
-	nbrs, kinds := make([]int64, len(nb)), make([]int16, len(nb))
+	type link struct {
+		seq  int64
+		kind int16
+		wt   float32
+	}
+	ls := make([]link, len(nb))
 	for j, v := range nb {
-		nbrs[j], kinds[j] = w.seqOf(int(v)), int16(w.g.Edges[es[j]].Kind)
+		e := &w.g.Edges[es[j]]
+		ls[j] = link{w.seqOf(int(v)), int16(e.Kind), e.Weight}
 	}
 	// Seqs ascend with node indexes on import; after an update a kept
 	// node's neighbours may not: keep each array in ascending seq, the
 	// order the expansion walks.
-	sortLinks(nbrs, kinds)
-	return nm, encodeAdj(nbrs, kinds)
+	slices.SortFunc(ls, func(a, b link) int { return cmp.Compare(a.seq, b.seq) })
+	nbrs, kinds, weights := make([]int64, len(ls)), make([]int16, len(ls)), make([]float32, len(ls))
+	for j, l := range ls {
+		nbrs[j], kinds[j], weights[j] = l.seq, l.kind, l.wt
+	}
+	return nm, encodeAdj(nbrs, kinds), appendWeights(make([]byte, 0, 4*len(nbrs)), w.seqOf(i), nbrs, weights)
+}
+
+// appendWeights appends to b the weights of the edges from the node of
+// seq own to its neighbours nbrs (seqs ascending, weights alongside) that
+// come after it, as the cands.wts bytes: each weight's float32 bits,
+// little-endian, in the neighbours' order. The edge to a neighbour before
+// it is stored by that neighbour's row.
+func appendWeights(b []byte, own int64, nbrs []int64, weights []float32) []byte {
+	for j, v := range nbrs {
+		if v > own {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(weights[j]))
+		}
+	}
+	return b
+}
+
+// errWeights is a cands.wts value that does not fit its row's adjacency.
+var errWeights = errors.New("pgstore: corrupt edge weights")
+
+// weightsFrom returns the index in nbrs (seqs ascending) of the first
+// neighbour after own, whose weight is the first of wts (appendWeights's
+// bytes), and checks that wts holds one weight for each from there.
+func weightsFrom(own int64, nbrs []int64, wts []byte) (int, error) {
+	first, _ := slices.BinarySearch(nbrs, own+1)
+	if len(wts) != 4*(len(nbrs)-first) {
+		return 0, errWeights
+	}
+	return first, nil
 }
 
 // namedSeqs appends the seqs of the nodes named (node indexes of g) to
@@ -294,7 +334,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	// What scoring and routing read of every candidate: one row.
-	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale", "rank", "kwnorm", "last_page"}
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "wts", "emb", "scale", "rank", "kwnorm", "last_page"}
 	rank := w.ranks(sel)
 	kwDF := map[string]int32{}
 	i = a
@@ -308,7 +348,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		i++
 		k := sel[x]
 		nd := &g.Nodes[k]
-		nm, adj := w.links(k)
+		nm, adj, wts := w.links(k)
 		refs := scorehook.NodeRefKeys(nd)
 		if refs == nil {
 			refs = []string{}
@@ -328,7 +368,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		}
 		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)
