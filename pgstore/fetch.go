@@ -812,7 +812,8 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 	nbs, kds := make([][]int64, n), make([][]int16, n)
 	// wts[i] are candidate i's stored weights of its edges to the
 	// neighbours after it (from nbs[i][wfirst[i]] on).
-	wts, wfirst := make([][]byte, n), make([]int, n)
+	var wbuf []byte
+	woff, wfirst := make([]int, n), make([]int, n)
 	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
 	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
 	f.emb = make([]byte, n*rb)
@@ -881,7 +882,7 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 				if wfirst[i], err = weightsFrom(seq, nbs[i], wb); err != nil {
 					return fmt.Errorf("candidate row %d: %w", seq, err)
 				}
-				wts[i] = slices.Clone([]byte(wb))
+				woff[i], wbuf = len(wbuf), append(wbuf, wb...)
 				f.rank[i] = rank
 				// The stored kwnorm is this normalisation of the keywords
 				// (the writer's): computed here, it need not be sent.
@@ -979,7 +980,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 		f.seqs = compactBy(picks, got)
 		f.nodes, f.rank, f.kwnorm = compactBy(f.nodes, got), compactBy(f.rank, got), compactBy(f.kwnorm, got)
 		f.len, f.sum, f.refs, f.names, f.scale = compactBy(f.len, got), compactBy(f.sum, got), compactBy(f.refs, got), compactBy(f.names, got), compactBy(f.scale, got)
-		nbs, kds, wts, wfirst = compactBy(nbs, got), compactBy(kds, got), compactBy(wts, got), compactBy(wfirst, got)
+		nbs, kds, woff, wfirst = compactBy(nbs, got), compactBy(kds, got), compactBy(woff, got), compactBy(wfirst, got)
 		emb := f.emb[:0]
 		for i, ok := range got {
 			if ok {
@@ -1015,7 +1016,7 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 			if !ok {
 				continue
 			}
-			w := math.Float32frombits(binary.LittleEndian.Uint32(wts[i][4*(j-wfirst[i]):]))
+			w := math.Float32frombits(binary.LittleEndian.Uint32(wbuf[woff[i]+4*(j-wfirst[i]):]))
 			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: w})
 		}
 	}
@@ -1024,18 +1025,8 @@ FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(fun
 	// statement that reads the collection's version with them: when it is
 	// no longer the snapshot's (an update committed in between), the
 	// question is asked again (errMoved), reading them in its snapshot.
-	var kws []string
-	seen := make(map[string]bool, 4*len(f.kwnorm))
-	for _, ks := range f.kwnorm {
-		for _, k := range ks {
-			if !seen[k] {
-				seen[k] = true
-				kws = append(kws, k)
-			}
-		}
-	}
-	f.kwdf = make(map[string]int32, len(kws))
-	missing := kc.lookup(name, coll, f.version, kws, f.kwdf)
+	f.kwdf = make(map[string]int32, 4*len(f.kwnorm))
+	missing := kc.lookup(name, coll, f.version, f.kwnorm, f.kwdf)
 	if len(missing) == 0 {
 		if kwInSnapshot {
 			_, err := conn.Exec(ctx, `COMMIT`)
