@@ -898,11 +898,18 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 		}
 	}
 	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page, wts`
+	// The rows are read by runs of consecutive seqs (byRuns), one index
+	// descent a run instead of one a row; JIT is off for the snapshot's
+	// statements (their costs are estimated per range, and a compile
+	// would cost more than any of them).
+	b.Queue(`SET LOCAL jit = off`)
 	if len(unknown) > 0 {
-		b.Queue(`SELECT `+cols+`, adj, emb, scale FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, unknown).Query(scanRows(true))
+		lo, hi := seqRuns(unknown)
+		b.Queue(byRuns(`flowreader.cands`, cols+`, adj, emb, scale`), coll, lo, hi).Query(scanRows(true))
 	}
 	if len(inHand) > 0 {
-		b.Queue(`SELECT `+cols+` FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, coll, inHand).Query(scanRows(false))
+		lo, hi := seqRuns(inHand)
+		b.Queue(byRuns(`flowreader.cands`, cols), coll, lo, hi).Query(scanRows(false))
 	}
 	type tfRow struct {
 		seq int64
@@ -939,8 +946,8 @@ JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY(
 	var texts []textRow
 	if text {
 		texts = make([]textRow, n)
-		b.Queue(`SELECT seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime
-FROM flowreader.nodes WHERE coll = $1 AND seq = ANY($2)`, coll, picks).Query(func(rows pgx.Rows) error {
+		lo, hi := seqRuns(picks)
+		b.Queue(byRuns(`flowreader.nodes`, `seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime`), coll, lo, hi).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var seq int64
 				var r textRow
@@ -1068,6 +1075,32 @@ LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id =
 	}
 	kc.add(name, coll, f.version, f.kwdf, missing)
 	return nil
+}
+
+// seqRuns returns the runs of consecutive seqs of seqs (ascending,
+// distinct) as their first and last seqs.
+func seqRuns(seqs []int64) (lo, hi []int64) {
+	for i, v := range seqs {
+		if i > 0 && v == seqs[i-1]+1 {
+			hi[len(hi)-1] = v
+			continue
+		}
+		lo, hi = append(lo, v), append(hi, v)
+	}
+	return lo, hi
+}
+
+// byRuns selects columns cols of table's rows of collection $1 whose seqs
+// lie in the runs from $2[i] to $3[i] (seqRuns): an index range scan a run,
+// where seq = ANY descends the index once a row (a candidate set is
+// mostly runs: a seed's neighbours are its document's nodes). The
+// subquery is kept apart from the join (OFFSET 0, so that it is not pulled
+// up into it) and evaluated a run at a time, by the primary key: pulled
+// up, the planner may join the runs to a scan of every row of the table
+// (it did, by a generic plan, with a join on seq BETWEEN lo AND hi).
+func byRuns(table, cols string) string {
+	return `SELECT x.* FROM unnest($2::int8[], $3::int8[]) r(lo, hi)
+CROSS JOIN LATERAL (SELECT ` + cols + ` FROM ` + table + ` WHERE coll = $1 AND seq >= r.lo AND seq <= r.hi OFFSET 0) x`
 }
 
 // errMoved is a question's collection updated between its snapshot and
