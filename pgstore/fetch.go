@@ -812,7 +812,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 	nbs, kds := make([][]int64, n), make([][]int16, n)
 	// wts[i] are candidate i's stored weights of its edges to the
 	// neighbours after it (from nbs[i][wfirst[i]] on).
-	var wbuf []byte
+	// (About 16 weights a row on the synthetic collection: grown by
+	// append from empty, the buffer was copied a dozen times.)
+	wbuf := make([]byte, 0, 64*n)
 	woff, wfirst := make([]int, n), make([]int, n)
 	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
 	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
@@ -1017,6 +1019,11 @@ JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY(
 	// Edges in candidate indexes, each once (U < V), sorted (rows in seq
 	// order, neighbours ascending), with the weights stored by their lower
 	// end (the graph's, so the subgraph computes no cosine).
+	ne := 0 // at most: the edges to neighbours after each row
+	for i := range f.seqs {
+		ne += len(nbs[i]) - wfirst[i]
+	}
+	f.edges = make([]graph.Edge, 0, ne)
 	for i := range f.seqs {
 		for j := wfirst[i]; j < len(nbs[i]); j++ {
 			u, ok := local[nbs[i][j]]
