@@ -847,12 +847,10 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 					lastPage          int32
 					mod               int16
 					ln, sc            float32
-					refs              []string
-					names             []int64
-					adj, emb, wb      pgtype.DriverBytes // the driver's, until Next: decoded or copied below
+					adj, emb, wb, ls  pgtype.DriverBytes // the driver's, until Next: decoded or copied below
 					rank              int32
 				)
-				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &rank, &lastPage, &wb}
+				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &ls, &ln, &sumLen, &rank, &lastPage, &wb}
 				if full {
 					dst = append(dst, &adj, &emb, &sc)
 				}
@@ -862,6 +860,11 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 				i, err := slot(seq)
 				if err != nil {
 					return err
+				}
+				var refs []string
+				var names []int64
+				if nd.Keywords, refs, names, err = decodeLists(ls); err != nil {
+					return fmt.Errorf("candidate row %d: %w", seq, err)
 				}
 				if full {
 					if len(emb) != rb {
@@ -899,7 +902,7 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, kc *kwCach
 			return rows.Err()
 		}
 	}
-	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page, wts`
+	const cols = `seq, id, doc, page, ord, modality, section, lists, len, sum_len, rank, last_page, wts`
 	// The rows are read by runs of consecutive seqs (byRuns), one index
 	// descent a run instead of one a row; JIT is off for the snapshot's
 	// statements (their costs are estimated per range, and a compile

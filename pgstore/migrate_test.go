@@ -38,7 +38,7 @@ ALTER TABLE flowreader.cands DROP COLUMN rank, DROP COLUMN kwnorm, DROP COLUMN l
 ALTER TABLE flowreader.documents DROP COLUMN ranges, DROP COLUMN links;
 DROP TABLE flowreader.keywords, flowreader.dfs;
 DROP INDEX flowreader.cands_sum_len;
-ALTER TABLE flowreader.cands DROP COLUMN wts;
+ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists;
 DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestMigrateFrom3(t *testing.T) {
 	if err := s.Import(ctx, "m", ga, da...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; ALTER TABLE flowreader.cands DROP COLUMN wts;
+	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists;
 DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +128,11 @@ DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
 }
 
 // TestMigrateFrom5: schema-5 databases (imports without stored edge
-// weights: float32 and int8 rows) are migrated by Open, the weights
-// backfilled from the stored rows, so that every stored weight equals a
-// fresh import's (the graph's edge weights) and the fetched subgraph's
-// edges and weights equal the graph's; then updated with a Diff, as a
+// weights and packed lists: float32 and int8 rows) are migrated by Open,
+// the weights and lists backfilled from the stored rows, so that every
+// stored weight equals a fresh import's (the graph's edge weights), every
+// node's lists its arrays, and the fetched subgraph's nodes, edges and
+// weights equal the graph's; then updated with a Diff, as a
 // fresh import again. The backfill is also run a few nodes at a time
 // (its chunks, whose neighbours are read apart), with the same result.
 func TestMigrateFrom5(t *testing.T) {
@@ -146,7 +147,7 @@ func TestMigrateFrom5(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.pool.Exec(ctx, `ALTER TABLE flowreader.cands DROP COLUMN wts; DELETE FROM flowreader.schema_version WHERE version >= 6`); err != nil {
+	if _, err := s.pool.Exec(ctx, `ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists; DELETE FROM flowreader.schema_version WHERE version >= 6`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -186,7 +187,7 @@ func TestMigrateFrom5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE flowreader.cands SET wts = ''`); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.cands SET wts = '', lists = ''`); err != nil {
 		t.Fatal(err)
 	}
 	if err := backfillWeightsBy(ctx, tx, 7); err != nil {

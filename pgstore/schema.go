@@ -186,8 +186,11 @@ INSERT INTO flowreader.dfs (coll, df, terms) SELECT coll, df, count(*) FROM flow
 	// 6: each node's edge weights (graph.Edge.Weight, max(cos, 0) of the
 	// two embeddings) to the neighbours after it in seq order, so that a
 	// question's subgraph takes them as they are instead of computing a
-	// cosine an edge. The backfill computes them from the stored rows.
-	`ALTER TABLE flowreader.cands ADD COLUMN wts bytea NOT NULL DEFAULT '';`,
+	// cosine an edge; and its keywords, reference keys and named seqs
+	// packed in one value (appendLists), which a question reads instead
+	// of the three arrays. The backfill computes them from the stored
+	// rows.
+	`ALTER TABLE flowreader.cands ADD COLUMN wts bytea NOT NULL DEFAULT '', ADD COLUMN lists bytea NOT NULL DEFAULT '';`,
 }
 
 // backfills[i], when set, runs after migrations[i] in its transaction.
@@ -261,11 +264,12 @@ INSERT INTO flowreader.keywords (coll, kw, df)
 // backfillChunk is how many nodes backfillWeights reads at a time.
 const backfillChunk = 4096
 
-// backfillWeights computes migration 6's edge weights for the collections
-// of a schema-5 database from the stored rows, as a question's subgraph
-// computed them before (graph.New's arithmetic, the lower seq first), a
-// chunk of nodes at a time with the rows of their neighbours after them:
-// the memory is a chunk's, whatever the collection's size.
+// backfillWeights computes migration 6's columns for the collections of
+// a schema-5 database from the stored rows: the edge weights as a
+// question's subgraph computed them before (graph.New's arithmetic, the
+// lower seq first), and the packed lists; a chunk of nodes at a time with
+// the rows of their neighbours after them: the memory is a chunk's,
+// whatever the collection's size.
 func backfillWeights(ctx context.Context, tx pgx.Tx) error {
 	return backfillWeightsBy(ctx, tx, backfillChunk)
 }
@@ -294,23 +298,25 @@ func backfillWeightsBy(ctx context.Context, tx pgx.Tx, chunk int) error {
 		return err
 	}
 	type row struct {
-		seq   int64
-		nbrs  []int64
-		emb   []byte
-		scale float32
+		seq       int64
+		nbrs      []int64
+		emb       []byte
+		scale     float32
+		kws, refs []string
+		names     []int64
 	}
 	for _, c := range colls {
 		rb := rowBytes(c.dim, c.i8)
 		for last := int64(-1); ; {
 			var rs []row
-			rows, err := tx.Query(ctx, `SELECT seq, adj, emb, scale FROM flowreader.cands WHERE coll = $1 AND seq > $2 ORDER BY seq LIMIT $3`, c.id, last, chunk)
+			rows, err := tx.Query(ctx, `SELECT seq, adj, emb, scale, keywords, refs, names FROM flowreader.cands WHERE coll = $1 AND seq > $2 ORDER BY seq LIMIT $3`, c.id, last, chunk)
 			if err != nil {
 				return err
 			}
 			for rows.Next() {
 				var r row
 				var adj []byte
-				if err := rows.Scan(&r.seq, &adj, &r.emb, &r.scale); err != nil {
+				if err := rows.Scan(&r.seq, &adj, &r.emb, &r.scale, &r.kws, &r.refs, &r.names); err != nil {
 					rows.Close()
 					return err
 				}
@@ -369,9 +375,9 @@ func backfillWeightsBy(ctx context.Context, tx pgx.Tx, chunk int) error {
 				}
 			}
 			var seqs []int64
-			var wts [][]byte
+			var wts, lists [][]byte
 			for _, r := range rs {
-				var b []byte
+				b := []byte{}
 				for _, v := range r.nbrs {
 					if v <= r.seq {
 						continue
@@ -382,15 +388,11 @@ func backfillWeightsBy(ctx context.Context, tx pgx.Tx, chunk int) error {
 					}
 					b = binary.LittleEndian.AppendUint32(b, math.Float32bits(rowWeight(r.emb, r.scale, o.emb, o.scale, c.i8)))
 				}
-				if len(b) > 0 {
-					seqs, wts = append(seqs, r.seq), append(wts, b)
-				}
+				seqs, wts, lists = append(seqs, r.seq), append(wts, b), append(lists, appendLists(nil, r.kws, r.refs, r.names))
 			}
-			if len(seqs) > 0 {
-				if _, err := tx.Exec(ctx, `UPDATE flowreader.cands n SET wts = u.w FROM unnest($2::int8[], $3::bytea[]) u(seq, w)
-WHERE n.coll = $1 AND n.seq = ANY($2) AND n.seq = u.seq`, c.id, seqs, wts); err != nil {
-					return err
-				}
+			if _, err := tx.Exec(ctx, `UPDATE flowreader.cands n SET wts = u.w, lists = u.l FROM unnest($2::int8[], $3::bytea[], $4::bytea[]) u(seq, w, l)
+WHERE n.coll = $1 AND n.seq = ANY($2) AND n.seq = u.seq`, c.id, seqs, wts, lists); err != nil {
+				return err
 			}
 		}
 	}

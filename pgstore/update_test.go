@@ -463,7 +463,9 @@ FULL JOIN (SELECT df, count(*) AS n FROM flowreader.terms WHERE coll = (SELECT i
 	// Every edge's stored weight (by its lower seq's row), by the two
 	// node IDs: an edge whose weight an update left stale, or stored by
 	// the wrong end, shows here.
-	rows, err := s.pool.Query(ctx, `SELECT n.seq, n.id, n.adj, n.wts FROM flowreader.cands n JOIN flowreader.collections c ON c.id = n.coll WHERE c.name = $1`, name)
+	// And every node's packed lists (what a question reads) against its
+	// arrays: a relinked node whose lists an update left stale shows here.
+	rows, err := s.pool.Query(ctx, `SELECT n.seq, n.id, n.adj, n.wts, n.lists, n.keywords, n.refs, n.names FROM flowreader.cands n JOIN flowreader.collections c ON c.id = n.coll WHERE c.name = $1`, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,11 +473,17 @@ FULL JOIN (SELECT df, count(*) AS n FROM flowreader.terms WHERE coll = (SELECT i
 	for rows.Next() {
 		var seq int64
 		var id string
-		var adj, wt []byte
-		if err := rows.Scan(&seq, &id, &adj, &wt); err != nil {
+		var adj, wt, ls []byte
+		var kws, refs []string
+		var names []int64
+		if err := rows.Scan(&seq, &id, &adj, &wt, &ls, &kws, &refs, &names); err != nil {
 			t.Fatal(err)
 		}
 		ids[seq], adjs[id], wts[id], seqs[id] = id, adj, wt, seq
+		k, r, nm, err := decodeLists(ls)
+		if err != nil || !slices.Equal(k, kws) || !slices.Equal(r, refs) || !slices.Equal(nm, names) {
+			fmt.Fprintf(&out, "%s lists %q %q %v (%v), arrays %q %q %v\n", id, k, r, nm, err, kws, refs, names)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
