@@ -32,7 +32,9 @@
 //     keys, the nodes it names by title (seqs ascending), its adjacency
 //     (neighbour seqs ascending and edge kinds) and the weights of its
 //     edges to the neighbours after it (graph.Edge.Weight, each edge's
-//     once), so that a question's subgraph computes no cosine an edge;
+//     once), so that a question's subgraph computes no cosine an edge,
+//     and its keywords, reference keys and named seqs packed in one value
+//     (what a question reads instead of the arrays);
 //   - vectors: the embedding as stored in the graph (int8 bytes and the
 //     row's scale, or float32), so that cosines are bit for bit the
 //     in-process ones; sketches: its sign bits (bit varying), a narrow
