@@ -148,6 +148,10 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 
 func init() {
 	graphhook.ItemNode = func(doc any, i int) any { return doc.(*Document).itemNode(i) }
+	graphhook.Rows = func(g any) ([]float32, []int8, []float32) {
+		r := graphRows(g.(*Graph))
+		return r.f, r.q, r.s
+	}
 	graphhook.DiffRelinked = func(diff, g any) ([]int32, bool) {
 		d := diff.(*Diff)
 		return d.relinked, d.relinked != nil && d.of == g.(*Graph)

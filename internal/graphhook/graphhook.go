@@ -30,3 +30,9 @@ var ItemNode func(doc any, i int) any
 // for g (a *graph.Graph): false for a Diff not made by Update, or made
 // with another graph than g (the report is of that graph's edges).
 var DiffRelinked func(diff, g any) (nodes []int32, ok bool)
+
+// Rows returns g's (a *graph.Graph's) embedding rows as they are stored,
+// aliasing them (read only): float32 rows f, or (int8 graphs) int8 rows q
+// with one scale per row in s. Scoring reads the int8 rows' signs for its
+// sketches without decoding them.
+var Rows func(g any) (f []float32, q []int8, s []float32)
