@@ -169,6 +169,15 @@ func assemble(nodes []Node, r rows, edges []Edge) (*Graph, error) {
 // The order of equal (U, V) pairs does not matter (their kinds are OR-ed),
 // so an unstable sort gives the same result.
 func assembleOwned(nodes []Node, r rows, edges []Edge) (*Graph, error) {
+	return assembleEdges(nodes, r, edges, false)
+}
+
+// assembleEdges is assembleOwned, with the edges' weights kept as given
+// when keep is set (of a merged duplicate, the first's) instead of
+// recomputed from the rows: for a subgraph whose weights were computed
+// from the same rows before (a store's stored weights), so that it costs
+// no cosine an edge and is still bit for bit the graph's.
+func assembleEdges(nodes []Node, r rows, edges []Edge, keep bool) (*Graph, error) {
 	n := len(nodes)
 	g := &Graph{Nodes: nodes}
 	g.setRows(r)
@@ -200,7 +209,9 @@ func assembleOwned(nodes []Node, r rows, edges []Edge) (*Graph, error) {
 		out = append(out, e)
 	}
 	for i := range out {
-		out[i].Weight = float32(math.Max(g.Cos(int(out[i].U), int(out[i].V)), 0))
+		if !keep {
+			out[i].Weight = float32(math.Max(g.Cos(int(out[i].U), int(out[i].V)), 0))
+		}
 	}
 	if cap(out)-len(out) > len(out)/8 { // duplicates merged: do not keep the slack
 		out = append([]Edge(nil), out...)

@@ -148,11 +148,15 @@ func (g *Graph) WithInt8Embeddings() *Graph {
 
 func init() {
 	graphhook.ItemNode = func(doc any, i int) any { return doc.(*Document).itemNode(i) }
+	graphhook.Rows = func(g any) ([]float32, []int8, []float32) {
+		r := graphRows(g.(*Graph))
+		return r.f, r.q, r.s
+	}
 	graphhook.DiffRelinked = func(diff, g any) ([]int32, bool) {
 		d := diff.(*Diff)
 		return d.relinked, d.relinked != nil && d.of == g.(*Graph)
 	}
-	graphhook.FromRows = func(nodes any, dim int, f []float32, q []int8, s []float32, edges any) (any, error) {
+	graphhook.FromRows = func(nodes any, dim int, f []float32, q []int8, s []float32, edges any, weighted bool) (any, error) {
 		ns, _ := nodes.([]Node)
 		es, _ := edges.([]Edge)
 		r := rows{dim: dim, i8: q != nil, f: f, q: q, s: s}
@@ -160,7 +164,7 @@ func init() {
 		if dim < 0 || (r.i8 && (len(q) != n*dim || len(s) != n)) || (!r.i8 && len(f) != n*dim) {
 			return nil, fmt.Errorf("%w: rows do not fit %d nodes of dimension %d", ErrDimension, n, dim)
 		}
-		g, err := assemble(ns, r, es)
+		g, err := assembleEdges(ns, r, append(make([]Edge, 0, len(es)), es...), weighted)
 		if err != nil {
 			return nil, err
 		}

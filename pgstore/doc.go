@@ -29,8 +29,12 @@
 //     collection (node i of an imported graph is seq i; an update numbers
 //     new nodes after the others), with what scoring and routing read of
 //     it: BM25 length, summary length (indexed, for the longest), reference
-//     keys, the nodes it names by title (seqs ascending), and its adjacency (neighbour seqs ascending, edge kinds and
-//     weights) as arrays;
+//     keys, the nodes it names by title (seqs ascending), its adjacency
+//     (neighbour seqs ascending and edge kinds) and the weights of its
+//     edges to the neighbours after it (graph.Edge.Weight, each edge's
+//     once), so that a question's subgraph computes no cosine an edge,
+//     and its keywords, reference keys and named seqs packed in one value
+//     (what a question reads instead of the arrays);
 //   - vectors: the embedding as stored in the graph (int8 bytes and the
 //     row's scale, or float32), so that cosines are bit for bit the
 //     in-process ones; sketches: its sign bits (bit varying), a narrow
@@ -57,8 +61,10 @@
 // seeds as ScoreCandidates does, and expands them with the adjacency read
 // with them (the seeds, then each one's neighbours in ascending order, the
 // first 8·m distinct nodes). The second round trip returns those nodes'
-// rows (the embedding and adjacency of those the dense pass read are not
-// sent again), the edges among them, their frequencies of the question's
+// rows, read by runs of consecutive seqs (one index descent a run; the
+// embedding and adjacency of those the dense pass read are not sent
+// again), the edges among them with their stored weights, their
+// frequencies of the question's
 // terms and, when Index.Score asks for it (it completes its subgraph's
 // text), their reading text, and commits. The rows and texts are read by
 // runs of consecutive seqs (one index range scan a run), a term's

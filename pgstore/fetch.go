@@ -245,9 +245,10 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	// Round trip 1.
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
-	// byRunsSQL's estimates (a thousand rows a run) would have its
-	// statements JIT-compiled, for hundreds of milliseconds, past a few
-	// dozen runs; they read a few thousand rows.
+	// The rows are read by runs of consecutive seqs (byRuns), one index
+	// descent a run instead of one a row; JIT is off for the snapshot's
+	// statements (their costs are estimated per range, and a compile
+	// would cost more than any of them).
 	b.Queue(`SET LOCAL jit = off`)
 	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries FROM flowreader.collections WHERE name = $1`, name).
 		QueryRow(func(r pgx.Row) error {
@@ -597,8 +598,8 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		}
 		near := cur.nearest(qs, k, allow)
 		slices.Sort(near) // the rows' order is not used: they are ranked below
-		lo, hi := seqRunBounds(near)
-		rows, err := conn.Query(ctx, byRunsSQL(`seq, emb, scale, adj`, "cands"), st.id, lo, hi)
+		lo, hi := seqRuns(near)
+		rows, err := conn.Query(ctx, byRuns(`flowreader.cands`, `seq, emb, scale, adj`), st.id, lo, hi)
 		if err == nil {
 			err = scanDense(rows)
 			rows.Close()
@@ -850,43 +851,15 @@ func splitTerms(kw []string, dfs []int32, n int) (byRange, byProbe termSet) {
 	return byRange, byProbe
 }
 
-// byRunsSQL reads the rows of table (cands or nodes) whose seqs are in the
-// runs [$2[i], $3[i]) of collection $1: one index descent a run, then its
-// rows in key order (a candidate set is mostly runs of consecutive seqs,
-// so about a tenth of the buffers of one descent a seq, as seq = ANY(...)
-// does on PostgreSQL 15). OFFSET 0 keeps the subquery from being pulled up
-// into a join, which the planner could turn into a scan of the collection
-// matched against the runs; as it is, it can only be read once per run,
-// by the key.
-func byRunsSQL(cols, table string) string {
-	return `SELECT x.* FROM unnest($2::int8[], $3::int8[]) r(lo, hi) CROSS JOIN LATERAL (
-	SELECT ` + cols + ` FROM flowreader.` + table + ` WHERE coll = $1 AND seq >= r.lo AND seq < r.hi OFFSET 0) x`
-}
-
-// seqRunBounds parts ascending seqs into runs of consecutive seqs, each
-// [lo[i], hi[i]).
-func seqRunBounds(seqs []int64) (lo, hi []int64) {
-	for i := 0; i < len(seqs); {
-		j := i + 1
-		for j < len(seqs) && seqs[j] == seqs[j-1]+1 {
-			j++
-		}
-		lo, hi = append(lo, seqs[i]), append(hi, seqs[j-1]+1)
-		i = j
-	}
-	return lo, hi
-}
-
-// seqRuns is the multirange of ascending seqs: one [first, last+1) a run
-// of consecutive seqs (a candidate set is mostly runs: a seed's neighbours
-// are its document's nodes).
-func seqRuns(seqs []int64) pgtype.Multirange[pgtype.Range[pgtype.Int8]] {
-	lo, hi := seqRunBounds(seqs)
+// seqMultirange is the multirange of ascending seqs: one range a run of
+// consecutive seqs (seqRuns).
+func seqMultirange(seqs []int64) pgtype.Multirange[pgtype.Range[pgtype.Int8]] {
+	lo, hi := seqRuns(seqs)
 	mr := make(pgtype.Multirange[pgtype.Range[pgtype.Int8]], len(lo))
 	for i := range lo {
 		mr[i] = pgtype.Range[pgtype.Int8]{
 			Lower: pgtype.Int8{Int64: lo[i], Valid: true}, Upper: pgtype.Int8{Int64: hi[i], Valid: true},
-			LowerType: pgtype.Inclusive, UpperType: pgtype.Exclusive, Valid: true,
+			LowerType: pgtype.Inclusive, UpperType: pgtype.Inclusive, Valid: true,
 		}
 	}
 	return mr
@@ -920,6 +893,12 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	n := len(picks)
 	rb := rowBytes(f.dim, f.int8)
 	nbs, kds := make([][]int64, n), make([][]int16, n)
+	// wts[i] are candidate i's stored weights of its edges to the
+	// neighbours after it (from nbs[i][wfirst[i]] on).
+	// (About 16 weights a row on the synthetic collection: grown by
+	// append from empty, the buffer was copied a dozen times.)
+	wbuf := make([]byte, 0, 64*n)
+	woff, wfirst := make([]int, n), make([]int, n)
 	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
 	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
 	f.emb = make([]byte, n*rb)
@@ -951,12 +930,10 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 					lastPage          int32
 					mod               int16
 					ln, sc            float32
-					refs              []string
-					names             []int64
-					adj, emb          pgtype.DriverBytes // the driver's, until Next: decoded or copied below
+					adj, emb, wb, ls  pgtype.DriverBytes // the driver's, until Next: decoded or copied below
 					rank              int32
 				)
-				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &nd.Keywords, &ln, &sumLen, &refs, &names, &rank, &lastPage}
+				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &ls, &ln, &sumLen, &rank, &lastPage, &wb}
 				if full {
 					dst = append(dst, &adj, &emb, &sc)
 				}
@@ -966,6 +943,11 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 				i, err := slot(seq)
 				if err != nil {
 					return err
+				}
+				var refs []string
+				var names []int64
+				if nd.Keywords, refs, names, err = decodeLists(ls); err != nil {
+					return fmt.Errorf("candidate row %d: %w", seq, err)
 				}
 				if full {
 					if len(emb) != rb {
@@ -985,6 +967,10 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 					copy(f.emb[i*rb:], d.emb)
 					f.scale[i] = d.scale
 				}
+				if wfirst[i], err = weightsFrom(seq, nbs[i], wb); err != nil {
+					return fmt.Errorf("candidate row %d: %w", seq, err)
+				}
+				woff[i], wbuf = len(wbuf), append(wbuf, wb...)
 				f.rank[i] = rank
 				// The stored kwnorm is this normalisation of the keywords
 				// (the writer's): computed here, it need not be sent.
@@ -999,14 +985,14 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 			return rows.Err()
 		}
 	}
-	const cols = `seq, id, doc, page, ord, modality, section, keywords, len, sum_len, refs, names, rank, last_page`
+	const cols = `seq, id, doc, page, ord, modality, section, lists, len, sum_len, rank, last_page, wts`
 	if len(unknown) > 0 {
-		lo, hi := seqRunBounds(unknown)
-		b.Queue(byRunsSQL(cols+`, adj, emb, scale`, "cands"), coll, lo, hi).Query(scanRows(true))
+		lo, hi := seqRuns(unknown)
+		b.Queue(byRuns(`flowreader.cands`, cols+`, adj, emb, scale`), coll, lo, hi).Query(scanRows(true))
 	}
 	if len(inHand) > 0 {
-		lo, hi := seqRunBounds(inHand)
-		b.Queue(byRunsSQL(cols, "cands"), coll, lo, hi).Query(scanRows(false))
+		lo, hi := seqRuns(inHand)
+		b.Queue(byRuns(`flowreader.cands`, cols), coll, lo, hi).Query(scanRows(false))
 	}
 	type tfRow struct {
 		seq int64
@@ -1039,7 +1025,7 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		}
 		byRange, byProbe := split(kw, dfs, len(seqs))
 		if len(byRange.terms) > 0 {
-			b.Queue(tfRangeSQL, coll, byRange.terms, byRange.ords, seqRuns(seqs)).Query(scan)
+			b.Queue(tfRangeSQL, coll, byRange.terms, byRange.ords, seqMultirange(seqs)).Query(scan)
 		}
 		if len(byProbe.terms) > 0 {
 			b.Queue(tfProbeSQL, coll, byProbe.terms, byProbe.ords, seqs).Query(scan)
@@ -1052,8 +1038,8 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	var texts []textRow
 	if text {
 		texts = make([]textRow, n)
-		lo, hi := seqRunBounds(picks)
-		b.Queue(byRunsSQL(`seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime`, "nodes"), coll, lo, hi).Query(func(rows pgx.Rows) error {
+		lo, hi := seqRuns(picks)
+		b.Queue(byRuns(`flowreader.nodes`, `seq, summary, content, caption, footnote, image_text, context, tags, image_path, image_mime`), coll, lo, hi).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var seq int64
 				var r textRow
@@ -1093,7 +1079,7 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		f.seqs = compactBy(picks, got)
 		f.nodes, f.rank, f.kwnorm = compactBy(f.nodes, got), compactBy(f.rank, got), compactBy(f.kwnorm, got)
 		f.len, f.sum, f.refs, f.names, f.scale = compactBy(f.len, got), compactBy(f.sum, got), compactBy(f.refs, got), compactBy(f.names, got), compactBy(f.scale, got)
-		nbs, kds = compactBy(nbs, got), compactBy(kds, got)
+		nbs, kds, woff, wfirst = compactBy(nbs, got), compactBy(kds, got), compactBy(woff, got), compactBy(wfirst, got)
 		emb := f.emb[:0]
 		for i, ok := range got {
 			if ok {
@@ -1121,16 +1107,21 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		f.tfs[i].tf = append(f.tfs[i].tf, r.tf)
 	}
 	// Edges in candidate indexes, each once (U < V), sorted (rows in seq
-	// order, neighbours ascending). Their weights, max(cos, 0) of the two
-	// embeddings, are computed once, by the subgraph (graph.New's
-	// arithmetic), not here.
+	// order, neighbours ascending), with the weights stored by their lower
+	// end (the graph's, so the subgraph computes no cosine).
+	ne := 0 // at most: the edges to neighbours after each row
 	for i := range f.seqs {
-		for j, v := range nbs[i] {
-			u, ok := local[v]
-			if !ok || u <= int32(i) {
+		ne += len(nbs[i]) - wfirst[i]
+	}
+	f.edges = make([]graph.Edge, 0, ne)
+	for i := range f.seqs {
+		for j := wfirst[i]; j < len(nbs[i]); j++ {
+			u, ok := local[nbs[i][j]]
+			if !ok {
 				continue
 			}
-			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j])})
+			w := math.Float32frombits(binary.LittleEndian.Uint32(wbuf[woff[i]+4*(j-wfirst[i]):]))
+			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: w})
 		}
 	}
 	// The candidates' keywords' frequencies: those the replica holds for
@@ -1138,18 +1129,8 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	// statement that reads the collection's version with them: when it is
 	// no longer the snapshot's (an update committed in between), the
 	// question is asked again (errMoved), reading them in its snapshot.
-	var kws []string
-	seen := make(map[string]bool, 4*len(f.kwnorm))
-	for _, ks := range f.kwnorm {
-		for _, k := range ks {
-			if !seen[k] {
-				seen[k] = true
-				kws = append(kws, k)
-			}
-		}
-	}
-	f.kwdf = make(map[string]int32, len(kws))
-	missing := s.keywords.lookup(name, coll, f.version, kws, f.kwdf)
+	f.kwdf = make(map[string]int32, 4*len(f.kwnorm))
+	missing := s.keywords.lookup(name, coll, f.version, f.kwnorm, f.kwdf)
 	if len(missing) == 0 {
 		if kwInSnapshot {
 			_, err := conn.Exec(ctx, `COMMIT`)
@@ -1191,6 +1172,32 @@ LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id =
 	}
 	s.keywords.add(name, coll, f.version, f.kwdf, missing)
 	return nil
+}
+
+// seqRuns returns the runs of consecutive seqs of seqs (ascending,
+// distinct) as their first and last seqs.
+func seqRuns(seqs []int64) (lo, hi []int64) {
+	for i, v := range seqs {
+		if i > 0 && v == seqs[i-1]+1 {
+			hi[len(hi)-1] = v
+			continue
+		}
+		lo, hi = append(lo, v), append(hi, v)
+	}
+	return lo, hi
+}
+
+// byRuns selects columns cols of table's rows of collection $1 whose seqs
+// lie in the runs from $2[i] to $3[i] (seqRuns): an index range scan a run,
+// where seq = ANY descends the index once a row (a candidate set is
+// mostly runs: a seed's neighbours are its document's nodes). The
+// subquery is kept apart from the join (OFFSET 0, so that it is not pulled
+// up into it) and evaluated a run at a time, by the primary key: pulled
+// up, the planner may join the runs to a scan of every row of the table
+// (it did, by a generic plan, with a join on seq BETWEEN lo AND hi).
+func byRuns(table, cols string) string {
+	return `SELECT x.* FROM unnest($2::int8[], $3::int8[]) r(lo, hi)
+CROSS JOIN LATERAL (SELECT ` + cols + ` FROM ` + table + ` WHERE coll = $1 AND seq >= r.lo AND seq <= r.hi OFFSET 0) x`
 }
 
 // errMoved is a question's collection updated between its snapshot and
@@ -1311,7 +1318,7 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 	} else {
 		f32 = floatsOf(f.emb)
 	}
-	gr, err := graphhook.FromRows(f.nodes, f.dim, f32, q8, f.scale, f.edges)
+	gr, err := graphhook.FromRows(f.nodes, f.dim, f32, q8, f.scale, f.edges, true)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: the stored candidates make no graph: %w", err)
 	}

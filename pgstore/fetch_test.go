@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
@@ -253,9 +255,9 @@ func TestSplitTerms(t *testing.T) {
 	}
 }
 
-// TestSeqRuns checks the multirange of random ascending seqs against the
-// seqs: every seq in it, no other, runs apart.
-func TestSeqRuns(t *testing.T) {
+// TestSeqMultirange checks the multirange of random ascending seqs
+// against the seqs: every seq in it, no other, runs apart.
+func TestSeqMultirange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for k := 0; k < 200; k++ {
 		var seqs []int64
@@ -264,12 +266,15 @@ func TestSeqRuns(t *testing.T) {
 			seqs = append(seqs, v)
 			in[v] = true
 		}
-		mr := seqRuns(seqs)
+		mr := seqMultirange(seqs)
 		for i, r := range mr {
-			if i > 0 && r.Lower.Int64 <= mr[i-1].Upper.Int64 {
+			if r.LowerType != pgtype.Inclusive || r.UpperType != pgtype.Inclusive || !r.Valid {
+				t.Fatalf("run %d: %+v, want an inclusive range", i, r)
+			}
+			if i > 0 && r.Lower.Int64 <= mr[i-1].Upper.Int64+1 {
 				t.Fatalf("runs %d and %d touch: %v", i-1, i, mr)
 			}
-			for v := r.Lower.Int64; v < r.Upper.Int64; v++ {
+			for v := r.Lower.Int64; v <= r.Upper.Int64; v++ {
 				if !in[v] {
 					t.Fatalf("%d in the runs, not a seq", v)
 				}

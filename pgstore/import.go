@@ -171,22 +171,143 @@ func (w *writer) namesOf(i int) []int32 {
 	return w.named[i]
 }
 
-// links returns node i's title mentions and adjacency in seqs. Edge
-// weights are not stored: they are max(cos, 0) of the stored embeddings,
-// recomputed from them (as graph.New does).
-func (w *writer) links(i int) (nm []int64, adj []byte) {
+// links returns node i's title mentions and adjacency in seqs, and the
+// weights (graph.Edge.Weight, as g has them) of its edges to the
+// neighbours after it in seq order (appendWeights): each edge's weight is
+// stored once, by its lower end, so that a question's subgraph takes
+// them as they are instead of computing a cosine an edge.
+func (w *writer) links(i int) (nm []int64, adj, wts []byte) {
 	named := w.namesOf(i)
 	nm = w.namedSeqs(make([]int64, 0, len(named)), named)
 	nb, es := w.g.Neighbors(i)
-	nbrs, kinds := make([]int64, len(nb)), make([]int16, len(nb))
+	type link struct {
+		seq  int64
+		kind int16
+		wt   float32
+	}
+	ls := make([]link, len(nb))
 	for j, v := range nb {
-		nbrs[j], kinds[j] = w.seqOf(int(v)), int16(w.g.Edges[es[j]].Kind)
+		e := &w.g.Edges[es[j]]
+		ls[j] = link{w.seqOf(int(v)), int16(e.Kind), e.Weight}
 	}
 	// Seqs ascend with node indexes on import; after an update a kept
 	// node's neighbours may not: keep each array in ascending seq, the
 	// order the expansion walks.
-	sortLinks(nbrs, kinds)
-	return nm, encodeAdj(nbrs, kinds)
+	slices.SortFunc(ls, func(a, b link) int { return cmp.Compare(a.seq, b.seq) })
+	nbrs, kinds, weights := make([]int64, len(ls)), make([]int16, len(ls)), make([]float32, len(ls))
+	for j, l := range ls {
+		nbrs[j], kinds[j], weights[j] = l.seq, l.kind, l.wt
+	}
+	return nm, encodeAdj(nbrs, kinds), appendWeights(make([]byte, 0, 4*len(nbrs)), w.seqOf(i), nbrs, weights)
+}
+
+// appendWeights appends to b the weights of the edges from the node of
+// seq own to its neighbours nbrs (seqs ascending, weights alongside) that
+// come after it, as the cands.wts bytes: each weight's float32 bits,
+// little-endian, in the neighbours' order. The edge to a neighbour before
+// it is stored by that neighbour's row.
+func appendWeights(b []byte, own int64, nbrs []int64, weights []float32) []byte {
+	for j, v := range nbrs {
+		if v > own {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(weights[j]))
+		}
+	}
+	return b
+}
+
+// appendLists appends to b the lists a question reads of a node, packed
+// as the cands.lists bytes: its keywords, then its reference keys (each
+// list: the count as a uvarint, then per string its length as a uvarint
+// and its bytes), then the seqs it names by title (ascending: the count,
+// then the gaps from the previous seq, the first from 0, as uvarints).
+// One bytea column instead of two text arrays and an int8 array: the
+// database sends it, and the replica decodes it, without an array's
+// per-element work (about 5 ms of the backend's CPU a question at 100k).
+func appendLists(b []byte, keywords, refs []string, names []int64) []byte {
+	for _, l := range [][]string{keywords, refs} {
+		b = binary.AppendUvarint(b, uint64(len(l)))
+		for _, x := range l {
+			b = binary.AppendUvarint(b, uint64(len(x)))
+			b = append(b, x...)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(names)))
+	prev := int64(0)
+	for _, v := range names {
+		b = binary.AppendUvarint(b, uint64(v-prev))
+		prev = v
+	}
+	return b
+}
+
+// errLists is a cands.lists value that appendLists did not make.
+var errLists = errors.New("pgstore: corrupt node lists")
+
+// decodeLists decodes appendLists's bytes (nil for an empty list). The
+// strings share one allocation.
+func decodeLists(b []byte) (keywords, refs []string, names []int64, err error) {
+	all := string(b)
+	at := 0
+	uv := func() (uint64, bool) {
+		x, k := binary.Uvarint(b[at:])
+		if k <= 0 || k != uvarintLen(x) {
+			return 0, false
+		}
+		at += k
+		return x, true
+	}
+	var ls [2][]string
+	for j := range ls {
+		n, ok := uv()
+		if !ok || n > uint64(len(b)-at) {
+			return nil, nil, nil, errLists
+		}
+		if n > 0 {
+			ls[j] = make([]string, n)
+		}
+		for i := range ls[j] {
+			m, ok := uv()
+			if !ok || m > uint64(len(b)-at) {
+				return nil, nil, nil, errLists
+			}
+			ls[j][i] = all[at : at+int(m)]
+			at += int(m)
+		}
+	}
+	n, ok := uv()
+	if !ok || n > uint64(len(b)-at) {
+		return nil, nil, nil, errLists
+	}
+	if n > 0 {
+		names = make([]int64, n)
+	}
+	prev := int64(0)
+	for i := range names {
+		d, ok := uv()
+		if !ok || d > math.MaxInt64-uint64(prev) {
+			return nil, nil, nil, errLists
+		}
+		prev += int64(d)
+		names[i] = prev
+	}
+	if at != len(b) {
+		return nil, nil, nil, errLists
+	}
+	return ls[0], ls[1], names, nil
+}
+
+// errWeights is a cands.wts value that does not fit its row's adjacency.
+var errWeights = errors.New("pgstore: corrupt edge weights")
+
+// weightsFrom returns the index in nbrs (seqs ascending) of the first
+// neighbour after own, whose weight is the first of wts (appendWeights's
+// bytes), and checks that wts holds one weight for each from there.
+func weightsFrom(own int64, nbrs []int64, wts []byte) (int, error) {
+	first, _ := slices.BinarySearch(nbrs, own+1)
+	if len(wts) != 4*(len(nbrs)-first) {
+		return 0, errWeights
+	}
+	return first, nil
 }
 
 // namedSeqs appends the seqs of the nodes named (node indexes of g) to
@@ -224,13 +345,38 @@ func (w *writer) ranks(sel []int) []int32 {
 // normKeywords is a node's keywords as the router counts them: normalised,
 // empty ones dropped, each once, in first-seen order.
 func normKeywords(kws []string) []string {
-	out := []string{}
+	out := make([]string, 0, len(kws))
+	// Duplicates are found by a hash of each keyword kept beside it (a
+	// question normalises the keywords of its 2,048 candidates, 16 each
+	// on the synthetic collection: comparing strings pairwise was a few
+	// ms of it), the strings compared only when the hashes are equal.
+	var small [32]uint64
+	hs := small[:0]
 	for _, k := range kws {
-		if k = flowhook.NormKeyword(k); k != "" && !slices.Contains(out, k) {
-			out = append(out, k)
+		if k = flowhook.NormKeyword(k); k == "" {
+			continue
+		}
+		h, dup := fnvString(k), false
+		for j, x := range hs {
+			if x == h && out[j] == k {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out, hs = append(out, k), append(hs, h)
 		}
 	}
 	return out
+}
+
+// fnvString is the 64-bit FNV-1a hash of s.
+func fnvString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
 }
 
 func (w *writer) seqOf(i int) int64 {
@@ -294,7 +440,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	// What scoring and routing read of every candidate: one row.
-	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "emb", "scale", "rank", "kwnorm", "last_page"}
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "wts", "lists", "emb", "scale", "rank", "kwnorm", "last_page"}
 	rank := w.ranks(sel)
 	kwDF := map[string]int32{}
 	i = a
@@ -308,7 +454,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		i++
 		k := sel[x]
 		nd := &g.Nodes[k]
-		nm, adj := w.links(k)
+		nm, adj, wts := w.links(k)
 		refs := scorehook.NodeRefKeys(nd)
 		if refs == nil {
 			refs = []string{}
@@ -328,7 +474,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 		}
 		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, appendLists(nil, nd.Keywords, refs, nm), emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)

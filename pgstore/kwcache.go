@@ -25,19 +25,33 @@ type kwSet struct {
 	df      map[string]int32
 }
 
-// lookup fills df with the held frequencies of kws at (id, version) and
-// returns the keywords not held.
-func (c *kwCache) lookup(name string, id int32, version int64, kws []string, df map[string]int32) (missing []string) {
+// lookup fills df with the held frequencies at (id, version) of the
+// keywords in kws (lists that may repeat one) and returns the keywords not
+// held, each once, in their first occurrence's order.
+func (c *kwCache) lookup(name string, id int32, version int64, kws [][]string, df map[string]int32) (missing []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.m[name]
-	if s == nil || s.id != id || s.version != version {
-		return kws
+	if s != nil && (s.id != id || s.version != version) {
+		s = nil
 	}
-	for _, k := range kws {
-		if d, ok := s.df[k]; ok {
-			df[k] = d
-		} else {
+	// A keyword is looked up once: df holds those found, miss the others.
+	var miss map[string]bool
+	for _, ks := range kws {
+		for _, k := range ks {
+			if _, ok := df[k]; ok || miss[k] {
+				continue
+			}
+			if s != nil {
+				if d, ok := s.df[k]; ok {
+					df[k] = d
+					continue
+				}
+			}
+			if miss == nil {
+				miss = map[string]bool{}
+			}
+			miss[k] = true
 			missing = append(missing, k)
 		}
 	}

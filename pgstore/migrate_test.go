@@ -3,9 +3,11 @@ package pgstore
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/flowreader/flowreader"
+	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 )
 
@@ -36,6 +38,7 @@ ALTER TABLE flowreader.cands DROP COLUMN rank, DROP COLUMN kwnorm, DROP COLUMN l
 ALTER TABLE flowreader.documents DROP COLUMN ranges, DROP COLUMN links;
 DROP TABLE flowreader.keywords, flowreader.dfs;
 DROP INDEX flowreader.cands_sum_len;
+ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists;
 DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +95,8 @@ func TestMigrateFrom3(t *testing.T) {
 	if err := s.Import(ctx, "m", ga, da...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
+	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists;
+DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -121,4 +125,92 @@ func TestMigrateFrom3(t *testing.T) {
 			t.Fatalf("idf and embedding sums [%d] %v, fresh %v", j, gotSums[j], wantSums[j])
 		}
 	}
+}
+
+// TestMigrateFrom5: schema-5 databases (imports without stored edge
+// weights and packed lists: float32 and int8 rows) are migrated by Open,
+// the weights and lists backfilled from the stored rows, so that every
+// stored weight equals a fresh import's (the graph's edge weights), every
+// node's lists its arrays, and the fetched subgraph's nodes, edges and
+// weights equal the graph's; then updated with a Diff, as a
+// fresh import again. The backfill is also run a few nodes at a time
+// (its chunks, whose neighbours are read apart), with the same result.
+func TestMigrateFrom5(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, srv := openTest(t)
+	da, db := versionDocs(false), versionDocs(true)
+	p, ga := buildDocs(t, da)
+	graphs := map[string]*graph.Graph{"f": ga, "q": ga.WithInt8Embeddings()}
+	for name, g := range graphs {
+		if err := s.Import(ctx, name, g, da...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, `ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists; DELETE FROM flowreader.schema_version WHERE version >= 6`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	m, err := Open(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var v int
+	if err := m.pool.QueryRow(ctx, `SELECT max(version) FROM flowreader.schema_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d after Open, %v", v, err)
+	}
+	check := func(stage string) {
+		t.Helper()
+		for name, g := range graphs {
+			fresh := "fresh-" + name
+			if err := m.Import(ctx, fresh, g, da...); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := storedState(t, m, name)
+			want, _ := storedState(t, m, fresh)
+			if got != want {
+				t.Fatalf("%s, %q: the collection differs from a fresh import:\nmigrated\n%s\nimported\n%s", stage, name, got, want)
+			}
+			if !strings.Contains(got, "weight ") {
+				t.Fatalf("%s, %q: no edge weights stored", stage, name)
+			}
+			sameCollection(t, m, name, p, g)
+			if err := m.Drop(ctx, fresh); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("after the migration")
+	// Again a few nodes at a time.
+	tx, err := m.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.cands SET wts = '', lists = ''`); err != nil {
+		t.Fatal(err)
+	}
+	if err := backfillWeightsBy(ctx, tx, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("backfilled 7 nodes at a time")
+	gb, diff, err := p.Update(ctx, ga, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Update(ctx, "f", version(t, m, "f"), gb, &diff, db...); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Import(ctx, "fresh", gb, db...); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := storedState(t, m, "f")
+	want, _ := storedState(t, m, "fresh")
+	if got != want {
+		t.Fatalf("after the migration and an update the collection differs from a fresh import:\nupdated\n%s\nimported\n%s", got, want)
+	}
+	sameCollection(t, m, "f", p, gb)
 }

@@ -2,14 +2,18 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // schemaVersion is the version of the schema this code reads and writes.
 // Open migrates an older database up to it, and refuses a newer one.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations[i] takes the schema from version i to i+1, with backfills[i]
 // run after it when set (what SQL cannot compute as the library does). A
@@ -179,10 +183,18 @@ INSERT INTO flowreader.dfs (coll, df, terms) SELECT coll, df, count(*) FROM flow
 	// the next longest by the index instead of scanning the collection's
 	// candidate rows (a gigabyte at 1M × 768).
 	`CREATE INDEX cands_sum_len ON flowreader.cands (coll, sum_len);`,
+	// 6: each node's edge weights (graph.Edge.Weight, max(cos, 0) of the
+	// two embeddings) to the neighbours after it in seq order, so that a
+	// question's subgraph takes them as they are instead of computing a
+	// cosine an edge; and its keywords, reference keys and named seqs
+	// packed in one value (appendLists), which a question reads instead
+	// of the three arrays. The backfill computes them from the stored
+	// rows.
+	`ALTER TABLE flowreader.cands ADD COLUMN wts bytea NOT NULL DEFAULT '', ADD COLUMN lists bytea NOT NULL DEFAULT '';`,
 }
 
 // backfills[i], when set, runs after migrations[i] in its transaction.
-var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks, nil, nil, nil}
+var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks, nil, nil, nil, backfillWeights}
 
 // backfillRanks computes migration 2's columns for the collections of a
 // schema-1 database: ranks and seq ranges in SQL, normalised keywords and
@@ -247,6 +259,158 @@ UPDATE flowreader.cands c SET kwnorm = f.kwnorm FROM kwfill f WHERE c.coll = f.c
 INSERT INTO flowreader.keywords (coll, kw, df)
 	SELECT coll, kw, count(*) FROM kwfill CROSS JOIN LATERAL unnest(kwnorm) kw GROUP BY coll, kw`)
 	return err
+}
+
+// backfillChunk is how many nodes backfillWeights reads at a time.
+const backfillChunk = 4096
+
+// backfillWeights computes migration 6's columns for the collections of
+// a schema-5 database from the stored rows: the edge weights as a
+// question's subgraph computed them before (graph.New's arithmetic, the
+// lower seq first), and the packed lists; a chunk of nodes at a time with
+// the rows of their neighbours after them: the memory is a chunk's,
+// whatever the collection's size.
+func backfillWeights(ctx context.Context, tx pgx.Tx) error {
+	return backfillWeightsBy(ctx, tx, backfillChunk)
+}
+
+// backfillWeightsBy is backfillWeights reading chunk nodes at a time.
+func backfillWeightsBy(ctx context.Context, tx pgx.Tx, chunk int) error {
+	type coll struct {
+		id  int32
+		dim int
+		i8  bool
+	}
+	var colls []coll
+	rows, err := tx.Query(ctx, `SELECT id, dim, int8 FROM flowreader.collections ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var c coll
+		if err := rows.Scan(&c.id, &c.dim, &c.i8); err != nil {
+			rows.Close()
+			return err
+		}
+		colls = append(colls, c)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	type row struct {
+		seq       int64
+		nbrs      []int64
+		emb       []byte
+		scale     float32
+		kws, refs []string
+		names     []int64
+	}
+	for _, c := range colls {
+		rb := rowBytes(c.dim, c.i8)
+		for last := int64(-1); ; {
+			var rs []row
+			rows, err := tx.Query(ctx, `SELECT seq, adj, emb, scale, keywords, refs, names FROM flowreader.cands WHERE coll = $1 AND seq > $2 ORDER BY seq LIMIT $3`, c.id, last, chunk)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var r row
+				var adj []byte
+				if err := rows.Scan(&r.seq, &adj, &r.emb, &r.scale, &r.kws, &r.refs, &r.names); err != nil {
+					rows.Close()
+					return err
+				}
+				if r.nbrs, _, err = decodeAdj(adj); err != nil {
+					rows.Close()
+					return fmt.Errorf("node %d: %w", r.seq, err)
+				}
+				if len(r.emb) != rb {
+					rows.Close()
+					return fmt.Errorf("node %d: %d embedding bytes, want %d", r.seq, len(r.emb), rb)
+				}
+				rs = append(rs, r)
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if len(rs) == 0 {
+				break
+			}
+			last = rs[len(rs)-1].seq
+			// The rows of the neighbours after each node: the chunk's own,
+			// and the others read by seq.
+			byseq := make(map[int64]*row, len(rs))
+			for k := range rs {
+				byseq[rs[k].seq] = &rs[k]
+			}
+			var more []int64
+			asked := map[int64]bool{}
+			for _, r := range rs {
+				for _, v := range r.nbrs {
+					if v > r.seq && byseq[v] == nil && !asked[v] {
+						asked[v] = true
+						more = append(more, v)
+					}
+				}
+			}
+			if len(more) > 0 {
+				rows, err := tx.Query(ctx, `SELECT seq, emb, scale FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2)`, c.id, more)
+				if err != nil {
+					return err
+				}
+				for rows.Next() {
+					r := &row{}
+					if err := rows.Scan(&r.seq, &r.emb, &r.scale); err != nil {
+						rows.Close()
+						return err
+					}
+					if len(r.emb) != rb {
+						rows.Close()
+						return fmt.Errorf("node %d: %d embedding bytes, want %d", r.seq, len(r.emb), rb)
+					}
+					byseq[r.seq] = r
+				}
+				if err := rows.Err(); err != nil {
+					return err
+				}
+			}
+			var seqs []int64
+			var wts, lists [][]byte
+			for _, r := range rs {
+				b := []byte{}
+				for _, v := range r.nbrs {
+					if v <= r.seq {
+						continue
+					}
+					o := byseq[v]
+					if o == nil {
+						return fmt.Errorf("node %d: neighbour %d has no row", r.seq, v)
+					}
+					b = binary.LittleEndian.AppendUint32(b, math.Float32bits(rowWeight(r.emb, r.scale, o.emb, o.scale, c.i8)))
+				}
+				seqs, wts, lists = append(seqs, r.seq), append(wts, b), append(lists, appendLists(nil, r.kws, r.refs, r.names))
+			}
+			if _, err := tx.Exec(ctx, `UPDATE flowreader.cands n SET wts = u.w, lists = u.l FROM unnest($2::int8[], $3::bytea[], $4::bytea[]) u(seq, w, l)
+WHERE n.coll = $1 AND n.seq = ANY($2) AND n.seq = u.seq`, c.id, seqs, wts, lists); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rowWeight is the weight of the edge between two stored rows as
+// graph.New computes it, max(cos, 0) as float32, a before b: int8 rows
+// by their integer dot product times both scales, float32 rows summed as
+// vec.Dot sums them.
+func rowWeight(a []byte, sa float32, b []byte, sb float32, i8 bool) float32 {
+	var cos float64
+	if i8 {
+		cos = float64(vec.DotInt8(bytesInt8(a), bytesInt8(b))) * float64(sa) * float64(sb)
+	} else {
+		cos = vec.Dot(floatsOf(a), floatsOf(b))
+	}
+	return float32(math.Max(cos, 0))
 }
 
 // annTable holds the embeddings as pgvector's halfvec, made when the

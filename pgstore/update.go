@@ -721,18 +721,19 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 	if len(nodes) == 0 {
 		return nil
 	}
-	if _, err := w.tx.Exec(ctx, `CREATE TEMP TABLE relink (seq int8, names int8[], adj bytea) ON COMMIT DROP`); err != nil {
+	if _, err := w.tx.Exec(ctx, `CREATE TEMP TABLE relink (seq int8, names int8[], adj bytea, wts bytea, lists bytea) ON COMMIT DROP`); err != nil {
 		return wrap("update edges", err)
 	}
 	k := 0
-	_, err := w.copy(ctx, pgx.Identifier{"relink"}, []string{"seq", "names", "adj"}, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err := w.copy(ctx, pgx.Identifier{"relink"}, []string{"seq", "names", "adj", "wts", "lists"}, pgx.CopyFromFunc(func() ([]any, error) {
 		if k >= len(nodes) {
 			return nil, nil
 		}
 		i := nodes[k]
 		k++
-		nm, adj := w.links(i)
-		return []any{w.seqOf(i), nm, adj}, nil
+		nm, adj, wts := w.links(i)
+		nd := &w.g.Nodes[i]
+		return []any{w.seqOf(i), nm, adj, wts, appendLists(nil, nd.Keywords, scorehook.NodeRefKeys(nd), nm)}, nil
 	}))
 	if err != nil {
 		return wrap("update edges", err)
@@ -745,9 +746,9 @@ func (w *writer) relink(ctx context.Context, nodes []int) error {
 	for k, i := range nodes {
 		seqs[k] = w.seqOf(i)
 	}
-	_, err = w.tx.Exec(ctx, `UPDATE flowreader.cands n SET names = r.names, adj = r.adj
+	_, err = w.tx.Exec(ctx, `UPDATE flowreader.cands n SET names = r.names, adj = r.adj, wts = r.wts, lists = r.lists
 FROM relink r WHERE n.coll = $1 AND n.seq = ANY($2) AND n.seq = r.seq
-AND (n.names, n.adj) IS DISTINCT FROM (r.names, r.adj)`, w.coll, seqs)
+AND (n.names, n.adj, n.wts, n.lists) IS DISTINCT FROM (r.names, r.adj, r.wts, r.lists)`, w.coll, seqs)
 	return wrap("update edges", err)
 }
 

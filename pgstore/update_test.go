@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -459,25 +460,41 @@ FULL JOIN (SELECT df, count(*) AS n FROM flowreader.terms WHERE coll = (SELECT i
 	// updated collection and a fresh import): a kept node whose links an
 	// update failed to rewrite shows here even when the fetch finds the
 	// edge from its other end.
-	rows, err := s.pool.Query(ctx, `SELECT n.seq, n.id, n.adj FROM flowreader.cands n JOIN flowreader.collections c ON c.id = n.coll WHERE c.name = $1`, name)
+	// Every edge's stored weight (by its lower seq's row), by the two
+	// node IDs: an edge whose weight an update left stale, or stored by
+	// the wrong end, shows here.
+	// And every node's packed lists (what a question reads) against its
+	// arrays: a relinked node whose lists an update left stale shows here.
+	rows, err := s.pool.Query(ctx, `SELECT n.seq, n.id, n.adj, n.wts, n.lists, n.keywords, n.refs, n.names FROM flowreader.cands n JOIN flowreader.collections c ON c.id = n.coll WHERE c.name = $1`, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, adjs := map[int64]string{}, map[string][]byte{}
+	ids, adjs, wts, seqs := map[int64]string{}, map[string][]byte{}, map[string][]byte{}, map[string]int64{}
 	for rows.Next() {
 		var seq int64
 		var id string
-		var adj []byte
-		if err := rows.Scan(&seq, &id, &adj); err != nil {
+		var adj, wt, ls []byte
+		var kws, refs []string
+		var names []int64
+		if err := rows.Scan(&seq, &id, &adj, &wt, &ls, &kws, &refs, &names); err != nil {
 			t.Fatal(err)
 		}
-		ids[seq], adjs[id] = id, adj
+		ids[seq], adjs[id], wts[id], seqs[id] = id, adj, wt, seq
+		k, r, nm, err := decodeLists(ls)
+		if err != nil || !slices.Equal(k, kws) || !slices.Equal(r, refs) || !slices.Equal(nm, names) {
+			fmt.Fprintf(&out, "%s lists %q %q %v (%v), arrays %q %q %v\n", id, k, r, nm, err, kws, refs, names)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
+	var weights []string
 	for _, id := range slices.Sorted(maps.Keys(adjs)) {
 		nbrs, kinds, err := decodeAdj(adjs[id])
+		if err != nil {
+			t.Fatalf("node %s: %v", id, err)
+		}
+		first, err := weightsFrom(seqs[id], nbrs, wts[id])
 		if err != nil {
 			t.Fatalf("node %s: %v", id, err)
 		}
@@ -488,9 +505,18 @@ FULL JOIN (SELECT df, count(*) AS n FROM flowreader.terms WHERE coll = (SELECT i
 				nb = fmt.Sprintf("missing seq %d", v)
 			}
 			es = append(es, fmt.Sprintf("%s/%d", nb, kinds[k]))
+			if k >= first {
+				a, b := id, nb
+				if a > b {
+					a, b = b, a
+				}
+				weights = append(weights, fmt.Sprintf("weight %s %s %08x", a, b, binary.LittleEndian.Uint32(wts[id][4*(k-first):])))
+			}
 		}
 		slices.Sort(es)
 		fmt.Fprintf(&out, "%s adj %s\n", id, strings.Join(es, ","))
 	}
+	slices.Sort(weights)
+	out.WriteString(strings.Join(weights, "\n"))
 	return out.String(), emb
 }

@@ -34,6 +34,7 @@ type candState struct {
 	stamp uint32
 	acc   []float64 // BM25 per node, nonzero only at touched
 	touch []int32
+	dist  []uint16 // sketchNearest's distances, made on first use
 }
 
 func (ix *Index) getCand() *candState {
@@ -272,7 +273,9 @@ func (ix *Index) candidatesOf(c Config, question string, kw []string, nodes []in
 // best first (ties by lower index), and the mean of max(cos, 0) over the
 // entry nodes (of the whole graph). A graph or keep of at most exactKeep
 // nodes is ranked exactly; a larger one by a beam search over the graph's
-// adjacency, which walks through every node but keeps only keep's.
+// adjacency, which walks through every node but keeps only keep's, with
+// the nearest nodes by sign-bit sketch (sketch.go), all re-ranked by the
+// exact cosine.
 func (ix *Index) denseTop(st *candState, qu []float32, m int, keep bitset) ([]int32, float64) {
 	g := ix.g
 	n := ix.n
@@ -334,6 +337,21 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int, keep bitset) ([]in
 		}
 	}
 	out := []cand(res)
+	if ix.sketches != nil {
+		// The sketches' nearest, re-ranked with the beam's by the exact
+		// cosine (see sketch.go).
+		mark := st.next()
+		for _, c := range out {
+			st.seen[c.id] = mark
+		}
+		qs := make([]uint64, ix.sketchWords)
+		signBits(qs, qu)
+		for _, v := range ix.sketchNearest(st, qs, max(sketchOversample*m, sketchFloor), keep) {
+			if st.seen[v] != mark {
+				out = append(out, cand{v, g.Dot(int(v), qu)})
+			}
+		}
+	}
 	slices.SortFunc(out, func(a, b cand) int { return cmpBetter(a, b) })
 	ids := make([]int32, 0, m)
 	for _, c := range out[:min(m, len(out))] {

@@ -48,6 +48,11 @@ type Index struct {
 	// meanCos is each node's cosine with the mean embedding direction, a
 	// pivot for the MMR bound.
 	meanCos []float64
+	// sketches holds, above exactKeep nodes, the sign bits of each node's
+	// embedding (sketchWords words a node): the dense pass's second
+	// source of candidates (see denseTop).
+	sketches    []uint64
+	sketchWords int
 
 	mu     sync.Mutex
 	pruned *adjacency // for the last r_min asked
@@ -175,6 +180,9 @@ func NewIndex(g *graph.Graph) *Index {
 	}
 
 	ix.meanCos = meanCosines(g)
+	if n > exactKeep && g.Dim > 0 {
+		ix.sketchWords, ix.sketches = sketchesOf(g)
+	}
 	ix.terms = st.ids
 	for len(df) < len(st.terms) {
 		df = append(df, 0)

@@ -11,11 +11,13 @@ package graphhook
 
 // FromRows makes a *graph.Graph of nodes ([]graph.Node, kept) and edges
 // ([]graph.Edge: canonicalised, sorted, merged, weights recomputed from
-// the rows as graph.New computes them) over embedding rows of dimension
-// dim taken as they are: float32 rows f, or (when q is not nil) int8 rows
-// q with one scale per row in s. Rows must be unit length within graph's
-// tolerance, or zero; it fails as graph.New does otherwise.
-var FromRows func(nodes any, dim int, f []float32, q []int8, s []float32, edges any) (any, error)
+// the rows as graph.New computes them, or, when weighted is set, kept as
+// given: weights computed so before and stored) over embedding rows of
+// dimension dim taken as they are: float32 rows f, or (when q is not nil)
+// int8 rows q with one scale per row in s. Rows must be unit length
+// within graph's tolerance, or zero, and weights in [0, 1]; it fails as
+// graph.New does otherwise.
+var FromRows func(nodes any, dim int, f []float32, q []int8, s []float32, edges any, weighted bool) (any, error)
 
 // ItemNode returns the graph.Node that item i of doc (a *graph.Document)
 // becomes before analysis, as the Builder makes it: ID "docID#i", reading
@@ -28,3 +30,9 @@ var ItemNode func(doc any, i int) any
 // for g (a *graph.Graph): false for a Diff not made by Update, or made
 // with another graph than g (the report is of that graph's edges).
 var DiffRelinked func(diff, g any) (nodes []int32, ok bool)
+
+// Rows returns g's (a *graph.Graph's) embedding rows as they are stored,
+// aliasing them (read only): float32 rows f, or (int8 graphs) int8 rows q
+// with one scale per row in s. Scoring reads the int8 rows' signs for its
+// sketches without decoding them.
+var Rows func(g any) (f []float32, q []int8, s []float32)
