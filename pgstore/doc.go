@@ -66,7 +66,13 @@
 // again), the edges among them with their stored weights, their
 // frequencies of the question's
 // terms and, when Index.Score asks for it (it completes its subgraph's
-// text), their reading text, and commits. The router's keyword frequencies of the candidates come from
+// text), their reading text, and commits. The rows and texts are read by
+// runs of consecutive seqs (one index range scan a run), a term's
+// frequencies by its whole run of postings filtered in the database by
+// those runs when the term is rare (a few postings a candidate), by one
+// probe a candidate otherwise: the same rows either way, and a cost that
+// does not depend on the plan PostgreSQL's plan cache picks. The router's
+// keyword frequencies of the candidates come from
 // the replica's cache of those read at the snapshot's version; the
 // missing ones are read after the snapshot by a statement that also reads
 // the collection's version (an update in between makes the question be

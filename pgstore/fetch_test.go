@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
@@ -163,6 +165,124 @@ func TestFetchSynthetic(t *testing.T) {
 			for _, c := range []score.Config{score.Config{}, flowreader.Classic().Scoring} {
 				sameCandidates(t, s, name, g, q, 32, c)
 			}
+		}
+	}
+}
+
+// TestFetchTermsByRangeAndProbe asks questions whose terms are read both
+// ways in round trip 2 (by each term's range of postings and by probes
+// per candidate) and mixed, term by term: the subgraph and BM25 equal the
+// in-process ones, and the BM25 of every way equals the others' bit for
+// bit.
+func TestFetchTermsByRangeAndProbe(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	g := synth.Graph(t, 1200, 24, 7).WithInt8Embeddings()
+	const name = "terms"
+	if err := s.Import(ctx, name, g); err != nil {
+		t.Fatal(err)
+	}
+	var ranged, probed int
+	ways := []struct {
+		name  string
+		split func(kw []string, dfs []int32, n int) (termSet, termSet)
+	}{
+		{"default", nil},
+		{"all by range", func(kw []string, dfs []int32, n int) (termSet, termSet) {
+			r, p := splitTerms(kw, dfs, math.MaxInt32)
+			ranged += len(r.terms)
+			return r, p
+		}},
+		{"all by probe", func(kw []string, dfs []int32, n int) (termSet, termSet) {
+			r, p := splitTerms(kw, dfs, 0)
+			probed += len(p.terms)
+			return r, p
+		}},
+		{"alternating", func(kw []string, dfs []int32, n int) (termSet, termSet) {
+			r, _ := splitTerms(kw, dfs, math.MaxInt32) // every term held, by range
+			var a, b termSet
+			for i := range r.terms {
+				to := &a
+				if i%2 == 1 {
+					to = &b
+				}
+				to.terms, to.ords = append(to.terms, r.terms[i]), append(to.ords, r.ords[i])
+			}
+			if len(a.terms) == 0 || len(b.terms) == 0 {
+				t.Errorf("terms %v: one way got none", r.terms)
+			}
+			return a, b
+		}},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := 0; k < 6; k++ {
+		v := rng.IntN(len(g.Nodes))
+		// Two nodes' keywords: rare and frequent terms, plus one no
+		// node holds.
+		q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " zzyzxq " + strings.Join(g.Nodes[(v+601)%len(g.Nodes)].Keywords, " "),
+			Embedding: g.AppendEmbedding(nil, (v+1)%len(g.Nodes))}
+		var first []float64
+		for _, w := range ways {
+			s.split = w.split
+			sameCandidates(t, s, name, g, q, 32, score.Config{})
+			got, err := s.fetch(ctx, name, q, 32, score.Config{}, fetchOptions{exact: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got.bmRaw
+			} else if !slices.Equal(got.bmRaw, first) {
+				t.Fatalf("%q, %s: raw BM25 differs from the default's", q.Text, w.name)
+			}
+		}
+	}
+	s.split = nil
+	if ranged == 0 || probed == 0 {
+		t.Fatalf("terms read by range %d, by probe %d: want both", ranged, probed)
+	}
+}
+
+func TestSplitTerms(t *testing.T) {
+	kw := []string{"a", "b", "c", "d"}
+	dfs := []int32{0, tfRangeFactor * 10, tfRangeFactor*10 + 1, 1}
+	r, p := splitTerms(kw, dfs, 10)
+	if !slices.Equal(r.terms, []string{"b", "d"}) || !slices.Equal(r.ords, []int64{2, 4}) {
+		t.Errorf("by range %+v, want b, d at 2, 4", r)
+	}
+	if !slices.Equal(p.terms, []string{"c"}) || !slices.Equal(p.ords, []int64{3}) {
+		t.Errorf("by probe %+v, want c at 3", p)
+	}
+}
+
+// TestSeqMultirange checks the multirange of random ascending seqs
+// against the seqs: every seq in it, no other, runs apart.
+func TestSeqMultirange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 200; k++ {
+		var seqs []int64
+		in := map[int64]bool{}
+		for v := int64(rng.IntN(3)); v < 300; v += int64(1 + rng.IntN(1+k%5)) {
+			seqs = append(seqs, v)
+			in[v] = true
+		}
+		mr := seqMultirange(seqs)
+		for i, r := range mr {
+			if r.LowerType != pgtype.Inclusive || r.UpperType != pgtype.Inclusive || !r.Valid {
+				t.Fatalf("run %d: %+v, want an inclusive range", i, r)
+			}
+			if i > 0 && r.Lower.Int64 <= mr[i-1].Upper.Int64+1 {
+				t.Fatalf("runs %d and %d touch: %v", i-1, i, mr)
+			}
+			for v := r.Lower.Int64; v <= r.Upper.Int64; v++ {
+				if !in[v] {
+					t.Fatalf("%d in the runs, not a seq", v)
+				}
+				delete(in, v)
+			}
+		}
+		if len(in) > 0 {
+			t.Fatalf("%d seqs not in the runs", len(in))
 		}
 	}
 }

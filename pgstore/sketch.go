@@ -189,64 +189,114 @@ func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []i
 // nearest returns the k seqs (of those allow passes, every one when allow
 // is nil) whose sketches are nearest q in Hamming distance, ties by lower
 // seq: the order of the database's ORDER BY bit_count(bits # q), seq
-// LIMIT k. It reads the sketches twice (a histogram of the distances,
-// then the nodes within the k-th's) rather than keep a distance per node:
-// 2 MB a question at a million nodes, times the questions in flight.
+// LIMIT k.
+//
+// One pass over the sketches, in seq order, keeping the hits that may
+// still be among the k: a bound t such that k hits already seen are at
+// distance t or less (every later node farther than t is skipped after
+// its distance, and one at t once k are held: it loses the tie to the
+// earlier seqs). The hits are few (about k·ln(n/k) when the near nodes
+// are spread over the seqs) and compacted when their buffer fills, so a
+// question holds O(k) memory, not a distance per node.
 func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
 	defer runtime.KeepAlive(s.mem)
 	n, w := len(s.seqs), s.words
-	dist := func(i int) int {
-		d := 0
-		for j, x := range s.bits[i*w : (i+1)*w] {
-			d += bits.OnesCount64(x ^ q[j])
-		}
-		return d
-	}
-	hist := make([]int, 64*w+1)
-	cnt := 0
-	for i := 0; i < n; i++ {
-		if allow != nil && !allow(s.seqs[i]) {
-			continue
-		}
-		hist[dist(i)]++
-		cnt++
-	}
-	k = min(k, cnt)
-	if k == 0 {
+	if k <= 0 || n == 0 || w == 0 {
 		return nil
 	}
-	// The distance t of the k-th nearest: every node nearer is taken, and
-	// the first (by seq) of those at t up to k.
-	t, below := 0, 0
-	for ; below+hist[t] < k; t++ {
-		below += hist[t]
-	}
+	q = q[:w]
+	bs, seqs := s.bits[:n*w], s.seqs[:n]
 	type hit struct {
-		d   int
-		seq int64
+		d int32
+		i int32 // index in seqs
 	}
-	out := make([]hit, 0, k)
-	atT := k - below
-	for i := 0; i < n && len(out) < k; i++ {
-		if allow != nil && !allow(s.seqs[i]) {
+	hist := make([]int32, 64*w+1) // the held hits by distance, up to t
+	t := int32(64 * w)
+	held := 0 // hits at distance t or less
+	hits := make([]hit, 0, 4*k+64)
+	for i := range seqs {
+		if allow != nil && !allow(seqs[i]) {
 			continue
 		}
-		switch d := dist(i); {
-		case d < t:
-			out = append(out, hit{d, s.seqs[i]})
-		case d == t && atT > 0:
-			out = append(out, hit{d, s.seqs[i]})
+		d := hamming(bs[i*w:i*w+w:i*w+w], q)
+		if d > t || d == t && held >= k {
+			continue
+		}
+		if len(hits) == cap(hits) {
+			// Drop the hits now farther than t; grow only when most
+			// remain.
+			j := 0
+			for _, h := range hits {
+				if h.d <= t {
+					hits[j] = h
+					j++
+				}
+			}
+			hits = hits[:j]
+			if 2*j > cap(hits) {
+				hits = slices.Grow(hits, cap(hits))
+			}
+		}
+		hits = append(hits, hit{d, int32(i)})
+		hist[d]++
+		held++
+		// Lower t while k hits are nearer than it.
+		for t > 0 && held-int(hist[t]) >= k {
+			held -= int(hist[t])
+			hist[t] = 0
+			t--
+		}
+	}
+	// Every hit nearer than t is taken, and the first (by seq) of those
+	// at t up to k; then by distance, seqs ascending within one (a
+	// counting sort, stable).
+	below := held - int(hist[t])
+	atT := min(k-below, int(hist[t]))
+	count := make([]int32, t+2)
+	res := make([]int64, 0, min(k, held))
+	for _, h := range hits {
+		switch {
+		case h.d < t:
+			count[h.d+1]++
+		case h.d == t && atT > 0:
+			count[t+1]++
 			atT--
 		}
 	}
-	// By distance, then seq (seqs ascend within one distance already).
-	byD := make([][]int64, t+1)
-	for _, h := range out {
-		byD[h.d] = append(byD[h.d], h.seq)
+	for d := int32(1); d <= t+1; d++ {
+		count[d] += count[d-1]
 	}
-	res := make([]int64, 0, k)
-	for _, l := range byD {
-		res = append(res, l...)
+	res = res[:count[t+1]]
+	atT = min(k-below, int(hist[t]))
+	for _, h := range hits {
+		switch {
+		case h.d < t:
+		case h.d == t && atT > 0:
+			atT--
+		default:
+			continue
+		}
+		res[count[h.d]] = seqs[h.i]
+		count[h.d]++
 	}
 	return res
+}
+
+// hamming is the Hamming distance of two sketches of equal length: a
+// loop without bounds checks (q is resliced to a's length), four words a
+// step.
+func hamming(a, q []uint64) int32 {
+	q = q[:len(a)]
+	var d0, d1, d2, d3 int
+	j := 0
+	for ; j+4 <= len(a); j += 4 {
+		d0 += bits.OnesCount64(a[j] ^ q[j])
+		d1 += bits.OnesCount64(a[j+1] ^ q[j+1])
+		d2 += bits.OnesCount64(a[j+2] ^ q[j+2])
+		d3 += bits.OnesCount64(a[j+3] ^ q[j+3])
+	}
+	for ; j < len(a); j++ {
+		d0 += bits.OnesCount64(a[j] ^ q[j])
+	}
+	return int32(d0 + d1 + d2 + d3)
 }
