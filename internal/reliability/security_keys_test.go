@@ -100,7 +100,7 @@ func TestSecurityAPIKeyNeverLeaks(t *testing.T) {
 		}
 	}
 	if g == nil {
-		t.Fatal("no build completed")
+		t.Fatalf("no build completed in 20 runs; the last: %v", err)
 	}
 	if err := graph.Save(filepath.Join(dir, "collection.flwg"), g); err != nil {
 		t.Fatal(err)
