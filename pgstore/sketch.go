@@ -2,13 +2,14 @@ package pgstore
 
 import (
 	"context"
-	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // A replica ranks a large collection's nodes for the dense first pass by
@@ -189,114 +190,19 @@ func (s *sketchSet) withChanges(version int64, removed map[int64]bool, added []i
 // nearest returns the k seqs (of those allow passes, every one when allow
 // is nil) whose sketches are nearest q in Hamming distance, ties by lower
 // seq: the order of the database's ORDER BY bit_count(bits # q), seq
-// LIMIT k.
-//
-// One pass over the sketches, in seq order, keeping the hits that may
-// still be among the k: a bound t such that k hits already seen are at
-// distance t or less (every later node farther than t is skipped after
-// its distance, and one at t once k are held: it loses the tie to the
-// earlier seqs). The hits are few (about k·ln(n/k) when the near nodes
-// are spread over the seqs) and compacted when their buffer fills, so a
-// question holds O(k) memory, not a distance per node.
+// LIMIT k (vec.NearestSketches over the set's positions, which follow the
+// seqs).
 func (s *sketchSet) nearest(q []uint64, k int, allow func(int64) bool) []int64 {
 	defer runtime.KeepAlive(s.mem)
-	n, w := len(s.seqs), s.words
-	if k <= 0 || n == 0 || w == 0 {
-		return nil
+	seqs := s.seqs
+	var ok func(int) bool
+	if allow != nil {
+		ok = func(i int) bool { return allow(seqs[i]) }
 	}
-	q = q[:w]
-	bs, seqs := s.bits[:n*w], s.seqs[:n]
-	type hit struct {
-		d int32
-		i int32 // index in seqs
-	}
-	hist := make([]int32, 64*w+1) // the held hits by distance, up to t
-	t := int32(64 * w)
-	held := 0 // hits at distance t or less
-	hits := make([]hit, 0, 4*k+64)
-	for i := range seqs {
-		if allow != nil && !allow(seqs[i]) {
-			continue
-		}
-		d := hamming(bs[i*w:i*w+w:i*w+w], q)
-		if d > t || d == t && held >= k {
-			continue
-		}
-		if len(hits) == cap(hits) {
-			// Drop the hits now farther than t; grow only when most
-			// remain.
-			j := 0
-			for _, h := range hits {
-				if h.d <= t {
-					hits[j] = h
-					j++
-				}
-			}
-			hits = hits[:j]
-			if 2*j > cap(hits) {
-				hits = slices.Grow(hits, cap(hits))
-			}
-		}
-		hits = append(hits, hit{d, int32(i)})
-		hist[d]++
-		held++
-		// Lower t while k hits are nearer than it.
-		for t > 0 && held-int(hist[t]) >= k {
-			held -= int(hist[t])
-			hist[t] = 0
-			t--
-		}
-	}
-	// Every hit nearer than t is taken, and the first (by seq) of those
-	// at t up to k; then by distance, seqs ascending within one (a
-	// counting sort, stable).
-	below := held - int(hist[t])
-	atT := min(k-below, int(hist[t]))
-	count := make([]int32, t+2)
-	res := make([]int64, 0, min(k, held))
-	for _, h := range hits {
-		switch {
-		case h.d < t:
-			count[h.d+1]++
-		case h.d == t && atT > 0:
-			count[t+1]++
-			atT--
-		}
-	}
-	for d := int32(1); d <= t+1; d++ {
-		count[d] += count[d-1]
-	}
-	res = res[:count[t+1]]
-	atT = min(k-below, int(hist[t]))
-	for _, h := range hits {
-		switch {
-		case h.d < t:
-		case h.d == t && atT > 0:
-			atT--
-		default:
-			continue
-		}
-		res[count[h.d]] = seqs[h.i]
-		count[h.d]++
+	pos := vec.NearestSketches(s.bits[:len(seqs)*s.words], s.words, q, k, ok)
+	res := make([]int64, len(pos))
+	for i, p := range pos {
+		res[i] = seqs[p]
 	}
 	return res
-}
-
-// hamming is the Hamming distance of two sketches of equal length: a
-// loop without bounds checks (q is resliced to a's length), four words a
-// step.
-func hamming(a, q []uint64) int32 {
-	q = q[:len(a)]
-	var d0, d1, d2, d3 int
-	j := 0
-	for ; j+4 <= len(a); j += 4 {
-		d0 += bits.OnesCount64(a[j] ^ q[j])
-		d1 += bits.OnesCount64(a[j+1] ^ q[j+1])
-		d2 += bits.OnesCount64(a[j+2] ^ q[j+2])
-		d3 += bits.OnesCount64(a[j+3] ^ q[j+3])
-	}
-	for ; j < len(a); j++ {
-		d0 += bits.OnesCount64(a[j] ^ q[j])
-	}
-	return int32(d0 + d1 + d2 + d3)
 }

@@ -34,7 +34,6 @@ type candState struct {
 	stamp uint32
 	acc   []float64 // BM25 per node, nonzero only at touched
 	touch []int32
-	dist  []uint16 // sketchNearest's distances, made on first use
 }
 
 func (ix *Index) getCand() *candState {
@@ -346,7 +345,7 @@ func (ix *Index) denseTop(st *candState, qu []float32, m int, keep bitset) ([]in
 		}
 		qs := make([]uint64, ix.sketchWords)
 		signBits(qs, qu)
-		for _, v := range ix.sketchNearest(st, qs, max(sketchOversample*m, sketchFloor), keep) {
+		for _, v := range ix.sketchNearest(qs, max(sketchOversample*m, sketchFloor), keep) {
 			if st.seen[v] != mark {
 				out = append(out, cand{v, g.Dot(int(v), qu)})
 			}

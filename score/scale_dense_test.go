@@ -73,7 +73,7 @@ func TestScaleDenseRecall(t *testing.T) {
 		ix.sketches = sk
 		qs := make([]uint64, ix.sketchWords)
 		signBits(qs, qu)
-		near := ix.sketchNearest(st, qs, k, nil)
+		near := ix.sketchNearest(qs, k, nil)
 		if oracle := hammingNearest(sk, ix.sketchWords, qs, k); !slices.Equal(near, slices.Sorted(slices.Values(oracle))) {
 			t.Fatalf("question %d: sketchNearest differs from the sorting oracle", qi)
 		}

@@ -2,11 +2,12 @@ package score
 
 import (
 	"encoding/binary"
-	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/graphhook"
+	"github.com/flowreader/flowreader/internal/vec"
 )
 
 // The dense pass above exactKeep nodes has two sources of candidates: the
@@ -96,64 +97,14 @@ func signBits(dst []uint64, v []float32) {
 
 // sketchNearest returns the k nodes of keep whose sketches are nearest q
 // by Hamming distance, ties by the lower index, in ascending index order
-// (every node of keep when it has fewer). It counts the distances, finds
-// the distance that completes k and takes the nodes below it and the
-// first ones at it: two passes over the nodes and no heap.
-func (ix *Index) sketchNearest(st *candState, q []uint64, k int, keep bitset) []int32 {
-	w := ix.sketchWords
-	n := ix.n
-	if len(st.dist) < n {
-		st.dist = make([]uint16, n)
+// (every node of keep when it has fewer): vec.NearestSketches, the ranking
+// a pgstore replica makes of the same sketches.
+func (ix *Index) sketchNearest(q []uint64, k int, keep bitset) []int32 {
+	var allow func(int) bool
+	if keep != nil {
+		allow = func(i int) bool { return keep.has(int32(i)) }
 	}
-	d := st.dist[:n]
-	skip := uint16(64*w + 1) // greater than any distance
-	hist := make([]int, 64*w+1)
-	q = q[:w]
-	sk := ix.sketches[:n*w]
-	if w == 12 { // 768 dimensions, the common case, unrolled
-		for v := range n {
-			s := sk[12*v : 12*v+12 : 12*v+12]
-			x := bits.OnesCount64(s[0]^q[0]) + bits.OnesCount64(s[1]^q[1]) + bits.OnesCount64(s[2]^q[2]) +
-				bits.OnesCount64(s[3]^q[3]) + bits.OnesCount64(s[4]^q[4]) + bits.OnesCount64(s[5]^q[5]) +
-				bits.OnesCount64(s[6]^q[6]) + bits.OnesCount64(s[7]^q[7]) + bits.OnesCount64(s[8]^q[8]) +
-				bits.OnesCount64(s[9]^q[9]) + bits.OnesCount64(s[10]^q[10]) + bits.OnesCount64(s[11]^q[11])
-			d[v] = uint16(x)
-		}
-	} else {
-		for v := range n {
-			s := sk[v*w : v*w+w : v*w+w]
-			x := 0
-			for j, b := range s {
-				x += bits.OnesCount64(b ^ q[j])
-			}
-			d[v] = uint16(x)
-		}
-	}
-	for v, x := range d {
-		if keep.has(int32(v)) {
-			hist[x]++
-		} else {
-			d[v] = skip
-		}
-	}
-	below, at := 0, len(hist) // below: nodes nearer than distance at
-	for t, c := range hist {
-		if below+c >= k {
-			at = t
-			break
-		}
-		below += c
-	}
-	out := make([]int32, 0, min(k, below+hist[min(at, len(hist)-1)]))
-	ties := k - below
-	for v, x := range d {
-		switch {
-		case int(x) < at:
-			out = append(out, int32(v))
-		case int(x) == at && ties > 0 && x != skip:
-			out = append(out, int32(v))
-			ties--
-		}
-	}
+	out := vec.NearestSketches(ix.sketches[:ix.n*ix.sketchWords], ix.sketchWords, q, k, allow)
+	slices.Sort(out)
 	return out
 }

@@ -52,8 +52,7 @@ func TestSketchNearest(t *testing.T) {
 			q[j] = rng.Uint64()
 		}
 		k := 1 + rng.IntN(n+10)
-		st := &candState{}
-		got := ix.sketchNearest(st, q, k, keep)
+		got := ix.sketchNearest(q, k, keep)
 		// The oracle over the kept nodes only, mapped back to indexes.
 		sub := make([]uint64, 0, len(kept)*words)
 		for _, v := range kept {
@@ -79,9 +78,8 @@ func BenchmarkSketchNearest(b *testing.B) {
 	for j := range q {
 		q[j] = rng.Uint64()
 	}
-	st := &candState{}
 	for b.Loop() {
-		ix.sketchNearest(st, q, 1024, nil)
+		ix.sketchNearest(q, 1024, nil)
 	}
 }
 
@@ -163,7 +161,7 @@ func TestDenseTopSketches(t *testing.T) {
 		ix.sketches = sk
 		q := make([]uint64, ix.sketchWords)
 		signBits(q, qu)
-		sketch := topByDot(g, qu, m, ix.sketchNearest(st, q, max(sketchOversample*m, sketchFloor), nil))
+		sketch := topByDot(g, qu, m, ix.sketchNearest(q, max(sketchOversample*m, sketchFloor), nil))
 		both, _ := ix.denseTop(st, qu, m, nil)
 		again, _ := ix.denseTop(st, qu, m, nil)
 		ix.cands.Put(st)
