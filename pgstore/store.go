@@ -68,10 +68,6 @@ type Store struct {
 	// sketch or HNSW pass): tests compare the evidence with the in-process
 	// index's.
 	exact bool
-	// split parts a question's terms into those whose candidates'
-	// frequencies are read by range and by probes (splitTerms when nil;
-	// tests mix the two ways).
-	split func(kw []string, dfs []int32, n int) (byRange, byProbe termSet)
 	// trace, when set, is told as each stage of an update ends (tests
 	// time the stages).
 	trace func(stage string)
