@@ -118,12 +118,12 @@ func rankBM25(p *termPostings, idf []float64, c0, c1 float64) lexScores {
 	k1 := scorehook.K1
 	terms := len(p.off) - 1
 	pos := make([]int, terms)
-	longest := 0
 	for t := range terms {
 		pos[t] = p.off[t]
-		longest = max(longest, p.off[t+1]-p.off[t])
 	}
-	ls := lexScores{seq: make([]int64, 0, longest), w: make([]float64, 0, longest), first: make([]int32, 0, longest)}
+	// At most a node a posting: sized once, not grown by copies.
+	n := len(p.seq)
+	ls := lexScores{seq: make([]int64, 0, n), w: make([]float64, 0, n), first: make([]int32, 0, n)}
 	for {
 		cur, any := int64(math.MaxInt64), false
 		for t := range terms {

@@ -298,40 +298,48 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 			}
 			return rows.Err()
 		})
-	// drows are the rows of the dense pass's re-rank, seedRows those of
-	// lexical seeds read for their adjacency (after round trip 1, which
-	// ranks them).
-	var drows, seedRows []denseRow
+	var drows []denseRow
 	// nbrs holds the adjacency of every node that may be a seed, read with
 	// it: the expansion is then made here, the database reads each
 	// candidate's row once.
 	nbrs := map[int64][]int64{}
-	// scanCands reads cands rows (seq, emb, scale, adj): those dense
-	// passes (every row when nil) into drows, the others into seedRows.
-	scanCands := func(dense func(int64) bool) func(pgx.Rows) error {
-		return func(rows pgx.Rows) error {
-			for rows.Next() {
-				var d denseRow
-				var adj pgtype.DriverBytes // decoded below, before Next
-				if err := rows.Scan(&d.seq, &d.emb, &d.scale, &adj); err != nil {
-					return err
-				}
-				nb, kd, err := decodeAdj(adj)
-				if err != nil {
-					return err
-				}
-				d.nb, d.kd = nb, kd
-				if dense == nil || dense(d.seq) {
-					drows = append(drows, d)
-				} else {
-					seedRows = append(seedRows, d)
-				}
-				nbrs[d.seq] = nb
+	scanDense := func(rows pgx.Rows) error {
+		for rows.Next() {
+			var d denseRow
+			var adj pgtype.DriverBytes // decoded below, before Next
+			if err := rows.Scan(&d.seq, &d.emb, &d.scale, &adj); err != nil {
+				return err
 			}
-			return rows.Err()
+			nb, kd, err := decodeAdj(adj)
+			if err != nil {
+				return err
+			}
+			d.nb, d.kd = nb, kd
+			drows = append(drows, d)
+			nbrs[d.seq] = nb
 		}
+		return rows.Err()
 	}
-	scanDense := scanCands(nil)
+	// scanAdj reads the adjacency of lexical seeds (seq, adj) after round
+	// trip 1, which ranks them. Only the adjacency: their rows are read
+	// in round trip 2 with their neighbours (a seed's document's nodes),
+	// in the same runs of seqs; read apart, each would cost one more index
+	// descent there.
+	scanAdj := func(rows pgx.Rows) error {
+		for rows.Next() {
+			var seq int64
+			var adj pgtype.DriverBytes // decoded below, before Next
+			if err := rows.Scan(&seq, &adj); err != nil {
+				return err
+			}
+			nb, _, err := decodeAdj(adj)
+			if err != nil {
+				return err
+			}
+			nbrs[seq] = nb
+		}
+		return rows.Err()
+	}
 	// What the sketch cache reads: every sketch (no cached set), or the
 	// changes since the cached version and the added nodes' sketches.
 	var (
@@ -554,13 +562,14 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	if touched := int64(len(f.lex.seq)); touched > 0 && touched < st.n {
 		f.bmLo = min(f.bmLo, 0) // some node holds no query term
 	}
-	// lexMissing are the lexical seeds whose adjacency is not in hand
-	// (ascending): read with the sketch path's re-rank rows, or by one
-	// more statement.
-	lexMissing := func() []int64 {
+	// lexMissing are the lexical seeds whose adjacency is neither in
+	// hand nor to be read with the rows near (ascending): read in the
+	// sketch path's re-rank round trip, or in one more.
+	lexMissing := func(near []int64) []int64 {
 		var out []int64
 		for _, v := range f.lexical {
-			if _, ok := nbrs[v]; !ok {
+			_, ok := nbrs[v]
+			if _, in := slices.BinarySearch(near, v); !ok && !in {
 				out = append(out, v)
 			}
 		}
@@ -623,33 +632,27 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		}
 		near := cur.nearest(qs, k, allow)
 		slices.Sort(near) // the rows' order is not used: they are ranked below
-		// The lexical seeds whose adjacency is not in hand are read with
-		// them; only the nearest rows are the dense pass's.
-		read := near
-		if extra := lexMissing(); len(extra) > 0 {
-			read = slices.Concat(near, extra)
-			slices.Sort(read)
-			read = slices.Compact(read)
+		// The lexical seeds whose adjacency is not in hand are read in
+		// the same round trip.
+		lo, hi := seqRuns(near)
+		rb := &pgx.Batch{}
+		rb.Queue(byRuns(`flowreader.cands`, `seq, emb, scale, adj`), st.id, lo, hi).Query(scanDense)
+		if extra := lexMissing(near); len(extra) > 0 {
+			lo, hi := seqRuns(extra)
+			rb.Queue(byRuns(`flowreader.cands`, `seq, adj`), st.id, lo, hi).Query(scanAdj)
 		}
-		isNear := func(seq int64) bool { _, ok := slices.BinarySearch(near, seq); return ok }
-		lo, hi := seqRuns(read)
-		rows, err := conn.Query(ctx, byRuns(`flowreader.cands`, `seq, emb, scale, adj`), st.id, lo, hi)
-		if err == nil {
-			err = scanCands(isNear)(rows)
-			rows.Close()
-		}
-		if err != nil {
+		if err := conn.SendBatch(ctx, rb).Close(); err != nil {
 			rollback(conn)
 			return nil, wrap("fetch dense candidates", err)
 		}
 		f.trips++
-	} else if extra := lexMissing(); len(extra) > 0 {
+	} else if extra := lexMissing(nil); len(extra) > 0 {
 		// The lexical seeds the dense pass did not read (every row is in
 		// hand when it re-ranks every node): one more round trip.
 		lo, hi := seqRuns(extra)
-		rows, err := conn.Query(ctx, byRuns(`flowreader.cands`, `seq, emb, scale, adj`), st.id, lo, hi)
+		rows, err := conn.Query(ctx, byRuns(`flowreader.cands`, `seq, adj`), st.id, lo, hi)
 		if err == nil {
-			err = scanCands(func(int64) bool { return false })(rows)
+			err = scanAdj(rows)
 			rows.Close()
 		}
 		if err != nil {
@@ -755,13 +758,9 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	t0 = time.Now()
 	// The rows the dense pass read are candidates too (about a quarter of
 	// them at 2,048): their embeddings and adjacency are not read again.
-	// So are the lexical seeds' rows read for their adjacency.
-	known := make(map[int64]*denseRow, len(drows)+len(seedRows))
+	known := make(map[int64]*denseRow, len(drows))
 	for i := range drows {
 		known[drows[i].seq] = &drows[i]
-	}
-	for i := range seedRows {
-		known[seedRows[i].seq] = &seedRows[i]
 	}
 	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, opt.text, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
@@ -802,7 +801,7 @@ type denseRow struct {
 
 // readCandidates runs round trip 2 for the candidates picks (ascending):
 // their rows (without the embedding and adjacency of those in known, read
-// by the dense pass or as lexical seeds in this snapshot) and, with text,
+// by the dense pass in this snapshot) and, with text,
 // their reading text, and ends the snapshot; then, when the store's
 // keyword cache does not hold them all, one more for the collection's
 // frequencies of their normalised keywords.
