@@ -173,11 +173,17 @@ type collState struct {
 
 // fetch reads the candidate subgraph of question q (embedding q.Embedding,
 // not necessarily unit) with m candidates of each kind, in one
-// repeatable-read snapshot and two round trips: the first reads the
-// collection's statistics, the dense candidates (sketch pass and exact
-// re-rank), the BM25 candidates and the whole-collection BM25 range (in
-// SQL), the reference and title matches; the second expands the seeds to
-// their neighbours in SQL and reads the candidates' rows.
+// repeatable-read snapshot: round trip 1 reads the collection's
+// statistics, the dense first pass (with the exact re-rank's rows unless
+// the replica's sketches rank it), every posting of the question's terms,
+// the reference and title matches; the replica ranks BM25 from the
+// postings (rankBM25). Then the adjacency of the lexical seeds not in hand
+// is read: with the re-rank rows on the sketch path (whose round trip it
+// is anyway), in one more round trip on the others (none when every node
+// is re-ranked). The last round trip reads the candidates' rows after the
+// replica expanded the seeds: 2 round trips with every node re-ranked, 3
+// on the sketch path, 2 or 3 on the others (plus one while the replica's
+// keyword cache lacks some of the candidates' keywords).
 func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c score.Config, opt fetchOptions) (*fetched, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("%w: %d candidates", ErrInput, m)

@@ -348,9 +348,10 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 
 // Candidates implements flowreader.Store: the candidate set of a question
 // over the collection, read in one REPEATABLE READ snapshot of the latest
-// committed version, in two round trips (three when the replica's
-// sketches rank a large collection's dense candidates), as the package doc
-// describes. Under a filter the candidates are nodes of the documents it
+// committed version, in two or three round trips (three when the
+// replica's sketches rank a large collection's dense candidates, or when
+// the lexical seeds' adjacency is not among the dense pass's rows), as the
+// package doc describes. Under a filter the candidates are nodes of the documents it
 // passes (their IDs and metadata as Import and Update stored them); the
 // statistics stay the collection's.
 func (s *Store) Candidates(ctx context.Context, collection string, q score.Query, m int, c score.Config, f flowreader.Filter) (*score.Candidates, error) {
