@@ -564,7 +564,11 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		}
 		f.lexical = f.lex.top(m, allow)
 	}
-	post = nil // the scores hold what is needed of the postings
+	if post != nil {
+		// The scores hold what is needed of the postings (the batch's
+		// callbacks still point at them).
+		*post = termPostings{}
+	}
 	if touched := int64(len(f.lex.seq)); touched > 0 && touched < st.n {
 		f.bmLo = min(f.bmLo, 0) // some node holds no query term
 	}
