@@ -2,7 +2,7 @@
 // stateless replicas answer questions over them without holding a copy:
 // per question a replica reads the candidate subgraph the in-process
 // index would score (score.Index.ScoreCandidates), in one snapshot and two
-// round trips, and scores, routes and selects it in-process.
+// or three round trips, and scores, routes and selects it in-process.
 //
 // # Collections and the schema
 //
@@ -47,41 +47,41 @@
 //   - refs (reference key → nodes) and titles (first word → node, title),
 //     the lookups of the reference boost and of hop-aware relevance.
 //
-// # A question: two round trips, one snapshot
+// # A question: two or three round trips, one snapshot
 //
 // The first round trip opens a REPEATABLE READ, READ ONLY transaction
 // and, pipelined, reads the collection row and its entry nodes'
 // embeddings; the dense first pass (the 4·m, at least 1024, nodes whose
 // sketches are nearest the question's in Hamming distance, with their
-// embeddings); the question's terms' document frequencies and, computed in
-// SQL, every node's BM25 summed over the terms in the question's order,
-// the m best and the whole collection's least, greatest and summed score;
-// the reference and title matches. The replica re-ranks the dense pass by
-// the exact cosine (graph.Graph.Dot's arithmetic) and interleaves the
-// seeds as ScoreCandidates does, and expands them with the adjacency read
-// with them (the seeds, then each one's neighbours in ascending order, the
-// first 8·m distinct nodes). The second round trip returns those nodes'
-// rows, read by runs of consecutive seqs (one index descent a run; the
-// embedding and adjacency of those the dense pass read are not sent
-// again), the edges among them with their stored weights, their
-// frequencies of the question's
-// terms and, when Index.Score asks for it (it completes its subgraph's
-// text), their reading text, and commits. The rows and texts are read by
-// runs of consecutive seqs (one index range scan a run), a term's
-// frequencies by its whole run of postings filtered in the database by
-// those runs when the term is rare (a few postings a candidate), by one
-// probe a candidate otherwise: the same rows either way, and a cost that
-// does not depend on the plan PostgreSQL's plan cache picks. The router's
-// keyword frequencies of the candidates come from
-// the replica's cache of those read at the snapshot's version; the
-// missing ones are read after the snapshot by a statement that also reads
-// the collection's version (an update in between makes the question be
-// asked again), one more round trip until the cache holds them. The
-// candidates' BM25 is then computed in Go from those
-// frequencies and the collection's statistics, as the in-process index
-// computes it, so it equals it; with every node re-ranked the subgraph is
-// the in-process one. Writers never block this, and it never sees a
-// partial update: PostgreSQL's snapshot holds one committed version.
+// embeddings); the question's terms' document frequencies and every
+// posting of those terms (one statement a term, in key order); the
+// reference and title matches. The replica ranks the nodes by BM25 from
+// the postings with the in-process index's arithmetic and order (each
+// node's score summed over its terms in the question's order; the whole
+// collection's least, greatest and summed score; the m best, ties by lower
+// seq), re-ranks the dense pass by the exact cosine (graph.Graph.Dot's
+// arithmetic), interleaves the seeds as ScoreCandidates does, and expands
+// them with the adjacency read with them (the seeds, then each one's
+// neighbours in ascending order, the first 8·m distinct nodes). The
+// lexical seeds' adjacency is known only once they are ranked: those the
+// dense pass did not read are read after round trip 1, in the round trip
+// of the re-rank rows when the replica's sketches rank the dense pass, in
+// one more round trip otherwise (none when every node is re-ranked). The
+// last round trip returns the candidates' rows, read by runs of
+// consecutive seqs (one index descent a run; the embedding and adjacency
+// of those the dense pass read are not sent again), the edges among them
+// with their stored weights and, when Index.Score asks for it (it
+// completes its subgraph's text), their reading text, and commits. The
+// router's keyword frequencies of the candidates come from the replica's
+// cache of those read at the snapshot's version; the missing ones are
+// read after the snapshot by a statement that also reads the collection's
+// version (an update in between makes the question be asked again), one
+// more round trip until the cache holds them. The candidates' raw BM25 is
+// their score in the replica's ranking, so the statistics, the seeds and
+// the scores equal the in-process index's bit for bit; with every node
+// re-ranked the subgraph is the in-process one. Writers never block this,
+// and it never sees a partial update: PostgreSQL's snapshot holds one
+// committed version.
 //
 // # Updates
 //

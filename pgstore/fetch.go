@@ -71,16 +71,13 @@ type fetched struct {
 	bmLo, bmHi, bmSum   float64 // the whole collection's raw BM25 range and sum
 	maxSumLen           int32
 	named               []int64    // nodes whose titles the question names
-	tfs                 []candTF   // the candidates' query-term frequencies
 	rank                []int32    // each candidate's position in its document's reading order
 	kwnorm              [][]string // each candidate's normalised keywords
 	kwdf                map[string]int32
 	meanDir             []float32 // the collection's mean embedding direction (classic's MMR), or nil
 	bmRaw               []float64 // the candidates' raw BM25, nil when no query term is in the vocabulary
-	best                int64     // the collection's best node by BM25 (-1 for none), whose score is the range's top
-	bestTF              candTF
-	bestLen             float32
-	ranges              []int64 // the filter's nodes: inclusive seq ranges, flattened, sorted (nil: no filter)
+	lex                 lexScores // every node holding a query term, with its raw BM25
+	ranges              []int64   // the filter's nodes: inclusive seq ranges, flattened, sorted (nil: no filter)
 
 	trips int // round trips to the database
 	// kwTrips is 1 when the trips include one for keyword frequencies the
@@ -176,11 +173,17 @@ type collState struct {
 
 // fetch reads the candidate subgraph of question q (embedding q.Embedding,
 // not necessarily unit) with m candidates of each kind, in one
-// repeatable-read snapshot and two round trips: the first reads the
-// collection's statistics, the dense candidates (sketch pass and exact
-// re-rank), the BM25 candidates and the whole-collection BM25 range (in
-// SQL), the reference and title matches; the second expands the seeds to
-// their neighbours in SQL and reads the candidates' rows.
+// repeatable-read snapshot: round trip 1 reads the collection's
+// statistics, the dense first pass (with the exact re-rank's rows unless
+// the replica's sketches rank it), every posting of the question's terms,
+// the reference and title matches; the replica ranks BM25 from the
+// postings (rankBM25). Then the adjacency of the lexical seeds not in hand
+// is read: with the re-rank rows on the sketch path (whose round trip it
+// is anyway), in one more round trip on the others (none when every node
+// is re-ranked). The last round trip reads the candidates' rows after the
+// replica expanded the seeds: 2 round trips with every node re-ranked, 3
+// on the sketch path, 2 or 3 on the others (plus one while the replica's
+// keyword cache lacks some of the candidates' keywords).
 func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c score.Config, opt fetchOptions) (*fetched, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("%w: %d candidates", ErrInput, m)
@@ -237,7 +240,7 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 			}
 		}
 	}
-	f := &fetched{best: -1}
+	f := &fetched{}
 	var st collState
 	isFiltered := filtered(opt.filter)
 	fids, fmeta := filterArgs(opt.filter)
@@ -320,6 +323,26 @@ JOIN flowreader.cands v ON v.coll = c.id AND v.seq = e.seq WHERE c.name = $1 AND
 			d.nb, d.kd = nb, kd
 			drows = append(drows, d)
 			nbrs[d.seq] = nb
+		}
+		return rows.Err()
+	}
+	// scanAdj reads the adjacency of lexical seeds (seq, adj) after round
+	// trip 1, which ranks them. Only the adjacency: their rows are read
+	// in round trip 2 with their neighbours (a seed's document's nodes),
+	// in the same runs of seqs; read apart, each would cost one more index
+	// descent there.
+	scanAdj := func(rows pgx.Rows) error {
+		for rows.Next() {
+			var seq int64
+			var adj pgtype.DriverBytes // decoded below, before Next
+			if err := rows.Scan(&seq, &adj); err != nil {
+				return err
+			}
+			nb, _, err := decodeAdj(adj)
+			if err != nil {
+				return err
+			}
+			nbrs[seq] = nb
 		}
 		return rows.Err()
 	}
@@ -409,13 +432,8 @@ JOIN flowreader.cands v ON v.coll = (SELECT id FROM flowreader.collections WHERE
 JOIN flowreader.cands v ON v.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND v.seq = d.seq`,
 			name, sketch(qu), int64(k)).Query(scanDense)
 	}
-	var lexRows []struct {
-		seq int64
-		w   float64
-	}
-	var touched int64
-	var sqlLo, sqlHi float64
 	dfs := make([]int32, len(kw))
+	var post *termPostings
 	if len(kw) > 0 { // the BM25 seeds are candidates whatever BM25's weight, as in process
 		b.Queue(`SELECT u.ord, coalesce(t.df, 0) FROM unnest($2::text[]) WITH ORDINALITY u(term, ord)
 LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.term = u.term`, name, kw).
@@ -430,35 +448,13 @@ LEFT JOIN flowreader.terms t ON t.coll = (SELECT id FROM flowreader.collections 
 				}
 				return rows.Err()
 			})
-		// BM25 Okapi of every node holding a query term, summed over the
-		// terms in the question's order as the in-process index adds them;
-		// idf with rank_bm25's ε floor from the collection's idf sum.
-		lex, args := lexicalSQL(false), []any{name, kw, int64(m), scorehook.K1, scorehook.B, scorehook.Epsilon}
-		if isFiltered {
-			lex, args = lexicalSQL(true), append(args, fids, fmeta)
+		// Every posting of the question's terms, a term at a time in the
+		// question's order: the replica ranks the nodes by BM25 from them
+		// (rankBM25) and scores its candidates with them.
+		post = newTermPostings(len(kw))
+		for t, term := range kw {
+			b.Queue(postingsSQL, name, term).Query(post.scan(t))
 		}
-		b.Queue(lex, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var seq pgtype.Int8
-				var w pgtype.Float8
-				var adj []byte
-				if err := rows.Scan(&seq, &w, &touched, &sqlLo, &sqlHi, &f.bmSum, &f.best, &adj); err != nil {
-					return err
-				}
-				if seq.Valid {
-					nb, _, err := decodeAdj(adj)
-					if err != nil {
-						return err
-					}
-					nbrs[seq.Int64] = nb
-					lexRows = append(lexRows, struct {
-						seq int64
-						w   float64
-					}{seq.Int64, w.Float64})
-				}
-			}
-			return rows.Err()
-		})
 	}
 	type refRow struct {
 		key string
@@ -542,6 +538,54 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	}
 	f.stages[0] = time.Since(t0)
 	t0 = time.Now()
+
+	// Lexical: every node holding a query term ranked by BM25 from the
+	// postings read (rankBM25, score's arithmetic and order), the
+	// statistics the collection's, the m best among the filter's nodes.
+	idf := make([]float64, len(kw))
+	found := false
+	for t, d := range dfs {
+		if d == 0 {
+			continue
+		}
+		found = true
+		idf[t] = math.Log(float64(st.n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
+		if idf[t] < 0 {
+			idf[t] = scorehook.Epsilon * st.idfSum / float64(st.vocab)
+		}
+	}
+	if found {
+		c0, c1 := bm25Consts(st.n, st.totalLen)
+		f.lex = rankBM25(post, idf, c0, c1)
+		f.bmLo, f.bmHi, f.bmSum = f.lex.stats(len(kw))
+		var allow func(int64) bool
+		if isFiltered {
+			allow = allowed
+		}
+		f.lexical = f.lex.top(m, allow)
+	}
+	if post != nil {
+		// The scores hold what is needed of the postings (the batch's
+		// callbacks still point at them).
+		*post = termPostings{}
+	}
+	if touched := int64(len(f.lex.seq)); touched > 0 && touched < st.n {
+		f.bmLo = min(f.bmLo, 0) // some node holds no query term
+	}
+	// lexMissing are the lexical seeds whose adjacency is neither in
+	// hand nor to be read with the rows near (ascending): read in the
+	// sketch path's re-rank round trip, or in one more.
+	lexMissing := func(near []int64) []int64 {
+		var out []int64
+		for _, v := range f.lexical {
+			_, ok := nbrs[v]
+			if _, in := slices.BinarySearch(near, v); !ok && !in {
+				out = append(out, v)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
 	if useCache {
 		// The sketches at the snapshot's version: loaded whole, the cached
 		// ones, or the cached ones with the logged changes applied (a gap
@@ -598,15 +642,32 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		}
 		near := cur.nearest(qs, k, allow)
 		slices.Sort(near) // the rows' order is not used: they are ranked below
+		// The lexical seeds whose adjacency is not in hand are read in
+		// the same round trip.
 		lo, hi := seqRuns(near)
-		rows, err := conn.Query(ctx, byRuns(`flowreader.cands`, `seq, emb, scale, adj`), st.id, lo, hi)
+		rb := &pgx.Batch{}
+		rb.Queue(byRuns(`flowreader.cands`, `seq, emb, scale, adj`), st.id, lo, hi).Query(scanDense)
+		if extra := lexMissing(near); len(extra) > 0 {
+			lo, hi := seqRuns(extra)
+			rb.Queue(byRuns(`flowreader.cands`, `seq, adj`), st.id, lo, hi).Query(scanAdj)
+		}
+		if err := conn.SendBatch(ctx, rb).Close(); err != nil {
+			rollback(conn)
+			return nil, wrap("fetch dense candidates", err)
+		}
+		f.trips++
+	} else if extra := lexMissing(nil); len(extra) > 0 {
+		// The lexical seeds the dense pass did not read (every row is in
+		// hand when it re-ranks every node): one more round trip.
+		lo, hi := seqRuns(extra)
+		rows, err := conn.Query(ctx, byRuns(`flowreader.cands`, `seq, adj`), st.id, lo, hi)
 		if err == nil {
-			err = scanDense(rows)
+			err = scanAdj(rows)
 			rows.Close()
 		}
 		if err != nil {
 			rollback(conn)
-			return nil, wrap("fetch dense candidates", err)
+			return nil, wrap("fetch lexical seeds", err)
 		}
 		f.trips++
 	}
@@ -643,28 +704,6 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		cnt++
 	}
 	f.cosMean = sum / float64(max(cnt, 1))
-
-	// Lexical: the SQL ranking; the range is taken exactly below, from the
-	// candidates, where it can be.
-	for _, r := range lexRows {
-		f.lexical = append(f.lexical, r.seq)
-	}
-	idf := make([]float64, len(kw))
-	found := false
-	for t, d := range dfs {
-		if d == 0 {
-			continue
-		}
-		found = true
-		idf[t] = math.Log(float64(st.n)-float64(d)+0.5) - math.Log(float64(d)+0.5)
-		if idf[t] < 0 {
-			idf[t] = scorehook.Epsilon * st.idfSum / float64(st.vocab)
-		}
-	}
-	f.bmLo, f.bmHi = sqlLo, sqlHi
-	if touched > 0 && touched < st.n {
-		f.bmLo = min(f.bmLo, 0)
-	}
 
 	// References, as ScoreCandidates walks them.
 	if len(refKeys) > 0 {
@@ -733,7 +772,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	for i := range drows {
 		known[drows[i].seq] = &drows[i]
 	}
-	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, kw, dfs, opt.text, f.best, opt.kwInSnapshot); err != nil {
+	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, opt.text, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
 			// Asked again, reading the keyword frequencies in the
 			// snapshot: one more round trip, but no other update can
@@ -754,115 +793,10 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	if c.BM25Weight >= 0 {
 		f.bm25 = make([]float64, len(f.seqs))
 		if found {
-			f.scoreBM25(st, idf)
+			f.scoreBM25()
 		}
 	}
 	return f, nil
-}
-
-// lexicalSQL ranks a collection's nodes by BM25 over the query terms ($2,
-// in order) and returns the m best (ties by lower seq) with the count of
-// nodes holding a term, the least, greatest and summed score and the best
-// node (one row with NULL seq when fewer). $4, $5, $6 are k1, b and ε.
-// Filtered, the m best are among the nodes of the documents the filter
-// ($7 IDs, $8 metadata) passes; the statistics and the best node stay the
-// collection's.
-func lexicalSQL(filtered bool) string {
-	where := ""
-	if filtered {
-		where = `WHERE seq IN (` + passSQL(1, 7, 8) + `)`
-	}
-	return `
-WITH c AS (SELECT id, nodes, total_len, idf_sum, vocab FROM flowreader.collections WHERE name = $1),
-qt AS (SELECT t.id, u.ord,
-	CASE WHEN ln(c.nodes - t.df + 0.5::float8) - ln(t.df + 0.5::float8) < 0 THEN $6::float8 * c.idf_sum / c.vocab
-	     ELSE ln(c.nodes - t.df + 0.5::float8) - ln(t.df + 0.5::float8) END AS idf
-	FROM c CROSS JOIN unnest($2::text[]) WITH ORDINALITY u(term, ord) JOIN flowreader.terms t ON t.coll = c.id AND t.term = u.term),
-k AS (SELECT $4::float8 * (1 - $5::float8) AS c0, $4::float8 * $5::float8 / (c.total_len / c.nodes) AS c1 FROM c),
-s AS (SELECT p.seq, min(qt.ord) AS first,
-	sum(qt.idf * p.tf::float8 * ($4::float8 + 1) / (p.tf::float8 + k.c0 + k.c1 * p.len::float8) ORDER BY qt.ord) AS w
-	FROM c, k, qt JOIN flowreader.postings p ON p.term = qt.id WHERE p.coll = c.id GROUP BY p.seq),
-a AS (SELECT count(*) AS n, coalesce(min(w), 0) AS lo, coalesce(max(w), 0) AS hi, coalesce(sum(w ORDER BY first, seq), 0) AS total,
-	coalesce((SELECT seq FROM s ORDER BY w DESC, seq LIMIT 1), -1) AS best FROM s),
-top AS (SELECT seq, w FROM s ` + where + ` ORDER BY w DESC, seq LIMIT $3)
-SELECT top.seq, top.w, a.n, a.lo, a.hi, a.total, a.best, cd.adj FROM a LEFT JOIN top ON true
-LEFT JOIN flowreader.cands cd ON cd.coll = (SELECT id FROM c) AND cd.seq = top.seq
-ORDER BY top.w DESC, top.seq`
-}
-
-// The candidates' frequencies of the question's terms (round trip 2) are
-// read one of two ways per term, the same rows either way:
-//
-//   - tfProbeSQL: one index descent per candidate (postings' key is
-//     (coll, term, seq); PostgreSQL 15 descends once per element of
-//     seq = ANY(...)), a few buffers each: about 3.4 × 2,049 buffers a term
-//     whatever its document frequency;
-//   - tfRangeSQL: the term's whole run of postings, read in key order (as
-//     the lexical statement reads it), each row tested against the
-//     candidates' seqs as a multirange (a binary search over their runs, in
-//     the database: only the candidates' rows are sent). Its cost grows
-//     with the term's document frequency.
-//
-// A term is read by range when its document frequency is at most
-// tfRangeFactor times the number of seqs asked for. See tfRangeFactor for
-// the measurement behind the factor.
-const (
-	tfProbeSQL = `SELECT po.seq, u.ord, po.tf, po.len FROM unnest($2::text[], $3::int8[]) u(term, ord)
-JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
-JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id AND po.seq = ANY($4)`
-	tfRangeSQL = `SELECT po.seq, u.ord, po.tf, po.len FROM unnest($2::text[], $3::int8[]) u(term, ord)
-JOIN flowreader.terms t ON t.coll = $1 AND t.term = u.term
-JOIN flowreader.postings po ON po.coll = $1 AND po.term = t.id WHERE po.seq <@ $4::int8multirange`
-)
-
-// tfRangeFactor: a term holding at most this many postings per candidate
-// seq is read by range (tfRangeSQL), a more frequent one by probes
-// (tfProbeSQL). Measured on PostgreSQL 15 (200,000-node synthetic
-// collection, 2,050 seqs in 41 runs, all pages in shared buffers, plans
-// generic as after a statement's fifth execution): 60 terms holding 61,269
-// postings read by range in 14–15 ms and 1,098 buffers (≈ 0.23 µs a
-// posting), by probes in 169 ms and 369,319 buffers (≈ 1.4 µs and 3
-// buffers a descent, one per seq and term). A range row costs about a
-// sixth of a probe, so ranges win up to about 6 postings a seq; 4 keeps a
-// margin for a collection whose postings are not all in memory (a range
-// reads few pages: ≈ 90 postings a buffer).
-const tfRangeFactor = 4
-
-// termSet is some of a question's terms with their positions (1-based) in
-// the question's order.
-type termSet struct {
-	terms []string
-	ords  []int64
-}
-
-// splitTerms parts the question's terms kw (document frequencies dfs)
-// into those read by range and those read by probes for n seqs. Terms no
-// node holds (df 0) have no postings and are read by neither.
-func splitTerms(kw []string, dfs []int32, n int) (byRange, byProbe termSet) {
-	for i, t := range kw {
-		switch d := int64(dfs[i]); {
-		case d == 0:
-		case d <= tfRangeFactor*int64(n):
-			byRange.terms, byRange.ords = append(byRange.terms, t), append(byRange.ords, int64(i+1))
-		default:
-			byProbe.terms, byProbe.ords = append(byProbe.terms, t), append(byProbe.ords, int64(i+1))
-		}
-	}
-	return byRange, byProbe
-}
-
-// seqMultirange is the multirange of ascending seqs: one range a run of
-// consecutive seqs (seqRuns).
-func seqMultirange(seqs []int64) pgtype.Multirange[pgtype.Range[pgtype.Int8]] {
-	lo, hi := seqRuns(seqs)
-	mr := make(pgtype.Multirange[pgtype.Range[pgtype.Int8]], len(lo))
-	for i := range lo {
-		mr[i] = pgtype.Range[pgtype.Int8]{
-			Lower: pgtype.Int8{Int64: lo[i], Valid: true}, Upper: pgtype.Int8{Int64: hi[i], Valid: true},
-			LowerType: pgtype.Inclusive, UpperType: pgtype.Inclusive, Valid: true,
-		}
-	}
-	return mr
 }
 
 // denseRow is a row the dense pass read for its exact re-rank: the
@@ -877,13 +811,11 @@ type denseRow struct {
 
 // readCandidates runs round trip 2 for the candidates picks (ascending):
 // their rows (without the embedding and adjacency of those in known, read
-// by the dense pass in this snapshot), their frequencies of the query
-// terms kw, whose document frequencies are dfs (and best's, the
-// collection's best node by BM25, when it is not one of them; see
-// tfRangeSQL) and, with text, their reading text, and ends the snapshot;
-// then, when the store's keyword cache does not hold them all, one more
-// for the collection's frequencies of their normalised keywords.
-func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, name string, coll int32, picks []int64, known map[int64]*denseRow, kw []string, dfs []int32, text bool, best int64, kwInSnapshot bool) error {
+// by the dense pass in this snapshot) and, with text,
+// their reading text, and ends the snapshot; then, when the store's
+// keyword cache does not hold them all, one more for the collection's
+// frequencies of their normalised keywords.
+func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, name string, coll int32, picks []int64, known map[int64]*denseRow, text bool, kwInSnapshot bool) error {
 	b := &pgx.Batch{}
 	// Every column is filled by the pick's position, so the rows may come
 	// in any order, and sized for every pick up front: grown by append,
@@ -994,43 +926,6 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		lo, hi := seqRuns(inHand)
 		b.Queue(byRuns(`flowreader.cands`, cols), coll, lo, hi).Query(scanRows(false))
 	}
-	type tfRow struct {
-		seq int64
-		ord int64
-		tf  float32
-	}
-	var tfs []tfRow
-	if len(kw) > 0 {
-		seqs := picks
-		if _, in := slices.BinarySearch(picks, best); best >= 0 && !in {
-			seqs = append(slices.Clone(picks), best)
-		}
-		scan := func(rows pgx.Rows) error {
-			for rows.Next() {
-				var r tfRow
-				var ln float32
-				if err := rows.Scan(&r.seq, &r.ord, &r.tf, &ln); err != nil {
-					return err
-				}
-				if r.seq == best {
-					f.bestLen = ln
-				}
-				tfs = append(tfs, r)
-			}
-			return rows.Err()
-		}
-		split := splitTerms
-		if s.split != nil {
-			split = s.split
-		}
-		byRange, byProbe := split(kw, dfs, len(seqs))
-		if len(byRange.terms) > 0 {
-			b.Queue(tfRangeSQL, coll, byRange.terms, byRange.ords, seqMultirange(seqs)).Query(scan)
-		}
-		if len(byProbe.terms) > 0 {
-			b.Queue(tfProbeSQL, coll, byProbe.terms, byProbe.ords, seqs).Query(scan)
-		}
-	}
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
 		tags                                                            []string
@@ -1091,20 +986,6 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	local := make(map[int64]int32, len(f.seqs))
 	for i, s := range f.seqs {
 		local[s] = int32(i)
-	}
-	f.tfs = make([]candTF, len(f.seqs))
-	slices.SortFunc(tfs, func(a, b tfRow) int { return cmp.Compare(a.ord, b.ord) })
-	for _, r := range tfs {
-		if r.seq == best {
-			f.bestTF.ord = append(f.bestTF.ord, r.ord)
-			f.bestTF.tf = append(f.bestTF.tf, r.tf)
-		}
-		i, ok := local[r.seq]
-		if !ok {
-			continue
-		}
-		f.tfs[i].ord = append(f.tfs[i].ord, r.ord)
-		f.tfs[i].tf = append(f.tfs[i].tf, r.tf)
 	}
 	// Edges in candidate indexes, each once (U < V), sorted (rows in seq
 	// order, neighbours ascending), with the weights stored by their lower
@@ -1234,43 +1115,15 @@ func floatsOf(b []byte) []float32 {
 	return v
 }
 
-// scoreBM25 computes the candidates' raw BM25 (bmRaw) from their term
-// frequencies and the collection's statistics exactly as score's index
-// does (terms added in the question's order), and the range's top from
-// the collection's best node the same way, bit for bit; then bm25, the
-// scores normalised by the collection's range.
-func (f *fetched) scoreBM25(st collState, idf []float64) {
-	k1, b := scorehook.K1, scorehook.B
-	c0 := k1 * (1 - b)
-	c1 := 0.0
-	if st.n > 0 {
-		if avg := st.totalLen / float64(st.n); avg > 0 {
-			c1 = k1 * b / avg
-		}
-	}
-	raw := func(x candTF, ln float32) float64 {
-		acc := 0.0
-		for t := range idf {
-			for j, o := range x.ord {
-				if int(o-1) != t {
-					continue
-				}
-				tf := float64(x.tf[j])
-				acc += idf[t] * tf * (k1 + 1) / (tf + c0 + c1*float64(ln))
-			}
-		}
-		return acc
-	}
+// scoreBM25 sets the candidates' raw BM25 (bmRaw): each one's score in
+// the ranking of round trip 1 (rankBM25, score's index's arithmetic and
+// order, so bit for bit its value; 0 for a node holding no query term),
+// whose greatest is the range's top; then bm25, the scores normalised by
+// the collection's range.
+func (f *fetched) scoreBM25() {
 	f.bmRaw = make([]float64, len(f.seqs))
-	for i, x := range f.tfs {
-		f.bmRaw[i] = raw(x, f.len[i])
-	}
-	if f.best >= 0 {
-		if i, ok := slices.BinarySearch(f.seqs, f.best); ok {
-			f.bmHi = f.bmRaw[i]
-		} else {
-			f.bmHi = raw(f.bestTF, f.bestLen)
-		}
+	for i, v := range f.seqs {
+		f.bmRaw[i] = f.lex.score(v)
 	}
 	lo := f.bmLo
 	if f.bmHi > lo {
@@ -1393,11 +1246,4 @@ func rowBytes(dim int, i8 bool) int {
 		return dim
 	}
 	return 4 * dim
-}
-
-// candTF holds a candidate's frequencies of the query terms, by the
-// terms' 1-based positions in the question's keywords.
-type candTF struct {
-	ord []int64
-	tf  []float32
 }

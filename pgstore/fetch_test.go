@@ -9,13 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/internal/pgtest"
+	"github.com/flowreader/flowreader/internal/scorehook"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -99,6 +98,16 @@ func sameCandidates(t *testing.T, s *Store, name string, g *graph.Graph, q score
 			t.Fatalf("%q: edge %d: %+v, in-process %+v", q.Text, i, ge, e)
 		}
 	}
+	// The statistics and raw scores, bit for bit.
+	wcs, err := scorehook.Candidates(ix, c, q, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := wcs.(*score.Candidates); cs.BM25Min != w.BM25Min || cs.BM25Max != w.BM25Max || cs.BM25Sum != w.BM25Sum ||
+		c.BM25Weight >= 0 && !slices.Equal(cs.BM25, w.BM25) {
+		t.Fatalf("%q: BM25 range %v..%v sum %v raw %v, in-process %v..%v sum %v raw %v", q.Text,
+			cs.BM25Min, cs.BM25Max, cs.BM25Sum, cs.BM25, w.BM25Min, w.BM25Max, w.BM25Sum, w.BM25)
+	}
 	if (want.BM25 == nil) != (got.bm25 == nil) {
 		t.Fatalf("%q: BM25 nil %v, in-process nil %v", q.Text, got.bm25 == nil, want.BM25 == nil)
 	}
@@ -169,12 +178,11 @@ func TestFetchSynthetic(t *testing.T) {
 	}
 }
 
-// TestFetchTermsByRangeAndProbe asks questions whose terms are read both
-// ways in round trip 2 (by each term's range of postings and by probes
-// per candidate) and mixed, term by term: the subgraph and BM25 equal the
-// in-process ones, and the BM25 of every way equals the others' bit for
-// bit.
-func TestFetchTermsByRangeAndProbe(t *testing.T) {
+// TestFetchLexical asks questions of rare and frequent terms, and one no
+// node holds, over the store (every node re-ranked, and the sketch path
+// with its lexical seeds read with the re-rank rows): the subgraph and the
+// BM25 statistics and scores equal the in-process ones bit for bit.
+func TestFetchLexical(t *testing.T) {
 	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
@@ -183,38 +191,7 @@ func TestFetchTermsByRangeAndProbe(t *testing.T) {
 	if err := s.Import(ctx, name, g); err != nil {
 		t.Fatal(err)
 	}
-	var ranged, probed int
-	ways := []struct {
-		name  string
-		split func(kw []string, dfs []int32, n int) (termSet, termSet)
-	}{
-		{"default", nil},
-		{"all by range", func(kw []string, dfs []int32, n int) (termSet, termSet) {
-			r, p := splitTerms(kw, dfs, math.MaxInt32)
-			ranged += len(r.terms)
-			return r, p
-		}},
-		{"all by probe", func(kw []string, dfs []int32, n int) (termSet, termSet) {
-			r, p := splitTerms(kw, dfs, 0)
-			probed += len(p.terms)
-			return r, p
-		}},
-		{"alternating", func(kw []string, dfs []int32, n int) (termSet, termSet) {
-			r, _ := splitTerms(kw, dfs, math.MaxInt32) // every term held, by range
-			var a, b termSet
-			for i := range r.terms {
-				to := &a
-				if i%2 == 1 {
-					to = &b
-				}
-				to.terms, to.ords = append(to.terms, r.terms[i]), append(to.ords, r.ords[i])
-			}
-			if len(a.terms) == 0 || len(b.terms) == 0 {
-				t.Errorf("terms %v: one way got none", r.terms)
-			}
-			return a, b
-		}},
-	}
+	ix := score.NewIndex(g)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for k := 0; k < 6; k++ {
 		v := rng.IntN(len(g.Nodes))
@@ -222,67 +199,44 @@ func TestFetchTermsByRangeAndProbe(t *testing.T) {
 		// node holds.
 		q := score.Query{Text: strings.Join(g.Nodes[v].Keywords, " ") + " zzyzxq " + strings.Join(g.Nodes[(v+601)%len(g.Nodes)].Keywords, " "),
 			Embedding: g.AppendEmbedding(nil, (v+1)%len(g.Nodes))}
-		var first []float64
-		for _, w := range ways {
-			s.split = w.split
-			sameCandidates(t, s, name, g, q, 32, score.Config{})
-			got, err := s.fetch(ctx, name, q, 32, score.Config{}, fetchOptions{exact: true})
+		sameCandidates(t, s, name, g, q, 32, score.Config{})
+		wcs, err := scorehook.Candidates(ix, score.Config{}, q, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := wcs.(*score.Candidates)
+		// The replica's sketches (the lexical seeds' adjacency read with
+		// the re-rank rows) and the database's sketch scan (read after
+		// round trip 1 when the dense pass did not read them all).
+		for _, way := range []struct {
+			name      string
+			sketchMin int64
+			trips     []int
+		}{{"replica's sketches", 0, []int{3}}, {"database's sketches", 1 << 62, []int{2, 3}}} {
+			s.sketchMin = way.sketchMin
+			got, err := s.fetch(ctx, name, q, 32, score.Config{}, fetchOptions{})
+			s.sketchMin = sketchMinNodes
 			if err != nil {
 				t.Fatal(err)
 			}
-			if first == nil {
-				first = got.bmRaw
-			} else if !slices.Equal(got.bmRaw, first) {
-				t.Fatalf("%q, %s: raw BM25 differs from the default's", q.Text, w.name)
+			if n := got.trips - got.kwTrips; !slices.Contains(way.trips, n) {
+				t.Errorf("%q, %s: %d round trips besides keyword frequencies, want one of %v", q.Text, way.name, n, way.trips)
 			}
-		}
-	}
-	s.split = nil
-	if ranged == 0 || probed == 0 {
-		t.Fatalf("terms read by range %d, by probe %d: want both", ranged, probed)
-	}
-}
-
-func TestSplitTerms(t *testing.T) {
-	kw := []string{"a", "b", "c", "d"}
-	dfs := []int32{0, tfRangeFactor * 10, tfRangeFactor*10 + 1, 1}
-	r, p := splitTerms(kw, dfs, 10)
-	if !slices.Equal(r.terms, []string{"b", "d"}) || !slices.Equal(r.ords, []int64{2, 4}) {
-		t.Errorf("by range %+v, want b, d at 2, 4", r)
-	}
-	if !slices.Equal(p.terms, []string{"c"}) || !slices.Equal(p.ords, []int64{3}) {
-		t.Errorf("by probe %+v, want c at 3", p)
-	}
-}
-
-// TestSeqMultirange checks the multirange of random ascending seqs
-// against the seqs: every seq in it, no other, runs apart.
-func TestSeqMultirange(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for k := 0; k < 200; k++ {
-		var seqs []int64
-		in := map[int64]bool{}
-		for v := int64(rng.IntN(3)); v < 300; v += int64(1 + rng.IntN(1+k%5)) {
-			seqs = append(seqs, v)
-			in[v] = true
-		}
-		mr := seqMultirange(seqs)
-		for i, r := range mr {
-			if r.LowerType != pgtype.Inclusive || r.UpperType != pgtype.Inclusive || !r.Valid {
-				t.Fatalf("run %d: %+v, want an inclusive range", i, r)
+			if got.bmLo != want.BM25Min || got.bmHi != want.BM25Max || got.bmSum != want.BM25Sum {
+				t.Errorf("%q, %s: BM25 range %v..%v sum %v, in-process %v..%v sum %v", q.Text, way.name, got.bmLo, got.bmHi, got.bmSum, want.BM25Min, want.BM25Max, want.BM25Sum)
 			}
-			if i > 0 && r.Lower.Int64 <= mr[i-1].Upper.Int64+1 {
-				t.Fatalf("runs %d and %d touch: %v", i-1, i, mr)
-			}
-			for v := r.Lower.Int64; v <= r.Upper.Int64; v++ {
-				if !in[v] {
-					t.Fatalf("%d in the runs, not a seq", v)
+			// Every lexical seed is a candidate, and so are its
+			// neighbours up to the bound (read with its adjacency).
+			for _, v := range got.lexical {
+				if _, ok := slices.BinarySearch(got.seqs, v); !ok {
+					t.Fatalf("%q, %s: lexical seed %d not a candidate", q.Text, way.name, v)
 				}
-				delete(in, v)
 			}
-		}
-		if len(in) > 0 {
-			t.Fatalf("%d seqs not in the runs", len(in))
+			for i, v := range got.seqs {
+				if j, ok := slices.BinarySearch(want.Nodes, int(v)); ok && got.bmRaw[i] != want.BM25[j] {
+					t.Fatalf("%q, %s: node %d raw BM25 %v, in-process %v", q.Text, way.name, v, got.bmRaw[i], want.BM25[j])
+				}
+			}
 		}
 	}
 }

@@ -68,10 +68,6 @@ type Store struct {
 	// sketch or HNSW pass): tests compare the evidence with the in-process
 	// index's.
 	exact bool
-	// split parts a question's terms into those whose candidates'
-	// frequencies are read by range and by probes (splitTerms when nil;
-	// tests mix the two ways).
-	split func(kw []string, dfs []int32, n int) (byRange, byProbe termSet)
 	// trace, when set, is told as each stage of an update ends (tests
 	// time the stages).
 	trace func(stage string)
@@ -352,9 +348,10 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 
 // Candidates implements flowreader.Store: the candidate set of a question
 // over the collection, read in one REPEATABLE READ snapshot of the latest
-// committed version, in two round trips (three when the replica's
-// sketches rank a large collection's dense candidates), as the package doc
-// describes. Under a filter the candidates are nodes of the documents it
+// committed version, in two or three round trips (three when the
+// replica's sketches rank a large collection's dense candidates, or when
+// the lexical seeds' adjacency is not among the dense pass's rows), as the
+// package doc describes. Under a filter the candidates are nodes of the documents it
 // passes (their IDs and metadata as Import and Update stored them); the
 // statistics stay the collection's.
 func (s *Store) Candidates(ctx context.Context, collection string, q score.Query, m int, c score.Config, f flowreader.Filter) (*score.Candidates, error) {

@@ -1,0 +1,240 @@
+package pgstore
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/flowreader/flowreader/internal/scorehook"
+)
+
+// BM25 in the replica. Round trip 1 reads every posting of the question's
+// terms (postingsSQL, one statement a term, in key order); the replica then
+// ranks the collection's nodes by BM25 Okapi from them (rankBM25) with the
+// arithmetic, and in the order, of score's in-process index: each node's
+// score summed over its terms in the question's order, the collection's
+// least, greatest and summed score (summed in the order the in-process
+// index first touches the nodes: by first term, then seq), and the m best
+// (ties by lower seq). The candidates' raw BM25 are then looked up in the
+// same scores, so the statistics, the lexical seeds and the candidates'
+// scores come from one computation and equal the in-process values bit
+// for bit.
+
+// postingsSQL reads the postings of one term ($2) of collection $1 in key
+// order ((coll, term, seq): one index range, no sort); none when no node
+// holds it. The term's id is an InitPlan, so the postings are read by
+// their primary key with the id as a constant.
+const postingsSQL = `SELECT p.seq, p.tf, p.len FROM flowreader.postings p
+WHERE p.coll = (SELECT id FROM flowreader.collections WHERE name = $1)
+AND p.term = (SELECT t.id FROM flowreader.terms t WHERE t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.term = $2)
+ORDER BY p.seq`
+
+// termPostings is the question terms' postings as round trip 1 reads
+// them: term t's (t the term's position in the question's keywords) are
+// seq[off[t]:off[t+1]], seqs ascending, with their frequency tf and their
+// node's BM25 length ln. Parallel slices (16 bytes a posting), not a
+// value a posting: a frequent term of a large collection holds hundreds
+// of thousands, and a replica holds those of every question in flight.
+type termPostings struct {
+	off    []int
+	seq    []int64
+	tf, ln []float32
+}
+
+// newTermPostings makes the postings of terms terms, none read yet.
+func newTermPostings(terms int) *termPostings {
+	return &termPostings{off: make([]int, terms+1)}
+}
+
+// scan reads term t's postings (postingsSQL's rows). The terms are read in
+// order, each after the one before (the statements of one batch), so each
+// one's postings follow the previous one's. Rows in the binary format (the
+// pool's default) are decoded directly, others scanned.
+func (p *termPostings) scan(t int) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
+		p.off[t] = len(p.seq)
+		direct := false
+		for k := 0; rows.Next(); k++ {
+			if k == 0 {
+				fd := rows.FieldDescriptions()
+				direct = len(fd) == 3 && fd[0].Format == pgtype.BinaryFormatCode && fd[0].DataTypeOID == pgtype.Int8OID &&
+					fd[1].Format == pgtype.BinaryFormatCode && fd[1].DataTypeOID == pgtype.Float4OID &&
+					fd[2].Format == pgtype.BinaryFormatCode && fd[2].DataTypeOID == pgtype.Float4OID
+			}
+			var (
+				seq    int64
+				tf, ln float32
+			)
+			if v := rows.RawValues(); direct && len(v) == 3 && len(v[0]) == 8 && len(v[1]) == 4 && len(v[2]) == 4 {
+				seq = int64(binary.BigEndian.Uint64(v[0]))
+				tf = math.Float32frombits(binary.BigEndian.Uint32(v[1]))
+				ln = math.Float32frombits(binary.BigEndian.Uint32(v[2]))
+			} else if err := rows.Scan(&seq, &tf, &ln); err != nil {
+				return err
+			}
+			if n := len(p.seq); n > p.off[t] && seq <= p.seq[n-1] {
+				return fmt.Errorf("pgstore: postings of term %d not in ascending seq order (%d after %d)", t+1, seq, p.seq[n-1])
+			}
+			p.seq, p.tf, p.ln = append(p.seq, seq), append(p.tf, tf), append(p.ln, ln)
+		}
+		p.off[t+1] = len(p.seq)
+		return rows.Err()
+	}
+}
+
+// bm25Consts are BM25 Okapi's c0 = k1·(1−b) and c1 = k1·b/avgdl of a
+// collection of n nodes whose lengths sum to totalLen (c1 = 0 for an
+// empty collection), as score's index computes them.
+func bm25Consts(n int64, totalLen float64) (c0, c1 float64) {
+	k1, b := scorehook.K1, scorehook.B
+	c0 = k1 * (1 - b)
+	if n > 0 {
+		if avg := totalLen / float64(n); avg > 0 {
+			c1 = k1 * b / avg
+		}
+	}
+	return c0, c1
+}
+
+// lexScores is every node holding a question term, seqs ascending, with
+// its raw BM25 w and the position of its first term in the question's
+// order.
+type lexScores struct {
+	seq   []int64
+	w     []float64
+	first []int32
+}
+
+// rankBM25 scores every node of p by BM25 Okapi: term t adds
+// idf[t]·tf·(k1+1)/(tf + c0 + c1·len), the terms added in the question's
+// order to 0 (score's index adds them so to its accumulator), the same
+// expression so the same bits. The terms' postings are merged by seq (a
+// pass over the terms' heads a node: questions have few terms).
+func rankBM25(p *termPostings, idf []float64, c0, c1 float64) lexScores {
+	k1 := scorehook.K1
+	terms := len(p.off) - 1
+	pos := make([]int, terms)
+	for t := range terms {
+		pos[t] = p.off[t]
+	}
+	// At most a node a posting: sized once, not grown by copies.
+	n := len(p.seq)
+	ls := lexScores{seq: make([]int64, 0, n), w: make([]float64, 0, n), first: make([]int32, 0, n)}
+	for {
+		cur, any := int64(math.MaxInt64), false
+		for t := range terms {
+			if j := pos[t]; j < p.off[t+1] && p.seq[j] <= cur {
+				cur, any = p.seq[j], true
+			}
+		}
+		if !any {
+			return ls
+		}
+		acc, first := 0.0, int32(-1)
+		for t := range terms {
+			j := pos[t]
+			if j >= p.off[t+1] || p.seq[j] != cur {
+				continue
+			}
+			tf := float64(p.tf[j])
+			acc += idf[t] * tf * (k1 + 1) / (tf + c0 + c1*float64(p.ln[j]))
+			if first < 0 {
+				first = int32(t)
+			}
+			pos[t]++
+		}
+		ls.seq, ls.w, ls.first = append(ls.seq, cur), append(ls.w, acc), append(ls.first, first)
+	}
+}
+
+// stats are the scores' least, greatest and sum, summed in the order the
+// in-process index first touches the nodes (by first term in the
+// question's order, then by seq), over terms terms; all 0 for no node.
+func (ls *lexScores) stats(terms int) (lo, hi, sum float64) {
+	if len(ls.w) == 0 {
+		return 0, 0, 0
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, w := range ls.w {
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	for t := range terms {
+		for i, f := range ls.first {
+			if int(f) == t {
+				sum += ls.w[i]
+			}
+		}
+	}
+	return lo, hi, sum
+}
+
+// top is the m best nodes by score, ties by lower seq, among those
+// allowed passes (every node when nil), best first: a heap of the m best
+// so far, its worst on top.
+func (ls *lexScores) top(m int, allowed func(int64) bool) []int64 {
+	better := func(i, j int32) bool {
+		return ls.w[i] > ls.w[j] || ls.w[i] == ls.w[j] && ls.seq[i] < ls.seq[j]
+	}
+	if m <= 0 {
+		return nil
+	}
+	h := make([]int32, 0, min(m, len(ls.seq)))
+	down := func(i int) {
+		for {
+			w := i
+			for _, c := range []int{2*i + 1, 2*i + 2} {
+				if c < len(h) && better(h[w], h[c]) {
+					w = c
+				}
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := range ls.seq {
+		if allowed != nil && !allowed(ls.seq[i]) {
+			continue
+		}
+		v := int32(i)
+		if len(h) < m {
+			h = append(h, v)
+			for c := len(h) - 1; c > 0; {
+				p := (c - 1) / 2
+				if !better(h[p], h[c]) {
+					break
+				}
+				h[p], h[c] = h[c], h[p]
+				c = p
+			}
+			continue
+		}
+		if better(v, h[0]) {
+			h[0] = v
+			down(0)
+		}
+	}
+	out := make([]int64, len(h))
+	for k := len(h) - 1; k >= 0; k-- { // the worst off the top, last first
+		out[k] = ls.seq[h[0]]
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		down(0)
+	}
+	return out
+}
+
+// score is the raw BM25 of the node seq: its score, 0 when it holds no
+// question term.
+func (ls *lexScores) score(seq int64) float64 {
+	if i, ok := slices.BinarySearch(ls.seq, seq); ok {
+		return ls.w[i]
+	}
+	return 0
+}
