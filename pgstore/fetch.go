@@ -1124,13 +1124,18 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 			f.edges = append(f.edges, graph.Edge{U: int32(i), V: u, Kind: graph.EdgeKind(kds[i][j]), Weight: w})
 		}
 	}
-	// The candidates' keywords' frequencies: those the replica holds for
-	// the snapshot's version, and the others read after the snapshot by a
-	// statement that reads the collection's version with them: when it is
-	// no longer the snapshot's (an update committed in between), the
-	// question is asked again (errMoved), reading them in its snapshot.
-	f.kwdf = make(map[string]int32, 4*len(f.kwnorm))
-	missing := s.keywords.lookup(name, coll, f.version, f.kwnorm, f.kwdf)
+	// The frequencies of the keywords two or more candidates hold (the
+	// bridge term of the traversal cost's edge score, v3 Eq. 2, is a
+	// keyword both ends of a pair hold: no other frequency can price an
+	// arc of the subgraph): those the
+	// replica holds for the snapshot's version, and the others read after
+	// the snapshot by a statement that reads the collection's version with
+	// them: when it is no longer the snapshot's (an update committed in
+	// between), the question is asked again (errMoved), reading them in
+	// its snapshot.
+	shared := sharedKeywords(f.kwnorm)
+	f.kwdf = make(map[string]int32, len(shared))
+	missing := s.keywords.lookup(name, coll, f.version, [][]string{shared}, f.kwdf)
 	if len(missing) == 0 {
 		if kwInSnapshot {
 			_, err := conn.Exec(ctx, `COMMIT`)
@@ -1172,6 +1177,27 @@ LEFT JOIN flowreader.keywords k ON k.coll = c.id AND k.kw = ANY($2) WHERE c.id =
 	}
 	s.keywords.add(name, coll, f.version, f.kwdf, missing)
 	return nil
+}
+
+// sharedKeywords returns the keywords (each node's list normalised and
+// without repeats) that two or more nodes hold, each once, in their first
+// occurrence's order.
+func sharedKeywords(kwnorm [][]string) []string {
+	seen := make(map[string]bool, 4*len(kwnorm)) // keyword → held by two or more
+	var out []string
+	for _, ks := range kwnorm {
+		for _, k := range ks {
+			more, ok := seen[k]
+			switch {
+			case !ok:
+				seen[k] = false
+			case !more:
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // seqRuns returns the runs of consecutive seqs of seqs (ascending,
