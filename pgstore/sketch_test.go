@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/internal/lab/synth"
 	"github.com/flowreader/flowreader/score"
 )
@@ -52,6 +53,22 @@ func TestSketchCache(t *testing.T) {
 			}
 			if set := s.sketches.get("k"); set == nil || set.version != got.version || len(set.seqs) != int(got.n) {
 				t.Fatalf("%s: the cache does not hold version %d", stage, got.version)
+			}
+			// Under a filter the cache ranks only the allowed nodes, as
+			// the database's scan does.
+			only := fetchOptions{filter: flowreader.Filter{IDs: []string{"b"}}}
+			s.sketchMin = 1 << 62
+			want, err = s.fetch(ctx, "k", q, 16, score.Config{}, only)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.sketchMin = 1
+			got, err = s.fetch(ctx, "k", q, 16, score.Config{}, only)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.dense) == 0 || !slices.Equal(got.dense, want.dense) || !slices.Equal(got.seqs, want.seqs) {
+				t.Fatalf("%s, filtered: the cached sketches' candidates differ from the database's:\ncache %v\ndb    %v", stage, got.dense, want.dense)
 			}
 		}
 	}

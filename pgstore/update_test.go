@@ -366,8 +366,31 @@ func TestUpdateStatistics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Exactly the keywords two or more candidates hold are read.
+			holders := map[string]int{}
 			for _, ks := range f.kwnorm {
 				for _, k := range ks {
+					holders[k]++
+				}
+			}
+			for k, c := range holders {
+				if _, read := f.kwdf[k]; read != (c >= 2) {
+					t.Fatalf("keyword %q of %d candidates: read %v", k, c, read)
+				}
+			}
+			if len(f.kwdf) == 0 {
+				t.Fatal("no keyword held by two candidates: the check reads nothing")
+			}
+			for k := range f.kwdf {
+				if holders[k] < 2 {
+					t.Fatalf("keyword %q of %d candidates read", k, holders[k])
+				}
+			}
+			for _, ks := range f.kwnorm {
+				for _, k := range ks {
+					if holders[k] < 2 {
+						continue
+					}
 					var df int32
 					if err := s.pool.QueryRow(ctx, `SELECT df FROM flowreader.keywords WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND kw = $2`, name, k).Scan(&df); err != nil {
 						t.Fatal(err)

@@ -62,10 +62,13 @@ type Candidates struct {
 	Names [][]int
 	// Rank is each candidate's position in its document's reading order,
 	// and KeywordDF the collection's number of nodes holding each
-	// normalised keyword of the candidates (as package flow normalises
-	// them): what a router needs to price a subgraph's arcs as over the
-	// whole collection (reading-order pairs, bridge terms). Nil when the
-	// router reads them from the whole graph (an in-memory index).
+	// normalised keyword (as package flow normalises them) that two or
+	// more candidates hold: what a router needs to price a subgraph's arcs
+	// as over the whole collection (reading-order pairs, bridge terms; a
+	// bridge term is a keyword both ends of an arc hold, so a keyword of
+	// one candidate only is never read, and a store may leave it out).
+	// Nil when the router reads them from the whole graph (an in-memory
+	// index).
 	Rank      []int32
 	KeywordDF map[string]int32
 }

@@ -39,12 +39,19 @@ Debian's postgresql-15, with PostgreSQL's default shared_buffers of 128MB
 unless --shared-buffers sets it), and prints one figure a line:
   import-seconds X               Import of the built graph, one transaction
   db-bytes-per-node X            the database's size over the node count
-  inprocess-ms-p50 X, -p99 X     Score + Route + Select over the graph in
-                                 this process (sequential)
+  inprocess-ms-p50 X, -p99 X     a question (Index.Retrieve: Score, Route,
+                                 Select, the selected nodes' text) over the
+                                 graph in this process (sequential)
   store-ms-p50 X, -p99 X         the same over the store, one client,
                                  interleaved with the in-process questions
   evidence-overlap X             share of the nodes the in-process index
                                  reads that the store's index also reads
+  steps-inprocess-ms-p50 X, -p99 X
+  steps-store-ms-p50 X, -p99 X   Score, Route and Select called one by one
+                                 (Index.Score completes Scores.Graph: over
+                                 the store it reads every candidate's text),
+                                 interleaved the same way, the store's from
+                                 a second store handle (its caches as cold)
   loaded-store-ms-p50 X, -p99 X  over the store with R replica processes ×
                                  C concurrent clients, K rounds of the
                                  questions each (after one warm-up round)
@@ -167,15 +174,35 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	var memMS, storeMS []float64
+	// The steps' figures over a store handle of their own, so that each of
+	// its questions finds the replica's caches (keyword frequencies) as
+	// cold as the first pass's does.
+	s2, err := pgstore.Open(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer s2.Close()
+	over2, err := p.OpenStore(ctx, s2, name)
+	if err != nil {
+		return err
+	}
+	var memMS, storeMS, memSteps, storeSteps []float64
 	same, all := 0, 0
 	for k := -1; k < len(c.Questions); k++ { // the first twice: warm-up
 		q := c.Questions[max(k, 0)]
-		mt, mread, err := timeQuestion(ctx, mem, q)
+		mt, mread, err := askQuestion(ctx, mem, q)
 		if err != nil {
 			return err
 		}
-		st, sread, err := timeQuestion(ctx, over, q)
+		st, sread, err := askQuestion(ctx, over, q)
+		if err != nil {
+			return err
+		}
+		ms, _, err := timeQuestion(ctx, mem, q)
+		if err != nil {
+			return err
+		}
+		ss, _, err := timeQuestion(ctx, over2, q)
 		if err != nil {
 			return err
 		}
@@ -183,6 +210,7 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 			continue
 		}
 		memMS, storeMS = append(memMS, mt), append(storeMS, st)
+		memSteps, storeSteps = append(memSteps, ms), append(storeSteps, ss)
 		all += len(mread)
 		for _, v := range mread {
 			if slices.Contains(sread, v) {
@@ -193,6 +221,8 @@ func runBenchStore(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "inprocess-ms-p50 %.2f\ninprocess-ms-p99 %.2f\n", pct(memMS, 0.5), pct(memMS, 0.99))
 	fmt.Fprintf(stdout, "store-ms-p50 %.2f\nstore-ms-p99 %.2f\n", pct(storeMS, 0.5), pct(storeMS, 0.99))
 	fmt.Fprintf(stdout, "evidence-overlap %.4f\n", float64(same)/float64(max(all, 1)))
+	fmt.Fprintf(stdout, "steps-inprocess-ms-p50 %.2f\nsteps-inprocess-ms-p99 %.2f\n", pct(memSteps, 0.5), pct(memSteps, 0.99))
+	fmt.Fprintf(stdout, "steps-store-ms-p50 %.2f\nsteps-store-ms-p99 %.2f\n", pct(storeSteps, 0.5), pct(storeSteps, 0.99))
 
 	// Replica processes under load.
 	qfile := filepath.Join(os.TempDir(), name+".questions.json")
@@ -280,6 +310,27 @@ func fresh(ev *flowreader.Evidence) bool {
 		}
 	}
 	return false
+}
+
+// askQuestion asks q as a service does (Index.Retrieve: Score, Route,
+// Select and the selected nodes' text) and returns the time in ms and the
+// distinct nodes read (positions in the collection).
+func askQuestion(ctx context.Context, ix *flowreader.Index, q string) (float64, []int, error) {
+	t := time.Now()
+	ev, err := ix.Retrieve(ctx, q, flowreader.Options{})
+	if err != nil {
+		return 0, nil, err
+	}
+	ms := float64(time.Since(t).Microseconds()) / 1000
+	var read []int
+	for _, ch := range ev.Chains {
+		for _, n := range ch.Nodes {
+			if !slices.Contains(read, n.Node) {
+				read = append(read, n.Node)
+			}
+		}
+	}
+	return ms, read, nil
 }
 
 // timeQuestion runs Score + Route + Select and returns the time in ms and
@@ -421,7 +472,7 @@ func loadIndex(ctx context.Context, ix *flowreader.Index, questions []string, cl
 			defer wg.Done()
 			for r := range rounds {
 				for k := range questions {
-					ms, _, err := timeQuestion(ctx, ix, questions[(k+c*7+r)%len(questions)])
+					ms, _, err := askQuestion(ctx, ix, questions[(k+c*7+r)%len(questions)])
 					if err != nil {
 						errs[c] = err
 						return
@@ -440,7 +491,7 @@ func loadIndex(ctx context.Context, ix *flowreader.Index, questions []string, cl
 // runBenchStoreReplica is one replica of bench store: it opens the
 // collection over the store (holding no copy), warms up with one round,
 // then each client asks every question rounds times; it prints each
-// question's Score + Route + Select time ("ms X"), its questions per
+// question's time (Index.Retrieve, "ms X"), its questions per
 // second ("qps X") and its peak RSS ("hwm-bytes X").
 func runBenchStoreReplica(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench store-replica", flag.ContinueOnError)
@@ -486,7 +537,7 @@ func runBenchStoreReplica(ctx context.Context, args []string, stdout, stderr io.
 		return err
 	}
 	for _, q := range qf.Questions { // warm-up: the sketches, the pool
-		if _, _, err := timeQuestion(ctx, ix, q); err != nil {
+		if _, _, err := askQuestion(ctx, ix, q); err != nil {
 			return err
 		}
 	}
