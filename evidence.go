@@ -257,7 +257,9 @@ func (ix *Index) retrieve(ctx context.Context, question string, o Options) (ev *
 // Evidence is the Evidence of steps run one by one (Score, Route, Select),
 // for [Index.Answer]: the chains' nodes with their text and scores, the
 // routing's summary, and the scores and routing that System 2 edits. The
-// budget is the pipeline's, as Route and Select use it.
+// budget is the pipeline's, as Route and Select use it. Over a store a
+// node's text is the one Select read: chains Select did not return may
+// name nodes without it (Answer reads what it lacks).
 func (ix *Index) Evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) *Evidence {
 	ev := ix.newEvidence(question, ix.p.budget)
 	ev.scores, ev.routing = s, r

@@ -15,7 +15,6 @@ import (
 
 	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/storehook"
 	"github.com/flowreader/flowreader/internal/telemetry"
 	"github.com/flowreader/flowreader/llm"
 	"github.com/flowreader/flowreader/llm/local"
@@ -400,19 +399,15 @@ func (ix *Index) Graph() *graph.Graph { return ix.g }
 // Score embeds the question (as an llm.KindQuery) and scores every node
 // (or the candidates, see Config.Candidates): relevance, and the configured
 // scoring's further signals. Over a store it scores the candidates it
-// reads from the store, and reads their text too, so that Scores.Graph is
-// complete for the steps that follow (Retrieve reads only the text of the
-// nodes it selects).
+// reads from the store without their text: Scores.Graph's nodes carry
+// their IDs, documents, pages, edges and embeddings, and Select reads the
+// text of the chains it picks (Answer that of what it reads), so that a
+// question asked step by step reads from the store what Retrieve reads.
 func (ix *Index) Score(ctx context.Context, question string) (*score.Scores, error) {
 	var s *score.Scores
 	err := ix.retry(func() (err error) {
-		// A store that can read the text with the candidates (in their
-		// round trip) is asked to; withText then reads only what it did
-		// not.
-		if s, err = ix.score(storehook.WithText(ctx, &storehook.Text{}), question, Filter{}); err != nil {
-			return err
-		}
-		return ix.withText(ctx, s, allNodes(len(s.H)))
+		s, err = ix.score(ctx, question, Filter{})
+		return err
 	})
 	return s, err
 }
@@ -492,9 +487,22 @@ func (ix *Index) route(ctx context.Context, s *score.Scores, budget int) (_ *flo
 }
 
 // Select picks the chains to read from a routing (at most Config.Budget).
-// It stops with ctx.Err() when ctx is done first.
+// It stops with ctx.Err() when ctx is done first. Over a store it reads
+// the text of the chains' nodes into r.Scores.Graph; a node an update
+// removed since Score read it is an error wrapping ErrEvidence (the
+// question is then asked again, on the new version).
 func (ix *Index) Select(ctx context.Context, r *flow.Routing) ([]flow.Chain, error) {
-	return ix.observeSelect(ctx, r, ix.p.budget)
+	chains, err := ix.observeSelect(ctx, r, ix.p.budget)
+	if err != nil || r == nil {
+		return chains, err
+	}
+	if err := ix.withText(ctx, r.Scores, chainNodes(chains)); err != nil {
+		if errors.Is(err, errGone) {
+			return nil, fmt.Errorf("flowreader: select: %w: %w", ErrEvidence, err)
+		}
+		return nil, fmt.Errorf("flowreader: select: %w", err)
+	}
+	return chains, nil
 }
 
 func (ix *Index) sel(ctx context.Context, r *flow.Routing, budget int) ([]flow.Chain, error) {

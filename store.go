@@ -14,7 +14,6 @@ import (
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/flowhook"
 	"github.com/flowreader/flowreader/internal/scorehook"
-	"github.com/flowreader/flowreader/internal/storehook"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -199,11 +198,6 @@ func (ix *Index) scoreStore(ctx context.Context, q score.Query, f Filter) (*scor
 	c := *cs
 	c.Graph = nil
 	sq := &storeQuestion{cs: &c, text: make([]bool, len(cs.Graph.Nodes))}
-	if t := storehook.TextOf(ctx); t != nil && t.Read {
-		for i := range sq.text {
-			sq.text[i] = true
-		}
-	}
 	key := weak.Make(s)
 	b.questions.Store(key, sq)
 	runtime.AddCleanup(s, func(k weak.Pointer[score.Scores]) { b.questions.Delete(k) }, key)

@@ -212,9 +212,11 @@ func TestStoreSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Score reads no text over a store; Select reads the text of the
+	// chains it picks, and only theirs.
 	for i, n := range s.Graph.Nodes {
-		if n.Content == "" {
-			t.Fatalf("Score's node %d has no text", i)
+		if n.Content != "" {
+			t.Fatalf("Score's node %d has its text before Select", i)
 		}
 	}
 	r, err := sx.Route(ctx, s)
@@ -224,6 +226,20 @@ func TestStoreSteps(t *testing.T) {
 	chains, err := sx.Select(ctx, r)
 	if err != nil {
 		t.Fatal(err)
+	}
+	picked := map[int]bool{}
+	for _, c := range chains {
+		for _, v := range c.Nodes {
+			picked[v] = true
+		}
+	}
+	if len(picked) == 0 {
+		t.Fatal("no chain selected")
+	}
+	for i, n := range s.Graph.Nodes {
+		if (n.Content != "") != picked[i] {
+			t.Fatalf("after Select node %d: text %q, picked %v", i, n.Content, picked[i])
+		}
 	}
 	if a, b := evidenceJSON(t, ev), evidenceJSON(t, sx.Evidence(q, s, r, chains)); a != b {
 		t.Fatalf("steps differ from Retrieve:\n%s\n%s", a, b)
@@ -328,6 +344,33 @@ func TestStoreFaults(t *testing.T) {
 	fs.gone.Store(3)
 	if _, err := sx.Retrieve(ctx, storeQuestions[0], flowreader.Options{}); err == nil || !strings.Contains(err.Error(), "removed") {
 		t.Fatalf("after three removals: %v", err)
+	}
+	// Step by step, a node removed between Score and Select fails Select
+	// with ErrEvidence (the question is to be asked again); the store out
+	// of reach there is ErrUnavailable.
+	sc, err := sx.Score(ctx, storeQuestions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sx.Route(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.gone.Store(1)
+	if _, err := sx.Select(ctx, r); !errors.Is(err, flowreader.ErrEvidence) || !strings.Contains(err.Error(), "removed") {
+		t.Fatalf("Select after a removal: %v", err)
+	}
+	fs.err.Store(&down)
+	if _, err := sx.Select(ctx, r); !errors.Is(err, flowreader.ErrUnavailable) {
+		t.Fatalf("Select with the store down: %v", err)
+	}
+	fs.err.Store(nil)
+	chains, err := sx.Select(ctx, r)
+	if err != nil || len(chains) == 0 {
+		t.Fatalf("Select once the store is back: %d chains, %v", len(chains), err)
+	}
+	if got := sx.Evidence(storeQuestions[0], sc, r, chains); evidenceJSON(t, got) != evidenceJSON(t, want) {
+		t.Fatalf("steps after the faults differ from Retrieve")
 	}
 	for _, bad := range []func() (*flowreader.Index, error){
 		func() (*flowreader.Index, error) { return p.OpenStore(ctx, nil, "c") },

@@ -17,7 +17,6 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
-	"github.com/flowreader/flowreader/internal/storehook"
 	"github.com/flowreader/flowreader/score"
 )
 
@@ -355,20 +354,11 @@ func (s *Store) Drop(ctx context.Context, name string) error {
 // passes (their IDs and metadata as Import and Update stored them); the
 // statistics stay the collection's.
 func (s *Store) Candidates(ctx context.Context, collection string, q score.Query, m int, c score.Config, f flowreader.Filter) (*score.Candidates, error) {
-	// Index.Score asks for the candidates' text (to complete its
-	// subgraph): read in round trip 2 from the nodes' own rows, it saves
-	// the round trip and the second read of every candidate row that
-	// Nodes would make.
-	t := storehook.TextOf(ctx)
-	fe, err := s.fetch(ctx, collection, q, m, c, fetchOptions{exact: s.exact, filter: f, text: t != nil})
+	fe, err := s.fetch(ctx, collection, q, m, c, fetchOptions{exact: s.exact, filter: f})
 	if err != nil {
 		return nil, err
 	}
-	cs, err := fe.candidates()
-	if err == nil && t != nil {
-		t.Read = true
-	}
-	return cs, err
+	return fe.candidates()
 }
 
 // Nodes implements flowreader.Store: the nodes at the positions (seqs),

@@ -48,9 +48,9 @@ unless --shared-buffers sets it), and prints one figure a line:
                                  reads that the store's index also reads
   steps-inprocess-ms-p50 X, -p99 X
   steps-store-ms-p50 X, -p99 X   Score, Route and Select called one by one
-                                 (Index.Score completes Scores.Graph: over
-                                 the store it reads every candidate's text),
-                                 interleaved the same way, the store's from
+                                 (Select reads the chains' text, as
+                                 Retrieve does), interleaved the same
+                                 way, the store's from
                                  a second store handle (its caches as cold);
                                  the two passes take turns asking first
   loaded-store-ms-p50 X, -p99 X  over the store with R replica processes ×
