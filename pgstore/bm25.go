@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/flowreader/flowreader/internal/heapx"
 	"github.com/flowreader/flowreader/internal/scorehook"
 )
 
@@ -176,56 +177,33 @@ func (ls *lexScores) stats(terms int) (lo, hi, sum float64) {
 // allowed passes (every node when nil), best first: a heap of the m best
 // so far, its worst on top.
 func (ls *lexScores) top(m int, allowed func(int64) bool) []int64 {
-	better := func(i, j int32) bool {
-		return ls.w[i] > ls.w[j] || ls.w[i] == ls.w[j] && ls.seq[i] < ls.seq[j]
-	}
 	if m <= 0 {
 		return nil
 	}
-	h := make([]int32, 0, min(m, len(ls.seq)))
-	down := func(i int) {
-		for {
-			w := i
-			for _, c := range []int{2*i + 1, 2*i + 2} {
-				if c < len(h) && better(h[w], h[c]) {
-					w = c
-				}
-			}
-			if w == i {
-				return
-			}
-			h[i], h[w] = h[w], h[i]
-			i = w
-		}
+	// worse puts the worst of the m best on top; ties by seq make the
+	// order strict, so the result does not depend on the scan's order.
+	worse := func(i, j int32) bool {
+		return ls.w[i] < ls.w[j] || ls.w[i] == ls.w[j] && ls.seq[i] > ls.seq[j]
 	}
+	h := make([]int32, 0, min(m, len(ls.seq)))
 	for i := range ls.seq {
 		if allowed != nil && !allowed(ls.seq[i]) {
 			continue
 		}
 		v := int32(i)
-		if len(h) < m {
-			h = append(h, v)
-			for c := len(h) - 1; c > 0; {
-				p := (c - 1) / 2
-				if !better(h[p], h[c]) {
-					break
-				}
-				h[p], h[c] = h[c], h[p]
-				c = p
-			}
-			continue
-		}
-		if better(v, h[0]) {
+		switch {
+		case len(h) < m:
+			h = heapx.Push(h, v, worse)
+		case worse(h[0], v):
 			h[0] = v
-			down(0)
+			heapx.Down(h, 0, worse)
 		}
 	}
 	out := make([]int64, len(h))
 	for k := len(h) - 1; k >= 0; k-- { // the worst off the top, last first
-		out[k] = ls.seq[h[0]]
-		h[0] = h[len(h)-1]
-		h = h[:len(h)-1]
-		down(0)
+		var v int32
+		h, v = heapx.Pop(h, worse)
+		out[k] = ls.seq[v]
 	}
 	return out
 }
