@@ -131,6 +131,10 @@ func rankBM25(p *termPostings, idf []float64, c0, c1 float64) lexScores {
 	}
 	less := func(a, b head) bool { return a.seq < b.seq || a.seq == b.seq && a.t < b.t }
 	h := make([]head, 0, terms)
+	// The sift is written here rather than taken from internal/heapx: this
+	// loop runs once a posting, and heapx's generic call through less was
+	// 1.5x slower on BenchmarkRankBM25LongQuestion (0.31-0.35 s against
+	// 0.20-0.21 s).
 	down := func(i int) {
 		for {
 			l := 2*i + 1
