@@ -319,6 +319,13 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 			}
 		}
 	}
+	// Over a store, Select (or Answer) of another goroutine may be
+	// writing the text of nodes of s's graph: the text is read under the
+	// lock withText writes it under.
+	if sq := ix.question(s); sq != nil {
+		sq.mu.Lock()
+		defer sq.mu.Unlock()
+	}
 	ev.Chains = make([]EvidenceChain, 0, len(chains))
 	for _, c := range chains {
 		ec := EvidenceChain{Flow: c.Flow, Cost: c.Cost, Aspect: c.Aspect, Nodes: make([]EvidenceNode, 0, len(c.Nodes))}

@@ -463,6 +463,14 @@ func (ix *Index) score(ctx context.Context, question string, f Filter) (_ *score
 	if err := ix.rerank(ctx, s); err != nil {
 		return nil, err
 	}
+	if ix.store != nil && len(s.Graph.Nodes) > 0 {
+		// The subgraph's content classes (graph.Graph.Copies) are found
+		// from its text on first use and kept; over a store Select writes
+		// text into it later. Found now, from the text it holds before any
+		// Select (none, or the reranker's), they are the same whenever
+		// Route runs, and no Route reads text a Select is writing.
+		s.Graph.Copies(0)
+	}
 	return s, nil
 }
 

@@ -157,3 +157,85 @@ func BenchmarkRankBM25(b *testing.B) {
 		ls.top(256, nil)
 	}
 }
+
+// TestRankBM25ManyTerms compares the replica's ranking with the oracle for
+// a long question: hundreds of terms, most nodes holding several, so that
+// the merge takes a node's terms from many heads at once.
+func TestRankBM25ManyTerms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for k := 0; k < 20; k++ {
+		terms := 200 + rng.IntN(400)
+		nodes := int64(500 + rng.IntN(1500))
+		p, idf := randomPostings(rng, terms, nodes, 0.01)
+		c0, c1 := bm25Consts(nodes, float64(nodes)*10)
+		m := 1 + rng.IntN(64)
+		wantTop, wantLo, wantHi, wantSum, wantScores := bm25Oracle(p, idf, c0, c1, m, nil)
+		ls := rankBM25(p, idf, c0, c1)
+		if lo, hi, sum := ls.stats(terms); lo != wantLo || hi != wantHi || sum != wantSum {
+			t.Fatalf("case %d: range %v..%v sum %v, oracle %v..%v sum %v", k, lo, hi, sum, wantLo, wantHi, wantSum)
+		}
+		if len(ls.seq) != len(wantScores) {
+			t.Fatalf("case %d: %d nodes scored, oracle %d", k, len(ls.seq), len(wantScores))
+		}
+		for i, v := range ls.seq {
+			if ls.w[i] != wantScores[v] {
+				t.Fatalf("case %d: node %d scores %v, oracle %v", k, v, ls.w[i], wantScores[v])
+			}
+		}
+		if top := ls.top(m, nil); !slices.Equal(top, wantTop) {
+			t.Fatalf("case %d: top %v, oracle %v", k, top, wantTop)
+		}
+	}
+}
+
+// randomPostings makes terms terms' postings over nodes nodes, each node
+// holding each term with probability density, with few distinct
+// frequencies, lengths and idfs (so that nodes tie).
+func randomPostings(rng *rand.Rand, terms int, nodes int64, density float64) (*termPostings, []float64) {
+	p := newTermPostings(terms)
+	idf := make([]float64, terms)
+	for t := range terms {
+		idf[t] = []float64{0.05, 0.7, 1.3, 2.9, rng.Float64() * 5}[rng.IntN(5)]
+		for v := range nodes {
+			if rng.Float64() < density {
+				p.seq = append(p.seq, v)
+				p.tf = append(p.tf, float32(1+rng.IntN(3)))
+				p.ln = append(p.ln, float32(5*(1+rng.IntN(3))))
+			}
+		}
+		p.off[t+1] = len(p.seq)
+	}
+	return p, idf
+}
+
+// BenchmarkRankBM25LongQuestion ranks a long question's 2,000 terms over
+// 200,000 nodes (about 1,000 postings a term, nearly every node holding
+// one): the replica's work grows with the postings, not with nodes ×
+// terms.
+func BenchmarkRankBM25LongQuestion(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	const terms, nodes = 2000, 200_000
+	p := newTermPostings(terms)
+	for t := range terms {
+		seqs := make([]int64, 1000)
+		for i := range seqs {
+			seqs[i] = rng.Int64N(nodes)
+		}
+		slices.Sort(seqs)
+		for _, v := range slices.Compact(seqs) {
+			p.seq, p.tf, p.ln = append(p.seq, v), append(p.tf, float32(1+rng.IntN(3))), append(p.ln, float32(20+rng.IntN(80)))
+		}
+		p.off[t+1] = len(p.seq)
+	}
+	idf := make([]float64, terms)
+	for t := range idf {
+		idf[t] = 1 + rng.Float64()*8
+	}
+	c0, c1 := bm25Consts(nodes, 10_000_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		ls := rankBM25(p, idf, c0, c1)
+		ls.stats(terms)
+		ls.top(256, nil)
+	}
+}

@@ -502,9 +502,14 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	// is nearly always the snapshot's, and when it is not the ranking is
 	// made again below. Under a filter the allowed nodes come with the
 	// round trip.
+	// The ranking reads set.words words of the question's sketch, and the
+	// question's dimension is checked only after the round trip: a
+	// question of another dimension must not reach it here (with fewer
+	// words it would panic in its goroutine, ending the process, where
+	// the check below refuses it with ErrInput).
 	qs := sketchWords(nil, sketch(qu), words)
 	var early chan []int64
-	if useCache && set != nil && !isFiltered {
+	if useCache && set != nil && !isFiltered && len(qs) == set.words {
 		early = make(chan []int64, 1)
 		go func(set *sketchSet) { early <- set.nearest(qs, k, nil) }(set)
 	}

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
@@ -361,6 +362,40 @@ func BenchmarkSketchNearest(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if got := set.nearest(qs[i%len(qs)], k, nil); len(got) != k {
 			b.Fatalf("%d nearest, want %d", len(got), k)
+		}
+	}
+}
+
+// TestSketchCacheDimension: a question whose embedding has another
+// dimension than the collection's is refused with ErrInput while the
+// replica holds the collection's sketches, whose ranking starts during
+// round trip 1, before the collection row (and so its dimension) is read.
+// (A question's sketch of fewer words than the set's must not reach the
+// ranking: it would panic in its goroutine, ending the process.)
+func TestSketchCacheDimension(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	g := synth.Graph(t, 300, 200, 5).WithInt8Embeddings() // 4 sketch words a node
+	if err := s.Import(ctx, "d", g); err != nil {
+		t.Fatal(err)
+	}
+	s.sketchMin = 1
+	text := strings.Join(g.Nodes[0].Keywords, " ")
+	if _, err := s.Candidates(ctx, "d", score.Query{Text: text, Embedding: g.AppendEmbedding(nil, 0)}, 16, score.Config{}, flowreader.Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if s.sketches.get("d") == nil {
+		t.Fatal("the sketches are not cached: the ranking during round trip 1 is not tested")
+	}
+	for _, dim := range []int{0, 1, 40, 64, 130, 199, 201, 400} {
+		e := make([]float32, dim)
+		for k := range e {
+			e[k] = float32(k%3) - 1
+		}
+		_, err := s.Candidates(ctx, "d", score.Query{Text: text, Embedding: e}, 16, score.Config{}, flowreader.Filter{})
+		if !errors.Is(err, ErrInput) {
+			t.Fatalf("a question of dimension %d: %v, want ErrInput", dim, err)
 		}
 	}
 }
