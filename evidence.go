@@ -2,6 +2,7 @@ package flowreader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -422,7 +423,10 @@ func (ix *Index) reading(ctx context.Context, ev *Evidence) (*read, error) {
 		}
 		if rd.state && ix.store != nil {
 			if err := ix.withText(ctx, s, local); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrEvidence, err)
+				if errors.Is(err, errGone) { // an update removed it: the evidence is stale
+					return nil, fmt.Errorf("flowreader: answer: %w: %w", ErrEvidence, err)
+				}
+				return nil, fmt.Errorf("flowreader: answer: %w", err)
 			}
 		}
 	}

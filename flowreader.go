@@ -498,8 +498,14 @@ func (ix *Index) route(ctx context.Context, s *score.Scores, budget int) (_ *flo
 // It stops with ctx.Err() when ctx is done first. Over a store it reads
 // the text of the chains' nodes into r.Scores.Graph; a node an update
 // removed since Score read it is an error wrapping ErrEvidence (the
-// question is then asked again, on the new version).
+// question is then asked again, on the new version), and so is a routing
+// of scores another index made.
 func (ix *Index) Select(ctx context.Context, r *flow.Routing) ([]flow.Chain, error) {
+	if ix.store != nil && r != nil && r.Scores != nil && ix.question(r.Scores) == nil {
+		// Its text is read through the scores' record, which only the
+		// index that made them holds (Route refuses such scores too).
+		return nil, fmt.Errorf("flowreader: select: %w: a routing of scores this index did not make", ErrEvidence)
+	}
 	chains, err := ix.observeSelect(ctx, r, ix.p.budget)
 	if err != nil || r == nil {
 		return chains, err
@@ -573,7 +579,9 @@ type Result struct {
 // Result with the error: the evidence, and in Result.Answer what the reader
 // did before it stopped (its drafts, and in Trace the calls made and tokens
 // spent, when the reader reports them; see [reader.Reader]), and the
-// System-2 account so far. Invalid input gives a nil Result: a nil
+// System-2 account so far; over a store, when the evidence's text cannot be
+// read (the store out of reach, ctx done), the Result holds the evidence
+// and nothing read. Invalid input gives a nil Result: a nil
 // Evidence or an empty question (ErrQuestion), or a node that is not the
 // index's graph's (ErrEvidence).
 func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err error) {
@@ -582,7 +590,12 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	rd, err := ix.reading(ctx, ev)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ErrEvidence) {
+			return nil, err
+		}
+		// The store out of reach or ctx done while reading the
+		// evidence's text: nothing was read, the evidence stands.
+		return ix.result(ev), err
 	}
 	res = ix.result(ev)
 	if err := ctx.Err(); err != nil {

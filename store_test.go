@@ -372,6 +372,34 @@ func TestStoreFaults(t *testing.T) {
 	if got := sx.Evidence(storeQuestions[0], sc, r, chains); evidenceJSON(t, got) != evidenceJSON(t, want) {
 		t.Fatalf("steps after the faults differ from Retrieve")
 	}
+	// Answer over chains whose text nobody read yet (the routing's own,
+	// not Select's): the store out of reach is ErrUnavailable with the
+	// evidence in a Result, not a stale evidence; back, it answers.
+	sc, err = sx.Score(ctx, storeQuestions[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = sx.Route(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	ev := sx.Evidence(storeQuestions[1], sc, r, r.Chains)
+	fs.err.Store(&down)
+	res, err := sx.Answer(ctx, ev)
+	if !errors.Is(err, flowreader.ErrUnavailable) || errors.Is(err, flowreader.ErrEvidence) || res == nil || res.Evidence != ev {
+		t.Fatalf("Answer with the store down: %v, result %v", err, res)
+	}
+	fs.err.Store(nil)
+	if res, err = sx.Answer(ctx, ev); err != nil || res.Text == "" {
+		t.Fatalf("Answer once the store is back: %v", err)
+	}
+	// A routing of another index's scores is refused by Select as by Route.
+	other, err := p.OpenStore(ctx, fs, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Select(ctx, r); !errors.Is(err, flowreader.ErrEvidence) {
+		t.Fatalf("Select of another index's routing: %v", err)
+	}
 	for _, bad := range []func() (*flowreader.Index, error){
 		func() (*flowreader.Index, error) { return p.OpenStore(ctx, nil, "c") },
 		func() (*flowreader.Index, error) { return p.OpenStore(ctx, fs, " ") },
