@@ -63,20 +63,7 @@ func TestRankBM25(t *testing.T) {
 	for k := 0; k < 400; k++ {
 		terms := 1 + rng.IntN(7)
 		nodes := int64(1 + rng.IntN(300))
-		p := newTermPostings(terms)
-		idf := make([]float64, terms)
-		for t := range terms {
-			idf[t] = []float64{0.05, 0.7, 1.3, 2.9, rng.Float64() * 5}[rng.IntN(5)]
-			density := []float64{0, 0.02, 0.3, 1}[rng.IntN(4)]
-			for v := range nodes {
-				if rng.Float64() < density {
-					p.seq = append(p.seq, v)
-					p.tf = append(p.tf, float32(1+rng.IntN(3)))
-					p.ln = append(p.ln, float32(5*(1+rng.IntN(3))))
-				}
-			}
-			p.off[t+1] = len(p.seq)
-		}
+		p, idf := randomPostings(rng, terms, nodes, func() float64 { return []float64{0, 0.02, 0.3, 1}[rng.IntN(4)] })
 		c0, c1 := bm25Consts(nodes, float64(nodes)*10)
 		var keep func(int64) bool
 		if k%2 == 1 {
@@ -166,7 +153,7 @@ func TestRankBM25ManyTerms(t *testing.T) {
 	for k := 0; k < 20; k++ {
 		terms := 200 + rng.IntN(400)
 		nodes := int64(500 + rng.IntN(1500))
-		p, idf := randomPostings(rng, terms, nodes, 0.01)
+		p, idf := randomPostings(rng, terms, nodes, func() float64 { return 0.01 })
 		c0, c1 := bm25Consts(nodes, float64(nodes)*10)
 		m := 1 + rng.IntN(64)
 		wantTop, wantLo, wantHi, wantSum, wantScores := bm25Oracle(p, idf, c0, c1, m, nil)
@@ -189,15 +176,17 @@ func TestRankBM25ManyTerms(t *testing.T) {
 }
 
 // randomPostings makes terms terms' postings over nodes nodes, each node
-// holding each term with probability density, with few distinct
+// holding a term with the probability density() gives for that term
+// (called once a term, after its idf is drawn), with few distinct
 // frequencies, lengths and idfs (so that nodes tie).
-func randomPostings(rng *rand.Rand, terms int, nodes int64, density float64) (*termPostings, []float64) {
+func randomPostings(rng *rand.Rand, terms int, nodes int64, density func() float64) (*termPostings, []float64) {
 	p := newTermPostings(terms)
 	idf := make([]float64, terms)
 	for t := range terms {
 		idf[t] = []float64{0.05, 0.7, 1.3, 2.9, rng.Float64() * 5}[rng.IntN(5)]
+		d := density()
 		for v := range nodes {
-			if rng.Float64() < density {
+			if rng.Float64() < d {
 				p.seq = append(p.seq, v)
 				p.tf = append(p.tf, float32(1+rng.IntN(3)))
 				p.ln = append(p.ln, float32(5*(1+rng.IntN(3))))
