@@ -323,7 +323,8 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 	// Over a store, Select (or Answer) of another goroutine may be
 	// writing the text of nodes of s's graph: the text is read under the
 	// lock withText writes it under.
-	if sq := ix.question(s); sq != nil {
+	sq := ix.question(s)
+	if sq != nil {
 		sq.mu.Lock()
 		defer sq.mu.Unlock()
 	}
@@ -337,7 +338,11 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 			n := evidenceNode(g, v, h, through[v])
 			n.Node = graphNode(s, v)
 			n.Raised = raised[v]
-			n.AlsoIn = alsoIn(ix.g, n.Node)
+			if sq != nil {
+				n.AlsoIn = ix.storeAlsoIn(sq, s, v)
+			} else {
+				n.AlsoIn = alsoIn(ix.g, n.Node)
+			}
 			ec.Nodes = append(ec.Nodes, n)
 		}
 		ev.Chains = append(ev.Chains, ec)
@@ -510,7 +515,7 @@ func (rd *read) global(v int) int {
 // alsoIn lists the IDs of node v's copies in g (graph.Graph.Copies), v
 // left out; nil when it has none or g is nil.
 func alsoIn(g *graph.Graph, v int) []string {
-	if g == nil || v < 0 || v >= len(g.Nodes) { // nil: an index over a store, which keeps no copies yet
+	if g == nil || v < 0 || v >= len(g.Nodes) { // nil: an index over a store (see storeAlsoIn)
 		return nil
 	}
 	var out []string
@@ -523,12 +528,28 @@ func alsoIn(g *graph.Graph, v int) []string {
 }
 
 // citeCopies sets each citation's AlsoIn from the index's graph g (the
-// citations' nodes are g's).
-func citeCopies(g *graph.Graph, a *reader.Answer) {
+// citations' nodes are g's); over a store (g nil), from the evidence's
+// node of the same position, which carries the store's also_in.
+func citeCopies(g *graph.Graph, ev *Evidence, a *reader.Answer) {
 	if a == nil {
 		return
 	}
+	var byNode map[int][]string
+	if g == nil && ev != nil {
+		byNode = map[int][]string{}
+		for _, c := range ev.Chains {
+			for _, n := range c.Nodes {
+				if len(n.AlsoIn) > 0 {
+					byNode[n.Node] = n.AlsoIn
+				}
+			}
+		}
+	}
 	for i := range a.Citations {
+		if g == nil {
+			a.Citations[i].AlsoIn = slices.Clone(byNode[a.Citations[i].Node])
+			continue
+		}
 		a.Citations[i].AlsoIn = alsoIn(g, a.Citations[i].Node)
 	}
 }

@@ -153,6 +153,10 @@ type storeQuestion struct {
 	cs   *score.Candidates // without its Graph: the scores' Graph is it
 	mu   sync.Mutex
 	text []bool // node i of the scores' Graph has its reading text
+	// ids are the IDs of the positions of copies (cs.Copies) outside the
+	// candidates, read with the text of the nodes they copy ("" for one
+	// the collection no longer holds).
+	ids map[int]string
 }
 
 // errGone is a node read for its text that the collection no longer
@@ -257,15 +261,36 @@ func (ix *Index) withText(ctx context.Context, s *score.Scores, nodes []int) err
 			pos = append(pos, sq.cs.Nodes[v])
 		}
 	}
+	// The copies of those nodes outside the candidates, for their IDs
+	// (the evidence's also_in), in the same call.
+	var other []int
+	if sq.cs.Copies != nil {
+		for _, v := range local {
+			for _, p := range sq.cs.Copies[v] {
+				if _, in := slices.BinarySearch(sq.cs.Nodes, p); in || slices.Contains(other, p) {
+					continue
+				}
+				if _, known := sq.ids[p]; !known {
+					other = append(other, p)
+				}
+			}
+		}
+	}
 	if len(pos) == 0 {
 		return nil
 	}
-	got, err := ix.store.s.Nodes(ctx, ix.store.coll, pos)
+	got, err := ix.store.s.Nodes(ctx, ix.store.coll, append(pos, other...))
 	if err != nil {
 		return fmt.Errorf("flowreader: reading node text: %w", err)
 	}
-	if len(got) != len(pos) {
-		return fmt.Errorf("flowreader: reading node text: %d nodes for %d positions", len(got), len(pos))
+	if len(got) != len(pos)+len(other) {
+		return fmt.Errorf("flowreader: reading node text: %d nodes for %d positions", len(got), len(pos)+len(other))
+	}
+	if len(other) > 0 && sq.ids == nil {
+		sq.ids = map[int]string{}
+	}
+	for i, p := range other {
+		sq.ids[p] = got[len(pos)+i].ID
 	}
 	for i, v := range local {
 		n, r := &g.Nodes[v], &got[i]
@@ -277,6 +302,28 @@ func (ix *Index) withText(ctx context.Context, s *score.Scores, nodes []int) err
 		sq.text[v] = true
 	}
 	return nil
+}
+
+// storeAlsoIn lists the IDs of the other nodes holding the content of
+// node v of s's candidate subgraph (score.Candidates.Copies), in position
+// order; nil when it has none or s is not a question of this index's
+// store. The caller holds sq.mu (withText writes sq.ids under it).
+func (ix *Index) storeAlsoIn(sq *storeQuestion, s *score.Scores, v int) []string {
+	if sq == nil || sq.cs.Copies == nil || v < 0 || v >= len(sq.cs.Copies) {
+		return nil
+	}
+	var out []string
+	for _, p := range sq.cs.Copies[v] {
+		if p == sq.cs.Nodes[v] {
+			continue
+		}
+		if j, in := slices.BinarySearch(sq.cs.Nodes, p); in {
+			out = append(out, s.Graph.Nodes[j].ID)
+		} else if id := sq.ids[p]; id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // allNodes is 0, 1, ..., n-1.

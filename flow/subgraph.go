@@ -149,7 +149,9 @@ func init() {
 // OpenSubgraph does from a whole graph: bridge terms from the collection's
 // keyword frequencies df and cutoff ⌈√n⌉, reading-order pairs from each
 // node's rank in its document's reading order (two nodes of one document
-// are as far apart in the whole graph's reading order as their ranks).
+// are as far apart in the whole graph's reading order as their ranks), and
+// sub's content classes routed one node a content. Unlike OpenSubgraph's,
+// df and n count nodes, not contents: a keyword a copy holds counts twice.
 func (a *Aspects) openRanked(ctx context.Context, sub *graph.Graph, n int, df map[string]int32, rank []int32) (GraphRouter, error) {
 	if err := a.validate(); err != nil {
 		return nil, err
@@ -163,6 +165,9 @@ func (a *Aspects) openRanked(ctx context.Context, sub *graph.Graph, n int, df ma
 	cfg := a.settings()
 	order := rankOrderPairs(sub, rank, cfg.orderWindow())
 	sg := &aspectsGraph{cfg: cfg, g: sub, sub: &subStats{df: df, cutoff: int(math.Ceil(math.Sqrt(float64(n)))), order: order}}
+	// The subgraph's content classes (the store's, among the candidates)
+	// are routed one node a content, as OpenSubgraph routes them.
+	sg.openCopies()
 	sg.pairs = sg.pairSet(Edits{})
 	return sg, nil
 }

@@ -61,6 +61,10 @@ type fetched struct {
 	sum   []int32      // answerability's summary length
 	refs  [][]string   // reference keys
 	names [][]int64    // the nodes each names by title (seqs)
+	// copies is each candidate's content class (seqs, its own among
+	// them; nil without a copy), nil when the collection keeps none.
+	copies    [][]int64
+	hasCopies bool // the collection keeps content classes
 
 	// bm25 is each candidate's BM25, normalised by the whole collection's
 	// range, as score.Scores.BM25 holds it; nil when no query term occurs.
@@ -167,6 +171,7 @@ type collState struct {
 	vocab            int64
 	maxSumLen        int32
 	entries          []int64
+	copies           bool // the collection keeps content classes
 	entryEmb         []byte
 	entryScale       []float32
 }
@@ -253,9 +258,9 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	// statements (their costs are estimated per range, and a compile
 	// would cost more than any of them).
 	b.Queue(`SET LOCAL jit = off`)
-	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries FROM flowreader.collections WHERE name = $1`, name).
+	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries, copies FROM flowreader.collections WHERE name = $1`, name).
 		QueryRow(func(r pgx.Row) error {
-			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries)
+			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries, &st.copies)
 		})
 	if isFiltered {
 		f.ranges = []int64{}
@@ -483,16 +488,22 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	}
 	var titleSeqs []int64
 	var titles []string
+	var titleClass []int64 // each title row's content class: its lowest copy's seq, or its own
 	if len(qwords) > 0 {
-		b.Queue(`SELECT seq, title FROM flowreader.titles WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND first = ANY($2) ORDER BY seq`, name, qwords).
+		// A title shared by more than a few contents names nothing in
+		// particular (mention.Options.MaxTitleCopies): copies of one
+		// passage count once, as in-process (the rows' classes).
+		b.Queue(`SELECT t.seq, t.title, coalesce(c.copies[1], t.seq) FROM flowreader.titles t
+JOIN flowreader.cands c ON c.coll = t.coll AND c.seq = t.seq
+WHERE t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.first = ANY($2) ORDER BY t.seq`, name, qwords).
 			Query(func(rows pgx.Rows) error {
 				for rows.Next() {
-					var seq int64
+					var seq, class int64
 					var t string
-					if err := rows.Scan(&seq, &t); err != nil {
+					if err := rows.Scan(&seq, &t, &class); err != nil {
 						return err
 					}
-					titleSeqs, titles = append(titleSeqs, seq), append(titles, t)
+					titleSeqs, titles, titleClass = append(titleSeqs, seq), append(titles, t), append(titleClass, class)
 				}
 				return rows.Err()
 			})
@@ -748,7 +759,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		}
 	}
 	if len(titles) > 0 {
-		for _, i := range mention.NewTitleIndex(titles, mention.Options{}).Named(q.Text) {
+		for _, i := range mention.NewTitleIndex(titles, mention.Options{Class: titleClasses(titleClass)}).Named(q.Text) {
 			f.named = append(f.named, titleSeqs[i])
 		}
 	}
@@ -793,6 +804,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	for i := range drows {
 		known[drows[i].seq] = &drows[i]
 	}
+	f.hasCopies = st.copies
 	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, opt.text, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
 			// Asked again, reading the keyword frequencies in the
@@ -854,6 +866,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	woff, wfirst := make([]int, n), make([]int, n)
 	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
 	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
+	if f.hasCopies {
+		f.copies = make([][]int64, n)
+	}
 	f.emb = make([]byte, n*rb)
 	got := make([]bool, n)
 	var unknown, inHand []int64
@@ -885,8 +900,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 					ln, sc            float32
 					adj, emb, wb, ls  pgtype.DriverBytes // the driver's, until Next: decoded or copied below
 					rank              int32
+					cp                []int64
 				)
-				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &ls, &ln, &sumLen, &rank, &lastPage, &wb}
+				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &ls, &ln, &sumLen, &rank, &lastPage, &wb, &cp}
 				if full {
 					dst = append(dst, &adj, &emb, &sc)
 				}
@@ -934,11 +950,14 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 				}
 				f.nodes[i] = nd
 				f.len[i], f.sum[i], f.refs[i], f.names[i] = ln, sumLen, refs, names
+				if f.copies != nil && len(cp) > 0 {
+					f.copies[i] = cp
+				}
 			}
 			return rows.Err()
 		}
 	}
-	const cols = `seq, id, doc, page, ord, modality, section, lists, len, sum_len, rank, last_page, wts`
+	const cols = `seq, id, doc, page, ord, modality, section, lists, len, sum_len, rank, last_page, wts, copies`
 	if len(unknown) > 0 {
 		lo, hi := seqRuns(unknown)
 		b.Queue(byRuns(`flowreader.cands`, cols+`, adj, emb, scale`), coll, lo, hi).Query(scanRows(true))
@@ -995,6 +1014,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		f.seqs = compactBy(picks, got)
 		f.nodes, f.rank, f.kwnorm = compactBy(f.nodes, got), compactBy(f.rank, got), compactBy(f.kwnorm, got)
 		f.len, f.sum, f.refs, f.names, f.scale = compactBy(f.len, got), compactBy(f.sum, got), compactBy(f.refs, got), compactBy(f.names, got), compactBy(f.scale, got)
+		if f.copies != nil {
+			f.copies = compactBy(f.copies, got)
+		}
 		nbs, kds, woff, wfirst = compactBy(nbs, got), compactBy(kds, got), compactBy(woff, got), compactBy(wfirst, got)
 		emb := f.emb[:0]
 		for i, ok := range got {
@@ -1246,6 +1268,17 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 			cs.Named = append(cs.Named, j)
 		}
 	}
+	if f.copies != nil {
+		cs.Copies = make([][]int, n)
+		for i, cp := range f.copies {
+			if len(cp) > 1 {
+				cs.Copies[i] = make([]int, len(cp))
+				for k, v := range cp {
+					cs.Copies[i][k] = int(v)
+				}
+			}
+		}
+	}
 	slices.Sort(cs.Named)
 	cs.Named = slices.Compact(cs.Named)
 	if f.meanDir != nil {
@@ -1293,4 +1326,27 @@ func rowBytes(dim int, i8 bool) int {
 		return dim
 	}
 	return 4 * dim
+}
+
+// titleClasses numbers the title rows' content classes (each row's
+// lowest copy's seq) as mention.Options.Class wants them, or nil when no
+// two rows share one (every row its own content).
+func titleClasses(class []int64) []int32 {
+	id := make(map[int64]int32, len(class))
+	out := make([]int32, len(class))
+	shared := false
+	for i, c := range class {
+		k, ok := id[c]
+		if !ok {
+			k = int32(len(id))
+			id[c] = k
+		} else {
+			shared = true
+		}
+		out[i] = k
+	}
+	if !shared {
+		return nil
+	}
+	return out
 }

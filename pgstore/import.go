@@ -23,6 +23,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/flowhook"
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/internal/mention"
 	"github.com/flowreader/flowreader/internal/scorehook"
 	_ "github.com/flowreader/flowreader/score" // sets the scorehook functions
@@ -67,6 +68,21 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 		return wrap("import", err)
 	}
 	w := &writer{tx: tx, coll: id, g: g, noCopy: s.noCopy, ann: s.ann}
+	// The content classes, found over the whole graph (graph.Graph.Copies:
+	// about 1 % of a build's CPU time at 1M nodes), so that a question's
+	// candidates route and cite each content once, as in-process.
+	w.copies = func(i int) []int64 {
+		cs := g.Copies(i)
+		if cs == nil {
+			return nil
+		}
+		out := make([]int64, len(cs))
+		for k, c := range cs {
+			out[k] = int64(c)
+		}
+		return out
+	}
+	w.class = importClasses(g)
 	if w.ann {
 		if _, err := tx.Exec(ctx, annTable); err != nil {
 			return wrap("import", err)
@@ -90,6 +106,9 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 		if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET ann = true WHERE id = $1`, id); err != nil {
 			return wrap("import", err)
 		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET copies = true WHERE id = $1`, id); err != nil {
+		return wrap("import", err)
 	}
 	if err := w.dfs.write(ctx, tx, id); err != nil {
 		return err
@@ -140,6 +159,17 @@ type writer struct {
 	// dfs collects the changes to the collection's count of terms per
 	// document frequency (flowreader.dfs) as terms are merged.
 	dfs dfCounts
+	// copies returns node i's content class as seqs, ascending, its own
+	// among them, or nil when it has no copy (graph.Graph.Copies; see
+	// Import and Update); nil writes no class.
+	copies func(i int) []int64
+	// class is each node of g's content class (its lowest copy), for the
+	// title mentions' counts (mention.Options.Class); nil: every node its
+	// own content.
+	class []int32
+	// oldCopies is an update's stored classes before it (seq → its
+	// class's lowest seq), for the old collection's title mentions.
+	oldCopies map[int64]int64
 }
 
 // namesOf returns the nodes node i of g names by title, over the whole
@@ -162,7 +192,7 @@ func (w *writer) namesOf(i int) []int32 {
 			for k := range g.Nodes {
 				texts[k], titles[k] = g.Nodes[k].Content, g.Nodes[k].Section
 			}
-			w.named = mention.TitleMentions(texts, titles, mention.Options{})
+			w.named = mention.TitleMentions(texts, titles, mention.Options{Class: w.class})
 		}
 	}
 	if w.named == nil {
@@ -440,7 +470,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	// What scoring and routing read of every candidate: one row.
-	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "wts", "lists", "emb", "scale", "rank", "kwnorm", "last_page"}
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "wts", "lists", "emb", "scale", "rank", "kwnorm", "last_page", "copies", "ckey"}
 	rank := w.ranks(sel)
 	kwDF := map[string]int32{}
 	i = a
@@ -473,8 +503,13 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			kwDF[k]++
 		}
 		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
+		var cp []int64
+		if w.copies != nil {
+			cp = w.copies(k)
+		}
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, appendLists(nil, nd.Keywords, refs, nm), emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, appendLists(nil, nd.Keywords, refs, nm), emb, scale, rank[x], kn, int32(nd.LastPage),
+			nonNil64(cp), int64(graphhook.CopyKey(nd))}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)

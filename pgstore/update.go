@@ -103,8 +103,9 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		ann     bool
 		st      collStats
 	)
-	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann, nodes, total_len, max_sum_len, emb_sum FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).
-		Scan(&id, &version, &dim, &i8, &nextSeq, &ann, &st.n, &st.total, &st.maxSum, &st.emb)
+	var keepsCopies bool
+	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann, nodes, total_len, max_sum_len, emb_sum, copies FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).
+		Scan(&id, &version, &dim, &i8, &nextSeq, &ann, &st.n, &st.total, &st.maxSum, &st.emb, &keepsCopies)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("pgstore: update %q: %w", name, errNotFound)
 	}
@@ -202,6 +203,28 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 	}
 	slices.Sort(goneSeqs)
+	// The content classes the update changes, found before the removed
+	// nodes' rows (and their stored classes) are deleted.
+	var cu *copyUpdate
+	var newClass []int32
+	var oldCopies map[int64]int64
+	if keepsCopies {
+		idx := newSeqIndex(m)
+		var rl []int32
+		if known {
+			rl = relinked
+		}
+		if cu, err = regionCopies(ctx, tx, id, g, m, idx, fresh, rl, goneSeqs); err != nil {
+			return 0, err
+		}
+		if titledGraph(g) {
+			if oldCopies, err = storedClasses(ctx, tx, id); err != nil {
+				return 0, err
+			}
+			newClass = classVector(g, m, idx, cu, oldCopies)
+		}
+	}
+	s.stage("content classes")
 	var dfs dfCounts
 	goneNodes, err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st, &dfs)
 	if err != nil {
@@ -214,9 +237,22 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	}
 	s.stage("remove")
 
-	w := &writer{tx: tx, coll: id, g: g, at: m.seq, runs: runs, noCopy: s.noCopy, ann: ann, dfs: dfs}
+	w := &writer{tx: tx, coll: id, g: g, at: m.seq, runs: runs, noCopy: s.noCopy, ann: ann, dfs: dfs, class: newClass, oldCopies: oldCopies}
+	if cu != nil {
+		w.copies = func(i int) []int64 {
+			if c := cu.class[i]; c != nil {
+				return seqsOf(m, c)
+			}
+			return nil
+		}
+	}
 	if err := w.write(ctx, fresh); err != nil {
 		return 0, err
+	}
+	if cu != nil {
+		if err := cu.write(ctx, tx, id, m); err != nil {
+			return 0, err
+		}
 	}
 	s.stage("write")
 	// The kept nodes whose links (edges, title mentions) differ from the
@@ -377,6 +413,12 @@ func rangesLen(rs []int64) int64 {
 	return n
 }
 
+// fresh reports whether node i is a new one (of a written document).
+func (m *seqMap) fresh(i int) bool {
+	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].start > i }) - 1
+	return m.base[k] >= 0
+}
+
 // pos returns node i's position among its document's nodes.
 func (m *seqMap) pos(i int) (string, int) {
 	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].start > i }) - 1
@@ -417,7 +459,24 @@ func (w *writer) renamed(keep map[string]bool, gone []goneNode) []int {
 	for _, nd := range gone {
 		texts, titles, seqs = append(texts, nd.content), append(titles, nd.section), append(seqs, nd.seq)
 	}
-	was := mention.TitleMentions(texts, titles, mention.Options{})
+	var class []int32
+	if w.oldCopies != nil {
+		class = make([]int32, len(seqs))
+		id := map[int64]int32{}
+		for p, sq := range seqs {
+			k := sq
+			if lo, ok := w.oldCopies[sq]; ok {
+				k = lo
+			}
+			c, ok := id[k]
+			if !ok {
+				c = int32(len(id))
+				id[k] = c
+			}
+			class[p] = c
+		}
+	}
+	was := mention.TitleMentions(texts, titles, mention.Options{Class: class})
 	var out []int
 	var a, b []int64
 	for p, i := range kept {

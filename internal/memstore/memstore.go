@@ -1,7 +1,7 @@
 // Package memstore is a flowreader.Store over in-memory graphs, one per
 // collection: what a store returns for a question, computed from the whole
 // graph (score's candidate set, with the routing statistics a router
-// opened on the whole graph reads). Tests of the index over a store use
+// opened on the whole graph reads, and the content classes). Tests of the index over a store use
 // it, and the conformance suite compares other stores with it. A
 // collection's positions are its graph's node indexes.
 package memstore
@@ -125,8 +125,14 @@ func (s *Store) Candidates(ctx context.Context, name string, q score.Query, m in
 	cs.Version = c.version
 	cs.Rank = make([]int32, len(cs.Nodes))
 	cs.KeywordDF = map[string]int32{}
+	cs.Copies = make([][]int, len(cs.Nodes))
 	for i, v := range cs.Nodes {
 		cs.Rank[i] = c.rank[v]
+		if cp := c.g.Copies(v); cp != nil {
+			for _, u := range cp {
+				cs.Copies[i] = append(cs.Copies[i], int(u))
+			}
+		}
 		for _, k := range c.g.Nodes[v].Keywords {
 			if k = flowhook.NormKeyword(k); k != "" {
 				cs.KeywordDF[k] = c.df[k]

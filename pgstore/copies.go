@@ -1,0 +1,415 @@
+package pgstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/graphhook"
+)
+
+// Content classes in a collection (graph.Graph.Copies): Import finds them
+// over the whole graph and stores each node's class as the seqs of its
+// members (cands.copies). An update finds them again over the region it
+// touches, not over the collection (the whole graph's detection takes
+// 12.6 s of CPU at 1M nodes, the update goal is 2 s): the nodes it adds
+// and the kept nodes an update relinks, their neighbours in the new graph,
+// the kept nodes that are exact copies of an added one (by cands.ckey,
+// indexed), the members of every stored class among them (so that a class
+// is recomputed whole or not at all) and, for every class of at most
+// maxDocCopies members, the whole of its members' documents (a document
+// that is a copy of another as a whole is aligned node by node, which
+// needs both documents). Within that region the detection is the whole
+// graph's; what the region leaves out is two kept nodes that the update
+// newly joins by an edge without relinking either (not reported by a
+// Diff from graph.Builder.Update, which relinks them) and alignments
+// through more than maxRegionRounds documents in a chain.
+
+// maxDocCopies mirrors graph's bound on the exact-copy groups that count
+// toward whole-document copies: a document is completed in the region
+// only through a class of at most this many members.
+const maxDocCopies = 8
+
+// maxRegionRounds bounds how often the region grows by stored classes and
+// whole documents.
+const maxRegionRounds = 4
+
+// seqIndex maps a kept node's seq to its index in an update's graph: the
+// kept runs' seq segments, by their first seq.
+type seqIndex struct {
+	lo, hi []int64
+	at     []int // the graph index of lo
+}
+
+func newSeqIndex(m *seqMap) *seqIndex {
+	type seg struct {
+		lo, hi int64
+		at     int
+	}
+	var segs []seg
+	for k, r := range m.runs {
+		if m.base[k] >= 0 {
+			continue
+		}
+		rs := m.old[r.doc].ranges
+		skip, i, left := int64(r.off), r.start, int64(r.n)
+		for j := 0; j+1 < len(rs) && left > 0; j += 2 {
+			l := rs[j+1] - rs[j] + 1
+			if skip >= l {
+				skip -= l
+				continue
+			}
+			lo := rs[j] + skip
+			cnt := min(l-skip, left)
+			segs = append(segs, seg{lo, lo + cnt - 1, i})
+			i += int(cnt)
+			left -= cnt
+			skip = 0
+		}
+	}
+	slices.SortFunc(segs, func(a, b seg) int {
+		switch {
+		case a.lo < b.lo:
+			return -1
+		case a.lo > b.lo:
+			return 1
+		}
+		return 0
+	})
+	x := &seqIndex{}
+	for _, s := range segs {
+		x.lo, x.hi, x.at = append(x.lo, s.lo), append(x.hi, s.hi), append(x.at, s.at)
+	}
+	return x
+}
+
+// index returns the graph index of the kept node seq.
+func (x *seqIndex) index(seq int64) (int, bool) {
+	k := sort.Search(len(x.lo), func(k int) bool { return x.lo[k] > seq }) - 1
+	if k < 0 || seq > x.hi[k] {
+		return 0, false
+	}
+	return x.at[k] + int(seq-x.lo[k]), true
+}
+
+// copyUpdate is what an update changes of the content classes.
+type copyUpdate struct {
+	// class maps a node of the region (graph index) to its new class
+	// (graph indexes, ascending; nil when it has none).
+	class map[int][]int32
+	// stored is the stored class (seqs) of every kept node of the region
+	// that has one.
+	stored map[int64][]int64
+}
+
+// regionCopies finds the content classes of the region an update touches
+// (see the comment at the top of this file): fresh are the nodes it adds,
+// relinked the kept nodes whose edges it changed, gone the seqs it
+// removes (their stored classes not yet deleted).
+func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m *seqMap, idx *seqIndex, fresh []int, relinked []int32, gone []int64) (*copyUpdate, error) {
+	in := map[int]bool{}
+	add := func(i int) bool {
+		if in[i] {
+			return false
+		}
+		in[i] = true
+		return true
+	}
+	for _, i := range fresh {
+		add(i)
+	}
+	for _, i := range relinked {
+		add(int(i))
+	}
+	// The kept members of the removed nodes' classes.
+	if len(gone) > 0 {
+		rows, err := tx.Query(ctx, `SELECT copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, gone)
+		if err != nil {
+			return nil, wrap("update: content classes", err)
+		}
+		for rows.Next() {
+			var cp []int64
+			if err := rows.Scan(&cp); err != nil {
+				rows.Close()
+				return nil, wrap("update: content classes", err)
+			}
+			for _, s := range cp {
+				if i, ok := idx.index(s); ok {
+					add(i)
+				}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, wrap("update: content classes", err)
+		}
+	}
+	// Their neighbours: the detection's candidate pairs are edges.
+	for _, i := range slices.Collect(maps.Keys(in)) {
+		nb, _ := g.Neighbors(i)
+		for _, u := range nb {
+			add(int(u))
+		}
+	}
+	// The kept exact copies of the added nodes, anywhere.
+	var keys []int64
+	for _, i := range fresh {
+		if k := graphhook.CopyKey(&g.Nodes[i]); k != 0 {
+			keys = append(keys, int64(k))
+		}
+	}
+	if len(keys) > 0 {
+		rows, err := tx.Query(ctx, `SELECT seq FROM flowreader.cands WHERE coll = $1 AND ckey = ANY($2)`, coll, keys)
+		if err != nil {
+			return nil, wrap("update: content classes", err)
+		}
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return nil, wrap("update: content classes", err)
+			}
+			if i, ok := idx.index(s); ok {
+				add(i)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, wrap("update: content classes", err)
+		}
+	}
+	u := &copyUpdate{stored: map[int64][]int64{}}
+	read := map[int]bool{} // kept nodes whose stored class was read
+	whole := map[string]bool{}
+	for _, i := range fresh {
+		whole[g.Nodes[i].Doc] = true
+	}
+	var classes [][]int32
+	for round := 0; ; round++ {
+		// The stored classes of the kept nodes, whole.
+		var ask []int64
+		for i := range in {
+			if !read[i] && !m.fresh(i) {
+				read[i] = true
+				ask = append(ask, m.seq(i))
+			}
+		}
+		if len(ask) > 0 {
+			rows, err := tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, ask)
+			if err != nil {
+				return nil, wrap("update: content classes", err)
+			}
+			for rows.Next() {
+				var s int64
+				var cp []int64
+				if err := rows.Scan(&s, &cp); err != nil {
+					rows.Close()
+					return nil, wrap("update: content classes", err)
+				}
+				u.stored[s] = cp
+				for _, c := range cp {
+					if i, ok := idx.index(c); ok {
+						add(i)
+					}
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return nil, wrap("update: content classes", err)
+			}
+		}
+		nodes := make([]int32, 0, len(in))
+		for i := range in {
+			nodes = append(nodes, int32(i))
+		}
+		slices.Sort(nodes)
+		classes = graphhook.CopiesAmong(g, nodes)
+		if round+1 >= maxRegionRounds {
+			break
+		}
+		// Whole documents for the classes that can align documents.
+		grew := false
+		complete := func(d string) {
+			if whole[d] {
+				return
+			}
+			whole[d] = true
+			for _, r := range m.runs {
+				if r.doc == d {
+					for i := r.start; i < r.start+r.n; i++ {
+						if add(i) {
+							grew = true
+						}
+					}
+				}
+			}
+		}
+		for _, c := range classes {
+			if len(c) > maxDocCopies {
+				continue
+			}
+			for _, v := range c {
+				complete(g.Nodes[v].Doc)
+			}
+		}
+		for _, cp := range u.stored {
+			if len(cp) > maxDocCopies {
+				continue
+			}
+			for _, s := range cp {
+				if i, ok := idx.index(s); ok {
+					complete(g.Nodes[i].Doc)
+				}
+			}
+		}
+		if !grew && len(ask) == 0 {
+			break
+		}
+	}
+	u.class = make(map[int][]int32, len(in))
+	for i := range in {
+		u.class[i] = nil
+	}
+	for _, c := range classes {
+		for _, v := range c {
+			u.class[int(v)] = c
+		}
+	}
+	return u, nil
+}
+
+// seqsOf is class c (graph indexes) as seqs, ascending.
+func seqsOf(m *seqMap, c []int32) []int64 {
+	out := make([]int64, len(c))
+	for k, v := range c {
+		out[k] = m.seq(int(v))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// write stores the new classes of the region's kept nodes whose class
+// changed (the added nodes' are written with their rows), one statement a
+// class.
+func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap) error {
+	b := &pgx.Batch{}
+	var cleared []int64
+	done := map[int64]bool{}
+	for i, c := range u.class {
+		if m.fresh(i) {
+			continue
+		}
+		s := m.seq(i)
+		var want []int64
+		if c != nil {
+			want = seqsOf(m, c)
+		}
+		if slices.Equal(want, u.stored[s]) {
+			continue
+		}
+		if want == nil {
+			cleared = append(cleared, s)
+			continue
+		}
+		if done[want[0]] {
+			continue
+		}
+		done[want[0]] = true
+		// Every kept member of the class takes it (the added ones have
+		// it from their rows).
+		b.Queue(`UPDATE flowreader.cands SET copies = $2 WHERE coll = $1 AND seq = ANY($2) AND copies <> $2`, coll, want)
+	}
+	if len(cleared) > 0 {
+		slices.Sort(cleared)
+		b.Queue(`UPDATE flowreader.cands SET copies = '{}' WHERE coll = $1 AND seq = ANY($2)`, coll, cleared)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return wrap("update: content classes", tx.SendBatch(ctx, b).Close())
+}
+
+// storedClasses reads every stored class of the collection (seq → its
+// class's lowest seq), by the partial index of the nodes that have one:
+// what the title mentions' counts need (mention.Options.Class), which are
+// over the whole collection.
+func storedClasses(ctx context.Context, tx pgx.Tx, coll int32) (map[int64]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT seq, copies[1] FROM flowreader.cands WHERE coll = $1 AND copies <> '{}'`, coll)
+	if err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	out := map[int64]int64{}
+	for rows.Next() {
+		var s, c int64
+		if err := rows.Scan(&s, &c); err != nil {
+			rows.Close()
+			return nil, wrap("update: content classes", err)
+		}
+		out[s] = c
+	}
+	return out, wrap("update: content classes", rows.Err())
+}
+
+// classVector is each node of g's content class as mention.Options.Class
+// wants it (its class's lowest node), or nil when no node has a copy: the
+// region's new classes, and the stored ones (old: seq → lowest seq) of
+// the kept nodes outside it.
+func classVector(g *graph.Graph, m *seqMap, idx *seqIndex, u *copyUpdate, old map[int64]int64) []int32 {
+	var out []int32
+	set := func(i int, c int32) {
+		if out == nil {
+			out = make([]int32, len(g.Nodes))
+			for k := range out {
+				out[k] = int32(k)
+			}
+		}
+		out[i] = c
+	}
+	for i := range g.Nodes {
+		if c, ok := u.class[i]; ok {
+			if c != nil {
+				set(i, c[0])
+			}
+			continue
+		}
+		if m.fresh(i) {
+			continue
+		}
+		if lo, ok := old[m.seq(i)]; ok {
+			if j, ok := idx.index(lo); ok {
+				set(i, int32(j))
+			}
+		}
+	}
+	return out
+}
+
+// importClasses is g's content classes as mention.Options.Class wants
+// them, or nil when g has no copies.
+func importClasses(g *graph.Graph) []int32 {
+	var out []int32
+	for i := range g.Nodes {
+		if cs := g.Copies(i); cs != nil {
+			if out == nil {
+				out = make([]int32, len(g.Nodes))
+				for k := range out {
+					out[k] = int32(k)
+				}
+			}
+			out[i] = cs[0]
+		}
+	}
+	return out
+}
+
+// titledGraph reports whether some node of g has a title (a Section),
+// the only case in which title mentions are counted.
+func titledGraph(g *graph.Graph) bool {
+	for i := range g.Nodes {
+		if g.Nodes[i].Section != "" {
+			return true
+		}
+	}
+	return false
+}
