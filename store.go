@@ -45,8 +45,11 @@ type Store interface {
 	// neighbours, best seeds first, up to 8·m nodes in all; every one a
 	// node of a document f matches. With them come the collection's
 	// statistics that score them as the whole collection does (see
-	// score.Candidates), the routing statistics (Rank, KeywordDF)
-	// included. The reading text of the nodes may be left out.
+	// score.Candidates), the routing statistics (Rank, KeywordDF,
+	// Contents) included, and the candidates' content classes (Copies)
+	// when the store keeps them: without them a collection's copies are
+	// routed as separate nodes and cited without also_in. The reading
+	// text of the nodes may be left out.
 	Candidates(ctx context.Context, collection string, q score.Query, m int, c score.Config, f Filter) (*score.Candidates, error)
 	// Nodes reads nodes by position, with their reading text, in the
 	// order asked. A position the collection no longer holds gives a
@@ -231,7 +234,11 @@ func (ix *Index) storeRouter(ctx context.Context, s *score.Scores) (flow.GraphRo
 	}
 	cs := sq.cs
 	if cs.Rank != nil {
-		gr, err := flowhook.OpenSubgraph(ctx, ix.p.router, s.Graph, cs.Size, cs.KeywordDF, cs.Rank)
+		n := cs.Size
+		if cs.Contents > 0 {
+			n = cs.Contents // the bridge cutoff counts contents, as KeywordDF does
+		}
+		gr, err := flowhook.OpenSubgraph(ctx, ix.p.router, s.Graph, n, cs.KeywordDF, cs.Rank)
 		if err != nil {
 			return nil, err
 		}

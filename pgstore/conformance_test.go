@@ -45,11 +45,6 @@ type confCase struct {
 	docs      []graph.Document
 	questions []string
 	filters   []flowreader.Filter
-	// byOverlap compares every store's evidence with the reference's by
-	// overlap only (the collection holds copies: a store's keyword
-	// frequencies count nodes, the in-memory router's contents); the
-	// scores are still compared exactly.
-	byOverlap bool
 }
 
 // validUTF8 replaces the invalid UTF-8 in docs' text (the augmentation's
@@ -111,16 +106,6 @@ func runConformance(t *testing.T, cc confCase, open func(t *testing.T, p *flowre
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A collection that holds copies is routed one node a content, and
-	// the routers' keyword frequencies differ (a store's count nodes,
-	// the in-memory router's contents): its evidence is compared by
-	// overlap, and by reading no content twice.
-	for i := range g.Nodes {
-		if g.Copies(i) != nil {
-			cc.byOverlap = true
-			break
-		}
-	}
 	stores := append([]storeUnderTest{{"memstore", mx, true}}, open(t, p, g)...)
 	t.Logf("%s: %d nodes built and stored in %s", cc.name, len(g.Nodes), time.Since(t0).Round(time.Millisecond))
 	out := map[string]confResult{}
@@ -160,7 +145,7 @@ func runConformance(t *testing.T, cc confCase, open func(t *testing.T, p *flowre
 					}
 				}
 				out[st.name] = r
-				if st.exact && !cc.byOverlap {
+				if st.exact {
 					if err := sameEvidence(want, got); err != nil {
 						t.Fatalf("%s %s: %q (filter %+v): %v", cc.name, st.name, q, f, err)
 					}
@@ -284,13 +269,6 @@ func checkOverlap(t *testing.T, res map[string]confResult) {
 	checkOverlapAt(t, res, 0.98)
 }
 
-// minCopiesOverlap is the least overlap with the reference over a
-// collection that holds copies: a store's keyword frequencies and bridge
-// cutoff count nodes, the in-memory router's contents, so a keyword that
-// copies hold prices its arcs apart (HotpotQA+dup: 0.979 for every store,
-// memstore included).
-const minCopiesOverlap = 0.95
-
 // checkOverlapAt fails the test when a store's overlap is below min.
 func checkOverlapAt(t *testing.T, res map[string]confResult, min float64) {
 	t.Helper()
@@ -344,7 +322,7 @@ func TestConformanceCopies(t *testing.T) {
 		name: "copies", cfg: flowreader.Config{Candidates: 256, ImageRoot: "../examples/quickstart/docs"}, docs: validUTF8(docs), questions: questions,
 		filters: []flowreader.Filter{{Metadata: map[string]string{"kind": "report"}}, {IDs: []string{docs[0].ID, docs[1].ID}}},
 	}, pgStores("copies"))
-	checkOverlapAt(t, res, minCopiesOverlap)
+	checkOverlap(t, res)
 	if r := res["postgres-exact"]; r.alsoIn == 0 {
 		t.Fatalf("no node read over the store says where else its content is: the collection's copies were not found")
 	}
@@ -427,7 +405,7 @@ func TestConformanceMultihop(t *testing.T) {
 			res = runConformance(t, confCase{
 				name: strings.ToLower(d.name) + "+dup", cfg: flowreader.Config{Candidates: 256}, docs: validUTF8(aug.Questions[0].Docs), questions: qs,
 			}, pgStores(d.name+"+dup"))
-			checkOverlapAt(t, res, minCopiesOverlap)
+			checkOverlap(t, res)
 		})
 	}
 }

@@ -104,6 +104,9 @@ type copyUpdate struct {
 	// stored is the stored class (seqs) of every kept node of the region
 	// that has one.
 	stored map[int64][]int64
+	// goneNonRep are the removed nodes that held a lower node's content
+	// (counted in neither collections.contents nor keywords.df).
+	goneNonRep map[int64]bool
 }
 
 // regionCopies finds the content classes of the region an update touches
@@ -125,17 +128,22 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 	for _, i := range relinked {
 		add(int(i))
 	}
+	u := &copyUpdate{stored: map[int64][]int64{}, goneNonRep: map[int64]bool{}}
 	// The kept members of the removed nodes' classes.
 	if len(gone) > 0 {
-		rows, err := tx.Query(ctx, `SELECT copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, gone)
+		rows, err := tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, gone)
 		if err != nil {
 			return nil, wrap("update: content classes", err)
 		}
 		for rows.Next() {
+			var seq int64
 			var cp []int64
-			if err := rows.Scan(&cp); err != nil {
+			if err := rows.Scan(&seq, &cp); err != nil {
 				rows.Close()
 				return nil, wrap("update: content classes", err)
+			}
+			if cp[0] != seq {
+				u.goneNonRep[seq] = true
 			}
 			for _, s := range cp {
 				if i, ok := idx.index(s); ok {
@@ -180,7 +188,6 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 			return nil, wrap("update: content classes", err)
 		}
 	}
-	u := &copyUpdate{stored: map[int64][]int64{}}
 	read := map[int]bool{} // kept nodes whose stored class was read
 	whole := map[string]bool{}
 	for _, i := range fresh {
@@ -291,10 +298,12 @@ func seqsOf(m *seqMap, c []int32) []int64 {
 
 // write stores the new classes of the region's kept nodes whose class
 // changed (the added nodes' are written with their rows), one statement a
-// class.
-func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap) error {
+// class, and brings the keywords' frequencies to the kept nodes that now
+// hold, or no longer hold, a lower node's content. It returns the change
+// to the collection's count of contents those kept nodes make.
+func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap) (int64, error) {
 	b := &pgx.Batch{}
-	var cleared []int64
+	var cleared, rep, nonRep []int64
 	done := map[int64]bool{}
 	for i, c := range u.class {
 		if m.fresh(i) {
@@ -305,8 +314,16 @@ func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap
 		if c != nil {
 			want = seqsOf(m, c)
 		}
-		if slices.Equal(want, u.stored[s]) {
+		old := u.stored[s]
+		if slices.Equal(want, old) {
 			continue
+		}
+		wasRep, isRep := len(old) == 0 || old[0] == s, len(want) == 0 || want[0] == s
+		switch {
+		case isRep && !wasRep:
+			rep = append(rep, s)
+		case wasRep && !isRep:
+			nonRep = append(nonRep, s)
 		}
 		if want == nil {
 			cleared = append(cleared, s)
@@ -324,10 +341,22 @@ func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap
 		slices.Sort(cleared)
 		b.Queue(`UPDATE flowreader.cands SET copies = '{}' WHERE coll = $1 AND seq = ANY($2)`, coll, cleared)
 	}
-	if b.Len() == 0 {
-		return nil
+	if len(rep)+len(nonRep) > 0 {
+		// A node that now represents its content counts its keywords;
+		// one that no longer does, not.
+		b.Queue(`INSERT INTO flowreader.keywords AS k (coll, kw, df)
+SELECT $1, kw, count(*) FROM flowreader.cands c CROSS JOIN LATERAL unnest(c.kwnorm) kw WHERE c.coll = $1 AND c.seq = ANY($2) GROUP BY kw
+ON CONFLICT (coll, kw) DO UPDATE SET df = k.df + excluded.df`, coll, nonNil64(rep))
+		b.Queue(`UPDATE flowreader.keywords k SET df = k.df - x.c FROM (
+	SELECT kw, count(*) AS c FROM flowreader.cands c CROSS JOIN LATERAL unnest(c.kwnorm) kw WHERE c.coll = $1 AND c.seq = ANY($2) GROUP BY kw) x
+WHERE k.coll = $1 AND k.kw = x.kw`, coll, nonNil64(nonRep))
+		b.Queue(`DELETE FROM flowreader.keywords k WHERE k.coll = $1 AND k.df <= 0 AND k.kw IN (
+	SELECT kw FROM flowreader.cands c CROSS JOIN LATERAL unnest(c.kwnorm) kw WHERE c.coll = $1 AND c.seq = ANY($2))`, coll, nonNil64(nonRep))
 	}
-	return wrap("update: content classes", tx.SendBatch(ctx, b).Close())
+	if b.Len() == 0 {
+		return 0, nil
+	}
+	return int64(len(rep) - len(nonRep)), wrap("update: content classes", tx.SendBatch(ctx, b).Close())
 }
 
 // storedClasses reads every stored class of the collection (seq → its

@@ -150,27 +150,46 @@ func TestUpdateCopiesMatchImport(t *testing.T) {
 	if got, want := storedClassIDs(t, s, "c"), graphClassIDs(g); !slices.Equal(got, want) || len(want) == 0 {
 		t.Fatalf("imported classes %q, want %q (and some)", got, want)
 	}
+	checkContents(t, s, "c")
+	// The counts are tested only if copies hold keywords.
+	var held int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM flowreader.cands WHERE copies <> '{}' AND copies[1] <> seq AND cardinality(kwnorm) > 0`).Scan(&held); err != nil || held == 0 {
+		t.Fatalf("%d copies of a lower node hold keywords (%v): the keyword counts are not tested", held, err)
+	}
 	v := version(t, s, "c")
 	next, classesSeen := 4, 0
-	for round := range 14 {
+	ops := map[string]int{}
+	for round := range 24 {
 		for range 1 + rng.IntN(2) {
-			switch op := rng.IntN(5); {
+			switch op := rng.IntN(6); {
+			case op == 5: // remove a copy
+				for at, x := range order {
+					if x.c > 0 {
+						order = slices.Delete(order, at, at+1)
+						ops["copy removed"]++
+						break
+					}
+				}
 			case op == 0: // a new document
 				order = slices.Insert(order, rng.IntN(len(order)+1), key{next, 0})
 				next++
+				ops["added"]++
 			case op == 1 || op == 2: // a copy of a document, anywhere
 				x := order[rng.IntN(len(order))]
 				c := key{x.k, 1 + rng.IntN(3)}
 				if !slices.Contains(order, c) {
 					edition[c] = edition[key{x.k, 0}]
 					order = slices.Insert(order, rng.IntN(len(order)+1), c)
+					ops["copy added"]++
 				}
 			case op == 3 && len(order) > 2: // remove one
 				at := rng.IntN(len(order))
 				order = slices.Delete(order, at, at+1)
+				ops["removed"]++
 			default: // a new edition of one document (its copies stay)
 				x := order[rng.IntN(len(order))]
 				edition[x]++
+				ops["new edition"]++
 			}
 		}
 		docs2 := docsOf()
@@ -186,6 +205,7 @@ func TestUpdateCopiesMatchImport(t *testing.T) {
 			t.Fatalf("round %d (diff %+v): classes after the update\n%q\nwant (the whole graph's)\n%q", round, diff, got, want)
 		}
 		classesSeen += len(want)
+		checkContents(t, s, "c")
 		// Each content read once over the store, its copies named.
 		ix, err := p.OpenStore(ctx, s, "c")
 		if err != nil {
@@ -223,8 +243,9 @@ func TestUpdateCopiesMatchImport(t *testing.T) {
 		}
 		g = g2
 	}
-	if classesSeen < 20 {
-		t.Fatalf("only %d classes over the rounds: the sequence made too few copies to test anything", classesSeen)
+	t.Logf("%v; %d classes over the rounds", ops, classesSeen)
+	if len(ops) < 5 || classesSeen < 20 {
+		t.Fatalf("%v, %d classes over the rounds: the sequence did not exercise every change", ops, classesSeen)
 	}
 }
 
@@ -236,4 +257,41 @@ func nodeIndex(g *graph.Graph, id string) int {
 		}
 	}
 	return -1
+}
+
+// checkContents checks the collection's counts of contents against its
+// rows: collections.contents is the nodes that hold no lower node's
+// content (their class's lowest seq is their own), and every keyword's
+// frequency counts those nodes holding it, as the router over a whole
+// graph counts a class once.
+func checkContents(t *testing.T, s *Store, name string) {
+	t.Helper()
+	ctx := context.Background()
+	var contents, reps int64
+	if err := s.pool.QueryRow(ctx, `SELECT k.contents, (SELECT count(*) FROM flowreader.cands c WHERE c.coll = k.id AND (c.copies = '{}' OR c.copies[1] = c.seq))
+FROM flowreader.collections k WHERE k.name = $1`, name).Scan(&contents, &reps); err != nil {
+		t.Fatal(err)
+	}
+	if contents != reps {
+		t.Fatalf("%s: contents %d, the rows hold %d", name, contents, reps)
+	}
+	rows, err := s.pool.Query(ctx, `WITH k AS (SELECT id FROM flowreader.collections WHERE name = $1),
+want AS (SELECT kw, count(*) AS df FROM flowreader.cands c CROSS JOIN LATERAL unnest(c.kwnorm) kw WHERE c.coll = (SELECT id FROM k) AND (c.copies = '{}' OR c.copies[1] = c.seq) GROUP BY kw),
+got AS (SELECT kw, df FROM flowreader.keywords WHERE coll = (SELECT id FROM k))
+SELECT coalesce(want.kw, got.kw), coalesce(want.df, 0), coalesce(got.df, 0) FROM want FULL JOIN got ON want.kw = got.kw WHERE want.df IS DISTINCT FROM got.df`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kw string
+		var want, got int64
+		if err := rows.Scan(&kw, &want, &got); err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("%s: keyword %q: frequency %d, the representative rows hold it %d times", name, kw, got, want)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }

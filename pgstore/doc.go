@@ -128,11 +128,11 @@
 // (TestUpdateCopiesMatchImport compares them after random updates); what
 // it leaves out is a pair of kept nodes newly joined by an edge that the
 // update does not report as relinked (only an update without a Diff, which
-// reports none). One difference from the in-memory router remains: a
-// store's keyword frequencies and bridge cutoff count nodes, the
-// in-memory router's contents, so over a collection with copies the
-// evidence overlaps the in-memory index's (0.979 on HotpotQA with a copy
-// of every passage) rather than equalling it.
+// reports none). A keyword's frequency and the collection's count of
+// contents (the router's bridge statistics, score.Candidates.KeywordDF and
+// Contents) count a class once, by its lowest seq, as the in-memory router
+// counts it by its lowest node: over an imported collection the evidence
+// equals the in-memory index's, copies or not (the conformance tests).
 //
 // # The index over a store, filters
 //

@@ -64,7 +64,8 @@ type fetched struct {
 	// copies is each candidate's content class (seqs, its own among
 	// them; nil without a copy), nil when the collection keeps none.
 	copies    [][]int64
-	hasCopies bool // the collection keeps content classes
+	hasCopies bool  // the collection keeps content classes
+	contents  int64 // the collection's contents (collections.contents)
 
 	// bm25 is each candidate's BM25, normalised by the whole collection's
 	// range, as score.Scores.BM25 holds it; nil when no query term occurs.
@@ -171,7 +172,8 @@ type collState struct {
 	vocab            int64
 	maxSumLen        int32
 	entries          []int64
-	copies           bool // the collection keeps content classes
+	copies           bool  // the collection keeps content classes
+	contents         int64 // its nodes less those holding a lower node's content
 	entryEmb         []byte
 	entryScale       []float32
 }
@@ -258,9 +260,9 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	// statements (their costs are estimated per range, and a compile
 	// would cost more than any of them).
 	b.Queue(`SET LOCAL jit = off`)
-	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries, copies FROM flowreader.collections WHERE name = $1`, name).
+	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries, copies, contents FROM flowreader.collections WHERE name = $1`, name).
 		QueryRow(func(r pgx.Row) error {
-			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries, &st.copies)
+			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries, &st.copies, &st.contents)
 		})
 	if isFiltered {
 		f.ranges = []int64{}
@@ -804,7 +806,7 @@ WHERE t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.fir
 	for i := range drows {
 		known[drows[i].seq] = &drows[i]
 	}
-	f.hasCopies = st.copies
+	f.hasCopies, f.contents = st.copies, st.contents
 	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, opt.text, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
 			// Asked again, reading the keyword frequencies in the
@@ -1267,6 +1269,9 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 		if j, ok := local(v); ok {
 			cs.Named = append(cs.Named, j)
 		}
+	}
+	if f.contents > 0 && f.contents <= f.n {
+		cs.Contents = int(f.contents)
 	}
 	if f.copies != nil {
 		cs.Copies = make([][]int, n)

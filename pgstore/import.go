@@ -116,6 +116,9 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	if err := writeStats(ctx, tx, id, w.st, [][2]int64{{0, int64(len(g.Nodes)) - 1}}, true); err != nil {
 		return err
 	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET contents = nodes - $2 WHERE id = $1`, id, w.nonReps); err != nil {
+		return wrap("import", err)
+	}
 	// The planner's statistics, so that the first questions find the
 	// indexes (a large import changes the tables' sizes).
 	an := `ANALYZE flowreader.nodes, flowreader.cands, flowreader.sketches, flowreader.terms, flowreader.postings, flowreader.refs, flowreader.titles, flowreader.documents`
@@ -170,6 +173,9 @@ type writer struct {
 	// oldCopies is an update's stored classes before it (seq → its
 	// class's lowest seq), for the old collection's title mentions.
 	oldCopies map[int64]int64
+	// nonReps counts the nodes write wrote that hold a lower node's
+	// content (not counted in collections.contents nor keywords.df).
+	nonReps int64
 }
 
 // namesOf returns the nodes node i of g names by title, over the whole
@@ -499,14 +505,20 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			emb, scale = int8Bytes(q), s
 		}
 		kn := normKeywords(nd.Keywords)
-		for _, k := range kn {
-			kwDF[k]++
-		}
-		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		var cp []int64
 		if w.copies != nil {
 			cp = w.copies(k)
 		}
+		// A keyword's frequency counts contents: a node holding a lower
+		// node's content (its class's lowest seq is another's) adds none.
+		if len(cp) > 0 && cp[0] != w.seqOf(k) {
+			w.nonReps++
+		} else {
+			for _, k := range kn {
+				kwDF[k]++
+			}
+		}
+		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
 			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, appendLists(nil, nd.Keywords, refs, nm), emb, scale, rank[x], kn, int32(nd.LastPage),
 			nonNil64(cp), int64(graphhook.CopyKey(nd))}, nil

@@ -196,12 +196,16 @@ INSERT INTO flowreader.dfs (coll, df, terms) SELECT coll, df, count(*) FROM flow
 	// copy), and a key its exact copies share (graph's FNV-1a of what
 	// they share; 0 without content), indexed, so that an update finds
 	// the exact copies of the nodes it adds anywhere in the collection;
-	// collections.copies says the classes are kept. A collection
+	// collections.copies says the classes are kept, collections.contents
+	// counts the nodes that hold no lower node's content, and keywords.df
+	// counts those (a class once, by its lowest seq), as the router over
+	// a whole graph counts them. A collection
 	// imported before has none (false) until it is imported again: its
 	// questions route copies as separate nodes, as before.
 	`
 ALTER TABLE flowreader.cands ADD COLUMN copies int8[] NOT NULL DEFAULT '{}', ADD COLUMN ckey int8 NOT NULL DEFAULT 0;
-ALTER TABLE flowreader.collections ADD COLUMN copies bool NOT NULL DEFAULT false;
+ALTER TABLE flowreader.collections ADD COLUMN copies bool NOT NULL DEFAULT false, ADD COLUMN contents int8 NOT NULL DEFAULT 0;
+UPDATE flowreader.collections SET contents = nodes;
 CREATE INDEX cands_ckey ON flowreader.cands (coll, ckey) WHERE ckey <> 0;
 CREATE INDEX cands_copies ON flowreader.cands (coll, seq) WHERE copies <> '{}';
 `,

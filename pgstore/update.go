@@ -226,7 +226,11 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	}
 	s.stage("content classes")
 	var dfs dfCounts
-	goneNodes, err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st, &dfs)
+	var goneNonRep map[int64]bool
+	if cu != nil {
+		goneNonRep = cu.goneNonRep
+	}
+	goneNodes, err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, goneNonRep, &st, &dfs)
 	if err != nil {
 		return 0, err
 	}
@@ -249,10 +253,18 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if err := w.write(ctx, fresh); err != nil {
 		return 0, err
 	}
+	// The collection's contents: the nodes less those holding a lower
+	// node's content.
+	contents := int64(len(fresh)) - w.nonReps - int64(len(goneSeqs)-len(goneNonRep))
 	if cu != nil {
-		if err := cu.write(ctx, tx, id, m); err != nil {
+		d, err := cu.write(ctx, tx, id, m)
+		if err != nil {
 			return 0, err
 		}
+		contents += d
+	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET contents = contents + $2 WHERE id = $1`, id, contents); err != nil {
+		return 0, wrap("update", err)
 	}
 	s.stage("write")
 	// The kept nodes whose links (edges, title mentions) differ from the
@@ -548,7 +560,7 @@ type goneNode struct {
 // by its terms, recomputed from its stored text as the writer computed
 // them; the frequencies deleted must add up to its stored BM25 length, or
 // the update fails. It returns the removed nodes' texts and titles.
-func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats, dfs *dfCounts) ([]goneNode, error) {
+func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, nonRep map[int64]bool, st *collStats, dfs *dfCounts) ([]goneNode, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
@@ -592,8 +604,10 @@ FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c
 			pTerm, pSeq = append(pTerm, t), append(pSeq, seq)
 		}
 		lens[seq] = ln
-		for _, k := range kwnorm {
-			kwDF[k]++
+		if !nonRep[seq] { // a copy of a lower node's content counted no keyword
+			for _, k := range kwnorm {
+				kwDF[k]++
+			}
 		}
 		for _, r := range refs {
 			refKeys, refSeqs = append(refKeys, r), append(refSeqs, seq)

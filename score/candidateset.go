@@ -72,6 +72,11 @@ type Candidates struct {
 	// index).
 	Rank      []int32
 	KeywordDF map[string]int32
+	// Contents is the collection's number of distinct contents: Size less
+	// the nodes that hold another node's content (Copies), for the
+	// router's bridge cutoff, which counts contents as KeywordDF does
+	// (each class counted once, by its lowest node). 0 means Size.
+	Contents int
 	// Copies lists, for each candidate, the collection positions of the
 	// nodes that hold its content (graph.Graph.Copies over the whole
 	// collection), its own among them, ascending; nil for a candidate
@@ -201,6 +206,9 @@ func (cs *Candidates) check() error {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return bad("a statistic is %v", x)
 		}
+	}
+	if cs.Contents < 0 || cs.Contents > cs.Size {
+		return bad("%d contents in a collection of %d nodes", cs.Contents, cs.Size)
 	}
 	if cs.Copies != nil && len(cs.Copies) != n {
 		return bad("Copies has %d values for %d nodes", len(cs.Copies), n)
