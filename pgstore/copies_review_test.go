@@ -1,0 +1,119 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flowreader/flowreader/graph"
+)
+
+// chainWords are the words of chainDocs' passages.
+var chainWords = strings.Fields(`harbour lighthouse keeper ferry timetable winter station rainfall seabirds nests shoreline gauge records
+channel dredging survey orchard cider apples pruning frost blossom beehive honey meadow hayfield tractor
+barley granary millstone bakery loaves chapel bell tower clock pendulum brass foundry anvil blacksmith
+horseshoe stable saddle bridle carriage lantern candle wick tallow market stall violin orchestra conductor
+symphony piano sonata choir anthem ballet dancer costume stage curtain theatre audience applause glacier
+avalanche summit climber rope crampons blizzard tent expedition altitude oxygen sherpa ridge crevasse volcano
+lava magma eruption crater ash basalt geyser earthquake fault tremor seismograph tsunami rocket satellite
+orbit astronaut telescope galaxy nebula comet asteroid planet moon eclipse meteor banker loan mortgage
+interest inflation currency exchange stock bond dividend auditor ledger invoice surgeon hospital nurse vaccine
+antibiotic fever clinic patient diagnosis bandage stethoscope pharmacy football referee goalkeeper stadium
+penalty league tournament trophy captain striker midfielder recipe oven flour butter sugar pastry dough
+cinnamon vanilla chocolate custard pudding computer keyboard software algorithm database network server router
+cable printer monitor laptop election parliament senator ballot campaign minister treaty embassy diplomat
+constitution court judge river delta estuary flood levee canal reservoir dam irrigation aquifer wetland marsh
+forest timber sawmill logger pine oak maple birch cedar lumber bark acorn squirrel desert camel oasis dune
+caravan nomad sandstorm cactus mirage scorpion railway locomotive signal platform ticket tunnel viaduct
+sleeper freight museum painting sculpture gallery portrait canvas easel curator exhibition fresco mosaic ocean
+whale dolphin coral reef shark octopus jellyfish tide current lagoon factory assembly robot welding conveyor
+warehouse forklift pallet shipment cargo garden tulip rose daisy lily fern hedge lawn mower compost shovel
+trowel castle knight armour sword shield dragon moat drawbridge fortress siege catapult language grammar
+vocabulary dictionary poem novel author chapter publisher library weather thunder lightning drizzle hail fog
+humidity barometer forecast cyclone monsoon chemistry molecule atom electron proton neutron acid enzyme
+protein crystal solvent farm cattle sheep goat pig chicken barn fence pasture shepherd wool dairy cheese`)
+
+// chainText is passage k of chainDocs: eight words of chainWords, the
+// same for the same k, none shared with passage k' < 40 of another k.
+func chainText(k int) string {
+	return "The " + strings.Join(chainWords[k*8%len(chainWords):][:8], " ") + "."
+}
+
+// fillerDocs are n documents of three passages of random words, under
+// headings of their own.
+func fillerDocs(n int) []graph.Document {
+	rng := rand.New(rand.NewPCG(3, 9))
+	var ds []graph.Document
+	for k := range n {
+		d := graph.Document{ID: fmt.Sprintf("filler%d", k), Title: fmt.Sprintf("Filler %d", k)}
+		for range 3 {
+			var w []string
+			for range 9 {
+				w = append(w, chainWords[rng.IntN(len(chainWords))])
+			}
+			d.Items = append(d.Items, graph.Item{Modality: graph.ModalityText, Text: "A " + strings.Join(w, " ") + ".", Section: d.Title, Page: -1})
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// chainDocs are n documents under headings of their own, document k
+// holding an own passage and the link passages k and k+1 (link k+1 also
+// in document k+1, an exact copy): a chain of two-member classes through
+// every document, no document half another.
+func chainDocs(n int) []graph.Document {
+	var ds []graph.Document
+	for k := range n {
+		d := graph.Document{ID: fmt.Sprintf("chain%d", k), Title: fmt.Sprintf("Chain %d", k)}
+		sec := fmt.Sprintf("Chain heading %d", k)
+		for _, text := range []string{chainText(n + 1 + k), chainText(k), chainText(k + 1)} {
+			d.Items = append(d.Items, graph.Item{Modality: graph.ModalityText, Text: text, Section: sec, Page: -1})
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// TestUpdateCopiesLongChain: a document added with an exact copy of the
+// first link of a long chain of classes grows the update's region through
+// maxRegionRounds rounds, the last of which reads in a class member
+// (chain3's copy of link 3, a higher seq than chain2's) whose own stored
+// class is never asked for: it must still count as the copy it was, and
+// the collection's contents and keyword frequencies stay those of its
+// rows. The filler documents keep the region's first round (the added
+// nodes, those relinked and their neighbours) from holding the chain.
+func TestUpdateCopiesLongChain(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	docs := append(chainDocs(12), fillerDocs(400)...)
+	p, g := buildDocs(t, docs)
+	if err := s.Import(ctx, "chain", g, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := storedClassIDs(t, s, "chain"), graphClassIDs(g); !slices.Equal(got, want) || len(want) < 10 {
+		t.Fatalf("imported classes %q, want %q (and some)", got, want)
+	}
+	checkContents(t, s, "chain")
+	v := version(t, s, "chain")
+	add := graph.Document{ID: "added", Title: "Added"}
+	for _, text := range []string{chainText(30), chainText(0), chainText(31)} {
+		add.Items = append(add.Items, graph.Item{Modality: graph.ModalityText, Text: text, Section: "Added heading", Page: -1})
+	}
+	docs2 := append(slices.Clone(docs), add)
+	g2, diff, err := p.Update(ctx, g, docs2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "chain", v, g2, &diff, docs2...); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := storedClassIDs(t, s, "chain"), graphClassIDs(g2); !slices.Equal(got, want) {
+		t.Fatalf("classes after the update\n%q\nwant\n%q", got, want)
+	}
+	checkContents(t, s, "chain")
+}
