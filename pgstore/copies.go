@@ -215,10 +215,15 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 					rows.Close()
 					return nil, wrap("update: content classes", err)
 				}
+				// Every kept member's stored class is this one: recorded
+				// for each (a member read in by the last round is never
+				// asked, and write must know what it held).
 				u.stored[s] = cp
 				for _, c := range cp {
 					if i, ok := idx.index(c); ok {
 						add(i)
+						read[i] = true
+						u.stored[c] = cp
 					}
 				}
 			}
