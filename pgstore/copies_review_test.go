@@ -117,3 +117,78 @@ func TestUpdateCopiesLongChain(t *testing.T) {
 	}
 	checkContents(t, s, "chain")
 }
+
+// TestUpdateCopiesWithoutDiff: TestUpdateCopiesMatchImport's random
+// sequence of changes, each update given no Diff (Update compares every
+// kept node's links itself): the collection's classes and counts are
+// still those of the whole new graph.
+func TestUpdateCopiesWithoutDiff(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(17, 5))
+	type key struct{ k, c int }
+	edition := map[key]int{}
+	var order []key
+	for k := range 4 {
+		order = append(order, key{k, 0})
+		edition[key{k, 0}] = 0
+	}
+	order = append(order, key{1, 1})
+	docsOf := func() []graph.Document {
+		var ds []graph.Document
+		for _, x := range order {
+			ds = append(ds, copyDoc(x.k, edition[x], x.c))
+		}
+		return ds
+	}
+	docs := docsOf()
+	p, g := buildDocs(t, docs)
+	if err := s.Import(ctx, "c", g, docs...); err != nil {
+		t.Fatal(err)
+	}
+	v := version(t, s, "c")
+	next := 4
+	for round := range 24 {
+		for range 1 + rng.IntN(2) {
+			switch op := rng.IntN(6); {
+			case op == 5:
+				for at, x := range order {
+					if x.c > 0 {
+						order = slices.Delete(order, at, at+1)
+						break
+					}
+				}
+			case op == 0:
+				order = slices.Insert(order, rng.IntN(len(order)+1), key{next, 0})
+				next++
+			case op == 1 || op == 2:
+				x := order[rng.IntN(len(order))]
+				c := key{x.k, 1 + rng.IntN(3)}
+				if !slices.Contains(order, c) {
+					edition[c] = edition[key{x.k, 0}]
+					order = slices.Insert(order, rng.IntN(len(order)+1), c)
+				}
+			case op == 3 && len(order) > 2:
+				at := rng.IntN(len(order))
+				order = slices.Delete(order, at, at+1)
+			default:
+				x := order[rng.IntN(len(order))]
+				edition[x]++
+			}
+		}
+		docs2 := docsOf()
+		g2, _, err := p.Update(ctx, g, docs2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err = s.Update(ctx, "c", v, g2, nil, docs2...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got, want := storedClassIDs(t, s, "c"), graphClassIDs(g2); !slices.Equal(got, want) {
+			t.Fatalf("round %d: classes after the update\n%q\nwant (the whole graph's)\n%q", round, got, want)
+		}
+		checkContents(t, s, "c")
+		g = g2
+	}
+}
