@@ -260,7 +260,9 @@ func (ix *Index) retrieve(ctx context.Context, question string, o Options) (ev *
 // routing's summary, and the scores and routing that System 2 edits. The
 // budget is the pipeline's, as Route and Select use it. Over a store a
 // node's text is the one Select read: chains Select did not return may
-// name nodes without it (Answer reads what it lacks).
+// name nodes without it (Answer reads what it lacks), and their nodes'
+// AlsoIn names only the copies among the candidates (Answer's citations
+// name them all).
 func (ix *Index) Evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) *Evidence {
 	ev := ix.newEvidence(question, ix.p.budget)
 	ev.scores, ev.routing = s, r

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/flowreader/flowreader"
@@ -148,4 +149,37 @@ func TestStoreSelectWithCopies(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStoreCopiesConcurrent: one Scores over a store whose candidates
+// hold copies, selected from one goroutine (which reads the chains' text
+// and their copies' IDs) while another makes evidence of the routed
+// chains and answers it: under -race no also_in is read unsynchronised.
+func TestStoreCopiesConcurrent(t *testing.T) {
+	ctx := context.Background()
+	_, sx := noticeStore(t)
+	q := "When was the harbour wall repaired after the storm surge?"
+	s, err := sx.Score(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sx.Route(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if _, err := sx.Select(ctx, r); err != nil {
+			t.Error(err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if _, err := sx.Answer(ctx, sx.Evidence(q, s, r, r.Chains)); err != nil {
+			t.Error(err)
+		}
+	}()
+	wg.Wait()
 }
