@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/score"
 )
 
 // chainWords are the words of chainDocs' passages.
@@ -190,5 +192,80 @@ func TestUpdateCopiesWithoutDiff(t *testing.T) {
 		}
 		checkContents(t, s, "c")
 		g = g2
+	}
+}
+
+// footerDocs are n documents of a passage of their own (random words)
+// and one footer, the same in every document: a class of n exact copies.
+func footerDocs(n int) []graph.Document {
+	ds := fillerDocs(n)
+	for k := range ds {
+		ds[k].Items = append(ds[k].Items[:1], graph.Item{Modality: graph.ModalityText, Text: "Was this page helpful? Edit it on GitHub or ask the harbour office.", Section: "Footer", Page: -1})
+	}
+	return ds
+}
+
+// classCells counts the seqs the collection's rows store as classes.
+func classCells(t *testing.T, s *Store, name string) (cells, nodes int64) {
+	t.Helper()
+	if err := s.pool.QueryRow(context.Background(), `SELECT coalesce(sum(cardinality(c.copies)), 0), count(*) FROM flowreader.cands c JOIN flowreader.collections k ON k.id = c.coll WHERE k.name = $1`, name).Scan(&cells, &nodes); err != nil {
+		t.Fatal(err)
+	}
+	return cells, nodes
+}
+
+// TestCopiesStoreLinear: a passage repeated in every document (a footer,
+// boilerplate) is one class of as many members as documents; the store
+// keeps the classes in space linear in the nodes, not each member's row
+// a list of the whole class (a footer on 50,000 pages would take 20 GB),
+// before and after an update adds a copy, and a question's candidates
+// still carry the whole class.
+func TestCopiesStoreLinear(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	docs := footerDocs(300)
+	p, g := buildDocs(t, docs)
+	if err := s.Import(ctx, "f", g, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := storedClassIDs(t, s, "f"), graphClassIDs(g); !slices.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("imported classes %q, want %q (and some)", got, want)
+	}
+	if cells, nodes := classCells(t, s, "f"); cells > 3*nodes {
+		t.Fatalf("after import: %d seqs stored as classes for %d nodes", cells, nodes)
+	}
+	checkContents(t, s, "f")
+	docs2 := append(slices.Clone(docs[1:]), footerDocs(301)[300])
+	g2, diff, err := p.Update(ctx, g, docs2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "f", version(t, s, "f"), g2, &diff, docs2...); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := storedClassIDs(t, s, "f"), graphClassIDs(g2); !slices.Equal(got, want) {
+		t.Fatalf("classes after the update\n%q\nwant\n%q", got, want)
+	}
+	if cells, nodes := classCells(t, s, "f"); cells > 3*nodes {
+		t.Fatalf("after the update: %d seqs stored as classes for %d nodes", cells, nodes)
+	}
+	checkContents(t, s, "f")
+	// A question's candidates carry the whole class.
+	foot := nodeIndex(g2, "filler1#1")
+	cs, err := s.Candidates(ctx, "f", score.Query{Text: "page helpful GitHub", Embedding: g2.AppendEmbedding(nil, foot)}, 8, score.Config{}, flowreader.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := 0
+	for i := range cs.Nodes {
+		if len(cs.Copies[i]) == 300 {
+			whole++
+		} else if cs.Copies[i] != nil {
+			t.Fatalf("candidate %s: a class of %d", cs.Graph.Nodes[i].ID, len(cs.Copies[i]))
+		}
+	}
+	if whole == 0 {
+		t.Fatal("no footer among the candidates")
 	}
 }
