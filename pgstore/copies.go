@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -13,8 +14,9 @@ import (
 )
 
 // Content classes in a collection (graph.Graph.Copies): Import finds them
-// over the whole graph and stores each node's class as the seqs of its
-// members (cands.copies). An update finds them again over the region it
+// over the whole graph and stores them (cands.copies: the whole class in
+// its lowest member's row, the lowest seq in the others', see rowCopies).
+// An update finds them again over the region it
 // touches, not over the collection (the whole graph's detection takes
 // 12.6 s of CPU at 1M nodes, the update goal is 2 s): the nodes it adds
 // and the kept nodes an update relinks, their neighbours in the new graph,
@@ -131,17 +133,11 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 	u := &copyUpdate{stored: map[int64][]int64{}, goneNonRep: map[int64]bool{}}
 	// The kept members of the removed nodes' classes.
 	if len(gone) > 0 {
-		rows, err := tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, gone)
+		cls, err := readClasses(ctx, tx, coll, gone)
 		if err != nil {
-			return nil, wrap("update: content classes", err)
+			return nil, err
 		}
-		for rows.Next() {
-			var seq int64
-			var cp []int64
-			if err := rows.Scan(&seq, &cp); err != nil {
-				rows.Close()
-				return nil, wrap("update: content classes", err)
-			}
+		for seq, cp := range cls {
 			if cp[0] != seq {
 				u.goneNonRep[seq] = true
 			}
@@ -150,9 +146,6 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 					add(i)
 				}
 			}
-		}
-		if err := rows.Err(); err != nil {
-			return nil, wrap("update: content classes", err)
 		}
 	}
 	// Their neighbours: the detection's candidate pairs are edges.
@@ -204,17 +197,11 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 			}
 		}
 		if len(ask) > 0 {
-			rows, err := tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, ask)
+			cls, err := readClasses(ctx, tx, coll, ask)
 			if err != nil {
-				return nil, wrap("update: content classes", err)
+				return nil, err
 			}
-			for rows.Next() {
-				var s int64
-				var cp []int64
-				if err := rows.Scan(&s, &cp); err != nil {
-					rows.Close()
-					return nil, wrap("update: content classes", err)
-				}
+			for s, cp := range cls {
 				// Every kept member's stored class is this one: recorded
 				// for each (a member read in by the last round is never
 				// asked, and write must know what it held).
@@ -226,9 +213,6 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 						u.stored[c] = cp
 					}
 				}
-			}
-			if err := rows.Err(); err != nil {
-				return nil, wrap("update: content classes", err)
 			}
 		}
 		nodes := make([]int32, 0, len(in))
@@ -291,6 +275,46 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 	return u, nil
 }
 
+// A class is stored in space linear in its members (a footer repeated on
+// every page is one class of as many members): its lowest member's row
+// (cands.copies) holds the whole class, every other member's row its
+// class's lowest seq and its own seq; a node without a copy holds none.
+
+// rowCopies is what node seq's row stores of its class (seqs, ascending,
+// seq among them; nil for none).
+func rowCopies(class []int64, seq int64) []int64 {
+	if len(class) == 0 || class[0] == seq {
+		return class
+	}
+	return []int64{class[0], seq}
+}
+
+// readClasses returns the stored class (seqs, ascending) of each of seqs
+// that has one, read from its row and its class's lowest member's.
+func readClasses(ctx context.Context, tx pgx.Tx, coll int32, seqs []int64) (map[int64][]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT c.seq, coalesce(r.copies, c.copies) FROM flowreader.cands c
+LEFT JOIN flowreader.cands r ON r.coll = c.coll AND r.seq = c.copies[1] AND c.copies[1] <> c.seq
+WHERE c.coll = $1 AND c.seq = ANY($2) AND c.copies <> '{}'`, coll, seqs)
+	if err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	out := map[int64][]int64{}
+	for rows.Next() {
+		var s int64
+		var cp []int64
+		if err := rows.Scan(&s, &cp); err != nil {
+			rows.Close()
+			return nil, wrap("update: content classes", err)
+		}
+		if _, ok := slices.BinarySearch(cp, s); !ok || len(cp) < 2 {
+			rows.Close()
+			return nil, wrap("update: content classes", fmt.Errorf("node %d's stored class %v lacks it", s, cp))
+		}
+		out[s] = cp
+	}
+	return out, wrap("update: content classes", rows.Err())
+}
+
 // seqsOf is class c (graph indexes) as seqs, ascending.
 func seqsOf(m *seqMap, c []int32) []int64 {
 	out := make([]int64, len(c))
@@ -338,9 +362,10 @@ func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap
 			continue
 		}
 		done[want[0]] = true
-		// Every kept member of the class takes it (the added ones have
-		// it from their rows).
-		b.Queue(`UPDATE flowreader.cands SET copies = $2 WHERE coll = $1 AND seq = ANY($2) AND copies <> $2`, coll, want)
+		// Every kept member of the class takes it, as rowCopies stores
+		// it (the added ones have it from their rows).
+		b.Queue(`UPDATE flowreader.cands SET copies = CASE WHEN seq = $2 THEN $3 ELSE ARRAY[$2, seq] END
+WHERE coll = $1 AND seq = ANY($3) AND copies <> CASE WHEN seq = $2 THEN $3 ELSE ARRAY[$2, seq] END`, coll, want[0], want)
 	}
 	if len(cleared) > 0 {
 		slices.Sort(cleared)

@@ -968,6 +968,28 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		lo, hi := seqRuns(inHand)
 		b.Queue(byRuns(`flowreader.cands`, cols), coll, lo, hi).Query(scanRows(false))
 	}
+	if f.copies != nil {
+		// A class's lowest member's row holds the whole class, another
+		// member's its lowest seq and its own (rowCopies): the whole class
+		// of the others, from the same snapshot.
+		b.Queue(`SELECT c.seq, r.copies FROM flowreader.cands c JOIN flowreader.cands r ON r.coll = c.coll AND r.seq = c.copies[1]
+WHERE c.coll = $1 AND c.seq = ANY($2) AND c.copies <> '{}' AND c.copies[1] <> c.seq`, coll, picks).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var seq int64
+				var cp []int64
+				if err := rows.Scan(&seq, &cp); err != nil {
+					return err
+				}
+				if _, in := slices.BinarySearch(cp, seq); !in {
+					continue // not expected: the class's row does not name it
+				}
+				if i, ok := slices.BinarySearch(picks, seq); ok && got[i] {
+					f.copies[i] = cp
+				}
+			}
+			return rows.Err()
+		})
+	}
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
 		tags                                                            []string
