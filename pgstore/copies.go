@@ -109,6 +109,8 @@ type copyUpdate struct {
 	// goneNonRep are the removed nodes that held a lower node's content
 	// (counted in neither collections.contents nor keywords.df).
 	goneNonRep map[int64]bool
+	// asSeqs caches the region's classes as seqs, by their lowest node.
+	asSeqs map[int32][]int64
 }
 
 // regionCopies finds the content classes of the region an update touches
@@ -137,10 +139,15 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 		if err != nil {
 			return nil, err
 		}
+		done := map[int64]bool{} // classes by their lowest seq
 		for seq, cp := range cls {
 			if cp[0] != seq {
 				u.goneNonRep[seq] = true
 			}
+			if done[cp[0]] {
+				continue
+			}
+			done[cp[0]] = true
 			for _, s := range cp {
 				if i, ok := idx.index(s); ok {
 					add(i)
@@ -204,7 +211,10 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 			for s, cp := range cls {
 				// Every kept member's stored class is this one: recorded
 				// for each (a member read in by the last round is never
-				// asked, and write must know what it held).
+				// asked, and write must know what it held), once a class.
+				if _, ok := u.stored[s]; ok {
+					continue
+				}
 				u.stored[s] = cp
 				for _, c := range cp {
 					if i, ok := idx.index(c); ok {
@@ -290,29 +300,74 @@ func rowCopies(class []int64, seq int64) []int64 {
 }
 
 // readClasses returns the stored class (seqs, ascending) of each of seqs
-// that has one, read from its row and its class's lowest member's.
+// that has one: the lowest seq from its row, the class from its lowest
+// member's row, each class read once (a boilerplate class's members all
+// share one slice, of the class's size, not one a member).
 func readClasses(ctx context.Context, tx pgx.Tx, coll int32, seqs []int64) (map[int64][]int64, error) {
-	rows, err := tx.Query(ctx, `SELECT c.seq, coalesce(r.copies, c.copies) FROM flowreader.cands c
-LEFT JOIN flowreader.cands r ON r.coll = c.coll AND r.seq = c.copies[1] AND c.copies[1] <> c.seq
-WHERE c.coll = $1 AND c.seq = ANY($2) AND c.copies <> '{}'`, coll, seqs)
+	rows, err := tx.Query(ctx, `SELECT seq, copies[1] FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, seqs)
 	if err != nil {
 		return nil, wrap("update: content classes", err)
 	}
-	out := map[int64][]int64{}
+	lowest := map[int64]int64{}
+	var los []int64
+	seen := map[int64]bool{}
 	for rows.Next() {
-		var s int64
-		var cp []int64
-		if err := rows.Scan(&s, &cp); err != nil {
+		var s, lo int64
+		if err := rows.Scan(&s, &lo); err != nil {
 			rows.Close()
 			return nil, wrap("update: content classes", err)
 		}
-		if _, ok := slices.BinarySearch(cp, s); !ok || len(cp) < 2 {
+		lowest[s] = lo
+		if !seen[lo] {
+			seen[lo] = true
+			los = append(los, lo)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	out := map[int64][]int64{}
+	if len(los) == 0 {
+		return out, nil
+	}
+	rows, err = tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies[1] = seq`, coll, los)
+	if err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	class := map[int64][]int64{}
+	for rows.Next() {
+		var lo int64
+		var cp []int64
+		if err := rows.Scan(&lo, &cp); err != nil {
 			rows.Close()
-			return nil, wrap("update: content classes", fmt.Errorf("node %d's stored class %v lacks it", s, cp))
+			return nil, wrap("update: content classes", err)
+		}
+		class[lo] = cp
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	for s, lo := range lowest {
+		cp := class[lo]
+		if _, ok := slices.BinarySearch(cp, s); !ok || len(cp) < 2 {
+			return nil, wrap("update: content classes", fmt.Errorf("node %d's stored class %v (lowest %d) lacks it", s, cp, lo))
 		}
 		out[s] = cp
 	}
-	return out, wrap("update: content classes", rows.Err())
+	return out, nil
+}
+
+// seqs is seqsOf(m, c) for a class of the region, converted once.
+func (u *copyUpdate) seqs(m *seqMap, c []int32) []int64 {
+	if u.asSeqs == nil {
+		u.asSeqs = map[int32][]int64{}
+	}
+	if x, ok := u.asSeqs[c[0]]; ok {
+		return x
+	}
+	x := seqsOf(m, c)
+	u.asSeqs[c[0]] = x
+	return x
 }
 
 // seqsOf is class c (graph indexes) as seqs, ascending.
@@ -334,17 +389,34 @@ func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap
 	b := &pgx.Batch{}
 	var cleared, rep, nonRep []int64
 	done := map[int64]bool{}
+	// A class's members share its slices: each class is converted and
+	// compared once, not once a member (a boilerplate class is large).
+	type pair struct {
+		c int32 // the new class's lowest node, -1 for none
+		o int64 // the stored class's lowest seq, -1 for none
+	}
+	equal := map[pair]bool{}
 	for i, c := range u.class {
 		if m.fresh(i) {
 			continue
 		}
 		s := m.seq(i)
 		var want []int64
+		k := pair{-1, -1}
 		if c != nil {
-			want = seqsOf(m, c)
+			want = u.seqs(m, c)
+			k.c = c[0]
 		}
 		old := u.stored[s]
-		if slices.Equal(want, old) {
+		if old != nil {
+			k.o = old[0]
+		}
+		eq, ok := equal[k]
+		if !ok {
+			eq = slices.Equal(want, old)
+			equal[k] = eq
+		}
+		if eq {
 			continue
 		}
 		wasRep, isRep := len(old) == 0 || old[0] == s, len(want) == 0 || want[0] == s

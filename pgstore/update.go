@@ -245,7 +245,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if cu != nil {
 		w.copies = func(i int) []int64 {
 			if c := cu.class[i]; c != nil {
-				return rowCopies(seqsOf(m, c), m.seq(i))
+				return rowCopies(cu.seqs(m, c), m.seq(i))
 			}
 			return nil
 		}
