@@ -2,6 +2,7 @@ package flowreader_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/memstore"
+	"github.com/flowreader/flowreader/score"
 )
 
 // copyIDs is the IDs of node v's copies in g, v left out, ascending.
@@ -182,4 +184,53 @@ func TestStoreCopiesConcurrent(t *testing.T) {
 		}
 	}()
 	wg.Wait()
+}
+
+// repeatStore is a store whose candidates' classes name a position twice.
+type repeatStore struct{ *memstore.Store }
+
+func (r repeatStore) Candidates(ctx context.Context, c string, q score.Query, m int, cfg score.Config, f flowreader.Filter) (*score.Candidates, error) {
+	cs, err := r.Store.Candidates(ctx, c, q, m, cfg, f)
+	if err != nil {
+		return nil, err
+	}
+	for i, ps := range cs.Copies {
+		if len(ps) > 1 {
+			other := ps[0]
+			if other == cs.Nodes[i] {
+				other = ps[1]
+			}
+			cs.Copies[i] = slices.Sorted(slices.Values([]int{other, other, cs.Nodes[i]}))
+		}
+	}
+	return cs, nil
+}
+
+// A store whose classes name a position twice is refused (its lists are
+// not ascending), as any other malformed candidate set, not read as a
+// class whose node is also in the same other document twice.
+func TestStoreMalformedCopies(t *testing.T) {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Config{Candidates: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, sx := noticeStore(t)
+	st := &memstore.Store{}
+	st.Put("c", g)
+	if sx, err = p.OpenStore(ctx, repeatStore{st}, "c"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := sx.Retrieve(ctx, "When was the harbour wall repaired after the storm surge?", flowreader.Options{})
+	if err == nil {
+		for _, c := range ev.Chains {
+			for _, n := range c.Nodes {
+				t.Logf("%s also in %v", n.ID, n.AlsoIn)
+			}
+		}
+		t.Fatal("classes naming a position twice accepted")
+	}
+	if !errors.Is(err, score.ErrConfig) {
+		t.Fatalf("err = %v, want one wrapping score.ErrConfig", err)
+	}
 }
