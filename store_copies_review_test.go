@@ -2,6 +2,7 @@ package flowreader_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -232,5 +233,41 @@ func TestStoreMalformedCopies(t *testing.T) {
 	}
 	if !errors.Is(err, score.ErrConfig) {
 		t.Fatalf("err = %v, want one wrapping score.ErrConfig", err)
+	}
+}
+
+// An evidence decoded from JSON and answered over a store cites with the
+// also_in its nodes carry: every copy, as over the graph.
+func TestStoreDecodedEvidenceAlsoIn(t *testing.T) {
+	ctx := context.Background()
+	g, sx := noticeStore(t)
+	ev, err := sx.Retrieve(ctx, "When was the harbour wall repaired after the storm surge?", flowreader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back flowreader.Evidence
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sx.Answer(ctx, &back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := 0
+	for _, c := range res.Answer.Citations {
+		want := copyIDs(g, c.Node)
+		if len(want) > 0 {
+			cited++
+		}
+		if got := slices.Sorted(slices.Values(c.AlsoIn)); !slices.Equal(got, want) {
+			t.Errorf("citation %s: also in %v, want %v", c.NodeID, got, want)
+		}
+	}
+	if cited == 0 {
+		t.Fatal("no citation has a copy: the test tests nothing")
 	}
 }
