@@ -120,15 +120,16 @@ func TestUpdateCopiesLongChain(t *testing.T) {
 	checkContents(t, s, "chain")
 }
 
-// TestUpdateCopiesWithoutDiff: TestUpdateCopiesMatchImport's random
-// sequence of changes, each update given no Diff (Update compares every
-// kept node's links itself): the collection's classes and counts are
-// still those of the whole new graph.
+// TestUpdateCopiesWithoutDiff: a random sequence of changes as
+// TestUpdateCopiesMatchImport's, each update given no Diff (Update
+// compares every kept node's links itself): the collection's classes and
+// counts are still those of the whole new graph. (At round 38 of this
+// seed a class forms through kept nodes whose edges the update changed.)
 func TestUpdateCopiesWithoutDiff(t *testing.T) {
 	t.Parallel()
 	s, _ := openTest(t)
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(17, 5))
+	rng := rand.New(rand.NewPCG(1, 99))
 	type key struct{ k, c int }
 	edition := map[key]int{}
 	var order []key
@@ -151,7 +152,7 @@ func TestUpdateCopiesWithoutDiff(t *testing.T) {
 	}
 	v := version(t, s, "c")
 	next := 4
-	for round := range 24 {
+	for round := range 40 {
 		for range 1 + rng.IntN(2) {
 			switch op := rng.IntN(6); {
 			case op == 5:
