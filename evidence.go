@@ -260,7 +260,9 @@ func (ix *Index) retrieve(ctx context.Context, question string, o Options) (ev *
 // routing's summary, and the scores and routing that System 2 edits. The
 // budget is the pipeline's, as Route and Select use it. Over a store a
 // node's text is the one Select read: chains Select did not return may
-// name nodes without it (Answer reads what it lacks).
+// name nodes without it (Answer reads what it lacks), and their nodes'
+// AlsoIn names only the copies among the candidates (Answer's citations
+// name them all).
 func (ix *Index) Evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) *Evidence {
 	ev := ix.newEvidence(question, ix.p.budget)
 	ev.scores, ev.routing = s, r
@@ -527,15 +529,38 @@ func alsoIn(g *graph.Graph, v int) []string {
 	return out
 }
 
-// citeCopies sets each citation's AlsoIn from the index's graph g (the
-// citations' nodes are g's); over a store (g nil), from the evidence's
-// node of the same position, which carries the store's also_in.
-func citeCopies(g *graph.Graph, ev *Evidence, a *reader.Answer) {
+// citeCopies sets each citation's AlsoIn from the index's graph (the
+// citations' nodes are its); over a store, from the question's candidates
+// when rd is over the graph its steps ran on (the citations' nodes are
+// candidates whose text, and their copies' IDs, reading or System 2 read:
+// also those of chains the evidence does not hold), else from the
+// evidence's node of the same position, which carries the store's
+// also_in.
+func (ix *Index) citeCopies(rd *read, ev *Evidence, a *reader.Answer) {
 	if a == nil {
 		return
 	}
+	if ix.g != nil {
+		for i := range a.Citations {
+			a.Citations[i].AlsoIn = alsoIn(ix.g, a.Citations[i].Node)
+		}
+		return
+	}
+	if ev != nil && rd != nil && rd.state {
+		if sq := ix.question(ev.scores); sq != nil {
+			sq.mu.Lock()
+			defer sq.mu.Unlock()
+			for i := range a.Citations {
+				a.Citations[i].AlsoIn = nil
+				if v, ok := rd.local(a.Citations[i].Node); ok {
+					a.Citations[i].AlsoIn = ix.storeAlsoIn(sq, ev.scores, v)
+				}
+			}
+			return
+		}
+	}
 	var byNode map[int][]string
-	if g == nil && ev != nil {
+	if ev != nil {
 		byNode = map[int][]string{}
 		for _, c := range ev.Chains {
 			for _, n := range c.Nodes {
@@ -546,11 +571,7 @@ func citeCopies(g *graph.Graph, ev *Evidence, a *reader.Answer) {
 		}
 	}
 	for i := range a.Citations {
-		if g == nil {
-			a.Citations[i].AlsoIn = slices.Clone(byNode[a.Citations[i].Node])
-			continue
-		}
-		a.Citations[i].AlsoIn = alsoIn(g, a.Citations[i].Node)
+		a.Citations[i].AlsoIn = slices.Clone(byNode[a.Citations[i].Node])
 	}
 }
 

@@ -622,15 +622,15 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	// Every answer in the result names nodes of the index's graph.
 	rd.toIndex(res.Answer)
-	citeCopies(ix.g, ev, res.Answer)
+	ix.citeCopies(rd, ev, res.Answer)
 	if tr := res.System2; tr != nil {
 		if tr.System1 != nil && tr.System1 != res.Answer {
 			rd.toIndex(tr.System1)
-			citeCopies(ix.g, ev, tr.System1)
+			ix.citeCopies(rd, ev, tr.System1)
 		}
 		if tr.Answer != nil && tr.Answer != res.Answer && tr.Answer != tr.System1 {
 			rd.toIndex(tr.Answer)
-			citeCopies(ix.g, ev, tr.Answer)
+			ix.citeCopies(rd, ev, tr.Answer)
 		}
 	}
 	if err != nil {

@@ -142,13 +142,15 @@ func (p *Pipeline) OpenStore(ctx context.Context, s Store, collection string) (*
 }
 
 // storeBinding is an index's store and collection, and what it knows of
-// the questions it scored: each Scores it returned maps to its candidate
-// set (the routing statistics) and which nodes' text it has read, until
-// the Scores is garbage.
+// the questions it scored: each question's candidate subgraph (the Graph
+// of the Scores it returned, and of the scores a router derives from them,
+// as it does when it routes a content class as one node) maps to its
+// candidate set (the routing statistics) and which nodes' text it has
+// read, until the subgraph is garbage.
 type storeBinding struct {
 	s         Store
 	coll      string
-	questions sync.Map // weak.Pointer[score.Scores] → *storeQuestion
+	questions sync.Map // weak.Pointer[graph.Graph] → *storeQuestion
 }
 
 // storeQuestion is one scored question over a store.
@@ -205,20 +207,21 @@ func (ix *Index) scoreStore(ctx context.Context, q score.Query, f Filter) (*scor
 	c := *cs
 	c.Graph = nil
 	sq := &storeQuestion{cs: &c, text: make([]bool, len(cs.Graph.Nodes))}
-	key := weak.Make(s)
+	key := weak.Make(s.Graph)
 	b.questions.Store(key, sq)
-	runtime.AddCleanup(s, func(k weak.Pointer[score.Scores]) { b.questions.Delete(k) }, key)
+	runtime.AddCleanup(s.Graph, func(k weak.Pointer[graph.Graph]) { b.questions.Delete(k) }, key)
 	return s, nil
 }
 
-// question is what the index knows of scores it made over a store; nil
-// for an index over a graph or scores it did not make.
+// question is what the index knows of scores it made over a store (or
+// scores derived from them, over the same candidate subgraph); nil for an
+// index over a graph or scores it did not make.
 func (ix *Index) question(s *score.Scores) *storeQuestion {
-	if ix.store == nil || s == nil {
+	if ix.store == nil || s == nil || s.Graph == nil {
 		return nil
 	}
-	if v, ok := ix.store.questions.Load(weak.Make(s)); ok {
-		if sq := v.(*storeQuestion); s.Graph != nil && len(s.Graph.Nodes) == len(sq.text) {
+	if v, ok := ix.store.questions.Load(weak.Make(s.Graph)); ok {
+		if sq := v.(*storeQuestion); len(s.Graph.Nodes) == len(sq.text) {
 			return sq
 		}
 	}

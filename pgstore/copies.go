@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -13,8 +14,9 @@ import (
 )
 
 // Content classes in a collection (graph.Graph.Copies): Import finds them
-// over the whole graph and stores each node's class as the seqs of its
-// members (cands.copies). An update finds them again over the region it
+// over the whole graph and stores them (cands.copies: the whole class in
+// its lowest member's row, the lowest seq in the others', see rowCopies).
+// An update finds them again over the region it
 // touches, not over the collection (the whole graph's detection takes
 // 12.6 s of CPU at 1M nodes, the update goal is 2 s): the nodes it adds
 // and the kept nodes an update relinks, their neighbours in the new graph,
@@ -107,6 +109,8 @@ type copyUpdate struct {
 	// goneNonRep are the removed nodes that held a lower node's content
 	// (counted in neither collections.contents nor keywords.df).
 	goneNonRep map[int64]bool
+	// asSeqs caches the region's classes as seqs, by their lowest node.
+	asSeqs map[int32][]int64
 }
 
 // regionCopies finds the content classes of the region an update touches
@@ -131,28 +135,24 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 	u := &copyUpdate{stored: map[int64][]int64{}, goneNonRep: map[int64]bool{}}
 	// The kept members of the removed nodes' classes.
 	if len(gone) > 0 {
-		rows, err := tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, gone)
+		cls, err := readClasses(ctx, tx, coll, gone)
 		if err != nil {
-			return nil, wrap("update: content classes", err)
+			return nil, err
 		}
-		for rows.Next() {
-			var seq int64
-			var cp []int64
-			if err := rows.Scan(&seq, &cp); err != nil {
-				rows.Close()
-				return nil, wrap("update: content classes", err)
-			}
+		done := map[int64]bool{} // classes by their lowest seq
+		for seq, cp := range cls {
 			if cp[0] != seq {
 				u.goneNonRep[seq] = true
 			}
+			if done[cp[0]] {
+				continue
+			}
+			done[cp[0]] = true
 			for _, s := range cp {
 				if i, ok := idx.index(s); ok {
 					add(i)
 				}
 			}
-		}
-		if err := rows.Err(); err != nil {
-			return nil, wrap("update: content classes", err)
 		}
 	}
 	// Their neighbours: the detection's candidate pairs are edges.
@@ -204,26 +204,25 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 			}
 		}
 		if len(ask) > 0 {
-			rows, err := tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, ask)
+			cls, err := readClasses(ctx, tx, coll, ask)
 			if err != nil {
-				return nil, wrap("update: content classes", err)
+				return nil, err
 			}
-			for rows.Next() {
-				var s int64
-				var cp []int64
-				if err := rows.Scan(&s, &cp); err != nil {
-					rows.Close()
-					return nil, wrap("update: content classes", err)
+			for s, cp := range cls {
+				// Every kept member's stored class is this one: recorded
+				// for each (a member read in by the last round is never
+				// asked, and write must know what it held), once a class.
+				if _, ok := u.stored[s]; ok {
+					continue
 				}
 				u.stored[s] = cp
 				for _, c := range cp {
 					if i, ok := idx.index(c); ok {
 						add(i)
+						read[i] = true
+						u.stored[c] = cp
 					}
 				}
-			}
-			if err := rows.Err(); err != nil {
-				return nil, wrap("update: content classes", err)
 			}
 		}
 		nodes := make([]int32, 0, len(in))
@@ -286,6 +285,91 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 	return u, nil
 }
 
+// A class is stored in space linear in its members (a footer repeated on
+// every page is one class of as many members): its lowest member's row
+// (cands.copies) holds the whole class, every other member's row its
+// class's lowest seq and its own seq; a node without a copy holds none.
+
+// rowCopies is what node seq's row stores of its class (seqs, ascending,
+// seq among them; nil for none).
+func rowCopies(class []int64, seq int64) []int64 {
+	if len(class) == 0 || class[0] == seq {
+		return class
+	}
+	return []int64{class[0], seq}
+}
+
+// readClasses returns the stored class (seqs, ascending) of each of seqs
+// that has one: the lowest seq from its row, the class from its lowest
+// member's row, each class read once (a boilerplate class's members all
+// share one slice, of the class's size, not one a member).
+func readClasses(ctx context.Context, tx pgx.Tx, coll int32, seqs []int64) (map[int64][]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT seq, copies[1] FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies <> '{}'`, coll, seqs)
+	if err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	lowest := map[int64]int64{}
+	var los []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var s, lo int64
+		if err := rows.Scan(&s, &lo); err != nil {
+			rows.Close()
+			return nil, wrap("update: content classes", err)
+		}
+		lowest[s] = lo
+		if !seen[lo] {
+			seen[lo] = true
+			los = append(los, lo)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	out := map[int64][]int64{}
+	if len(los) == 0 {
+		return out, nil
+	}
+	rows, err = tx.Query(ctx, `SELECT seq, copies FROM flowreader.cands WHERE coll = $1 AND seq = ANY($2) AND copies[1] = seq`, coll, los)
+	if err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	class := map[int64][]int64{}
+	for rows.Next() {
+		var lo int64
+		var cp []int64
+		if err := rows.Scan(&lo, &cp); err != nil {
+			rows.Close()
+			return nil, wrap("update: content classes", err)
+		}
+		class[lo] = cp
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("update: content classes", err)
+	}
+	for s, lo := range lowest {
+		cp := class[lo]
+		if _, ok := slices.BinarySearch(cp, s); !ok || len(cp) < 2 {
+			return nil, wrap("update: content classes", fmt.Errorf("node %d's stored class %v (lowest %d) lacks it", s, cp, lo))
+		}
+		out[s] = cp
+	}
+	return out, nil
+}
+
+// seqs is seqsOf(m, c) for a class of the region, converted once.
+func (u *copyUpdate) seqs(m *seqMap, c []int32) []int64 {
+	if u.asSeqs == nil {
+		u.asSeqs = map[int32][]int64{}
+	}
+	if x, ok := u.asSeqs[c[0]]; ok {
+		return x
+	}
+	x := seqsOf(m, c)
+	u.asSeqs[c[0]] = x
+	return x
+}
+
 // seqsOf is class c (graph indexes) as seqs, ascending.
 func seqsOf(m *seqMap, c []int32) []int64 {
 	out := make([]int64, len(c))
@@ -305,17 +389,34 @@ func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap
 	b := &pgx.Batch{}
 	var cleared, rep, nonRep []int64
 	done := map[int64]bool{}
+	// A class's members share its slices: each class is converted and
+	// compared once, not once a member (a boilerplate class is large).
+	type pair struct {
+		c int32 // the new class's lowest node, -1 for none
+		o int64 // the stored class's lowest seq, -1 for none
+	}
+	equal := map[pair]bool{}
 	for i, c := range u.class {
 		if m.fresh(i) {
 			continue
 		}
 		s := m.seq(i)
 		var want []int64
+		k := pair{-1, -1}
 		if c != nil {
-			want = seqsOf(m, c)
+			want = u.seqs(m, c)
+			k.c = c[0]
 		}
 		old := u.stored[s]
-		if slices.Equal(want, old) {
+		if old != nil {
+			k.o = old[0]
+		}
+		eq, ok := equal[k]
+		if !ok {
+			eq = slices.Equal(want, old)
+			equal[k] = eq
+		}
+		if eq {
 			continue
 		}
 		wasRep, isRep := len(old) == 0 || old[0] == s, len(want) == 0 || want[0] == s
@@ -333,9 +434,10 @@ func (u *copyUpdate) write(ctx context.Context, tx pgx.Tx, coll int32, m *seqMap
 			continue
 		}
 		done[want[0]] = true
-		// Every kept member of the class takes it (the added ones have
-		// it from their rows).
-		b.Queue(`UPDATE flowreader.cands SET copies = $2 WHERE coll = $1 AND seq = ANY($2) AND copies <> $2`, coll, want)
+		// Every kept member of the class takes it, as rowCopies stores
+		// it (the added ones have it from their rows).
+		b.Queue(`UPDATE flowreader.cands SET copies = CASE WHEN seq = $2 THEN $3 ELSE ARRAY[$2, seq] END
+WHERE coll = $1 AND seq = ANY($3) AND copies <> CASE WHEN seq = $2 THEN $3 ELSE ARRAY[$2, seq] END`, coll, want[0], want)
 	}
 	if len(cleared) > 0 {
 		slices.Sort(cleared)

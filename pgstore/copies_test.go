@@ -73,6 +73,22 @@ func storedClassIDs(t *testing.T, s *Store, name string) []string {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
+	// A class's lowest member's row holds the whole class, another
+	// member's its lowest seq and its own.
+	for seq, cp := range classes {
+		if cp[0] == seq {
+			continue
+		}
+		whole := classes[cp[0]]
+		if len(cp) != 2 || len(whole) == 0 || whole[0] != cp[0] || !slices.Contains(whole, seq) {
+			t.Fatalf("%s: node %s's row holds %v, its lowest member's %v", name, ids[seq], cp, whole)
+		}
+	}
+	for seq, cp := range classes {
+		if cp[0] != seq {
+			classes[seq] = classes[cp[0]]
+		}
+	}
 	var out []string
 	for seq, cp := range classes {
 		var g []string

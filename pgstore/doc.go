@@ -47,8 +47,9 @@
 //   - refs (reference key → nodes) and titles (first word → node, title),
 //     the lookups of the reference boost and of hop-aware relevance;
 //   - each node's content class (graph.Graph.Copies: the same page exported
-//     twice, a version of it, a boilerplate paragraph) as the seqs of its
-//     members, and a key its exact copies share, indexed (schema 7; a
+//     twice, a version of it, a boilerplate paragraph): the seqs of its
+//     members in its lowest member's row, its lowest seq in the others'
+//     (space linear in the class), and a key its exact copies share, indexed (schema 7; a
 //     collection imported before keeps no classes until imported again).
 //
 // # A question: two or three round trips, one snapshot

@@ -968,6 +968,25 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		lo, hi := seqRuns(inHand)
 		b.Queue(byRuns(`flowreader.cands`, cols), coll, lo, hi).Query(scanRows(false))
 	}
+	var classOf map[int64][]int64 // a class by its lowest seq
+	if f.copies != nil {
+		// A class's lowest member's row holds the whole class, another
+		// member's its lowest seq and its own (rowCopies): the classes of
+		// the others, each once, from the same snapshot.
+		classOf = map[int64][]int64{}
+		b.Queue(`SELECT r.seq, r.copies FROM flowreader.cands r WHERE r.coll = $1 AND r.seq IN (
+	SELECT c.copies[1] FROM flowreader.cands c WHERE c.coll = $1 AND c.seq = ANY($2) AND c.copies <> '{}' AND c.copies[1] <> c.seq)`, coll, picks).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var lo int64
+				var cp []int64
+				if err := rows.Scan(&lo, &cp); err != nil {
+					return err
+				}
+				classOf[lo] = cp
+			}
+			return rows.Err()
+		})
+	}
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
 		tags                                                            []string
@@ -995,6 +1014,17 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	}
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap("fetch candidates", err)
+	}
+	for i, cp := range f.copies {
+		if len(cp) == 0 || cp[0] == picks[i] {
+			continue
+		}
+		f.copies[i] = nil // not expected: the class's row does not name it
+		if c := classOf[cp[0]]; len(c) > 1 {
+			if _, in := slices.BinarySearch(c, picks[i]); in {
+				f.copies[i] = c
+			}
+		}
 	}
 	if text {
 		for i := range f.nodes {
@@ -1274,13 +1304,21 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 		cs.Contents = int(f.contents)
 	}
 	if f.copies != nil {
+		// The members of a class share one slice (a boilerplate class
+		// may be large, and many of them candidates).
 		cs.Copies = make([][]int, n)
+		conv := map[int64][]int{}
 		for i, cp := range f.copies {
 			if len(cp) > 1 {
-				cs.Copies[i] = make([]int, len(cp))
-				for k, v := range cp {
-					cs.Copies[i][k] = int(v)
+				c, ok := conv[cp[0]]
+				if !ok {
+					c = make([]int, len(cp))
+					for k, v := range cp {
+						c[k] = int(v)
+					}
+					conv[cp[0]] = c
 				}
+				cs.Copies[i] = c
 			}
 		}
 	}

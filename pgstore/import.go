@@ -73,8 +73,11 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	// candidates route and cite each content once, as in-process.
 	w.copies = func(i int) []int64 {
 		cs := g.Copies(i)
-		if cs == nil {
+		switch {
+		case cs == nil:
 			return nil
+		case int(cs[0]) != i:
+			return []int64{int64(cs[0]), int64(i)} // rowCopies
 		}
 		out := make([]int64, len(cs))
 		for k, c := range cs {
@@ -162,8 +165,9 @@ type writer struct {
 	// dfs collects the changes to the collection's count of terms per
 	// document frequency (flowreader.dfs) as terms are merged.
 	dfs dfCounts
-	// copies returns node i's content class as seqs, ascending, its own
-	// among them, or nil when it has no copy (graph.Graph.Copies; see
+	// copies returns what node i's row stores of its content class
+	// (rowCopies: the whole class for its lowest member, else its lowest
+	// seq and its own; nil when it has no copy; graph.Graph.Copies, see
 	// Import and Update); nil writes no class.
 	copies func(i int) []int64
 	// class is each node of g's content class (its lowest copy), for the

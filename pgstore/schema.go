@@ -191,9 +191,10 @@ INSERT INTO flowreader.dfs (coll, df, terms) SELECT coll, df, count(*) FROM flow
 	// of the three arrays. The backfill computes them from the stored
 	// rows.
 	`ALTER TABLE flowreader.cands ADD COLUMN wts bytea NOT NULL DEFAULT '', ADD COLUMN lists bytea NOT NULL DEFAULT '';`,
-	// 7: content classes (graph.Graph.Copies): each node's class as the
-	// seqs of its members, its own among them ('{}' for a node without a
-	// copy), and a key its exact copies share (graph's FNV-1a of what
+	// 7: content classes (graph.Graph.Copies): the seqs of a class's
+	// members in its lowest member's row, the lowest seq and its own in
+	// every other member's (a class of n members takes space linear in
+	// n; '{}' for a node without a copy), and a key its exact copies share (graph's FNV-1a of what
 	// they share; 0 without content), indexed, so that an update finds
 	// the exact copies of the nodes it adds anywhere in the collection;
 	// collections.copies says the classes are kept, collections.contents

@@ -213,6 +213,8 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		var rl []int32
 		if known {
 			rl = relinked
+		} else {
+			rl = changedLinks(&writer{tx: tx, coll: id, g: g, at: m.seq, runs: runs}, old, keep)
 		}
 		if cu, err = regionCopies(ctx, tx, id, g, m, idx, fresh, rl, goneSeqs); err != nil {
 			return 0, err
@@ -245,7 +247,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	if cu != nil {
 		w.copies = func(i int) []int64 {
 			if c := cu.class[i]; c != nil {
-				return seqsOf(m, c)
+				return rowCopies(cu.seqs(m, c), m.seq(i))
 			}
 			return nil
 		}
@@ -423,6 +425,32 @@ func rangesLen(rs []int64) int64 {
 		n += rs[j+1] - rs[j] + 1
 	}
 	return n
+}
+
+// changedLinks returns the kept nodes whose links differ from the stored
+// ones (their link hashes; those of a document stored without them), for
+// an update given no Diff of g's edges: the content classes' region needs
+// the kept nodes whose edges changed before the classes, on which the
+// title mentions of the links hashed later depend, are known. w (a writer
+// of g with no classes) hashes title mentions counted without classes: a
+// node whose mentions counted with them are the stored ones may be
+// reported too, never one whose edges changed left out.
+func changedLinks(w *writer, old map[string]oldDoc, keep map[string]bool) []int32 {
+	links := w.linkHashes()
+	used := map[string]int{}
+	var out []int32
+	for i := range w.g.Nodes {
+		d := w.g.Nodes[i].Doc
+		if !keep[d] {
+			continue
+		}
+		k := used[d]
+		used[d] = k + 1
+		if ls := old[d].links; len(ls) != int(old[d].nodes) || ls[k] != links[d][k] {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // fresh reports whether node i is a new one (of a written document).

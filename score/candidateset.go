@@ -217,8 +217,13 @@ func (cs *Candidates) check() error {
 		if ps == nil {
 			continue
 		}
-		if len(ps) < 2 || !slices.IsSorted(ps) || ps[0] < 0 {
+		if len(ps) < 2 || ps[0] < 0 {
 			return bad("node %d: copies %v not two or more positions ascending", i, ps)
+		}
+		for k := 1; k < len(ps); k++ {
+			if ps[k-1] >= ps[k] {
+				return bad("node %d: copies %v not two or more positions ascending", i, ps)
+			}
 		}
 		if _, ok := slices.BinarySearch(ps, cs.Nodes[i]); !ok {
 			return bad("node %d: copies %v without its own position %d", i, ps, cs.Nodes[i])
