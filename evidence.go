@@ -131,8 +131,11 @@ type EvidenceNode struct {
 	Flow   float64 `json:"flow"`
 	// AlsoIn lists the IDs of the other nodes that hold the same content
 	// (graph.Graph.Copies: the same page exported twice, a version of it,
-	// a mirror), in graph order: routing reads a content once, and this
-	// says where else it appears. Empty when the content is held once.
+	// a mirror), in graph order (over a store, position order): routing
+	// reads a content once, and this says where else it appears. At most
+	// the first 32 are listed (a footer repeated on every page of a site
+	// is one content of thousands of copies). Empty when the content is
+	// held once.
 	AlsoIn []string `json:"also_in,omitempty"`
 }
 
@@ -514,14 +517,24 @@ func (rd *read) global(v int) int {
 	return rd.nodes[v]
 }
 
+// maxAlsoIn bounds the copies an evidence node or a citation names
+// (EvidenceNode.AlsoIn): a boilerplate paragraph repeated on every page of
+// a site is one content of thousands of copies, and naming them all would
+// make each node that reads it as large as the site (and, over a store,
+// read as many rows a question).
+const maxAlsoIn = 32
+
 // alsoIn lists the IDs of node v's copies in g (graph.Graph.Copies), v
-// left out; nil when it has none or g is nil.
+// left out, the first maxAlsoIn; nil when it has none or g is nil.
 func alsoIn(g *graph.Graph, v int) []string {
 	if g == nil || v < 0 || v >= len(g.Nodes) { // nil: an index over a store (see storeAlsoIn)
 		return nil
 	}
 	var out []string
 	for _, c := range g.Copies(v) {
+		if len(out) == maxAlsoIn {
+			break
+		}
 		if int(c) != v {
 			out = append(out, g.Nodes[c].ID)
 		}

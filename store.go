@@ -276,7 +276,7 @@ func (ix *Index) withText(ctx context.Context, s *score.Scores, nodes []int) err
 	var other []int
 	if sq.cs.Copies != nil {
 		for _, v := range local {
-			for _, p := range sq.cs.Copies[v] {
+			for _, p := range alsoInPositions(sq.cs.Copies[v], sq.cs.Nodes[v]) {
 				if _, in := slices.BinarySearch(sq.cs.Nodes, p); in || slices.Contains(other, p) {
 					continue
 				}
@@ -323,14 +323,26 @@ func (ix *Index) storeAlsoIn(sq *storeQuestion, s *score.Scores, v int) []string
 		return nil
 	}
 	var out []string
-	for _, p := range sq.cs.Copies[v] {
-		if p == sq.cs.Nodes[v] {
-			continue
-		}
+	for _, p := range alsoInPositions(sq.cs.Copies[v], sq.cs.Nodes[v]) {
 		if j, in := slices.BinarySearch(sq.cs.Nodes, p); in {
 			out = append(out, s.Graph.Nodes[j].ID)
 		} else if id := sq.ids[p]; id != "" {
 			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// alsoInPositions is what also_in names of a class (positions,
+// ascending): its members but own, the first maxAlsoIn.
+func alsoInPositions(class []int, own int) []int {
+	var out []int
+	for _, p := range class {
+		if len(out) == maxAlsoIn {
+			break
+		}
+		if p != own {
+			out = append(out, p)
 		}
 	}
 	return out
