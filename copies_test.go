@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowreader/flowreader"
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/memstore"
 )
 
 // A collection that holds a document twice (an export as .md and .mdx) is
@@ -217,6 +218,72 @@ func testRetrieveCitesBestCopy(t *testing.T, cfg flowreader.Config) {
 			if c.NodeID == g.Nodes[v2].ID && !slices.Equal(c.AlsoIn, []string{g.Nodes[v1].ID}) {
 				t.Errorf("citation %s: also in %v", c.NodeID, c.AlsoIn)
 			}
+		}
+	}
+}
+
+// A paragraph repeated in 40 documents of 100 (a site's footer) is one content:
+// read once, and each node reading it names at most 32 of its copies
+// (also_in), in-process and over a store alike.
+func TestAlsoInBounded(t *testing.T) {
+	ctx := context.Background()
+	p, err := flowreader.New(flowreader.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const footer = "Harbour survey notes are published by the coastal station under an open licence; corrections go to the station keeper."
+	var d []graph.Document
+	topics := []string{"rainfall", "ferry", "lighthouse", "seabirds", "dredging", "tides", "fishing", "moorings",
+		"salt marsh", "storm drains", "beacon", "pilot boats", "customs", "quay wall", "buoys", "sand bar"}
+	for i := range 100 {
+		a, b := topics[i%len(topics)], topics[(i*7+3)%len(topics)]
+		items := []graph.Item{{Text: fmt.Sprintf("Notes on %s and %s, volume %d.", a, b, i), Page: -1}}
+		if i%5 < 2 { // in 40 of the 100 pages
+			items = append(items, graph.Item{Text: footer, Page: -1})
+		}
+		d = append(d, graph.Document{ID: fmt.Sprintf("page%02d", i), Items: items})
+	}
+	g, err := p.Build(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.Copies(1)); n != 40 {
+		t.Fatalf("the footer has %d copies, want 40", n)
+	}
+	mem := &memstore.Store{}
+	mem.Put("site", g)
+	six, err := p.OpenStore(ctx, mem, "site")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := p.Open(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range map[string]*flowreader.Index{"graph": ix, "store": six} {
+		ev, err := x.Retrieve(ctx, "Who publishes the harbour survey notes under an open licence?", flowreader.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		footers := 0
+		for _, c := range ev.Chains {
+			for _, n := range c.Nodes {
+				if n.Text != footer {
+					continue
+				}
+				footers++
+				if len(n.AlsoIn) != 32 {
+					t.Errorf("%s: the footer %s names %d copies, want 32 (the first of 39)", name, n.ID, len(n.AlsoIn))
+				}
+			}
+		}
+		if footers == 0 {
+			for _, c := range ev.Chains {
+				for _, n := range c.Nodes {
+					t.Logf("%s %q also in %d", n.ID, n.Text, len(n.AlsoIn))
+				}
+			}
+			t.Fatalf("%s: the footer was not read", name)
 		}
 	}
 }

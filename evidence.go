@@ -131,8 +131,11 @@ type EvidenceNode struct {
 	Flow   float64 `json:"flow"`
 	// AlsoIn lists the IDs of the other nodes that hold the same content
 	// (graph.Graph.Copies: the same page exported twice, a version of it,
-	// a mirror), in graph order: routing reads a content once, and this
-	// says where else it appears. Empty when the content is held once.
+	// a mirror), in graph order (over a store, position order): routing
+	// reads a content once, and this says where else it appears. At most
+	// the first 32 are listed (a footer repeated on every page of a site
+	// is one content of thousands of copies). Empty when the content is
+	// held once.
 	AlsoIn []string `json:"also_in,omitempty"`
 }
 
@@ -260,7 +263,9 @@ func (ix *Index) retrieve(ctx context.Context, question string, o Options) (ev *
 // routing's summary, and the scores and routing that System 2 edits. The
 // budget is the pipeline's, as Route and Select use it. Over a store a
 // node's text is the one Select read: chains Select did not return may
-// name nodes without it (Answer reads what it lacks).
+// name nodes without it (Answer reads what it lacks), and their nodes'
+// AlsoIn names only the copies among the candidates (Answer's citations
+// name them all).
 func (ix *Index) Evidence(question string, s *score.Scores, r *flow.Routing, chains []flow.Chain) *Evidence {
 	ev := ix.newEvidence(question, ix.p.budget)
 	ev.scores, ev.routing = s, r
@@ -323,7 +328,8 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 	// Over a store, Select (or Answer) of another goroutine may be
 	// writing the text of nodes of s's graph: the text is read under the
 	// lock withText writes it under.
-	if sq := ix.question(s); sq != nil {
+	sq := ix.question(s)
+	if sq != nil {
 		sq.mu.Lock()
 		defer sq.mu.Unlock()
 	}
@@ -337,7 +343,11 @@ func (ix *Index) fill(ev *Evidence, chains []flow.Chain, withScores bool) {
 			n := evidenceNode(g, v, h, through[v])
 			n.Node = graphNode(s, v)
 			n.Raised = raised[v]
-			n.AlsoIn = alsoIn(ix.g, n.Node)
+			if sq != nil {
+				n.AlsoIn = ix.storeAlsoIn(sq, s, v)
+			} else {
+				n.AlsoIn = alsoIn(ix.g, n.Node)
+			}
 			ec.Nodes = append(ec.Nodes, n)
 		}
 		ev.Chains = append(ev.Chains, ec)
@@ -507,14 +517,24 @@ func (rd *read) global(v int) int {
 	return rd.nodes[v]
 }
 
+// maxAlsoIn bounds the copies an evidence node or a citation names
+// (EvidenceNode.AlsoIn): a boilerplate paragraph repeated on every page of
+// a site is one content of thousands of copies, and naming them all would
+// make each node that reads it as large as the site (and, over a store,
+// read as many rows a question).
+const maxAlsoIn = 32
+
 // alsoIn lists the IDs of node v's copies in g (graph.Graph.Copies), v
-// left out; nil when it has none or g is nil.
+// left out, the first maxAlsoIn; nil when it has none or g is nil.
 func alsoIn(g *graph.Graph, v int) []string {
-	if g == nil || v < 0 || v >= len(g.Nodes) { // nil: an index over a store, which keeps no copies yet
+	if g == nil || v < 0 || v >= len(g.Nodes) { // nil: an index over a store (see storeAlsoIn)
 		return nil
 	}
 	var out []string
 	for _, c := range g.Copies(v) {
+		if len(out) == maxAlsoIn {
+			break
+		}
 		if int(c) != v {
 			out = append(out, g.Nodes[c].ID)
 		}
@@ -522,14 +542,49 @@ func alsoIn(g *graph.Graph, v int) []string {
 	return out
 }
 
-// citeCopies sets each citation's AlsoIn from the index's graph g (the
-// citations' nodes are g's).
-func citeCopies(g *graph.Graph, a *reader.Answer) {
+// citeCopies sets each citation's AlsoIn from the index's graph (the
+// citations' nodes are its); over a store, from the question's candidates
+// when rd is over the graph its steps ran on (the citations' nodes are
+// candidates whose text, and their copies' IDs, reading or System 2 read:
+// also those of chains the evidence does not hold), else from the
+// evidence's node of the same position, which carries the store's
+// also_in.
+func (ix *Index) citeCopies(rd *read, ev *Evidence, a *reader.Answer) {
 	if a == nil {
 		return
 	}
+	if ix.g != nil {
+		for i := range a.Citations {
+			a.Citations[i].AlsoIn = alsoIn(ix.g, a.Citations[i].Node)
+		}
+		return
+	}
+	if ev != nil && rd != nil && rd.state {
+		if sq := ix.question(ev.scores); sq != nil {
+			sq.mu.Lock()
+			defer sq.mu.Unlock()
+			for i := range a.Citations {
+				a.Citations[i].AlsoIn = nil
+				if v, ok := rd.local(a.Citations[i].Node); ok {
+					a.Citations[i].AlsoIn = ix.storeAlsoIn(sq, ev.scores, v)
+				}
+			}
+			return
+		}
+	}
+	var byNode map[int][]string
+	if ev != nil {
+		byNode = map[int][]string{}
+		for _, c := range ev.Chains {
+			for _, n := range c.Nodes {
+				if len(n.AlsoIn) > 0 {
+					byNode[n.Node] = n.AlsoIn
+				}
+			}
+		}
+	}
 	for i := range a.Citations {
-		a.Citations[i].AlsoIn = alsoIn(g, a.Citations[i].Node)
+		a.Citations[i].AlsoIn = slices.Clone(byNode[a.Citations[i].Node])
 	}
 }
 

@@ -464,11 +464,13 @@ func (ix *Index) score(ctx context.Context, question string, f Filter) (_ *score
 		return nil, err
 	}
 	if ix.store != nil && len(s.Graph.Nodes) > 0 {
-		// The subgraph's content classes (graph.Graph.Copies) are found
-		// from its text on first use and kept; over a store Select writes
-		// text into it later. Found now, from the text it holds before any
-		// Select (none, or the reranker's), they are the same whenever
-		// Route runs, and no Route reads text a Select is writing.
+		// The subgraph's content classes (graph.Graph.Copies) are the
+		// store's (score.Candidates.Copies), set when it was scored; a
+		// store that keeps none leaves them to be found from the
+		// subgraph's text on first use, into which Select writes text
+		// later. Found now, from the text it holds before any Select
+		// (none, or the reranker's), they are the same whenever Route
+		// runs, and no Route reads text a Select is writing.
 		s.Graph.Copies(0)
 	}
 	return s, nil
@@ -620,15 +622,15 @@ func (ix *Index) Answer(ctx context.Context, ev *Evidence) (res *Result, err err
 	}
 	// Every answer in the result names nodes of the index's graph.
 	rd.toIndex(res.Answer)
-	citeCopies(ix.g, res.Answer)
+	ix.citeCopies(rd, ev, res.Answer)
 	if tr := res.System2; tr != nil {
 		if tr.System1 != nil && tr.System1 != res.Answer {
 			rd.toIndex(tr.System1)
-			citeCopies(ix.g, tr.System1)
+			ix.citeCopies(rd, ev, tr.System1)
 		}
 		if tr.Answer != nil && tr.Answer != res.Answer && tr.Answer != tr.System1 {
 			rd.toIndex(tr.Answer)
-			citeCopies(ix.g, tr.Answer)
+			ix.citeCopies(rd, ev, tr.Answer)
 		}
 	}
 	if err != nil {

@@ -45,8 +45,11 @@ type Store interface {
 	// neighbours, best seeds first, up to 8·m nodes in all; every one a
 	// node of a document f matches. With them come the collection's
 	// statistics that score them as the whole collection does (see
-	// score.Candidates), the routing statistics (Rank, KeywordDF)
-	// included. The reading text of the nodes may be left out.
+	// score.Candidates), the routing statistics (Rank, KeywordDF,
+	// Contents) included, and the candidates' content classes (Copies)
+	// when the store keeps them: without them a collection's copies are
+	// routed as separate nodes and cited without also_in. The reading
+	// text of the nodes may be left out.
 	Candidates(ctx context.Context, collection string, q score.Query, m int, c score.Config, f Filter) (*score.Candidates, error)
 	// Nodes reads nodes by position, with their reading text, in the
 	// order asked. A position the collection no longer holds gives a
@@ -139,13 +142,15 @@ func (p *Pipeline) OpenStore(ctx context.Context, s Store, collection string) (*
 }
 
 // storeBinding is an index's store and collection, and what it knows of
-// the questions it scored: each Scores it returned maps to its candidate
-// set (the routing statistics) and which nodes' text it has read, until
-// the Scores is garbage.
+// the questions it scored: each question's candidate subgraph (the Graph
+// of the Scores it returned, and of the scores a router derives from them,
+// as it does when it routes a content class as one node) maps to its
+// candidate set (the routing statistics) and which nodes' text it has
+// read, until the subgraph is garbage.
 type storeBinding struct {
 	s         Store
 	coll      string
-	questions sync.Map // weak.Pointer[score.Scores] → *storeQuestion
+	questions sync.Map // weak.Pointer[graph.Graph] → *storeQuestion
 }
 
 // storeQuestion is one scored question over a store.
@@ -153,6 +158,10 @@ type storeQuestion struct {
 	cs   *score.Candidates // without its Graph: the scores' Graph is it
 	mu   sync.Mutex
 	text []bool // node i of the scores' Graph has its reading text
+	// ids are the IDs of the positions of copies (cs.Copies) outside the
+	// candidates, read with the text of the nodes they copy ("" for one
+	// the collection no longer holds).
+	ids map[int]string
 }
 
 // errGone is a node read for its text that the collection no longer
@@ -198,20 +207,21 @@ func (ix *Index) scoreStore(ctx context.Context, q score.Query, f Filter) (*scor
 	c := *cs
 	c.Graph = nil
 	sq := &storeQuestion{cs: &c, text: make([]bool, len(cs.Graph.Nodes))}
-	key := weak.Make(s)
+	key := weak.Make(s.Graph)
 	b.questions.Store(key, sq)
-	runtime.AddCleanup(s, func(k weak.Pointer[score.Scores]) { b.questions.Delete(k) }, key)
+	runtime.AddCleanup(s.Graph, func(k weak.Pointer[graph.Graph]) { b.questions.Delete(k) }, key)
 	return s, nil
 }
 
-// question is what the index knows of scores it made over a store; nil
-// for an index over a graph or scores it did not make.
+// question is what the index knows of scores it made over a store (or
+// scores derived from them, over the same candidate subgraph); nil for an
+// index over a graph or scores it did not make.
 func (ix *Index) question(s *score.Scores) *storeQuestion {
-	if ix.store == nil || s == nil {
+	if ix.store == nil || s == nil || s.Graph == nil {
 		return nil
 	}
-	if v, ok := ix.store.questions.Load(weak.Make(s)); ok {
-		if sq := v.(*storeQuestion); s.Graph != nil && len(s.Graph.Nodes) == len(sq.text) {
+	if v, ok := ix.store.questions.Load(weak.Make(s.Graph)); ok {
+		if sq := v.(*storeQuestion); len(s.Graph.Nodes) == len(sq.text) {
 			return sq
 		}
 	}
@@ -227,7 +237,11 @@ func (ix *Index) storeRouter(ctx context.Context, s *score.Scores) (flow.GraphRo
 	}
 	cs := sq.cs
 	if cs.Rank != nil {
-		gr, err := flowhook.OpenSubgraph(ctx, ix.p.router, s.Graph, cs.Size, cs.KeywordDF, cs.Rank)
+		n := cs.Size
+		if cs.Contents > 0 {
+			n = cs.Contents // the bridge cutoff counts contents, as KeywordDF does
+		}
+		gr, err := flowhook.OpenSubgraph(ctx, ix.p.router, s.Graph, n, cs.KeywordDF, cs.Rank)
 		if err != nil {
 			return nil, err
 		}
@@ -257,15 +271,36 @@ func (ix *Index) withText(ctx context.Context, s *score.Scores, nodes []int) err
 			pos = append(pos, sq.cs.Nodes[v])
 		}
 	}
+	// The copies of those nodes outside the candidates, for their IDs
+	// (the evidence's also_in), in the same call.
+	var other []int
+	if sq.cs.Copies != nil {
+		for _, v := range local {
+			for _, p := range alsoInPositions(sq.cs.Copies[v], sq.cs.Nodes[v]) {
+				if _, in := slices.BinarySearch(sq.cs.Nodes, p); in || slices.Contains(other, p) {
+					continue
+				}
+				if _, known := sq.ids[p]; !known {
+					other = append(other, p)
+				}
+			}
+		}
+	}
 	if len(pos) == 0 {
 		return nil
 	}
-	got, err := ix.store.s.Nodes(ctx, ix.store.coll, pos)
+	got, err := ix.store.s.Nodes(ctx, ix.store.coll, append(pos, other...))
 	if err != nil {
 		return fmt.Errorf("flowreader: reading node text: %w", err)
 	}
-	if len(got) != len(pos) {
-		return fmt.Errorf("flowreader: reading node text: %d nodes for %d positions", len(got), len(pos))
+	if len(got) != len(pos)+len(other) {
+		return fmt.Errorf("flowreader: reading node text: %d nodes for %d positions", len(got), len(pos)+len(other))
+	}
+	if len(other) > 0 && sq.ids == nil {
+		sq.ids = map[int]string{}
+	}
+	for i, p := range other {
+		sq.ids[p] = got[len(pos)+i].ID
 	}
 	for i, v := range local {
 		n, r := &g.Nodes[v], &got[i]
@@ -277,6 +312,40 @@ func (ix *Index) withText(ctx context.Context, s *score.Scores, nodes []int) err
 		sq.text[v] = true
 	}
 	return nil
+}
+
+// storeAlsoIn lists the IDs of the other nodes holding the content of
+// node v of s's candidate subgraph (score.Candidates.Copies), in position
+// order; nil when it has none or s is not a question of this index's
+// store. The caller holds sq.mu (withText writes sq.ids under it).
+func (ix *Index) storeAlsoIn(sq *storeQuestion, s *score.Scores, v int) []string {
+	if sq == nil || sq.cs.Copies == nil || v < 0 || v >= len(sq.cs.Copies) {
+		return nil
+	}
+	var out []string
+	for _, p := range alsoInPositions(sq.cs.Copies[v], sq.cs.Nodes[v]) {
+		if j, in := slices.BinarySearch(sq.cs.Nodes, p); in {
+			out = append(out, s.Graph.Nodes[j].ID)
+		} else if id := sq.ids[p]; id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// alsoInPositions is what also_in names of a class (positions,
+// ascending): its members but own, the first maxAlsoIn.
+func alsoInPositions(class []int, own int) []int {
+	var out []int
+	for _, p := range class {
+		if len(out) == maxAlsoIn {
+			break
+		}
+		if p != own {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // allNodes is 0, 1, ..., n-1.

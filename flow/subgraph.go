@@ -149,7 +149,9 @@ func init() {
 // OpenSubgraph does from a whole graph: bridge terms from the collection's
 // keyword frequencies df and cutoff ⌈√n⌉, reading-order pairs from each
 // node's rank in its document's reading order (two nodes of one document
-// are as far apart in the whole graph's reading order as their ranks).
+// are as far apart in the whole graph's reading order as their ranks), and
+// sub's content classes routed one node a content. n and df count
+// contents, as OpenSubgraph's whole-graph statistics do (a class once).
 func (a *Aspects) openRanked(ctx context.Context, sub *graph.Graph, n int, df map[string]int32, rank []int32) (GraphRouter, error) {
 	if err := a.validate(); err != nil {
 		return nil, err
@@ -157,12 +159,18 @@ func (a *Aspects) openRanked(ctx context.Context, sub *graph.Graph, n int, df ma
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if sub == nil || len(rank) != len(sub.Nodes) || n < len(sub.Nodes) {
-		return nil, fmt.Errorf("%w: subgraph does not match its ranks or collection size", ErrScores)
+	if sub == nil || len(rank) != len(sub.Nodes) {
+		return nil, fmt.Errorf("%w: subgraph does not match its ranks", ErrScores)
 	}
 	cfg := a.settings()
 	order := rankOrderPairs(sub, rank, cfg.orderWindow())
 	sg := &aspectsGraph{cfg: cfg, g: sub, sub: &subStats{df: df, cutoff: int(math.Ceil(math.Sqrt(float64(n)))), order: order}}
+	// The subgraph's content classes (the store's, among the candidates)
+	// are routed one node a content, as OpenSubgraph routes them.
+	sg.openCopies()
+	if n < countReps(len(sub.Nodes), sg.rep) {
+		return nil, fmt.Errorf("%w: a collection of %d contents, %d among the candidates", ErrScores, n, countReps(len(sub.Nodes), sg.rep))
+	}
 	sg.pairs = sg.pairSet(Edits{})
 	return sg, nil
 }

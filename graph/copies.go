@@ -3,6 +3,7 @@ package graph
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -1003,4 +1004,91 @@ func titleClasses(nodes []Node) []int32 {
 		}
 	}
 	return class
+}
+
+// copyKey hashes what exact copies share (the modality, image, caption and
+// text that sameKey compares) with FNV-1a, 64 bits, the same in every
+// process: two exact copies have one key; 0 for a node with no content to
+// share. A store keeps it per node, so that an update finds the exact
+// copies of the nodes it adds anywhere in the collection by an index.
+func copyKey(n *Node) uint64 {
+	if !hasContent(n) {
+		return 0
+	}
+	h := uint64(fnvOffset64)
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * fnvPrime64
+		}
+		h = (h ^ 0) * fnvPrime64
+	}
+	h = (h ^ uint64(n.Modality)) * fnvPrime64
+	add(imagePath(n))
+	add(n.Caption)
+	add(n.Content)
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// copiesAmong returns the content classes Copies finds in the graph
+// induced by nodes (indexes of g, strictly ascending): the nodes, the
+// edges among them, and nothing else of g (neither g's classes nor its
+// other nodes). Each class is ascending, in g's indexes, in the order of
+// their lowest node. A store's update finds the classes of the region a
+// change touches this way, without the whole graph's detection.
+func copiesAmong(g *Graph, nodes []int32) [][]int32 {
+	s := &Graph{}
+	g.induce(s, nodes)
+	x := findCopies(s)
+	var out [][]int32
+	for c := 0; c+1 < len(x.start); c++ {
+		ms := x.members[x.start[c]:x.start[c+1]]
+		cl := make([]int32, len(ms))
+		for k, m := range ms {
+			cl[k] = nodes[m]
+		}
+		out = append(out, cl)
+	}
+	return out
+}
+
+// setCopies makes classes g's content classes in place of those Copies
+// would find (each class two or more distinct nodes of g, ascending; no
+// node in two): a candidate subgraph read from a store carries the
+// collection's classes, since its nodes' text (read lazily) cannot show
+// them. Classes are renumbered in the order of their lowest node.
+func setCopies(g *Graph, classes [][]int32) error {
+	n := int32(len(g.Nodes))
+	x := &copyIndex{class: make([]int32, n), start: []int32{0}}
+	for i := range x.class {
+		x.class[i] = -1
+	}
+	cs := slices.Clone(classes)
+	slices.SortFunc(cs, func(a, b []int32) int {
+		if len(a) == 0 || len(b) == 0 {
+			return cmp.Compare(len(a), len(b))
+		}
+		return cmp.Compare(a[0], b[0])
+	})
+	for _, c := range cs {
+		if len(c) < 2 || !slices.IsSorted(c) {
+			return fmt.Errorf("graph: content class %v: not two or more nodes ascending", c)
+		}
+		id := int32(len(x.start) - 1)
+		for k, v := range c {
+			if v < 0 || v >= n || (k > 0 && c[k-1] == v) || x.class[v] >= 0 {
+				return fmt.Errorf("graph: content class %v: node %d out of range, repeated or in another class", c, v)
+			}
+			x.class[v] = id
+		}
+		x.members = append(x.members, c...)
+		x.start = append(x.start, int32(len(x.members)))
+	}
+	if len(x.members) == 0 {
+		x = &copyIndex{}
+	}
+	g.copies.Store(x)
+	return nil
 }

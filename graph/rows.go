@@ -152,6 +152,9 @@ func init() {
 		r := graphRows(g.(*Graph))
 		return r.f, r.q, r.s
 	}
+	graphhook.CopyKey = func(n any) uint64 { return copyKey(n.(*Node)) }
+	graphhook.CopiesAmong = func(g any, nodes []int32) [][]int32 { return copiesAmong(g.(*Graph), nodes) }
+	graphhook.SetCopies = func(g any, classes [][]int32) error { return setCopies(g.(*Graph), classes) }
 	graphhook.DiffRelinked = func(diff, g any) ([]int32, bool) {
 		d := diff.(*Diff)
 		return d.relinked, d.relinked != nil && d.of == g.(*Graph)

@@ -17,19 +17,32 @@ func (g *Graph) Subgraph(nodes []int32) *Graph {
 		panic("graph: Subgraph: nodes not ascending")
 	}
 	n := len(nodes)
-	s := &Graph{Nodes: make([]Node, n), Embedder: g.Embedder}
+	s := &Graph{Embedder: g.Embedder}
 	src := graphRows(g)
 	dst := src.withCap(n)
-	local := make(map[int32]int32, n)
 	for i, v := range nodes {
 		if i > 0 && nodes[i-1] == v {
 			panic("graph: Subgraph: repeated node")
 		}
-		local[v] = int32(i)
-		s.Nodes[i] = g.Nodes[v]
 		dst.appendRows(&src, int(v), int(v)+1)
 	}
 	s.setRows(dst)
+	g.induce(s, nodes)
+	s.copies.Store(g.copyIndex().restrict(nodes))
+	return s
+}
+
+// induce sets s's nodes and edges (with its CSR) to those of g induced by
+// nodes (ascending, distinct): what Subgraph makes, but for the rows and
+// the content classes.
+func (g *Graph) induce(s *Graph, nodes []int32) {
+	n := len(nodes)
+	s.Nodes = make([]Node, n)
+	local := make(map[int32]int32, n)
+	for i, v := range nodes {
+		local[v] = int32(i)
+		s.Nodes[i] = g.Nodes[v]
+	}
 	// Walking the nodes in ascending order and each one's higher neighbours
 	// in ascending order gives the edges sorted by (U, V), as New leaves
 	// them.
@@ -52,6 +65,4 @@ func (g *Graph) Subgraph(nodes []int32) *Graph {
 		}
 	}
 	s.fillCSR(deg)
-	s.copies.Store(g.copyIndex().restrict(nodes))
-	return s
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/flowreader/flowreader"
-	"github.com/flowreader/flowreader/flow"
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/graph/ingest"
 	"github.com/flowreader/flowreader/internal/israce"
@@ -48,6 +47,18 @@ type confCase struct {
 	filters   []flowreader.Filter
 }
 
+// validUTF8 replaces the invalid UTF-8 in docs' text (the augmentation's
+// edits work on bytes, and PostgreSQL stores text as UTF-8 only).
+func validUTF8(docs []graph.Document) []graph.Document {
+	for i := range docs {
+		for j := range docs[i].Items {
+			it := &docs[i].Items[j]
+			it.Text, it.Caption = strings.ToValidUTF8(it.Text, "\uFFFD"), strings.ToValidUTF8(it.Caption, "\uFFFD")
+		}
+	}
+	return docs
+}
+
 // storeUnderTest is an index over one store, and whether its evidence
 // must equal the reference's (else overlap it).
 type storeUnderTest struct {
@@ -60,6 +71,7 @@ type storeUnderTest struct {
 type confResult struct {
 	shared, read int // nodes read by both, by the reference
 	questions    int
+	alsoIn       int // nodes read whose content is also elsewhere (also_in)
 }
 
 func (r confResult) overlap() float64 {
@@ -75,15 +87,6 @@ func (r confResult) overlap() float64 {
 func runConformance(t *testing.T, cc confCase, open func(t *testing.T, p *flowreader.Pipeline, g *graph.Graph) []storeUnderTest) map[string]confResult {
 	t.Helper()
 	ctx := context.Background()
-	if cc.cfg.Router == nil {
-		// Content classes (graph.Graph.Copies) are found from the nodes'
-		// text, which a store's candidate subgraph does not carry yet: the
-		// stores are compared with copies routed as separate nodes, as
-		// the paper routes them. Routing a class as one node over a store
-		// is not done (the default router differs where a collection holds
-		// copies).
-		cc.cfg.Router = &flow.Aspects{KeepCopies: true}
-	}
 	p, err := flowreader.New(cc.cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +125,20 @@ func runConformance(t *testing.T, cc confCase, open func(t *testing.T, p *flowre
 				r.questions++
 				a, b := readIDs(want), readIDs(got)
 				r.read += len(a)
+				for _, c := range got.Chains {
+					for _, n := range c.Nodes {
+						if len(n.AlsoIn) > 0 {
+							r.alsoIn++
+						}
+						// One content is read once: no node read is a copy
+						// of another node read.
+						for _, other := range n.AlsoIn {
+							if slices.Contains(b, other) {
+								t.Fatalf("%s %s: %q: %s and its copy %s both read", cc.name, st.name, q, n.ID, other)
+							}
+						}
+					}
+				}
 				for _, id := range a {
 					if slices.Contains(b, id) {
 						r.shared++
@@ -160,7 +177,7 @@ func runConformance(t *testing.T, cc confCase, open func(t *testing.T, p *flowre
 		}
 	}
 	for name, r := range out {
-		t.Logf("%s %s: %d questions × filters, nodes read overlap %.4f (%d of %d)", cc.name, name, r.questions, r.overlap(), r.shared, r.read)
+		t.Logf("%s %s: %d questions × filters, nodes read overlap %.4f (%d of %d), %d with also_in", cc.name, name, r.questions, r.overlap(), r.shared, r.read, r.alsoIn)
 	}
 	return out
 }
@@ -196,6 +213,9 @@ func sameEvidence(a, b *flowreader.Evidence) error {
 			u, v := x.Nodes[j], y.Nodes[j]
 			if u.ID != v.ID || u.Node != v.Node || u.Doc != v.Doc || u.Text != v.Text || u.Raised != v.Raised || !near(u.Score, v.Score) || !near(u.Flow, v.Flow) {
 				return fmt.Errorf("chain %d node %d: %s(%d) score %v flow %v, store %s(%d) score %v flow %v", i, j, u.ID, u.Node, u.Score, u.Flow, v.ID, v.Node, v.Score, v.Flow)
+			}
+			if !slices.Equal(u.AlsoIn, v.AlsoIn) {
+				return fmt.Errorf("chain %d node %d: %s also in %v, store %v", i, j, u.ID, u.AlsoIn, v.AlsoIn)
 			}
 		}
 	}
@@ -246,9 +266,15 @@ func pgStores(name string) func(t *testing.T, p *flowreader.Pipeline, g *graph.G
 // checkOverlap fails the test when a store's overlap is below 0.98.
 func checkOverlap(t *testing.T, res map[string]confResult) {
 	t.Helper()
+	checkOverlapAt(t, res, 0.98)
+}
+
+// checkOverlapAt fails the test when a store's overlap is below min.
+func checkOverlapAt(t *testing.T, res map[string]confResult, min float64) {
+	t.Helper()
 	for name, r := range res {
-		if r.overlap() < 0.98 {
-			t.Errorf("%s: nodes read overlap the reference's by %.4f, want ≥ 0.98", name, r.overlap())
+		if r.overlap() < min {
+			t.Errorf("%s: nodes read overlap the reference's by %.4f, want ≥ %.2f", name, r.overlap(), min)
 		}
 	}
 }
@@ -271,6 +297,35 @@ func TestConformanceQuickstart(t *testing.T) {
 		filters: []flowreader.Filter{{Metadata: map[string]string{"kind": "report"}}, {IDs: []string{docs[0].ID}}, {IDs: []string{"nothing"}}},
 	}, pgStores("quickstart"))
 	checkOverlap(t, res)
+}
+
+// TestConformanceCopies: the quickstart collection with a near-duplicate
+// of every document (the evaluation's augmentation: exact copies, light
+// edits, re-ordered sentences, a boilerplate line), under the default
+// router, which routes each content once: the store keeps the content
+// classes found at import, and the evidence, its also_in and the scores
+// (the hop step's seeds count contents) equal the in-memory index's.
+func TestConformanceCopies(t *testing.T) {
+	t.Parallel()
+	docs, err := ingest.Path("../examples/quickstart/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := eval.Augment{}.Apply(&eval.Dataset{Name: "quickstart", Questions: []eval.Question{{ID: "q", Docs: docs, DocSet: "quickstart"}}})
+	docs = ds.Questions[0].Docs
+	for i := range docs {
+		docs[i].Metadata = map[string]string{"kind": []string{"notes", "report"}[i%2]}
+	}
+	questions := []string{"What did the station report say about the harbour?", "Which field notes mention birds?",
+		"How did rainfall change over the year?", "Table 2 and Figure 1", "How many nests were counted?"}
+	res := runConformance(t, confCase{
+		name: "copies", cfg: flowreader.Config{Candidates: 256, ImageRoot: "../examples/quickstart/docs"}, docs: validUTF8(docs), questions: questions,
+		filters: []flowreader.Filter{{Metadata: map[string]string{"kind": "report"}}, {IDs: []string{docs[0].ID, docs[1].ID}}},
+	}, pgStores("copies"))
+	checkOverlap(t, res)
+	if r := res["postgres-exact"]; r.alsoIn == 0 {
+		t.Fatalf("no node read over the store says where else its content is: the collection's copies were not found")
+	}
 }
 
 // TestConformanceSynthetic: a synthetic collection of topic-clustered
@@ -342,6 +397,14 @@ func TestConformanceMultihop(t *testing.T) {
 				name: strings.ToLower(d.name), cfg: flowreader.Config{Candidates: 256}, docs: docs, questions: qs,
 				filters: []flowreader.Filter{{Metadata: map[string]string{"half": "second"}}, {IDs: ids}},
 			}, pgStores(d.name))
+			checkOverlap(t, res)
+			// The corpus with a near-duplicate of every passage (the
+			// evaluation's default augmentation): the content classes,
+			// the titles counted by content, one seed a content.
+			aug := eval.Augment{}.Apply(ds)
+			res = runConformance(t, confCase{
+				name: strings.ToLower(d.name) + "+dup", cfg: flowreader.Config{Candidates: 256}, docs: validUTF8(aug.Questions[0].Docs), questions: qs,
+			}, pgStores(d.name+"+dup"))
 			checkOverlap(t, res)
 		})
 	}

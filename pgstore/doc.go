@@ -45,7 +45,12 @@
 //     document frequency, from which an update computes the vocabulary's
 //     idf sum without reading every term;
 //   - refs (reference key → nodes) and titles (first word → node, title),
-//     the lookups of the reference boost and of hop-aware relevance.
+//     the lookups of the reference boost and of hop-aware relevance;
+//   - each node's content class (graph.Graph.Copies: the same page exported
+//     twice, a version of it, a boilerplate paragraph): the seqs of its
+//     members in its lowest member's row, its lowest seq in the others'
+//     (space linear in the class), and a key its exact copies share, indexed (schema 7; a
+//     collection imported before keeps no classes until imported again).
 //
 // # A question: two or three round trips, one snapshot
 //
@@ -105,6 +110,30 @@
 // Replicas keep no state between questions, so each question reads the
 // latest committed version: an update is visible to the next question,
 // with no notification needed (a standby shows it once replayed).
+//
+// # Content classes
+//
+// Import finds the graph's content classes (graph.Graph.Copies) over the
+// whole graph and stores each node's; a question's candidates carry them
+// (score.Candidates.Copies), so that over a store, as in-process, the
+// default router routes each content once, the hop step takes one seed a
+// content, a title shared by copies counts once, and each evidence node
+// and citation lists where else its content is (also_in). An update finds
+// the classes again over the region it touches instead of the whole
+// collection (the whole graph's detection costs seconds at 1M nodes): the
+// nodes it adds and relinks, their neighbours, the kept nodes that are
+// exact copies of an added node (by the indexed key), the members of every
+// stored class among them, and the whole documents of the members of every
+// class of at most 8 (a document copied as a whole is aligned node by
+// node). Within that region the classes are the whole graph's
+// (TestUpdateCopiesMatchImport compares them after random updates); what
+// it leaves out is a pair of kept nodes newly joined by an edge that the
+// update does not report as relinked (only an update without a Diff, which
+// reports none). A keyword's frequency and the collection's count of
+// contents (the router's bridge statistics, score.Candidates.KeywordDF and
+// Contents) count a class once, by its lowest seq, as the in-memory router
+// counts it by its lowest node: over an imported collection the evidence
+// equals the in-memory index's, copies or not (the conformance tests).
 //
 // # The index over a store, filters
 //

@@ -61,6 +61,11 @@ type fetched struct {
 	sum   []int32      // answerability's summary length
 	refs  [][]string   // reference keys
 	names [][]int64    // the nodes each names by title (seqs)
+	// copies is each candidate's content class (seqs, its own among
+	// them; nil without a copy), nil when the collection keeps none.
+	copies    [][]int64
+	hasCopies bool  // the collection keeps content classes
+	contents  int64 // the collection's contents (collections.contents)
 
 	// bm25 is each candidate's BM25, normalised by the whole collection's
 	// range, as score.Scores.BM25 holds it; nil when no query term occurs.
@@ -167,6 +172,8 @@ type collState struct {
 	vocab            int64
 	maxSumLen        int32
 	entries          []int64
+	copies           bool  // the collection keeps content classes
+	contents         int64 // its nodes less those holding a lower node's content
 	entryEmb         []byte
 	entryScale       []float32
 }
@@ -253,9 +260,9 @@ func (s *Store) fetch(ctx context.Context, name string, q score.Query, m int, c 
 	// statements (their costs are estimated per range, and a compile
 	// would cost more than any of them).
 	b.Queue(`SET LOCAL jit = off`)
-	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries FROM flowreader.collections WHERE name = $1`, name).
+	b.Queue(`SELECT id, version, nodes, dim, int8, total_len, idf_sum, vocab, max_sum_len, entries, copies, contents FROM flowreader.collections WHERE name = $1`, name).
 		QueryRow(func(r pgx.Row) error {
-			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries)
+			return r.Scan(&st.id, &st.version, &st.n, &st.dim, &st.int8, &st.totalLen, &st.idfSum, &st.vocab, &st.maxSumLen, &st.entries, &st.copies, &st.contents)
 		})
 	if isFiltered {
 		f.ranges = []int64{}
@@ -483,16 +490,22 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	}
 	var titleSeqs []int64
 	var titles []string
+	var titleClass []int64 // each title row's content class: its lowest copy's seq, or its own
 	if len(qwords) > 0 {
-		b.Queue(`SELECT seq, title FROM flowreader.titles WHERE coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND first = ANY($2) ORDER BY seq`, name, qwords).
+		// A title shared by more than a few contents names nothing in
+		// particular (mention.Options.MaxTitleCopies): copies of one
+		// passage count once, as in-process (the rows' classes).
+		b.Queue(`SELECT t.seq, t.title, coalesce(c.copies[1], t.seq) FROM flowreader.titles t
+JOIN flowreader.cands c ON c.coll = t.coll AND c.seq = t.seq
+WHERE t.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND t.first = ANY($2) ORDER BY t.seq`, name, qwords).
 			Query(func(rows pgx.Rows) error {
 				for rows.Next() {
-					var seq int64
+					var seq, class int64
 					var t string
-					if err := rows.Scan(&seq, &t); err != nil {
+					if err := rows.Scan(&seq, &t, &class); err != nil {
 						return err
 					}
-					titleSeqs, titles = append(titleSeqs, seq), append(titles, t)
+					titleSeqs, titles, titleClass = append(titleSeqs, seq), append(titles, t), append(titleClass, class)
 				}
 				return rows.Err()
 			})
@@ -748,7 +761,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 		}
 	}
 	if len(titles) > 0 {
-		for _, i := range mention.NewTitleIndex(titles, mention.Options{}).Named(q.Text) {
+		for _, i := range mention.NewTitleIndex(titles, mention.Options{Class: titleClasses(titleClass)}).Named(q.Text) {
 			f.named = append(f.named, titleSeqs[i])
 		}
 	}
@@ -793,6 +806,7 @@ WHERE r.coll = (SELECT id FROM flowreader.collections WHERE name = $1) AND r.key
 	for i := range drows {
 		known[drows[i].seq] = &drows[i]
 	}
+	f.hasCopies, f.contents = st.copies, st.contents
 	if err := f.readCandidates(ctx, conn.Conn(), s, name, st.id, picks, known, opt.text, opt.kwInSnapshot); err != nil {
 		if errors.Is(err, errMoved) && !opt.kwInSnapshot {
 			// Asked again, reading the keyword frequencies in the
@@ -854,6 +868,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	woff, wfirst := make([]int, n), make([]int, n)
 	f.rank, f.kwnorm, f.nodes = make([]int32, n), make([][]string, n), make([]graph.Node, n)
 	f.len, f.sum, f.refs, f.names, f.scale = make([]float32, n), make([]int32, n), make([][]string, n), make([][]int64, n), make([]float32, n)
+	if f.hasCopies {
+		f.copies = make([][]int64, n)
+	}
 	f.emb = make([]byte, n*rb)
 	got := make([]bool, n)
 	var unknown, inHand []int64
@@ -885,8 +902,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 					ln, sc            float32
 					adj, emb, wb, ls  pgtype.DriverBytes // the driver's, until Next: decoded or copied below
 					rank              int32
+					cp                []int64
 				)
-				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &ls, &ln, &sumLen, &rank, &lastPage, &wb}
+				dst := []any{&seq, &nd.ID, &nd.Doc, &page, &ord, &mod, &nd.Section, &ls, &ln, &sumLen, &rank, &lastPage, &wb, &cp}
 				if full {
 					dst = append(dst, &adj, &emb, &sc)
 				}
@@ -934,11 +952,14 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 				}
 				f.nodes[i] = nd
 				f.len[i], f.sum[i], f.refs[i], f.names[i] = ln, sumLen, refs, names
+				if f.copies != nil && len(cp) > 0 {
+					f.copies[i] = cp
+				}
 			}
 			return rows.Err()
 		}
 	}
-	const cols = `seq, id, doc, page, ord, modality, section, lists, len, sum_len, rank, last_page, wts`
+	const cols = `seq, id, doc, page, ord, modality, section, lists, len, sum_len, rank, last_page, wts, copies`
 	if len(unknown) > 0 {
 		lo, hi := seqRuns(unknown)
 		b.Queue(byRuns(`flowreader.cands`, cols+`, adj, emb, scale`), coll, lo, hi).Query(scanRows(true))
@@ -946,6 +967,25 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	if len(inHand) > 0 {
 		lo, hi := seqRuns(inHand)
 		b.Queue(byRuns(`flowreader.cands`, cols), coll, lo, hi).Query(scanRows(false))
+	}
+	var classOf map[int64][]int64 // a class by its lowest seq
+	if f.copies != nil {
+		// A class's lowest member's row holds the whole class, another
+		// member's its lowest seq and its own (rowCopies): the classes of
+		// the others, each once, from the same snapshot.
+		classOf = map[int64][]int64{}
+		b.Queue(`SELECT r.seq, r.copies FROM flowreader.cands r WHERE r.coll = $1 AND r.seq IN (
+	SELECT c.copies[1] FROM flowreader.cands c WHERE c.coll = $1 AND c.seq = ANY($2) AND c.copies <> '{}' AND c.copies[1] <> c.seq)`, coll, picks).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var lo int64
+				var cp []int64
+				if err := rows.Scan(&lo, &cp); err != nil {
+					return err
+				}
+				classOf[lo] = cp
+			}
+			return rows.Err()
+		})
 	}
 	type textRow struct {
 		summary, content, caption, footnote, imageText, context, ip, im string
@@ -975,6 +1015,17 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap("fetch candidates", err)
 	}
+	for i, cp := range f.copies {
+		if len(cp) == 0 || cp[0] == picks[i] {
+			continue
+		}
+		f.copies[i] = nil // not expected: the class's row does not name it
+		if c := classOf[cp[0]]; len(c) > 1 {
+			if _, in := slices.BinarySearch(c, picks[i]); in {
+				f.copies[i] = c
+			}
+		}
+	}
 	if text {
 		for i := range f.nodes {
 			r := texts[i]
@@ -995,6 +1046,9 @@ func (f *fetched) readCandidates(ctx context.Context, conn *pgx.Conn, s *Store, 
 		f.seqs = compactBy(picks, got)
 		f.nodes, f.rank, f.kwnorm = compactBy(f.nodes, got), compactBy(f.rank, got), compactBy(f.kwnorm, got)
 		f.len, f.sum, f.refs, f.names, f.scale = compactBy(f.len, got), compactBy(f.sum, got), compactBy(f.refs, got), compactBy(f.names, got), compactBy(f.scale, got)
+		if f.copies != nil {
+			f.copies = compactBy(f.copies, got)
+		}
 		nbs, kds, woff, wfirst = compactBy(nbs, got), compactBy(kds, got), compactBy(woff, got), compactBy(wfirst, got)
 		emb := f.emb[:0]
 		for i, ok := range got {
@@ -1246,6 +1300,28 @@ func (f *fetched) candidates() (*score.Candidates, error) {
 			cs.Named = append(cs.Named, j)
 		}
 	}
+	if f.contents > 0 && f.contents <= f.n {
+		cs.Contents = int(f.contents)
+	}
+	if f.copies != nil {
+		// The members of a class share one slice (a boilerplate class
+		// may be large, and many of them candidates).
+		cs.Copies = make([][]int, n)
+		conv := map[int64][]int{}
+		for i, cp := range f.copies {
+			if len(cp) > 1 {
+				c, ok := conv[cp[0]]
+				if !ok {
+					c = make([]int, len(cp))
+					for k, v := range cp {
+						c[k] = int(v)
+					}
+					conv[cp[0]] = c
+				}
+				cs.Copies[i] = c
+			}
+		}
+	}
 	slices.Sort(cs.Named)
 	cs.Named = slices.Compact(cs.Named)
 	if f.meanDir != nil {
@@ -1293,4 +1369,27 @@ func rowBytes(dim int, i8 bool) int {
 		return dim
 	}
 	return 4 * dim
+}
+
+// titleClasses numbers the title rows' content classes (each row's
+// lowest copy's seq) as mention.Options.Class wants them, or nil when no
+// two rows share one (every row its own content).
+func titleClasses(class []int64) []int32 {
+	id := make(map[int64]int32, len(class))
+	out := make([]int32, len(class))
+	shared := false
+	for i, c := range class {
+		k, ok := id[c]
+		if !ok {
+			k = int32(len(id))
+			id[c] = k
+		} else {
+			shared = true
+		}
+		out[i] = k
+	}
+	if !shared {
+		return nil
+	}
+	return out
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/flowreader/flowreader/graph"
 	"github.com/flowreader/flowreader/internal/flowhook"
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/internal/mention"
 	"github.com/flowreader/flowreader/internal/scorehook"
 	_ "github.com/flowreader/flowreader/score" // sets the scorehook functions
@@ -67,6 +68,24 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 		return wrap("import", err)
 	}
 	w := &writer{tx: tx, coll: id, g: g, noCopy: s.noCopy, ann: s.ann}
+	// The content classes, found over the whole graph (graph.Graph.Copies:
+	// about 1 % of a build's CPU time at 1M nodes), so that a question's
+	// candidates route and cite each content once, as in-process.
+	w.copies = func(i int) []int64 {
+		cs := g.Copies(i)
+		switch {
+		case cs == nil:
+			return nil
+		case int(cs[0]) != i:
+			return []int64{int64(cs[0]), int64(i)} // rowCopies
+		}
+		out := make([]int64, len(cs))
+		for k, c := range cs {
+			out[k] = int64(c)
+		}
+		return out
+	}
+	w.class = importClasses(g)
 	if w.ann {
 		if _, err := tx.Exec(ctx, annTable); err != nil {
 			return wrap("import", err)
@@ -91,11 +110,17 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 			return wrap("import", err)
 		}
 	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET copies = true WHERE id = $1`, id); err != nil {
+		return wrap("import", err)
+	}
 	if err := w.dfs.write(ctx, tx, id); err != nil {
 		return err
 	}
 	if err := writeStats(ctx, tx, id, w.st, [][2]int64{{0, int64(len(g.Nodes)) - 1}}, true); err != nil {
 		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET contents = nodes - $2 WHERE id = $1`, id, w.nonReps); err != nil {
+		return wrap("import", err)
 	}
 	// The planner's statistics, so that the first questions find the
 	// indexes (a large import changes the tables' sizes).
@@ -140,6 +165,21 @@ type writer struct {
 	// dfs collects the changes to the collection's count of terms per
 	// document frequency (flowreader.dfs) as terms are merged.
 	dfs dfCounts
+	// copies returns what node i's row stores of its content class
+	// (rowCopies: the whole class for its lowest member, else its lowest
+	// seq and its own; nil when it has no copy; graph.Graph.Copies, see
+	// Import and Update); nil writes no class.
+	copies func(i int) []int64
+	// class is each node of g's content class (its lowest copy), for the
+	// title mentions' counts (mention.Options.Class); nil: every node its
+	// own content.
+	class []int32
+	// oldCopies is an update's stored classes before it (seq → its
+	// class's lowest seq), for the old collection's title mentions.
+	oldCopies map[int64]int64
+	// nonReps counts the nodes write wrote that hold a lower node's
+	// content (not counted in collections.contents nor keywords.df).
+	nonReps int64
 }
 
 // namesOf returns the nodes node i of g names by title, over the whole
@@ -162,7 +202,7 @@ func (w *writer) namesOf(i int) []int32 {
 			for k := range g.Nodes {
 				texts[k], titles[k] = g.Nodes[k].Content, g.Nodes[k].Section
 			}
-			w.named = mention.TitleMentions(texts, titles, mention.Options{})
+			w.named = mention.TitleMentions(texts, titles, mention.Options{Class: w.class})
 		}
 	}
 	if w.named == nil {
@@ -440,7 +480,7 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 	}
 
 	// What scoring and routing read of every candidate: one row.
-	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "wts", "lists", "emb", "scale", "rank", "kwnorm", "last_page"}
+	candCols := []string{"coll", "seq", "id", "doc", "page", "ord", "modality", "section", "keywords", "len", "sum_len", "refs", "names", "adj", "wts", "lists", "emb", "scale", "rank", "kwnorm", "last_page", "copies", "ckey"}
 	rank := w.ranks(sel)
 	kwDF := map[string]int32{}
 	i = a
@@ -469,12 +509,23 @@ func (w *writer) write(ctx context.Context, sel []int) error {
 			emb, scale = int8Bytes(q), s
 		}
 		kn := normKeywords(nd.Keywords)
-		for _, k := range kn {
-			kwDF[k]++
+		var cp []int64
+		if w.copies != nil {
+			cp = w.copies(k)
+		}
+		// A keyword's frequency counts contents: a node holding a lower
+		// node's content (its class's lowest seq is another's) adds none.
+		if len(cp) > 0 && cp[0] != w.seqOf(k) {
+			w.nonReps++
+		} else {
+			for _, k := range kn {
+				kwDF[k]++
+			}
 		}
 		w.st.add(lens[x], int32(scorehook.SummaryLen(nd)), row)
 		return []any{w.coll, w.seqOf(k), nd.ID, nd.Doc, int32(nd.Page), int32(nd.Order), int16(nd.Modality), nd.Section, nonNil(nd.Keywords),
-			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, appendLists(nil, nd.Keywords, refs, nm), emb, scale, rank[x], kn, int32(nd.LastPage)}, nil
+			lens[x], int32(scorehook.SummaryLen(nd)), refs, nm, adj, wts, appendLists(nil, nd.Keywords, refs, nm), emb, scale, rank[x], kn, int32(nd.LastPage),
+			nonNil64(cp), int64(graphhook.CopyKey(nd))}, nil
 	}))
 	if err != nil {
 		return wrap("import candidates", err)

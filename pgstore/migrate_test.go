@@ -39,6 +39,8 @@ ALTER TABLE flowreader.documents DROP COLUMN ranges, DROP COLUMN links;
 DROP TABLE flowreader.keywords, flowreader.dfs;
 DROP INDEX flowreader.cands_sum_len;
 ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists;
+ALTER TABLE flowreader.cands DROP COLUMN copies, DROP COLUMN ckey;
+ALTER TABLE flowreader.collections DROP COLUMN copies, DROP COLUMN contents;
 DELETE FROM flowreader.schema_version WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestMigrateFrom3(t *testing.T) {
 	if err := s.Import(ctx, "m", ga, da...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists;
+	if _, err := s.pool.Exec(ctx, `DROP TABLE flowreader.dfs; DROP INDEX flowreader.cands_sum_len; ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists, DROP COLUMN copies, DROP COLUMN ckey; ALTER TABLE flowreader.collections DROP COLUMN copies, DROP COLUMN contents;
 DELETE FROM flowreader.schema_version WHERE version >= 4`); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestMigrateFrom5(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.pool.Exec(ctx, `ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists; DELETE FROM flowreader.schema_version WHERE version >= 6`); err != nil {
+	if _, err := s.pool.Exec(ctx, `ALTER TABLE flowreader.cands DROP COLUMN wts, DROP COLUMN lists, DROP COLUMN copies, DROP COLUMN ckey; ALTER TABLE flowreader.collections DROP COLUMN copies, DROP COLUMN contents; DELETE FROM flowreader.schema_version WHERE version >= 6`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -13,7 +13,7 @@ import (
 
 // schemaVersion is the version of the schema this code reads and writes.
 // Open migrates an older database up to it, and refuses a newer one.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // migrations[i] takes the schema from version i to i+1, with backfills[i]
 // run after it when set (what SQL cannot compute as the library does). A
@@ -191,10 +191,29 @@ INSERT INTO flowreader.dfs (coll, df, terms) SELECT coll, df, count(*) FROM flow
 	// of the three arrays. The backfill computes them from the stored
 	// rows.
 	`ALTER TABLE flowreader.cands ADD COLUMN wts bytea NOT NULL DEFAULT '', ADD COLUMN lists bytea NOT NULL DEFAULT '';`,
+	// 7: content classes (graph.Graph.Copies): the seqs of a class's
+	// members in its lowest member's row, the lowest seq and its own in
+	// every other member's (a class of n members takes space linear in
+	// n; '{}' for a node without a copy), and a key its exact copies share (graph's FNV-1a of what
+	// they share; 0 without content), indexed, so that an update finds
+	// the exact copies of the nodes it adds anywhere in the collection;
+	// collections.copies says the classes are kept, collections.contents
+	// counts the nodes that hold no lower node's content, and keywords.df
+	// counts those (a class once, by its lowest seq), as the router over
+	// a whole graph counts them. A collection
+	// imported before has none (false) until it is imported again: its
+	// questions route copies as separate nodes, as before.
+	`
+ALTER TABLE flowreader.cands ADD COLUMN copies int8[] NOT NULL DEFAULT '{}', ADD COLUMN ckey int8 NOT NULL DEFAULT 0;
+ALTER TABLE flowreader.collections ADD COLUMN copies bool NOT NULL DEFAULT false, ADD COLUMN contents int8 NOT NULL DEFAULT 0;
+UPDATE flowreader.collections SET contents = nodes;
+CREATE INDEX cands_ckey ON flowreader.cands (coll, ckey) WHERE ckey <> 0;
+CREATE INDEX cands_copies ON flowreader.cands (coll, seq) WHERE copies <> '{}';
+`,
 }
 
 // backfills[i], when set, runs after migrations[i] in its transaction.
-var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks, nil, nil, nil, backfillWeights}
+var backfills = []func(ctx context.Context, tx pgx.Tx) error{nil, backfillRanks, nil, nil, nil, backfillWeights, nil}
 
 // backfillRanks computes migration 2's columns for the collections of a
 // schema-1 database: ranks and seq ranges in SQL, normalised keywords and

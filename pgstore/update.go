@@ -103,8 +103,9 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		ann     bool
 		st      collStats
 	)
-	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann, nodes, total_len, max_sum_len, emb_sum FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).
-		Scan(&id, &version, &dim, &i8, &nextSeq, &ann, &st.n, &st.total, &st.maxSum, &st.emb)
+	var keepsCopies bool
+	err = tx.QueryRow(ctx, `SELECT id, version, dim, int8, next_seq, ann, nodes, total_len, max_sum_len, emb_sum, copies FROM flowreader.collections WHERE name = $1 FOR UPDATE`, name).
+		Scan(&id, &version, &dim, &i8, &nextSeq, &ann, &st.n, &st.total, &st.maxSum, &st.emb, &keepsCopies)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("pgstore: update %q: %w", name, errNotFound)
 	}
@@ -202,8 +203,36 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 		}
 	}
 	slices.Sort(goneSeqs)
+	// The content classes the update changes, found before the removed
+	// nodes' rows (and their stored classes) are deleted.
+	var cu *copyUpdate
+	var newClass []int32
+	var oldCopies map[int64]int64
+	if keepsCopies {
+		idx := newSeqIndex(m)
+		var rl []int32
+		if known {
+			rl = relinked
+		} else {
+			rl = changedLinks(&writer{tx: tx, coll: id, g: g, at: m.seq, runs: runs}, old, keep)
+		}
+		if cu, err = regionCopies(ctx, tx, id, g, m, idx, fresh, rl, goneSeqs); err != nil {
+			return 0, err
+		}
+		if titledGraph(g) {
+			if oldCopies, err = storedClasses(ctx, tx, id); err != nil {
+				return 0, err
+			}
+			newClass = classVector(g, m, idx, cu, oldCopies)
+		}
+	}
+	s.stage("content classes")
 	var dfs dfCounts
-	goneNodes, err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, &st, &dfs)
+	var goneNonRep map[int64]bool
+	if cu != nil {
+		goneNonRep = cu.goneNonRep
+	}
+	goneNodes, err := removeNodes(ctx, tx, id, i8, ann, goneSeqs, goneNonRep, &st, &dfs)
 	if err != nil {
 		return 0, err
 	}
@@ -214,9 +243,30 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 	}
 	s.stage("remove")
 
-	w := &writer{tx: tx, coll: id, g: g, at: m.seq, runs: runs, noCopy: s.noCopy, ann: ann, dfs: dfs}
+	w := &writer{tx: tx, coll: id, g: g, at: m.seq, runs: runs, noCopy: s.noCopy, ann: ann, dfs: dfs, class: newClass, oldCopies: oldCopies}
+	if cu != nil {
+		w.copies = func(i int) []int64 {
+			if c := cu.class[i]; c != nil {
+				return rowCopies(cu.seqs(m, c), m.seq(i))
+			}
+			return nil
+		}
+	}
 	if err := w.write(ctx, fresh); err != nil {
 		return 0, err
+	}
+	// The collection's contents: the nodes less those holding a lower
+	// node's content.
+	contents := int64(len(fresh)) - w.nonReps - int64(len(goneSeqs)-len(goneNonRep))
+	if cu != nil {
+		d, err := cu.write(ctx, tx, id, m)
+		if err != nil {
+			return 0, err
+		}
+		contents += d
+	}
+	if _, err := tx.Exec(ctx, `UPDATE flowreader.collections SET contents = contents + $2 WHERE id = $1`, id, contents); err != nil {
+		return 0, wrap("update", err)
 	}
 	s.stage("write")
 	// The kept nodes whose links (edges, title mentions) differ from the
@@ -377,6 +427,38 @@ func rangesLen(rs []int64) int64 {
 	return n
 }
 
+// changedLinks returns the kept nodes whose links differ from the stored
+// ones (their link hashes; those of a document stored without them), for
+// an update given no Diff of g's edges: the content classes' region needs
+// the kept nodes whose edges changed before the classes, on which the
+// title mentions of the links hashed later depend, are known. w (a writer
+// of g with no classes) hashes title mentions counted without classes: a
+// node whose mentions counted with them are the stored ones may be
+// reported too, never one whose edges changed left out.
+func changedLinks(w *writer, old map[string]oldDoc, keep map[string]bool) []int32 {
+	links := w.linkHashes()
+	used := map[string]int{}
+	var out []int32
+	for i := range w.g.Nodes {
+		d := w.g.Nodes[i].Doc
+		if !keep[d] {
+			continue
+		}
+		k := used[d]
+		used[d] = k + 1
+		if ls := old[d].links; len(ls) != int(old[d].nodes) || ls[k] != links[d][k] {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// fresh reports whether node i is a new one (of a written document).
+func (m *seqMap) fresh(i int) bool {
+	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].start > i }) - 1
+	return m.base[k] >= 0
+}
+
 // pos returns node i's position among its document's nodes.
 func (m *seqMap) pos(i int) (string, int) {
 	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].start > i }) - 1
@@ -417,7 +499,24 @@ func (w *writer) renamed(keep map[string]bool, gone []goneNode) []int {
 	for _, nd := range gone {
 		texts, titles, seqs = append(texts, nd.content), append(titles, nd.section), append(seqs, nd.seq)
 	}
-	was := mention.TitleMentions(texts, titles, mention.Options{})
+	var class []int32
+	if w.oldCopies != nil {
+		class = make([]int32, len(seqs))
+		id := map[int64]int32{}
+		for p, sq := range seqs {
+			k := sq
+			if lo, ok := w.oldCopies[sq]; ok {
+				k = lo
+			}
+			c, ok := id[k]
+			if !ok {
+				c = int32(len(id))
+				id[k] = c
+			}
+			class[p] = c
+		}
+	}
+	was := mention.TitleMentions(texts, titles, mention.Options{Class: class})
 	var out []int
 	var a, b []int64
 	for p, i := range kept {
@@ -489,7 +588,7 @@ type goneNode struct {
 // by its terms, recomputed from its stored text as the writer computed
 // them; the frequencies deleted must add up to its stored BM25 length, or
 // the update fails. It returns the removed nodes' texts and titles.
-func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, st *collStats, dfs *dfCounts) ([]goneNode, error) {
+func removeNodes(ctx context.Context, tx pgx.Tx, coll int32, i8, ann bool, seqs []int64, nonRep map[int64]bool, st *collStats, dfs *dfCounts) ([]goneNode, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
@@ -533,8 +632,10 @@ FROM flowreader.cands c JOIN flowreader.nodes n ON n.coll = c.coll AND n.seq = c
 			pTerm, pSeq = append(pTerm, t), append(pSeq, seq)
 		}
 		lens[seq] = ln
-		for _, k := range kwnorm {
-			kwDF[k]++
+		if !nonRep[seq] { // a copy of a lower node's content counted no keyword
+			for _, k := range kwnorm {
+				kwDF[k]++
+			}
 		}
 		for _, r := range refs {
 			refKeys, refSeqs = append(refKeys, r), append(refSeqs, seq)

@@ -88,8 +88,9 @@ type Citation struct {
 	// node, or -1 for the extractive reader.
 	Chain int
 	// AlsoIn lists the IDs of the other nodes holding the same content
-	// (graph.Graph.Copies), so that a citation says where else it appears;
-	// the pipeline sets it, readers leave it empty.
+	// (graph.Graph.Copies), so that a citation says where else it appears,
+	// at most the first 32 (as flowreader.EvidenceNode.AlsoIn); the
+	// pipeline sets it, readers leave it empty.
 	AlsoIn []string
 	// Span is where the answer sits in Quote: byte offsets [start, end),
 	// for highlighting; {0, 0} when the reader does not say (VLM).

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/graphhook"
 )
 
 // Candidates is one question's candidate subgraph with what scoring reads
@@ -71,6 +72,21 @@ type Candidates struct {
 	// index).
 	Rank      []int32
 	KeywordDF map[string]int32
+	// Contents is the collection's number of distinct contents: Size less
+	// the nodes that hold another node's content (Copies), for the
+	// router's bridge cutoff, which counts contents as KeywordDF does
+	// (each class counted once, by its lowest node). 0 means Size.
+	Contents int
+	// Copies lists, for each candidate, the collection positions of the
+	// nodes that hold its content (graph.Graph.Copies over the whole
+	// collection), its own among them, ascending; nil for a candidate
+	// without a copy. Scoring makes the classes' members among the
+	// candidates Graph's content classes, which the hop step's seeds and
+	// the router count once a content; the positions of the others name
+	// where else a cited content is. Nil when Graph's classes are found
+	// from its own text (an in-memory graph's subgraph carries them) or
+	// the store keeps none.
+	Copies [][]int
 }
 
 // score scores the candidates for q under c as Index.Score scores them in
@@ -93,6 +109,11 @@ func (cs *Candidates) score(c Config, q Query) (*Scores, error) {
 	g := cs.Graph
 	if err := checkQuery(g, q); err != nil {
 		return nil, err
+	}
+	if cs.Copies != nil {
+		if err := graphhook.SetCopies(g, cs.localCopies()); err != nil {
+			return nil, fmt.Errorf("%w: candidates: %w", ErrConfig, err)
+		}
 	}
 	n := len(g.Nodes)
 	s := &Index{g: g, n: n, terms: map[string]int32{}, refs: map[string][]int32{},
@@ -186,6 +207,28 @@ func (cs *Candidates) check() error {
 			return bad("a statistic is %v", x)
 		}
 	}
+	if cs.Contents < 0 || cs.Contents > cs.Size {
+		return bad("%d contents in a collection of %d nodes", cs.Contents, cs.Size)
+	}
+	if cs.Copies != nil && len(cs.Copies) != n {
+		return bad("Copies has %d values for %d nodes", len(cs.Copies), n)
+	}
+	for i, ps := range cs.Copies {
+		if ps == nil {
+			continue
+		}
+		if len(ps) < 2 || ps[0] < 0 {
+			return bad("node %d: copies %v not two or more positions ascending", i, ps)
+		}
+		for k := 1; k < len(ps); k++ {
+			if ps[k-1] >= ps[k] {
+				return bad("node %d: copies %v not two or more positions ascending", i, ps)
+			}
+		}
+		if _, ok := slices.BinarySearch(ps, cs.Nodes[i]); !ok {
+			return bad("node %d: copies %v without its own position %d", i, ps, cs.Nodes[i])
+		}
+	}
 	for _, v := range cs.Named {
 		if v < 0 || v >= n {
 			return bad("named node %d of %d", v, n)
@@ -201,9 +244,35 @@ func (cs *Candidates) check() error {
 	return nil
 }
 
+// localCopies is Copies as classes of the subgraph: each class's members
+// among the candidates (candidate indexes, ascending) where two or more
+// are, in the order of their lowest member. Candidates whose lists
+// differ are in different classes (a store's lists are its classes).
+func (cs *Candidates) localCopies() [][]int32 {
+	at := map[int][]int32{} // a class's lowest position → its candidates
+	var order []int
+	for i, ps := range cs.Copies {
+		if ps == nil {
+			continue
+		}
+		k := ps[0]
+		if at[k] == nil {
+			order = append(order, k)
+		}
+		at[k] = append(at[k], int32(i))
+	}
+	var out [][]int32
+	for _, k := range order {
+		if ms := at[k]; len(ms) > 1 {
+			out = append(out, ms)
+		}
+	}
+	return out
+}
+
 // hopInputs are the hop step's inputs over the candidates: a Link edge
 // whose ends name one another (a title mention) is the naming's, not an
-// entity link.
+// entity link; the content classes are the subgraph's.
 func (cs *Candidates) hopInputs() hopInputs {
 	g := cs.Graph
 	names := func(u int) []int {
@@ -212,7 +281,7 @@ func (cs *Candidates) hopInputs() hopInputs {
 		}
 		return cs.Names[u]
 	}
-	return hopInputs{
+	in := hopInputs{
 		named: cs.Named,
 		names: names,
 		links: func(u int) []int {
@@ -227,4 +296,18 @@ func (cs *Candidates) hopInputs() hopInputs {
 			return out
 		},
 	}
+	// One seed a content, as over the whole graph: the subgraph's classes
+	// are the collection's among the candidates.
+	in.copies = func(u int) []int {
+		cs := g.Copies(u)
+		if cs == nil {
+			return nil
+		}
+		out := make([]int, len(cs))
+		for k, c := range cs {
+			out[k] = int(c)
+		}
+		return out
+	}
+	return in
 }

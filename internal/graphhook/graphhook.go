@@ -1,12 +1,13 @@
 // Package graphhook gives the library's own packages what package graph
 // does not make public: the node an item becomes (for the evaluation's
-// gold references), the kept nodes whose edges an update changed (for a
-// store's update), and a graph constructor for a graph whose embedding rows
-// are taken as they are (no normalisation, int8 rows kept), for a
-// candidate subgraph read back from a store, which must equal the one the
-// in-memory graph gives bit for bit. Package graph sets the functions when
-// it is initialised; its types are graph's, passed as any because graph
-// imports this package.
+// gold references); for a store, the kept nodes whose edges an update
+// changed, the content classes of the region an update touches and an
+// exact-copy key; a graph constructor for a graph whose embedding rows are
+// taken as they are (no normalisation, int8 rows kept), for a candidate
+// subgraph read back from a store, which must equal the one the in-memory
+// graph gives bit for bit, and the content classes such a subgraph
+// carries. Package graph sets the functions when it is initialised; its
+// types are graph's, passed as any because graph imports this package.
 package graphhook
 
 // FromRows makes a *graph.Graph of nodes ([]graph.Node, kept) and edges
@@ -36,3 +37,21 @@ var DiffRelinked func(diff, g any) (nodes []int32, ok bool)
 // with one scale per row in s. Scoring reads the int8 rows' signs for its
 // sketches without decoding them.
 var Rows func(g any) (f []float32, q []int8, s []float32)
+
+// CopyKey returns the key exact copies of a *graph.Node share (FNV-1a of
+// its modality, image, caption and text; the same in every process), 0
+// for a node without content: a store finds an added node's exact copies
+// by it.
+var CopyKey func(n any) uint64
+
+// CopiesAmong returns the content classes graph.Graph.Copies finds in the
+// graph induced by nodes (indexes of g, a *graph.Graph, strictly
+// ascending), in g's indexes: a store's update finds the classes of the
+// region it changes without the whole collection's detection.
+var CopiesAmong func(g any, nodes []int32) [][]int32
+
+// SetCopies makes classes (each two or more nodes, ascending, disjoint)
+// the content classes of g (a *graph.Graph), in place of those Copies
+// would find from its text: a candidate subgraph read from a store
+// carries the collection's classes.
+var SetCopies func(g any, classes [][]int32) error

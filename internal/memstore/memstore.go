@@ -1,7 +1,7 @@
 // Package memstore is a flowreader.Store over in-memory graphs, one per
 // collection: what a store returns for a question, computed from the whole
 // graph (score's candidate set, with the routing statistics a router
-// opened on the whole graph reads). Tests of the index over a store use
+// opened on the whole graph reads, and the content classes). Tests of the index over a store use
 // it, and the conformance suite compares other stores with it. A
 // collection's positions are its graph's node indexes.
 package memstore
@@ -31,11 +31,12 @@ type Store struct {
 
 // coll is one collection: its graph, scoring index and routing statistics.
 type coll struct {
-	g       *graph.Graph
-	ix      *score.Index
-	rank    []int32          // node → position in its document's reading order
-	df      map[string]int32 // normalised keyword → nodes holding it
-	version int64
+	g        *graph.Graph
+	ix       *score.Index
+	rank     []int32          // node → position in its document's reading order
+	df       map[string]int32 // normalised keyword → contents holding it
+	contents int              // nodes less those that copy a lower one
+	version  int64
 }
 
 // ErrNotFound is a collection the store does not hold; it wraps
@@ -70,7 +71,14 @@ func (s *Store) Put(name string, g *graph.Graph) {
 		c.rank[v] = next[d]
 		next[d]++
 	}
+	c.contents = len(g.Nodes)
 	for v := range g.Nodes {
+		// A content class counts once, by its lowest node (as the
+		// router over the whole graph counts it).
+		if cp := g.Copies(v); cp != nil && int(cp[0]) != v {
+			c.contents--
+			continue
+		}
 		var seen []string
 		for _, k := range g.Nodes[v].Keywords {
 			if k = flowhook.NormKeyword(k); k != "" && !slices.Contains(seen, k) {
@@ -125,8 +133,15 @@ func (s *Store) Candidates(ctx context.Context, name string, q score.Query, m in
 	cs.Version = c.version
 	cs.Rank = make([]int32, len(cs.Nodes))
 	cs.KeywordDF = map[string]int32{}
+	cs.Contents = c.contents
+	cs.Copies = make([][]int, len(cs.Nodes))
 	for i, v := range cs.Nodes {
 		cs.Rank[i] = c.rank[v]
+		if cp := c.g.Copies(v); cp != nil {
+			for _, u := range cp {
+				cs.Copies[i] = append(cs.Copies[i], int(u))
+			}
+		}
 		for _, k := range c.g.Nodes[v].Keywords {
 			if k = flowhook.NormKeyword(k); k != "" {
 				cs.KeywordDF[k] = c.df[k]
