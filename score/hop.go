@@ -202,6 +202,22 @@ func contentClasses(g *graph.Graph) []int32 {
 	return class
 }
 
+// graphCopies is hopInputs.copies over g: its content classes
+// (graph.Graph.Copies) as ints.
+func graphCopies(g *graph.Graph) func(u int) []int {
+	return func(u int) []int {
+		cs := g.Copies(u)
+		if cs == nil {
+			return nil
+		}
+		out := make([]int, len(cs))
+		for k, c := range cs {
+			out[k] = int(c)
+		}
+		return out
+	}
+}
+
 // lazyTitles builds an index's title index once.
 type lazyTitles struct {
 	once sync.Once
@@ -253,17 +269,7 @@ func (ix *Index) hopInputsOf(question string, sg *graph.Graph, nodes []int) hopI
 			return out
 		},
 	}
-	in.copies = func(u int) []int {
-		cs := sg.Copies(u)
-		if cs == nil {
-			return nil
-		}
-		out := make([]int, len(cs))
-		for k, c := range cs {
-			out[k] = int(c)
-		}
-		return out
-	}
+	in.copies = graphCopies(sg)
 	if question != "" {
 		for _, v := range t.titles.Named(question) {
 			if v, ok := local(int(v)); ok {
