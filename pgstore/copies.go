@@ -516,24 +516,6 @@ func classVector(g *graph.Graph, m *seqMap, idx *seqIndex, u *copyUpdate, old ma
 	return out
 }
 
-// importClasses is g's content classes as mention.Options.Class wants
-// them, or nil when g has no copies.
-func importClasses(g *graph.Graph) []int32 {
-	var out []int32
-	for i := range g.Nodes {
-		if cs := g.Copies(i); cs != nil {
-			if out == nil {
-				out = make([]int32, len(g.Nodes))
-				for k := range out {
-					out[k] = int32(k)
-				}
-			}
-			out[i] = cs[0]
-		}
-	}
-	return out
-}
-
 // titledGraph reports whether some node of g has a title (a Section),
 // the only case in which title mentions are counted.
 func titledGraph(g *graph.Graph) bool {

@@ -83,7 +83,7 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	}()
 	w.beforeCands = func() {
 		<-found
-		w.class = importClasses(g)
+		w.class = graphhook.Classes(g)
 	}
 	w.copies = func(i int) []int64 {
 		cs := g.Copies(i)
