@@ -1092,3 +1092,21 @@ func setCopies(g *Graph, classes [][]int32) error {
 	g.copies.Store(x)
 	return nil
 }
+
+// classVector returns each node's content class as its lowest copy (the
+// node itself when it has none), or nil when g has no copies: the form
+// mention.Options.Class counts contents by.
+func classVector(g *Graph) []int32 {
+	x := g.copyIndex()
+	if len(x.members) == 0 {
+		return nil
+	}
+	out := make([]int32, len(g.Nodes))
+	for i := range out {
+		out[i] = int32(i)
+		if c := x.class[i]; c >= 0 {
+			out[i] = x.members[x.start[c]]
+		}
+	}
+	return out
+}

@@ -111,3 +111,26 @@ func TestCopyKey(t *testing.T) {
 		}
 	}
 }
+
+// TestClassVector: each node's class as its lowest copy, as Copies says.
+func TestClassVector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := range 100 {
+		g := plantedCopies(rng, trial%2 == 0)
+		var want []int32
+		for i := range g.Nodes {
+			if cs := g.Copies(i); cs != nil {
+				if want == nil {
+					want = make([]int32, len(g.Nodes))
+					for k := range want {
+						want[k] = int32(k)
+					}
+				}
+				want[i] = cs[0]
+			}
+		}
+		if got := classVector(g); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %v, want %v", trial, got, want)
+		}
+	}
+}

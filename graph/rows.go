@@ -155,6 +155,7 @@ func init() {
 	graphhook.CopyKey = func(n any) uint64 { return copyKey(n.(*Node)) }
 	graphhook.CopiesAmong = func(g any, nodes []int32) [][]int32 { return copiesAmong(g.(*Graph), nodes) }
 	graphhook.SetCopies = func(g any, classes [][]int32) error { return setCopies(g.(*Graph), classes) }
+	graphhook.Classes = func(g any) []int32 { return classVector(g.(*Graph)) }
 	graphhook.DiffRelinked = func(diff, g any) ([]int32, bool) {
 		d := diff.(*Diff)
 		return d.relinked, d.relinked != nil && d.of == g.(*Graph)

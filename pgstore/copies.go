@@ -190,6 +190,7 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 	}
 	read := map[int]bool{} // kept nodes whose stored class was read
 	whole := map[string]bool{}
+	var runsOf map[string][]docRun // made on the first document completed
 	for _, i := range fresh {
 		whole[g.Nodes[i].Doc] = true
 	}
@@ -241,12 +242,16 @@ func regionCopies(ctx context.Context, tx pgx.Tx, coll int32, g *graph.Graph, m 
 				return
 			}
 			whole[d] = true
-			for _, r := range m.runs {
-				if r.doc == d {
-					for i := r.start; i < r.start+r.n; i++ {
-						if add(i) {
-							grew = true
-						}
+			if runsOf == nil {
+				runsOf = map[string][]docRun{}
+				for _, r := range m.runs {
+					runsOf[r.doc] = append(runsOf[r.doc], r)
+				}
+			}
+			for _, r := range runsOf[d] {
+				for i := r.start; i < r.start+r.n; i++ {
+					if add(i) {
+						grew = true
 					}
 				}
 			}
@@ -484,9 +489,10 @@ func storedClasses(ctx context.Context, tx pgx.Tx, coll int32) (map[int64]int64,
 
 // classVector is each node of g's content class as mention.Options.Class
 // wants it (its class's lowest node), or nil when no node has a copy: the
-// region's new classes, and the stored ones (old: seq → lowest seq) of
-// the kept nodes outside it.
-func classVector(g *graph.Graph, m *seqMap, idx *seqIndex, u *copyUpdate, old map[int64]int64) []int32 {
+// stored ones (old: seq → lowest seq) of the kept nodes, then the region's
+// new classes over them. It visits the nodes that have a class, not the
+// collection.
+func classVector(g *graph.Graph, idx *seqIndex, u *copyUpdate, old map[int64]int64) []int32 {
 	var out []int32
 	set := func(i int, c int32) {
 		if out == nil {
@@ -497,38 +503,21 @@ func classVector(g *graph.Graph, m *seqMap, idx *seqIndex, u *copyUpdate, old ma
 		}
 		out[i] = c
 	}
-	for i := range g.Nodes {
-		if c, ok := u.class[i]; ok {
-			if c != nil {
-				set(i, c[0])
-			}
-			continue
+	for s, lo := range old {
+		i, ok := idx.index(s)
+		if !ok {
+			continue // removed
 		}
-		if m.fresh(i) {
-			continue
-		}
-		if lo, ok := old[m.seq(i)]; ok {
-			if j, ok := idx.index(lo); ok {
-				set(i, int32(j))
-			}
+		if j, ok := idx.index(lo); ok {
+			set(i, int32(j))
 		}
 	}
-	return out
-}
-
-// importClasses is g's content classes as mention.Options.Class wants
-// them, or nil when g has no copies.
-func importClasses(g *graph.Graph) []int32 {
-	var out []int32
-	for i := range g.Nodes {
-		if cs := g.Copies(i); cs != nil {
-			if out == nil {
-				out = make([]int32, len(g.Nodes))
-				for k := range out {
-					out[k] = int32(k)
-				}
-			}
-			out[i] = cs[0]
+	for i, c := range u.class {
+		switch {
+		case c != nil:
+			set(i, c[0])
+		case out != nil:
+			out[i] = int32(i)
 		}
 	}
 	return out

@@ -130,57 +130,18 @@ func TestUpdateCopiesWithoutDiff(t *testing.T) {
 	s, _ := openTest(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 99))
-	type key struct{ k, c int }
-	edition := map[key]int{}
-	var order []key
-	for k := range 4 {
-		order = append(order, key{k, 0})
-		edition[key{k, 0}] = 0
-	}
-	order = append(order, key{1, 1})
-	docsOf := func() []graph.Document {
-		var ds []graph.Document
-		for _, x := range order {
-			ds = append(ds, copyDoc(x.k, edition[x], x.c))
-		}
-		return ds
-	}
-	docs := docsOf()
+	q := newCopySeq()
+	docs := q.docs()
 	p, g := buildDocs(t, docs)
 	if err := s.Import(ctx, "c", g, docs...); err != nil {
 		t.Fatal(err)
 	}
 	v := version(t, s, "c")
-	next := 4
 	for round := range 40 {
 		for range 1 + rng.IntN(2) {
-			switch op := rng.IntN(6); {
-			case op == 5:
-				for at, x := range order {
-					if x.c > 0 {
-						order = slices.Delete(order, at, at+1)
-						break
-					}
-				}
-			case op == 0:
-				order = slices.Insert(order, rng.IntN(len(order)+1), key{next, 0})
-				next++
-			case op == 1 || op == 2:
-				x := order[rng.IntN(len(order))]
-				c := key{x.k, 1 + rng.IntN(3)}
-				if !slices.Contains(order, c) {
-					edition[c] = edition[key{x.k, 0}]
-					order = slices.Insert(order, rng.IntN(len(order)+1), c)
-				}
-			case op == 3 && len(order) > 2:
-				at := rng.IntN(len(order))
-				order = slices.Delete(order, at, at+1)
-			default:
-				x := order[rng.IntN(len(order))]
-				edition[x]++
-			}
+			q.change(rng)
 		}
-		docs2 := docsOf()
+		docs2 := q.docs()
 		g2, _, err := p.Update(ctx, g, docs2)
 		if err != nil {
 			t.Fatal(err)

@@ -44,6 +44,72 @@ func copyDoc(k, e, c int) graph.Document {
 	return d
 }
 
+// copySeq is a collection of copyDoc documents that random changes edit
+// (TestUpdateCopiesMatchImport, TestUpdateCopiesWithoutDiff): documents
+// 0–3 and a copy of document 1 to begin with.
+type copySeq struct {
+	order   []copySeqKey
+	edition map[copySeqKey]int
+	next    int
+	ops     map[string]int // the changes made, by kind
+}
+
+// copySeqKey is document k, or its copy c > 0.
+type copySeqKey struct{ k, c int }
+
+func newCopySeq() *copySeq {
+	q := &copySeq{edition: map[copySeqKey]int{}, next: 4, ops: map[string]int{}}
+	for k := range 4 {
+		q.order = append(q.order, copySeqKey{k, 0})
+	}
+	q.order = append(q.order, copySeqKey{1, 1})
+	return q
+}
+
+func (q *copySeq) docs() []graph.Document {
+	var ds []graph.Document
+	for _, x := range q.order {
+		ds = append(ds, copyDoc(x.k, q.edition[x], x.c))
+	}
+	return ds
+}
+
+// change makes one random change: a copy removed, a document added, a
+// copy of a document added anywhere, a document removed, or a new edition
+// of one (its copies stay).
+func (q *copySeq) change(rng *rand.Rand) {
+	switch op := rng.IntN(6); {
+	case op == 5: // remove a copy
+		for at, x := range q.order {
+			if x.c > 0 {
+				q.order = slices.Delete(q.order, at, at+1)
+				q.ops["copy removed"]++
+				break
+			}
+		}
+	case op == 0: // a new document
+		q.order = slices.Insert(q.order, rng.IntN(len(q.order)+1), copySeqKey{q.next, 0})
+		q.next++
+		q.ops["added"]++
+	case op == 1 || op == 2: // a copy of a document, anywhere
+		x := q.order[rng.IntN(len(q.order))]
+		c := copySeqKey{x.k, 1 + rng.IntN(3)}
+		if !slices.Contains(q.order, c) {
+			q.edition[c] = q.edition[copySeqKey{x.k, 0}]
+			q.order = slices.Insert(q.order, rng.IntN(len(q.order)+1), c)
+			q.ops["copy added"]++
+		}
+	case op == 3 && len(q.order) > 2: // remove one
+		at := rng.IntN(len(q.order))
+		q.order = slices.Delete(q.order, at, at+1)
+		q.ops["removed"]++
+	default: // a new edition of one document (its copies stay)
+		x := q.order[rng.IntN(len(q.order))]
+		q.edition[x]++
+		q.ops["new edition"]++
+	}
+}
+
 // storedClasses is the collection's content classes as groups of node
 // IDs, each sorted, the groups sorted.
 func storedClassIDs(t *testing.T, s *Store, name string) []string {
@@ -143,22 +209,8 @@ func TestUpdateCopiesMatchImport(t *testing.T) {
 	s, _ := openTest(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(17, 5))
-	type key struct{ k, c int }
-	edition := map[key]int{}
-	var order []key
-	for k := range 4 {
-		order = append(order, key{k, 0})
-		edition[key{k, 0}] = 0
-	}
-	order = append(order, key{1, 1})
-	docsOf := func() []graph.Document {
-		var ds []graph.Document
-		for _, x := range order {
-			ds = append(ds, copyDoc(x.k, edition[x], x.c))
-		}
-		return ds
-	}
-	docs := docsOf()
+	q := newCopySeq()
+	docs := q.docs()
 	p, g := buildDocs(t, docs)
 	if err := s.Import(ctx, "c", g, docs...); err != nil {
 		t.Fatal(err)
@@ -173,42 +225,12 @@ func TestUpdateCopiesMatchImport(t *testing.T) {
 		t.Fatalf("%d copies of a lower node hold keywords (%v): the keyword counts are not tested", held, err)
 	}
 	v := version(t, s, "c")
-	next, classesSeen := 4, 0
-	ops := map[string]int{}
+	classesSeen := 0
 	for round := range 24 {
 		for range 1 + rng.IntN(2) {
-			switch op := rng.IntN(6); {
-			case op == 5: // remove a copy
-				for at, x := range order {
-					if x.c > 0 {
-						order = slices.Delete(order, at, at+1)
-						ops["copy removed"]++
-						break
-					}
-				}
-			case op == 0: // a new document
-				order = slices.Insert(order, rng.IntN(len(order)+1), key{next, 0})
-				next++
-				ops["added"]++
-			case op == 1 || op == 2: // a copy of a document, anywhere
-				x := order[rng.IntN(len(order))]
-				c := key{x.k, 1 + rng.IntN(3)}
-				if !slices.Contains(order, c) {
-					edition[c] = edition[key{x.k, 0}]
-					order = slices.Insert(order, rng.IntN(len(order)+1), c)
-					ops["copy added"]++
-				}
-			case op == 3 && len(order) > 2: // remove one
-				at := rng.IntN(len(order))
-				order = slices.Delete(order, at, at+1)
-				ops["removed"]++
-			default: // a new edition of one document (its copies stay)
-				x := order[rng.IntN(len(order))]
-				edition[x]++
-				ops["new edition"]++
-			}
+			q.change(rng)
 		}
-		docs2 := docsOf()
+		docs2 := q.docs()
 		g2, diff, err := p.Update(ctx, g, docs2)
 		if err != nil {
 			t.Fatal(err)
@@ -259,9 +281,9 @@ func TestUpdateCopiesMatchImport(t *testing.T) {
 		}
 		g = g2
 	}
-	t.Logf("%v; %d classes over the rounds", ops, classesSeen)
-	if len(ops) < 5 || classesSeen < 20 {
-		t.Fatalf("%v, %d classes over the rounds: the sequence did not exercise every change", ops, classesSeen)
+	t.Logf("%v; %d classes over the rounds", q.ops, classesSeen)
+	if len(q.ops) < 5 || classesSeen < 20 {
+		t.Fatalf("%v, %d classes over the rounds: the sequence did not exercise every change", q.ops, classesSeen)
 	}
 }
 

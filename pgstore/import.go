@@ -83,7 +83,7 @@ func (s *Store) Import(ctx context.Context, name string, g *graph.Graph, docs ..
 	}()
 	w.beforeCands = func() {
 		<-found
-		w.class = importClasses(g)
+		w.class = graphhook.Classes(g)
 	}
 	w.copies = func(i int) []int64 {
 		cs := g.Copies(i)
@@ -206,14 +206,7 @@ func (w *writer) namesOf(i int) []int32 {
 	if !w.namesFound {
 		w.namesFound = true
 		g := w.g
-		titled := false
-		for k := range g.Nodes {
-			if g.Nodes[k].Section != "" {
-				titled = true
-				break
-			}
-		}
-		if titled {
+		if titledGraph(g) {
 			texts, titles := make([]string, len(g.Nodes)), make([]string, len(g.Nodes))
 			for k := range g.Nodes {
 				texts[k], titles[k] = g.Nodes[k].Content, g.Nodes[k].Section

@@ -223,7 +223,7 @@ func (s *Store) Update(ctx context.Context, name string, base int64, g *graph.Gr
 			if oldCopies, err = storedClasses(ctx, tx, id); err != nil {
 				return 0, err
 			}
-			newClass = classVector(g, m, idx, cu, oldCopies)
+			newClass = classVector(g, idx, cu, oldCopies)
 		}
 	}
 	s.stage("content classes")

@@ -298,16 +298,6 @@ func (cs *Candidates) hopInputs() hopInputs {
 	}
 	// One seed a content, as over the whole graph: the subgraph's classes
 	// are the collection's among the candidates.
-	in.copies = func(u int) []int {
-		cs := g.Copies(u)
-		if cs == nil {
-			return nil
-		}
-		out := make([]int, len(cs))
-		for k, c := range cs {
-			out[k] = int(c)
-		}
-		return out
-	}
+	in.copies = graphCopies(g)
 	return in
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/flowreader/flowreader/graph"
+	"github.com/flowreader/flowreader/internal/graphhook"
 	"github.com/flowreader/flowreader/internal/mention"
 )
 
@@ -170,7 +171,7 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 	}
 	// Titles and mentions are counted by content: a collection holding a
 	// passage twice keeps the titles of the one holding it once.
-	opt := mention.Options{Class: contentClasses(g)}
+	opt := mention.Options{Class: graphhook.Classes(g)}
 	t := &titleIndex{
 		names:  mention.TitleMentions(texts, titles, opt),
 		titles: mention.NewTitleIndex(titles, opt),
@@ -184,22 +185,20 @@ func newTitleIndex(g *graph.Graph) *titleIndex {
 	return t
 }
 
-// contentClasses returns each node's content class (its lowest copy,
-// graph.Graph.Copies), or nil when g has no copies.
-func contentClasses(g *graph.Graph) []int32 {
-	var class []int32
-	for i := range len(g.Nodes) {
-		if cs := g.Copies(i); cs != nil {
-			if class == nil {
-				class = make([]int32, len(g.Nodes))
-				for j := range class {
-					class[j] = int32(j)
-				}
-			}
-			class[i] = cs[0]
+// graphCopies is hopInputs.copies over g: its content classes
+// (graph.Graph.Copies) as ints.
+func graphCopies(g *graph.Graph) func(u int) []int {
+	return func(u int) []int {
+		cs := g.Copies(u)
+		if cs == nil {
+			return nil
 		}
+		out := make([]int, len(cs))
+		for k, c := range cs {
+			out[k] = int(c)
+		}
+		return out
 	}
-	return class
 }
 
 // lazyTitles builds an index's title index once.
@@ -253,17 +252,7 @@ func (ix *Index) hopInputsOf(question string, sg *graph.Graph, nodes []int) hopI
 			return out
 		},
 	}
-	in.copies = func(u int) []int {
-		cs := sg.Copies(u)
-		if cs == nil {
-			return nil
-		}
-		out := make([]int, len(cs))
-		for k, c := range cs {
-			out[k] = int(c)
-		}
-		return out
-	}
+	in.copies = graphCopies(sg)
 	if question != "" {
 		for _, v := range t.titles.Named(question) {
 			if v, ok := local(int(v)); ok {

@@ -55,3 +55,8 @@ var CopiesAmong func(g any, nodes []int32) [][]int32
 // would find from its text: a candidate subgraph read from a store
 // carries the collection's classes.
 var SetCopies func(g any, classes [][]int32) error
+
+// Classes returns each node of g (a *graph.Graph) as its content class's
+// lowest node (graph.Graph.Copies; the node itself when it has no copy),
+// or nil when g has no copies: what mention.Options.Class counts by.
+var Classes func(g any) []int32
